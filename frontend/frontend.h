@@ -1,0 +1,241 @@
+/* frontend.h - the front end: tokens, the syntax tree, parsing, semantic
+ * analysis and specialisation of `.tile` programs (LANGUAGE.md §2-5). */
+#ifndef TILEC_FRONTEND_H
+#define TILEC_FRONTEND_H
+
+#include "support.h"
+
+/* ---- dtypes (dtype.c) ---- */
+#define DTYPES(X)                                                        \
+    X(BOOL, "bool", 1, 0, 0) X(I8, "i8", 1, 1, 1) X(U8, "u8", 1, 1, 0)   \
+    X(I16, "i16", 2, 1, 1) X(U16, "u16", 2, 1, 0) X(I32, "i32", 4, 1, 1) \
+    X(U32, "u32", 4, 1, 0) X(I64, "i64", 8, 1, 1) X(U64, "u64", 8, 1, 0) \
+    X(F16, "f16", 2, 2, 1) X(BF16, "bf16", 2, 2, 1)                      \
+    X(F32, "f32", 4, 2, 1) X(F64, "f64", 8, 2, 1)                        \
+    X(F8E4M3, "f8e4m3", 1, 2, 1) X(F8E5M2, "f8e5m2", 1, 2, 1)
+
+typedef enum Dtype {
+    DT_NONE,
+#define X(id, name, bytes, cls, sgn) DT_##id,
+    DTYPES(X)
+#undef X
+    DT_INT_LIT,   /* an integer whose type context decides (literals, sizes) */
+    DT_FLOAT_LIT, /* a float whose type context decides (float literals) */
+    DT_COUNT
+} Dtype;
+
+const char *dtype_name(Dtype t);
+int dtype_bytes(Dtype t);
+bool dtype_is_int(Dtype t);   /* integer dtypes and DT_INT_LIT */
+bool dtype_is_float(Dtype t); /* float dtypes and DT_FLOAT_LIT */
+bool dtype_is_signed(Dtype t);
+Dtype dtype_from_name(const char *s, size_t n); /* DT_NONE if not a dtype */
+/* The type of `a op b` for arithmetic (C's usual conversions, with literals
+ * taking the other side's type: a float literal meeting f16 becomes f16). */
+Dtype dtype_join(Dtype a, Dtype b);
+
+/* ---- tokens (lex.re) ---- */
+typedef struct Token {
+    Loc loc;
+    uint32_t len;      /* bytes of source text */
+    Name *name;        /* identifiers */
+    int64_t ival;      /* integer literals */
+    double fval;       /* float literals */
+    Dtype dtype;       /* dtype keywords */
+    const char *str;   /* string literals, unescaped */
+    uint32_t str_len;
+    bool fsuffix;      /* float literal written with a trailing f */
+} Token;
+
+typedef struct Lexer {
+    Ctx *c;
+    const char *cur, *lim, *tok, *marker;
+    uint32_t line;
+} Lexer;
+
+void lex_init(Lexer *lx, Ctx *c);
+int lex_next(Lexer *lx, Token *t);      /* returns a TK_ code, 0 at the end */
+const char *token_describe(int code);   /* "';'", "identifier", ... */
+
+/* ---- syntax tree (ast.c) ---- */
+#define NODE_KINDS(X)                                                        \
+    /* expressions */                                                        \
+    X(INT) X(FLOAT) X(BOOL) X(INF) X(STR) X(NAME) X(DTYPE) X(INDEX) X(CALL)   \
+    X(NAMED_ARG) X(LIST) X(SLICE) X(UNARY) X(BINARY) X(COND)                 \
+    /* statements */                                                         \
+    X(LET) X(VAR) X(ASSIGN) X(EXPR_STMT) X(FOR) X(IF) X(BLOCK)               \
+    /* declarations */                                                       \
+    X(PARAM) X(BIND) X(TUNABLE) X(WHERE) X(TUNE) X(GRID) X(THREADS)           \
+    X(FLOPS) X(BYTES) X(REFERENCE) X(KERNEL) X(CONST) X(PROGRAM)
+
+typedef enum NodeKind {
+#define X(k) N_##k,
+    NODE_KINDS(X)
+#undef X
+    N_COUNT
+} NodeKind;
+
+/* Operators keep the TK_ code of their token (TK_PLUS, TK_PLUSEQ, ...). */
+typedef enum ParamMode { MODE_IN, MODE_OUT, MODE_INOUT } ParamMode;
+
+typedef struct Node Node;
+typedef struct Sym Sym;
+
+typedef struct NodeList {
+    Node **items;
+    int len, cap;
+} NodeList;
+
+/* A tagged union; the comment at each member says which kinds use it. */
+struct Node {
+    NodeKind kind;
+    Loc loc;
+    int depth;          /* height of the subtree, bounded by LIMIT_EXPR_DEPTH */
+    /* Filled in by sema for expressions: */
+    Dtype dtype;        /* scalar type (DT_NONE: not a scalar) */
+    Sym *sym;           /* NAME/INDEX: the symbol; CALL: unused */
+    bool is_const;      /* a compile-time constant after specialisation */
+    bool const_float;   /* the constant's value is cval.f (else cval.i) */
+    union { int64_t i; double f; } cval;
+    union {
+        int64_t ival;                                         /* INT */
+        struct { double v; bool fsuffix; } fval;              /* FLOAT */
+        bool bval;                                            /* BOOL */
+        struct { const char *s; uint32_t len; } str;          /* STR */
+        Name *name;                                           /* NAME */
+        Dtype dt;                                             /* DTYPE */
+        struct { Name *name; Loc name_loc; NodeList idx; } index; /* INDEX */
+        /* CALL: `f(args)`, `f32(x)` (cast: dt set, name NULL), and the
+         * reference's reductions `sum(k, l: body)` (reduce_vars set). */
+        struct {
+            Name *name;
+            Dtype cast;
+            NodeList args;
+            NodeList reduce_vars; /* NAME nodes before the ':' */
+            Node *body;           /* after the ':' */
+        } call;
+        struct { Name *name; Node *value; } named;            /* NAMED_ARG, BIND */
+        NodeList list;                                        /* LIST, BLOCK, REFERENCE, PROGRAM, WHERE, TUNE */
+        struct { Node *lo, *hi; } slice;                      /* SLICE `lo : hi` */
+        struct { int op; Node *a, *b; } op;                   /* UNARY (a), BINARY */
+        struct { Node *c, *a, *b; } cond;                     /* COND */
+        /* LET, VAR, CONST: name, declared dtype (VAR), value (may be NULL) */
+        struct { Name *name; Dtype dt; Node *value; } decl;
+        struct { int op; Node *lhs, *rhs; } assign;           /* ASSIGN */
+        Node *expr;                                           /* EXPR_STMT, THREADS, FLOPS, BYTES */
+        struct { NodeList vars; Node *iter; Node *body; } loop; /* FOR */
+        struct { Node *c, *then, *els; } ifs;                 /* IF */
+        struct { ParamMode mode; Name *name; Dtype dt; NodeList dims; bool has_dims; } param; /* PARAM */
+        struct { Name *name; Node *value; NodeList choices; bool has_choices; } tunable; /* TUNABLE */
+        struct { NodeList exprs; NodeList names; } grid;      /* GRID */
+        struct { Name *name; NodeList params; NodeList clauses; Node *body; Node *ref; } kernel; /* KERNEL */
+    } u;
+};
+
+Node *node_new(Ctx *c, NodeKind k, Loc loc);
+void list_push(Ctx *c, NodeList *l, Node *n);
+/* Records n as a child of parent for the depth limit; reports once when
+ * the tree gets deeper than LIMIT_EXPR_DEPTH. */
+void node_child(Ctx *c, Node *parent, Node *child);
+const char *node_kind_name(NodeKind k);
+const char *op_spelling(int tk);   /* "+", "<<=", ... */
+
+/* ---- parser.c (driving the Lemon grammar parse.y) ---- */
+/* Lexes and parses the source in c->src; returns the program (possibly
+ * partial when there were errors: check c->errors). */
+Node *fe_parse(Ctx *c);
+
+/* ---- ast_print.c ---- */
+void ast_print(FILE *out, const Node *program);
+void expr_print(FILE *out, const Node *e);
+
+/* ---- symbols and sema (sema*.c) ---- */
+typedef enum SymKind {
+    SYM_CONST,      /* file-level const */
+    SYM_SIZE,       /* size variable named in a tensor's dims */
+    SYM_SCALAR,     /* scalar parameter (specialised to a value) */
+    SYM_TENSOR,     /* tensor parameter in global memory */
+    SYM_WHERE,      /* further compile-time constant from `where` */
+    SYM_TUNE,       /* tunable */
+    SYM_BLOCK_IDX,  /* grid index bound by `as (...)` */
+    SYM_LET,        /* immutable scalar */
+    SYM_BUFFER,     /* alloc_shared / alloc_fragment / alloc_local */
+    SYM_VAR,        /* mutable per-thread scalar */
+    SYM_LOOP,       /* loop variable */
+    SYM_REF_INDEX,  /* reference: index variable (free or reduced) */
+    SYM_REF_TEMP,   /* reference: temporary tensor */
+    SYM_REF_LET,    /* reference: let scalar */
+} SymKind;
+
+typedef enum MemScope { SCOPE_GLOBAL, SCOPE_SHARED, SCOPE_FRAGMENT, SCOPE_LOCAL } MemScope;
+typedef enum LoopKind { LOOP_RANGE, LOOP_PIPELINED, LOOP_PARALLEL, LOOP_UNROLL } LoopKind;
+
+enum { MAX_RANK = 8 };
+
+struct Sym {
+    SymKind kind;
+    Name *name;
+    Loc loc;
+    Node *decl;
+    Sym *shadowed;      /* the name's previous binding, restored at scope exit */
+    int scope_depth;
+    Dtype dtype;        /* element type of tensors/buffers; type of scalars */
+    /* Compile-time value (CONST, SIZE, SCALAR, WHERE, TUNE, constant LET). */
+    bool has_value;
+    bool value_float;
+    union { int64_t i; double f; } value;
+    Node *value_expr;   /* where it comes from, for evaluation and errors */
+    int eval_state;     /* 0 new, 1 evaluating (cycle check), 2 done */
+    bool overridden;    /* set from --set */
+    /* Tensors, buffers and reference temporaries. */
+    ParamMode mode;
+    MemScope scope;
+    int rank;
+    Sym *dim_sym[MAX_RANK];  /* tensors: the size variable of each dim, or NULL */
+    int64_t shape[MAX_RANK]; /* the extent of each dim after specialisation */
+    bool ref_defined;        /* reference: defined by a statement so far */
+    /* Reference index variables: the dimension that gives the range. */
+    bool range_known;
+    int64_t range;
+    Sym *range_dim_sym;      /* size variable of that dim (NULL: a literal) */
+    Loc range_loc;
+    bool used;
+};
+
+/* A `--set NAME=VALUE` override. */
+typedef struct Override {
+    const char *name;
+    bool is_float;
+    int64_t i;
+    double f;
+    bool used;
+} Override;
+
+/* What sema knows about one kernel after checking and specialisation; the
+ * IR builder starts from this. */
+typedef struct KernelInfo {
+    Node *node;
+    Name *name;
+    PtrVec params;      /* Sym* in declaration order (tensors and scalars) */
+    PtrVec values;      /* Sym* of every size, scalar, where and tune value */
+    PtrVec block_idx;   /* Sym* of bx, by, bz */
+    int64_t grid[3];    /* -1 when not a compile-time constant */
+    int grid_rank;
+    int64_t threads;
+    PtrVec buffers;     /* Sym* of alloc_* buffers */
+    bool has_reference;
+    PtrVec ref_temps;   /* Sym* of reference temporaries, in order */
+} KernelInfo;
+
+typedef struct SemaOptions {
+    Override *overrides;
+    int n_overrides;
+    const char *only_kernel;   /* --kernel, or NULL for all */
+} SemaOptions;
+
+/* Checks the program, specialising each kernel with the overrides. Returns
+ * the checked kernels (only the selected one with --kernel); errors go to
+ * c's diagnostics. */
+PtrVec sema_check(Ctx *c, Node *program, const SemaOptions *opt);
+
+#endif

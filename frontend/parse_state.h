@@ -1,0 +1,22 @@
+/* parse_state.h - what the Lemon actions in parse.y share with parser.c. */
+#ifndef TILEC_PARSE_STATE_H
+#define TILEC_PARSE_STATE_H
+
+#include "frontend.h"
+
+typedef struct ParseState {
+    Ctx *c;
+    Node *program;
+    Loc here;              /* location of the token being parsed */
+    bool syntax_error;     /* at least one syntax error was reported */
+    bool stop;             /* give up: stack overflow or the error limit */
+    int nesting;           /* open ( [ { */
+} ParseState;
+
+void add_item(ParseState *ps, Node *item);
+Node *binary(ParseState *ps, int op, Loc loc, Node *a, Node *b);
+Node *unary(ParseState *ps, int op, Loc loc, Node *a);
+void parse_syntax_error(ParseState *ps, int major, const Token *tok, const int *expected, int n_expected);
+void parse_stack_overflow(ParseState *ps);
+
+#endif

@@ -1,0 +1,84 @@
+/* parser.c - feeds the lexer's tokens to the Lemon parser (parse.y),
+ * enforcing the nesting limit and reporting syntax errors. */
+#include <stdlib.h>
+
+#include "frontend.h"
+#include "parse.h"
+#include "parse_state.h"
+
+/* Lemon's generated interface (parse.c). */
+void *TileParseAlloc(void *(*malloc_fn)(size_t));
+void TileParse(void *parser, int major, Token minor, ParseState *ps);
+void TileParseFree(void *parser, void (*free_fn)(void *));
+
+void add_item(ParseState *ps, Node *item) {
+    list_push(ps->c, &ps->program->u.list, item);
+}
+
+Node *binary(ParseState *ps, int op, Loc loc, Node *a, Node *b) {
+    Node *n = node_new(ps->c, N_BINARY, loc);
+    n->u.op.op = op;
+    n->u.op.a = a;
+    n->u.op.b = b;
+    node_child(ps->c, n, a);
+    node_child(ps->c, n, b);
+    return n;
+}
+
+Node *unary(ParseState *ps, int op, Loc loc, Node *a) {
+    Node *n = node_new(ps->c, N_UNARY, loc);
+    n->u.op.op = op;
+    n->u.op.a = a;
+    node_child(ps->c, n, a);
+    return n;
+}
+
+void parse_syntax_error(ParseState *ps, int major, const Token *tok, const int *expected, int n) {
+    ps->syntax_error = true;
+    char what[256] = "";
+    if (n > 0 && n <= 4) {
+        int len = snprintf(what, sizeof what, "; expected ");
+        for (int i = 0; i < n && len < (int)sizeof what; i++)
+            len += snprintf(what + len, sizeof what - (size_t)len, "%s%s",
+                            i == 0 ? "" : i == n - 1 ? " or " : ", ", token_describe(expected[i]));
+    }
+    if (major == 0)
+        diag_error(ps->c, tok->loc, "unexpected end of file%s", what);
+    else if (major == TK_IDENT)
+        diag_error(ps->c, tok->loc, "unexpected identifier '%s'%s", tok->name->s, what);
+    else
+        diag_error(ps->c, tok->loc, "unexpected %s%s", token_describe(major), what);
+}
+
+void parse_stack_overflow(ParseState *ps) {
+    diag_error(ps->c, ps->here, "program nested too deeply for the parser");
+    ps->stop = true;
+}
+
+Node *fe_parse(Ctx *c) {
+    ParseState ps = {.c = c};
+    ps.program = node_new(c, N_PROGRAM, (Loc){0, 1});
+    void *parser = TileParseAlloc(malloc);
+    if (!parser) die("out of memory creating the parser");
+    Lexer lx;
+    lex_init(&lx, c);
+    Token t;
+    int code;
+    do {
+        code = lex_next(&lx, &t);
+        ps.here = t.loc;
+        if (code == TK_LPAREN || code == TK_LBRACKET || code == TK_LBRACE) {
+            /* Bounding nesting here keeps the parser stack and every
+             * recursive walk of the tree small. */
+            if (++ps.nesting > LIMIT_NESTING) {
+                diag_error(c, t.loc, "brackets nested too deeply (more than %d levels)", LIMIT_NESTING);
+                break;
+            }
+        } else if (code == TK_RPAREN || code == TK_RBRACKET || code == TK_RBRACE) {
+            if (ps.nesting > 0) ps.nesting--;
+        }
+        TileParse(parser, code, t, &ps);
+    } while (code != 0 && !ps.stop && !c->too_many);
+    TileParseFree(parser, free);
+    return ps.program;
+}

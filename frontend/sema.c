@@ -1,0 +1,498 @@
+/* sema.c - semantic analysis: scopes, kernel headers (parameters, sizes,
+ * clauses, specialisation with --set), and the statements of kernel
+ * bodies. Expressions, tile operations and the reference block have files
+ * of their own. */
+#include <string.h>
+
+#include "parse.h"
+#include "sema.h"
+
+/* ---- scopes: names bind directly on their interned Name ---- */
+
+void scope_push(Sema *s) {
+    s->depth++;
+    vec_push(&s->c->arena, &s->scope_marks, (void *)(intptr_t)s->scope_syms.len);
+}
+
+void scope_pop(Sema *s) {
+    int mark = (int)(intptr_t)s->scope_marks.items[--s->scope_marks.len];
+    while (s->scope_syms.len > mark) {
+        Sym *sym = s->scope_syms.items[--s->scope_syms.len];
+        sym->name->binding = sym->shadowed;
+    }
+    s->depth--;
+}
+
+Sym *sym_new(Sema *s, SymKind kind, Name *name, Loc loc) {
+    Sym *sym = arena_alloc(&s->c->arena, sizeof *sym);
+    sym->kind = kind;
+    sym->name = name;
+    sym->loc = loc;
+    return sym;
+}
+
+Sym *sym_lookup(Name *name) { return name->binding; }
+
+bool sym_declare(Sema *s, Sym *sym) {
+    Sym *old = sym->name->binding;
+    /* Redefinition in one scope is an error, and so is reusing a name of
+     * the file or the kernel header (sizes, parameters, tunables ...)
+     * anywhere in a kernel; names local to the body may be shadowed in
+     * nested blocks. */
+    if (old && (old->scope_depth == s->depth || old->scope_depth <= 1)) {
+        if (old->scope_depth == s->depth)
+            diag_error(s->c, sym->loc, "'%s' is already defined", sym->name->s);
+        else
+            diag_error(s->c, sym->loc, "'%s' is already defined as a %s", sym->name->s, sym_kind_name(old->kind));
+        diag_note(s->c, old->loc, "'%s' was defined here", sym->name->s);
+        return false;
+    }
+    sym->shadowed = old;
+    sym->scope_depth = s->depth;
+    sym->name->binding = sym;
+    vec_push(&s->c->arena, &s->scope_syms, sym);
+    return true;
+}
+
+/* ---- kernel header ---- */
+
+static void declare_params(Sema *s, KernelInfo *k) {
+    NodeList *params = &k->node->u.kernel.params;
+    for (int i = 0; i < params->len; i++) {
+        Node *p = params->items[i];
+        bool tensor = p->u.param.has_dims;
+        Sym *sym = sym_new(s, tensor ? SYM_TENSOR : SYM_SCALAR, p->u.param.name, p->loc);
+        sym->decl = p;
+        sym->dtype = p->u.param.dt;
+        sym->mode = p->u.param.mode;
+        sym->scope = SCOPE_GLOBAL;
+        if (!tensor && sym->mode != MODE_IN) {
+            diag_error(s->c, p->loc, "scalar parameter '%s' cannot be %s; only tensors are outputs", sym->name->s,
+                       sym->mode == MODE_OUT ? "out" : "inout");
+        }
+        if (!sym_declare(s, sym)) continue;
+        vec_push(&s->c->arena, &k->params, sym);
+        if (!tensor) {
+            vec_push(&s->c->arena, &k->values, sym);
+            continue;
+        }
+        NodeList *dims = &p->u.param.dims;
+        if (dims->len > MAX_RANK) {
+            diag_error(s->c, p->loc, "tensors have at most %d dimensions", MAX_RANK);
+            continue;
+        }
+        sym->rank = dims->len;
+        for (int j = 0; j < dims->len; j++) {
+            Node *d = dims->items[j];
+            if (d->kind == N_INT) {
+                if (d->u.ival < 1) diag_error(s->c, d->loc, "tensor dimensions must be positive");
+                sym->shape[j] = d->u.ival;
+                continue;
+            }
+            Sym *size = sym_lookup(d->u.name);
+            if (size && (size->kind == SYM_SIZE || size->kind == SYM_CONST)) {
+                sym->dim_sym[j] = size;
+                d->sym = size;
+                continue;
+            }
+            if (size) {
+                diag_error(s->c, d->loc, "'%s' is a %s, not a size", size->name->s, sym_kind_name(size->kind));
+                continue;
+            }
+            size = sym_new(s, SYM_SIZE, d->u.name, d->loc);
+            size->decl = d;
+            size->dtype = DT_INT_LIT;
+            sym_declare(s, size);
+            vec_push(&s->c->arena, &k->values, size);
+            sym->dim_sym[j] = size;
+            d->sym = size;
+        }
+    }
+}
+
+static void declare_clauses(Sema *s, KernelInfo *k) {
+    NodeList *cl = &k->node->u.kernel.clauses;
+    bool seen_grid = false, seen_threads = false;
+    for (int i = 0; i < cl->len; i++) {
+        Node *c = cl->items[i];
+        if (c->kind == N_WHERE) {
+            for (int j = 0; j < c->u.list.len; j++) {
+                Node *b = c->u.list.items[j];
+                Sym *old = sym_lookup(b->u.named.name);
+                if (old && old->scope_depth == 1 && (old->kind == SYM_SIZE || old->kind == SYM_SCALAR)) {
+                    if (old->value_expr) {
+                        diag_error(s->c, b->loc, "'%s' is given a value twice", old->name->s);
+                        diag_note(s->c, old->value_expr->loc, "the first value is here");
+                        continue;
+                    }
+                    old->value_expr = b->u.named.value;
+                    continue;
+                }
+                if (old && old->kind == SYM_TENSOR) {
+                    diag_error(s->c, b->loc, "'%s' is a tensor parameter; `where` gives values to sizes, scalars and constants",
+                               old->name->s);
+                    continue;
+                }
+                Sym *sym = sym_new(s, SYM_WHERE, b->u.named.name, b->loc);
+                sym->decl = b;
+                sym->value_expr = b->u.named.value;
+                if (sym_declare(s, sym)) vec_push(&s->c->arena, &k->values, sym);
+            }
+        } else if (c->kind == N_TUNE) {
+            for (int j = 0; j < c->u.list.len; j++) {
+                Node *t = c->u.list.items[j];
+                Sym *sym = sym_new(s, SYM_TUNE, t->u.tunable.name, t->loc);
+                sym->decl = t;
+                sym->value_expr = t->u.tunable.value;
+                if (sym_declare(s, sym)) vec_push(&s->c->arena, &k->values, sym);
+            }
+        } else if (c->kind == N_GRID) {
+            if (seen_grid) {
+                diag_error(s->c, c->loc, "grid is given twice");
+                continue;
+            }
+            seen_grid = true;
+            NodeList *ex = &c->u.grid.exprs, *names = &c->u.grid.names;
+            if (ex->len > 3) diag_error(s->c, c->loc, "grid has at most 3 dimensions, not %d", ex->len);
+            else if (names->len != ex->len)
+                diag_error(s->c, c->u.grid.names.items[0]->loc, "grid has %d dimension%s but `as` names %d block ind%s",
+                           ex->len, ex->len == 1 ? "" : "s", names->len, names->len == 1 ? "ex" : "ices");
+            for (int j = 0; j < names->len; j++) {
+                Node *n = names->items[j];
+                Sym *sym = sym_new(s, SYM_BLOCK_IDX, n->u.name, n->loc);
+                sym->decl = n;
+                sym->dtype = DT_I32;
+                n->sym = sym;
+                if (sym_declare(s, sym)) vec_push(&s->c->arena, &k->block_idx, sym);
+            }
+        } else if (c->kind == N_THREADS) {
+            if (seen_threads) diag_error(s->c, c->loc, "threads is given twice");
+            seen_threads = true;
+        }
+    }
+}
+
+static Sym *find_value(KernelInfo *k, const char *name) {
+    for (int i = 0; i < k->values.len; i++) {
+        Sym *v = k->values.items[i];
+        if (strcmp(v->name->s, name) == 0) return v;
+    }
+    return NULL;
+}
+
+static void apply_overrides(Sema *s, KernelInfo *k) {
+    for (int i = 0; i < s->opt->n_overrides; i++) {
+        Override *o = &s->opt->overrides[i];
+        Sym *v = find_value(k, o->name);
+        if (!v) continue;
+        o->used = true;
+        v->overridden = true;
+        v->has_value = true;
+        v->value_float = o->is_float;
+        if (o->is_float) v->value.f = o->f;
+        else v->value.i = o->i;
+        if (v->kind == SYM_SIZE && (o->is_float || o->i < 1)) {
+            diag_error(s->c, v->loc, "--set %s: a size must be a positive integer", o->name);
+            v->has_value = false;
+        } else if (v->kind == SYM_SCALAR && !dtype_is_float(v->dtype) && o->is_float) {
+            diag_error(s->c, v->loc, "--set %s: '%s' is %s and needs an integer", o->name, o->name, dtype_name(v->dtype));
+            v->has_value = false;
+        } else if (v->kind == SYM_SCALAR && dtype_is_float(v->dtype) && !o->is_float) {
+            v->value_float = true;
+            v->value.f = (double)o->i;
+        }
+        if (v->kind != SYM_SCALAR) v->dtype = v->kind == SYM_SIZE || !o->is_float ? DT_INT_LIT : DT_FLOAT_LIT;
+    }
+}
+
+/* Every value gets evaluated, so an unused where constant with a bad
+ * value is still reported, and tunables are checked against their list. */
+static void evaluate_values(Sema *s, KernelInfo *k) {
+    for (int i = 0; i < k->values.len; i++) {
+        Sym *v = k->values.items[i];
+        if (!sym_value(s, v, v->loc) || v->kind != SYM_TUNE) continue;
+        Node *t = v->decl;
+        if (!t->u.tunable.has_choices) continue;
+        bool found = false;
+        for (int j = 0; j < t->u.tunable.choices.len; j++) {
+            Node *ch = t->u.tunable.choices.items[j];
+            ExprMode mode = s->mode;
+            s->mode = EM_CONST;
+            bool ok = check_expr(s, ch);
+            s->mode = mode;
+            if (!ok) continue;
+            if (!ch->is_const) {
+                diag_error(s->c, ch->loc, "the choices of a tunable must be compile-time constants");
+                continue;
+            }
+            if (!v->overridden && const_as_float(ch) == const_as_float(t->u.tunable.value)) found = true;
+        }
+        if (!v->overridden && !found)
+            diag_error(s->c, t->u.tunable.value->loc, "the default of tunable '%s' is not one of its choices", v->name->s);
+    }
+    /* Tensor extents after specialisation. */
+    for (int i = 0; i < k->params.len; i++) {
+        Sym *p = k->params.items[i];
+        for (int j = 0; p->kind == SYM_TENSOR && j < p->rank; j++)
+            if (p->dim_sym[j]) p->shape[j] = p->dim_sym[j]->has_value && !p->dim_sym[j]->value_float ? p->dim_sym[j]->value.i : 1;
+    }
+}
+
+static void check_launch(Sema *s, KernelInfo *k) {
+    NodeList *cl = &k->node->u.kernel.clauses;
+    k->threads = 128;
+    k->grid[0] = k->grid[1] = k->grid[2] = 1;
+    k->grid_rank = 1;
+    s->mode = EM_CONST;
+    for (int i = 0; i < cl->len; i++) {
+        Node *c = cl->items[i];
+        if (c->kind == N_GRID) {
+            NodeList *ex = &c->u.grid.exprs;
+            /* CUDA's limits: x up to 2^31 - 1 blocks, y and z up to 65535. */
+            static const int64_t limit[3] = {2147483647, 65535, 65535};
+            k->grid_rank = ex->len > 3 ? 3 : ex->len;
+            for (int j = 0; j < ex->len && j < 3; j++) {
+                int64_t g;
+                if (!check_const_int(s, ex->items[j], "a grid dimension", &g)) continue;
+                if (g < 1) diag_error(s->c, ex->items[j]->loc, "grid dimension %d is %lld; it must be at least 1", j, (long long)g);
+                else if (g > limit[j])
+                    diag_error(s->c, ex->items[j]->loc, "grid dimension %d is %lld blocks; CUDA allows at most %lld", j,
+                               (long long)g, (long long)limit[j]);
+                k->grid[j] = g;
+            }
+        } else if (c->kind == N_THREADS) {
+            int64_t t;
+            if (!check_const_int(s, c->u.expr, "threads", &t)) continue;
+            if (t < 1 || t > 1024)
+                diag_error(s->c, c->u.expr->loc, "threads is %lld; a block has 1 to 1024 threads", (long long)t);
+            k->threads = t;
+        } else if (c->kind == N_FLOPS || c->kind == N_BYTES) {
+            Node *e = c->u.expr;
+            if (!check_expr(s, e)) continue;
+            if (!e->is_const)
+                diag_error(s->c, e->loc, "%s must be a compile-time constant", c->kind == N_FLOPS ? "flops" : "bytes");
+            else if (!dtype_is_int(e->dtype) && !dtype_is_float(e->dtype))
+                diag_error(s->c, e->loc, "%s must be a number", c->kind == N_FLOPS ? "flops" : "bytes");
+            else if (const_as_float(e) < 0)
+                diag_error(s->c, e->loc, "%s must not be negative", c->kind == N_FLOPS ? "flops" : "bytes");
+        }
+    }
+}
+
+/* ---- kernel body ---- */
+
+static void check_block(Sema *s, Node *block);
+
+static void check_assign(Sema *s, Node *st) {
+    Node *lhs = st->u.assign.lhs, *rhs = st->u.assign.rhs;
+    bool ok = check_expr(s, rhs);
+    if (lhs->kind == N_NAME) {
+        Sym *sym = sym_lookup(lhs->u.name);
+        if (!sym) {
+            diag_error(s->c, lhs->loc, "undefined name '%s'", lhs->u.name->s);
+            return;
+        }
+        lhs->sym = sym;
+        if (sym->kind == SYM_LET) {
+            diag_error(s->c, lhs->loc, "cannot assign to '%s': names bound by let are immutable (declare it with var)",
+                       sym->name->s);
+            return;
+        }
+        if (sym->kind == SYM_TENSOR || sym->kind == SYM_BUFFER) {
+            diag_error(s->c, lhs->loc, "cannot assign to the whole %s '%s'; use copy or fill, or assign elements",
+                       sym_kind_name(sym->kind), sym->name->s);
+            return;
+        }
+        if (sym->kind != SYM_VAR) {
+            diag_error(s->c, lhs->loc, "cannot assign to '%s': it is a %s", sym->name->s, sym_kind_name(sym->kind));
+            return;
+        }
+        lhs->dtype = sym->dtype;
+    } else if (lhs->kind == N_INDEX) {
+        if (!check_expr(s, lhs)) return;
+        Sym *sym = lhs->sym;
+        if (sym->kind == SYM_TENSOR && sym->mode == MODE_IN) {
+            diag_error(s->c, lhs->loc, "cannot write '%s': it is an input (declare it `out` or `inout`)", sym->name->s);
+            return;
+        }
+    } else {
+        diag_error(s->c, lhs->loc, "cannot assign to this expression; the left side must be a var or an element");
+        return;
+    }
+    if (ok && !dtype_is_int(rhs->dtype) && !dtype_is_float(rhs->dtype) && rhs->dtype != DT_BOOL)
+        diag_error(s->c, rhs->loc, "the assigned value must be a number");
+}
+
+static void check_stmt(Sema *s, Node *st) {
+    switch (st->kind) {
+    case N_LET: {
+        Node *v = st->u.decl.value;
+        bool was_alloc;
+        Sym *buf = check_alloc(s, v, st->u.decl.name, st->loc, &was_alloc);
+        if (was_alloc) {
+            if (buf && sym_declare(s, buf)) vec_push(&s->c->arena, &s->k->buffers, buf);
+            return;
+        }
+        Sym *sym = sym_new(s, SYM_LET, st->u.decl.name, st->loc);
+        sym->decl = st;
+        if (v->kind == N_NAME || v->kind == N_INDEX) {
+            Sym *target = sym_lookup(v->kind == N_NAME ? v->u.name : v->u.index.name);
+            if (target && (target->kind == SYM_TENSOR || target->kind == SYM_BUFFER) && v->kind == N_NAME) {
+                diag_error(s->c, v->loc, "let binds scalars and new buffers; '%s' is already a %s",
+                           target->name->s, sym_kind_name(target->kind));
+                return;
+            }
+        }
+        if (check_expr(s, v)) {
+            sym->dtype = v->dtype;
+            if (v->is_const) {
+                sym->has_value = true;
+                sym->value_float = v->const_float;
+                sym->value.i = v->cval.i;
+                if (v->const_float) sym->value.f = v->cval.f;
+            }
+        } else {
+            sym->dtype = DT_F32; /* keep going with a plausible type */
+        }
+        sym_declare(s, sym);
+        return;
+    }
+    case N_VAR: {
+        Sym *sym = sym_new(s, SYM_VAR, st->u.decl.name, st->loc);
+        sym->decl = st;
+        sym->dtype = st->u.decl.dt;
+        if (st->u.decl.value && check_expr(s, st->u.decl.value)) {
+            Node *v = st->u.decl.value;
+            if (!dtype_is_int(v->dtype) && !dtype_is_float(v->dtype) && v->dtype != DT_BOOL)
+                diag_error(s->c, v->loc, "the initial value must be a number");
+            else if (dtype_is_float(v->dtype) && !dtype_is_float(sym->dtype) && v->dtype != DT_FLOAT_LIT)
+                ; /* an explicit float-to-int narrowing of a typed value: C semantics */
+            else if (v->dtype == DT_FLOAT_LIT && dtype_is_int(sym->dtype))
+                diag_error(s->c, v->loc, "a float literal cannot initialise the %s var '%s'", dtype_name(sym->dtype),
+                           sym->name->s);
+        }
+        sym_declare(s, sym);
+        return;
+    }
+    case N_ASSIGN: check_assign(s, st); return;
+    case N_EXPR_STMT: {
+        Node *e = st->u.expr;
+        if (e->kind != N_CALL) {
+            diag_error(s->c, e->loc, "this expression does nothing as a statement");
+            return;
+        }
+        check_op_call(s, e);
+        return;
+    }
+    case N_FOR: {
+        int kind = check_loop_iter(s, st);
+        scope_push(s);
+        for (int i = 0; i < st->u.loop.vars.len; i++) {
+            Node *v = st->u.loop.vars.items[i];
+            Sym *sym = sym_new(s, SYM_LOOP, v->u.name, v->loc);
+            sym->decl = v;
+            sym->dtype = DT_I32;
+            v->sym = sym;
+            sym_declare(s, sym);
+        }
+        s->in_loop++;
+        if (kind == LOOP_PARALLEL) s->in_parallel++;
+        check_block(s, st->u.loop.body);
+        if (kind == LOOP_PARALLEL) s->in_parallel--;
+        s->in_loop--;
+        scope_pop(s);
+        return;
+    }
+    case N_IF: {
+        Node *c = st->u.ifs.c;
+        if (check_expr(s, c) && !dtype_is_int(c->dtype) && !dtype_is_float(c->dtype) && c->dtype != DT_BOOL)
+            diag_error(s->c, c->loc, "the condition of if must be a boolean or a number");
+        check_block(s, st->u.ifs.then);
+        if (st->u.ifs.els) {
+            if (st->u.ifs.els->kind == N_IF) check_stmt(s, st->u.ifs.els);
+            else check_block(s, st->u.ifs.els);
+        }
+        return;
+    }
+    case N_BLOCK: check_block(s, st); return;
+    default: diag_error(s->c, st->loc, "unexpected %s here", node_kind_name(st->kind)); return;
+    }
+}
+
+static void check_block(Sema *s, Node *block) {
+    scope_push(s);
+    for (int i = 0; i < block->u.list.len && !s->c->too_many; i++) check_stmt(s, block->u.list.items[i]);
+    scope_pop(s);
+}
+
+/* ---- program ---- */
+
+static void check_kernel(Sema *s, KernelInfo *k) {
+    s->k = k;
+    s->seen_swizzle = false;
+    int errors_before = s->c->errors;
+    scope_push(s); /* depth 1: the kernel header */
+    declare_params(s, k);
+    declare_clauses(s, k);
+    apply_overrides(s, k);
+    evaluate_values(s, k);
+    check_launch(s, k);
+    if (s->c->errors == errors_before) {
+        /* Body checks rely on the values; with a broken header they would
+         * only repeat its errors. */
+        s->mode = EM_BODY;
+        check_block(s, k->node->u.kernel.body);
+        if (k->node->u.kernel.ref) {
+            k->has_reference = true;
+            s->mode = EM_REFERENCE;
+            check_reference(s, k->node->u.kernel.ref);
+        }
+    }
+    scope_pop(s);
+    s->k = NULL;
+}
+
+PtrVec sema_check(Ctx *c, Node *program, const SemaOptions *opt) {
+    Sema s = {.c = c, .opt = opt, .mode = EM_CONST};
+    PtrVec kernels = {0};
+    NodeList *items = &program->u.list;
+    /* File-level constants first, so kernels and other constants can use
+     * them in any order (values are evaluated lazily). */
+    PtrVec consts = {0};
+    for (int i = 0; i < items->len; i++) {
+        Node *it = items->items[i];
+        if (it->kind != N_CONST) continue;
+        Sym *sym = sym_new(&s, SYM_CONST, it->u.decl.name, it->loc);
+        sym->decl = it;
+        sym->value_expr = it->u.decl.value;
+        if (sym_declare(&s, sym)) vec_push(&c->arena, &consts, sym);
+    }
+    for (int i = 0; i < consts.len; i++) {
+        Sym *sym = consts.items[i];
+        sym_value(&s, sym, sym->loc);
+    }
+    bool found = false;
+    for (int i = 0; i < items->len && !c->too_many; i++) {
+        Node *it = items->items[i];
+        if (it->kind != N_KERNEL) continue;
+        for (int j = 0; j < i; j++) {
+            Node *prev = items->items[j];
+            if (prev->kind == N_KERNEL && prev->u.kernel.name == it->u.kernel.name) {
+                diag_error(c, it->loc, "kernel '%s' is defined twice", it->u.kernel.name->s);
+                diag_note(c, prev->loc, "the first definition is here");
+            }
+        }
+        if (opt->only_kernel && strcmp(opt->only_kernel, it->u.kernel.name->s) != 0) continue;
+        found = true;
+        KernelInfo *k = arena_alloc(&c->arena, sizeof *k);
+        k->node = it;
+        k->name = it->u.kernel.name;
+        check_kernel(&s, k);
+        vec_push(&c->arena, &kernels, k);
+    }
+    (void)found;
+    /* Leave the names unbound so another Ctx-less walk starts clean. */
+    while (s.depth > 0) scope_pop(&s);
+    for (int i = 0; i < s.scope_syms.len; i++) ((Sym *)s.scope_syms.items[i])->name->binding = NULL;
+    return kernels;
+}

@@ -1,0 +1,77 @@
+/* sema.h - internal to the semantic analysis files (sema*.c). */
+#ifndef TILEC_SEMA_H
+#define TILEC_SEMA_H
+
+#include "frontend.h"
+
+/* Where an expression stands decides what it may refer to. */
+typedef enum ExprMode {
+    EM_CONST,     /* where/tune/const/grid/threads/flops/bytes: compile time */
+    EM_BODY,      /* kernel body */
+    EM_REFERENCE, /* reference block */
+} ExprMode;
+
+typedef struct Sema {
+    Ctx *c;
+    const SemaOptions *opt;
+    KernelInfo *k;           /* kernel being checked (NULL for file consts) */
+    int depth;               /* 0 file, 1 kernel header, 2+ blocks */
+    PtrVec scope_syms;       /* every declared Sym, popped at scope exit */
+    PtrVec scope_marks;      /* scope_syms.len at each scope entry (as ints) */
+    ExprMode mode;
+    int in_parallel;         /* nesting of parallel loops */
+    int in_loop;             /* nesting of any loop */
+    bool seen_swizzle;
+    Sym *ref_reducing;       /* reference: reduction var being scoped */
+} Sema;
+
+/* sema.c */
+void scope_push(Sema *s);
+void scope_pop(Sema *s);
+Sym *sym_new(Sema *s, SymKind kind, Name *name, Loc loc);
+/* Binds sym in the current scope; reports a redefinition and returns false. */
+bool sym_declare(Sema *s, Sym *sym);
+Sym *sym_lookup(Name *name);
+const char *sym_kind_name(SymKind k);
+
+/* sema_const.c: checked arithmetic and lazily evaluated named values. */
+bool const_binary(Sema *s, Node *e, int op, const Node *a, const Node *b);
+bool const_unary(Sema *s, Node *e, int op, const Node *a);
+void const_set_int(Node *e, int64_t v);
+void const_set_float(Node *e, double v);
+double const_as_float(const Node *e);
+/* Makes sure sym's value is known (evaluating its expression on first use,
+ * with cycle detection); false after reporting why not. */
+bool sym_value(Sema *s, Sym *sym, Loc use);
+/* Converts a constant to the dtype of a scalar parameter; false if it
+ * cannot be represented (reports at e). */
+bool const_fits(Sema *s, const Node *e, Dtype to, Loc loc, const char *what);
+
+/* sema_expr.c */
+/* Checks a scalar expression; false after an error. Sets e->dtype, and
+ * e->is_const with its value when it folds. */
+bool check_expr(Sema *s, Node *e);
+/* check_expr, then requires an integer; `what` names it in the error. */
+bool check_int(Sema *s, Node *e, const char *what);
+/* check_int, then requires a compile-time constant (after specialisation). */
+bool check_const_int(Sema *s, Node *e, const char *what, int64_t *out);
+bool is_builtin_function(const Name *n);
+bool is_tile_op(const Name *n);
+bool is_reduction_name(const Name *n);
+
+/* sema_ops.c */
+/* A call statement in the kernel body (copy, gemm, ...). */
+void check_op_call(Sema *s, Node *call);
+/* `let x = alloc_*(...)`: returns the buffer symbol, or NULL if the call is
+ * not an allocation (nothing reported then) or is invalid (reported). */
+Sym *check_alloc(Sema *s, Node *call, Name *name, Loc name_loc, bool *was_alloc);
+/* The iterator of a for loop; returns its kind, or -1 after an error. */
+int check_loop_iter(Sema *s, Node *stmt);
+
+/* sema_ref.c */
+void check_reference(Sema *s, Node *ref);
+/* The reference's view of an indexing or reduction expression. */
+bool check_ref_index(Sema *s, Node *e);
+bool check_ref_reduction(Sema *s, Node *e);
+
+#endif

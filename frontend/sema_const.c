@@ -1,0 +1,183 @@
+/* sema_const.c - constant folding with checked arithmetic, and the lazy
+ * evaluation of named compile-time values (sizes, scalars, where, tune,
+ * const) in whatever order they reference each other. */
+#include <math.h>
+
+#include "parse.h"
+#include "sema.h"
+
+void const_set_int(Node *e, int64_t v) {
+    e->is_const = true;
+    e->const_float = false;
+    e->cval.i = v;
+}
+
+void const_set_float(Node *e, double v) {
+    e->is_const = true;
+    e->const_float = true;
+    e->cval.f = v;
+}
+
+double const_as_float(const Node *e) {
+    return e->const_float ? e->cval.f : (double)e->cval.i;
+}
+
+static bool overflow(Sema *s, Node *e, int op) {
+    diag_error(s->c, e->loc, "integer overflow in constant expression ('%s')", op_spelling(op));
+    return false;
+}
+
+/* Folds a op b; both are constants of known type, e->dtype is already the
+ * result type. */
+bool const_binary(Sema *s, Node *e, int op, const Node *a, const Node *b) {
+    bool fl = a->const_float || b->const_float;
+    if (op == TK_ANDAND || op == TK_OROR) {
+        bool x = fl ? const_as_float(a) != 0 : a->cval.i != 0;
+        bool y = b->const_float ? b->cval.f != 0 : b->cval.i != 0;
+        const_set_int(e, op == TK_ANDAND ? (x && y) : (x || y));
+        return true;
+    }
+    if (fl) {
+        double x = const_as_float(a), y = const_as_float(b);
+        switch (op) {
+        case TK_PLUS: const_set_float(e, x + y); return true;
+        case TK_MINUS: const_set_float(e, x - y); return true;
+        case TK_STAR: const_set_float(e, x * y); return true;
+        case TK_SLASH: const_set_float(e, x / y); return true; /* IEEE: inf/nan */
+        case TK_EQ: const_set_int(e, x == y); return true;
+        case TK_NE: const_set_int(e, x != y); return true;
+        case TK_LT: const_set_int(e, x < y); return true;
+        case TK_LE: const_set_int(e, x <= y); return true;
+        case TK_GT: const_set_int(e, x > y); return true;
+        case TK_GE: const_set_int(e, x >= y); return true;
+        default: return false; /* integer-only operators were rejected by typing */
+        }
+    }
+    int64_t x = a->cval.i, y = b->cval.i, r;
+    switch (op) {
+    case TK_PLUS: if (__builtin_add_overflow(x, y, &r)) return overflow(s, e, op); break;
+    case TK_MINUS: if (__builtin_sub_overflow(x, y, &r)) return overflow(s, e, op); break;
+    case TK_STAR: if (__builtin_mul_overflow(x, y, &r)) return overflow(s, e, op); break;
+    case TK_SLASH:
+    case TK_PERCENT:
+        if (y == 0) {
+            diag_error(s->c, e->loc, "division by zero in constant expression ('%s')", op_spelling(op));
+            return false;
+        }
+        if (x == INT64_MIN && y == -1) return overflow(s, e, op);
+        r = op == TK_SLASH ? x / y : x % y; /* C: truncation toward zero */
+        break;
+    case TK_SHL:
+    case TK_SHR:
+        if (y < 0 || y > 63) {
+            diag_error(s->c, e->loc, "shift by %lld is out of range (0 to 63)", (long long)y);
+            return false;
+        }
+        if (op == TK_SHR) { r = x >> y; break; }
+        if (x < 0 || (y > 0 && x > (INT64_MAX >> y))) return overflow(s, e, op);
+        r = x << y;
+        break;
+    case TK_AMP: r = x & y; break;
+    case TK_PIPE: r = x | y; break;
+    case TK_CARET: r = x ^ y; break;
+    case TK_EQ: r = x == y; break;
+    case TK_NE: r = x != y; break;
+    case TK_LT: r = x < y; break;
+    case TK_LE: r = x <= y; break;
+    case TK_GT: r = x > y; break;
+    case TK_GE: r = x >= y; break;
+    default: return false;
+    }
+    const_set_int(e, r);
+    return true;
+}
+
+bool const_unary(Sema *s, Node *e, int op, const Node *a) {
+    if (op == TK_BANG) {
+        const_set_int(e, a->const_float ? a->cval.f == 0 : a->cval.i == 0);
+        return true;
+    }
+    if (a->const_float) {
+        if (op != TK_MINUS) return false;
+        const_set_float(e, -a->cval.f);
+        return true;
+    }
+    if (op == TK_MINUS) {
+        if (a->cval.i == INT64_MIN) return overflow(s, e, op);
+        const_set_int(e, -a->cval.i);
+    } else {
+        const_set_int(e, ~a->cval.i);
+    }
+    return true;
+}
+
+bool const_fits(Sema *s, const Node *e, Dtype to, Loc loc, const char *what) {
+    if (dtype_is_float(to) || to == DT_BOOL) return true;
+    if (e->const_float) {
+        diag_error(s->c, loc, "%s must be an integer, not %g", what, e->cval.f);
+        return false;
+    }
+    int64_t v = e->cval.i;
+    int bits = dtype_bytes(to) * 8;
+    bool ok = dtype_is_signed(to)
+                  ? (bits == 64 || (v >= -(INT64_C(1) << (bits - 1)) && v < (INT64_C(1) << (bits - 1))))
+                  : (v >= 0 && (bits == 64 || v < (INT64_C(1) << bits)));
+    if (!ok) diag_error(s->c, loc, "%s = %lld does not fit in %s", what, (long long)v, dtype_name(to));
+    return ok;
+}
+
+bool sym_value(Sema *s, Sym *sym, Loc use) {
+    if (sym->eval_state == 2) return sym->has_value;
+    if (sym->eval_state == 1) {
+        diag_error(s->c, use, "the value of '%s' depends on itself", sym->name->s);
+        diag_note(s->c, sym->loc, "'%s' is defined here", sym->name->s);
+        sym->eval_state = 2;
+        return false;
+    }
+    if (sym->overridden) { /* --set gave it already */
+        sym->eval_state = 2;
+        return sym->has_value = true;
+    }
+    if (!sym->value_expr) {
+        const char *what = sym->kind == SYM_SIZE ? "size" : "scalar parameter";
+        diag_error(s->c, sym->loc, "%s '%s' has no value: give it in `where` (%s = ...) or with --set %s=...",
+                   what, sym->name->s, sym->name->s, sym->name->s);
+        sym->eval_state = 2;
+        return false;
+    }
+    sym->eval_state = 1;
+    /* Values are evaluated in the constant context, whatever the use. */
+    ExprMode mode = s->mode;
+    s->mode = EM_CONST;
+    Node *e = sym->value_expr;
+    bool ok = check_expr(s, e);
+    s->mode = mode;
+    if (ok && !e->is_const) {
+        diag_error(s->c, e->loc, "the value of '%s' is not a compile-time constant", sym->name->s);
+        ok = false;
+    }
+    if (ok && sym->kind == SYM_SCALAR)
+        ok = const_fits(s, e, sym->dtype, e->loc, sym->name->s);
+    if (ok && sym->kind == SYM_SIZE && (e->const_float || e->cval.i < 1)) {
+        if (e->const_float)
+            diag_error(s->c, e->loc, "size '%s' must be a positive integer, not %g", sym->name->s, e->cval.f);
+        else
+            diag_error(s->c, e->loc, "size '%s' must be a positive integer, not %lld", sym->name->s,
+                       (long long)e->cval.i);
+        ok = false;
+    }
+    if (ok && sym->kind != SYM_SCALAR) sym->dtype = sym->kind == SYM_SIZE ? DT_INT_LIT : e->dtype;
+    if (ok && sym->kind == SYM_SCALAR && dtype_is_float(sym->dtype) && !e->const_float) {
+        /* an integer literal given for a float scalar */
+        e->const_float = true;
+        e->cval.f = (double)e->cval.i;
+    }
+    if (ok) {
+        sym->value_float = e->const_float;
+        sym->value.i = e->cval.i;
+        if (e->const_float) sym->value.f = e->cval.f;
+    }
+    sym->eval_state = 2;
+    sym->has_value = ok;
+    return ok;
+}

@@ -1,0 +1,479 @@
+/* sema_expr.c - typing and folding scalar expressions (LANGUAGE.md §4,
+ * "Expressions"): names, elements, operators, built-in functions, casts. */
+#include <math.h>
+#include <string.h>
+
+#include "parse.h"
+#include "sema.h"
+
+static bool name_is(const Name *n, const char *s) { return n && strcmp(n->s, s) == 0; }
+
+static const char *const math1[] = {"exp", "exp2", "log", "log2", "sqrt", "rsqrt", "tanh",
+                                    "sigmoid", "erf", "floor", "ceil", "sin", "cos", NULL};
+static const char *const tile_ops[] = {"copy", "gemm", "clear", "fill", "reduce_sum", "reduce_max",
+                                       "reduce_min", "reduce_absmax", "atomic_add", "use_swizzle",
+                                       "sync_threads", "print", "alloc_shared", "alloc_fragment",
+                                       "alloc_local", "range", "pipelined", "parallel", "unroll", NULL};
+
+static int in_table(const char *const *t, const Name *n) {
+    for (int i = 0; t[i]; i++)
+        if (name_is(n, t[i])) return i;
+    return -1;
+}
+
+bool is_builtin_function(const Name *n) {
+    return in_table(math1, n) >= 0 || name_is(n, "abs") || name_is(n, "min") || name_is(n, "max") ||
+           name_is(n, "pow") || name_is(n, "fma") || name_is(n, "ceildiv");
+}
+bool is_tile_op(const Name *n) { return in_table(tile_ops, n) >= 0; }
+bool is_reduction_name(const Name *n) { return name_is(n, "sum") || name_is(n, "max") || name_is(n, "min"); }
+
+static double apply_math1(int which, double x) {
+    switch (which) {
+    case 0: return exp(x);
+    case 1: return exp2(x);
+    case 2: return log(x);
+    case 3: return log2(x);
+    case 4: return sqrt(x);
+    case 5: return 1.0 / sqrt(x);
+    case 6: return tanh(x);
+    case 7: return 1.0 / (1.0 + exp(-x));
+    case 8: return erf(x);
+    case 9: return floor(x);
+    case 10: return ceil(x);
+    case 11: return sin(x);
+    default: return cos(x);
+    }
+}
+
+/* The first name in e that keeps it from being a compile-time constant, for
+ * "... is not a compile-time constant (it depends on 'bx', a block index)". */
+static const Node *runtime_part(const Node *e) {
+    if (!e) return NULL;
+    switch (e->kind) {
+    case N_NAME: return e->sym && !e->is_const ? e : NULL;
+    case N_INDEX: return e;
+    case N_UNARY: return runtime_part(e->u.op.a);
+    case N_BINARY: {
+        const Node *r = runtime_part(e->u.op.a);
+        return r ? r : runtime_part(e->u.op.b);
+    }
+    case N_COND: {
+        const Node *r = runtime_part(e->u.cond.c);
+        if (!r) r = runtime_part(e->u.cond.a);
+        return r ? r : runtime_part(e->u.cond.b);
+    }
+    case N_CALL:
+        for (int i = 0; i < e->u.call.args.len; i++) {
+            const Node *r = runtime_part(e->u.call.args.items[i]);
+            if (r) return r;
+        }
+        return NULL;
+    default: return NULL;
+    }
+}
+
+const char *sym_kind_name(SymKind k) {
+    switch (k) {
+    case SYM_CONST: return "constant";
+    case SYM_SIZE: return "size";
+    case SYM_SCALAR: return "scalar parameter";
+    case SYM_TENSOR: return "tensor parameter";
+    case SYM_WHERE: return "where constant";
+    case SYM_TUNE: return "tunable";
+    case SYM_BLOCK_IDX: return "block index";
+    case SYM_LET: return "let value";
+    case SYM_BUFFER: return "buffer";
+    case SYM_VAR: return "var";
+    case SYM_LOOP: return "loop variable";
+    case SYM_REF_INDEX: return "index variable";
+    case SYM_REF_TEMP: return "temporary";
+    case SYM_REF_LET: return "reference let";
+    }
+    return "name";
+}
+
+static bool check_name(Sema *s, Node *e) {
+    Sym *sym = sym_lookup(e->u.name);
+    if (!sym) {
+        diag_error(s->c, e->loc, "undefined name '%s'", e->u.name->s);
+        return false;
+    }
+    e->sym = sym;
+    sym->used = true;
+    switch (sym->kind) {
+    case SYM_CONST: case SYM_SIZE: case SYM_SCALAR: case SYM_WHERE: case SYM_TUNE:
+        if (!sym_value(s, sym, e->loc)) return false;
+        e->dtype = sym->kind == SYM_SCALAR ? sym->dtype
+                 : sym->dtype != DT_NONE ? sym->dtype
+                 : sym->value_float ? DT_FLOAT_LIT : DT_INT_LIT;
+        if (sym->value_float) const_set_float(e, sym->value.f);
+        else const_set_int(e, sym->value.i);
+        return true;
+    case SYM_BLOCK_IDX:
+    case SYM_LOOP:
+        if (s->mode == EM_CONST) {
+            diag_error(s->c, e->loc, "'%s' is a %s, not a compile-time constant", sym->name->s,
+                       sym_kind_name(sym->kind));
+            return false;
+        }
+        e->dtype = DT_I32;
+        return true;
+    case SYM_LET:
+    case SYM_VAR:
+    case SYM_REF_LET:
+        e->dtype = sym->dtype;
+        if (sym->has_value) {
+            if (sym->value_float) const_set_float(e, sym->value.f);
+            else const_set_int(e, sym->value.i);
+        }
+        return true;
+    case SYM_REF_INDEX:
+        e->dtype = DT_I64;
+        return true;
+    case SYM_TENSOR: case SYM_BUFFER: case SYM_REF_TEMP:
+        diag_error(s->c, e->loc, "'%s' is a %s, not a scalar; index it (%s[...]) to use an element",
+                   sym->name->s, sym_kind_name(sym->kind), sym->name->s);
+        return false;
+    }
+    return false;
+}
+
+/* An element of a tensor or buffer in the kernel body. */
+static bool check_element(Sema *s, Node *e) {
+    Sym *sym = sym_lookup(e->u.index.name);
+    if (!sym) {
+        diag_error(s->c, e->loc, "undefined name '%s'", e->u.index.name->s);
+        return false;
+    }
+    e->sym = sym;
+    sym->used = true;
+    if (sym->kind != SYM_TENSOR && sym->kind != SYM_BUFFER) {
+        diag_error(s->c, e->loc, "'%s' is a %s; only tensors and buffers can be indexed", sym->name->s,
+                   sym_kind_name(sym->kind));
+        return false;
+    }
+    if (s->mode == EM_CONST) {
+        diag_error(s->c, e->loc, "an element of '%s' is not a compile-time constant", sym->name->s);
+        return false;
+    }
+    bool ok = true;
+    if (e->u.index.idx.len != sym->rank) {
+        diag_error(s->c, e->loc, "'%s' has %d dimension%s but %d ind%s given", sym->name->s, sym->rank,
+                   sym->rank == 1 ? "" : "s", e->u.index.idx.len, e->u.index.idx.len == 1 ? "ex is" : "ices are");
+        ok = false;
+    }
+    for (int i = 0; i < e->u.index.idx.len; i++) {
+        Node *ix = e->u.index.idx.items[i];
+        if (ix->kind == N_SLICE) {
+            diag_error(s->c, ix->loc, "a range 'a : b' selects a region; only tile operations take regions");
+            ok = false;
+            continue;
+        }
+        ok &= check_int(s, ix, "an index");
+    }
+    e->dtype = sym->dtype;
+    return ok;
+}
+
+static bool fold_cast(Sema *s, Node *e, const Node *a, Dtype to) {
+    if (!a->is_const) return true;
+    if (dtype_is_float(to)) {
+        const_set_float(e, const_as_float(a));
+        return true;
+    }
+    if (to == DT_BOOL) {
+        const_set_int(e, a->const_float ? a->cval.f != 0 : a->cval.i != 0);
+        return true;
+    }
+    if (a->const_float) {
+        double v = trunc(a->cval.f);
+        if (!(v >= -9.2e18 && v <= 9.2e18)) {
+            diag_error(s->c, e->loc, "%g cannot be converted to %s", a->cval.f, dtype_name(to));
+            return false;
+        }
+        const_set_int(e, (int64_t)v);
+    } else {
+        const_set_int(e, a->cval.i);
+    }
+    return const_fits(s, e, to, e->loc, "the converted value");
+}
+
+/* The positional arguments of a value function; named ones are errors. */
+static bool plain_args(Sema *s, Node *e, const char *fname, int min, int max) {
+    NodeList *args = &e->u.call.args;
+    bool ok = true;
+    for (int i = 0; i < args->len; i++) {
+        Node *a = args->items[i];
+        if (a->kind == N_NAMED_ARG) {
+            diag_error(s->c, a->loc, "%s takes no named arguments", fname);
+            return false;
+        }
+        ok &= check_expr(s, a);
+    }
+    if (args->len < min || args->len > max) {
+        if (min == max)
+            diag_error(s->c, e->loc, "%s takes %d argument%s, not %d", fname, min, min == 1 ? "" : "s", args->len);
+        else
+            diag_error(s->c, e->loc, "%s takes %d to %d arguments, not %d", fname, min, max, args->len);
+        return false;
+    }
+    return ok;
+}
+
+static Dtype float_result(Dtype t) {
+    return dtype_is_float(t) ? t : DT_F32;
+}
+
+static bool check_call_value(Sema *s, Node *e) {
+    Name *fn = e->u.call.name;
+    if (e->u.call.body || e->u.call.reduce_vars.len) {
+        if (s->mode == EM_REFERENCE) return check_ref_reduction(s, e);
+        diag_error(s->c, e->loc, "reductions like '%s(k: ...)' are only allowed in the reference block",
+                   fn ? fn->s : "sum");
+        return false;
+    }
+    if (!fn) { /* cast */
+        Dtype to = e->u.call.cast;
+        if (!plain_args(s, e, dtype_name(to), 1, 1)) return false;
+        Node *a = e->u.call.args.items[0];
+        if (!dtype_is_int(a->dtype) && !dtype_is_float(a->dtype) && a->dtype != DT_BOOL) {
+            diag_error(s->c, a->loc, "cannot convert this to %s", dtype_name(to));
+            return false;
+        }
+        e->dtype = to;
+        return fold_cast(s, e, a, to);
+    }
+    if (is_builtin_function(fn)) {
+        int m1 = in_table(math1, fn);
+        NodeList *args = &e->u.call.args;
+        if (m1 >= 0 || name_is(fn, "abs")) {
+            if (!plain_args(s, e, fn->s, 1, 1)) return false;
+            Node *a = args->items[0];
+            if (!dtype_is_int(a->dtype) && !dtype_is_float(a->dtype)) {
+                diag_error(s->c, a->loc, "%s needs a number", fn->s);
+                return false;
+            }
+            if (m1 < 0) { /* abs keeps the type */
+                e->dtype = a->dtype;
+                if (a->is_const) {
+                    if (a->const_float) const_set_float(e, fabs(a->cval.f));
+                    else if (a->cval.i == INT64_MIN) diag_error(s->c, e->loc, "integer overflow in abs");
+                    else const_set_int(e, a->cval.i < 0 ? -a->cval.i : a->cval.i);
+                }
+                return true;
+            }
+            e->dtype = a->dtype == DT_INT_LIT ? DT_FLOAT_LIT : float_result(a->dtype);
+            if (a->is_const) const_set_float(e, apply_math1(m1, const_as_float(a)));
+            return true;
+        }
+        bool is_minmax = name_is(fn, "min") || name_is(fn, "max");
+        int n = name_is(fn, "fma") ? 3 : 2;
+        if (!plain_args(s, e, fn->s, n, n)) return false;
+        Node *a = args->items[0], *b = args->items[1];
+        for (int i = 0; i < n; i++) {
+            Node *x = args->items[i];
+            if (!dtype_is_int(x->dtype) && !dtype_is_float(x->dtype)) {
+                diag_error(s->c, x->loc, "%s needs numbers", fn->s);
+                return false;
+            }
+        }
+        if (name_is(fn, "ceildiv")) {
+            if (!dtype_is_int(a->dtype) || !dtype_is_int(b->dtype)) {
+                diag_error(s->c, e->loc, "ceildiv needs integer arguments");
+                return false;
+            }
+            e->dtype = dtype_join(a->dtype, b->dtype);
+            if (b->is_const && b->cval.i <= 0) {
+                diag_error(s->c, b->loc, "ceildiv by %lld: the divisor must be positive", (long long)b->cval.i);
+                return false;
+            }
+            if (a->is_const && b->is_const) {
+                int64_t x = a->cval.i, y = b->cval.i;
+                /* x / y rounded up, without the overflow of (x + y - 1) / y */
+                const_set_int(e, x / y + (x % y > 0 ? 1 : 0));
+            }
+            return true;
+        }
+        Dtype t = dtype_join(a->dtype, b->dtype);
+        if (n == 3) t = dtype_join(t, args->items[2]->dtype);
+        if (is_minmax) {
+            e->dtype = t;
+            if (a->is_const && b->is_const) {
+                bool mx = name_is(fn, "max");
+                if (a->const_float || b->const_float) {
+                    double x = const_as_float(a), y = const_as_float(b);
+                    const_set_float(e, mx ? fmax(x, y) : fmin(x, y));
+                } else {
+                    const_set_int(e, mx ? (a->cval.i > b->cval.i ? a->cval.i : b->cval.i)
+                                        : (a->cval.i < b->cval.i ? a->cval.i : b->cval.i));
+                }
+            }
+            return true;
+        }
+        e->dtype = t == DT_INT_LIT ? DT_FLOAT_LIT : float_result(t);
+        bool all = a->is_const && b->is_const && (n == 2 || args->items[2]->is_const);
+        if (all) {
+            double x = const_as_float(a), y = const_as_float(b);
+            const_set_float(e, n == 3 ? fma(x, y, const_as_float(args->items[2])) : pow(x, y));
+        }
+        return true;
+    }
+    if (is_tile_op(fn)) {
+        diag_error(s->c, e->loc, "'%s' is a tile operation: it is a statement, not a value", fn->s);
+        return false;
+    }
+    if (is_reduction_name(fn) && s->mode == EM_REFERENCE) {
+        diag_error(s->c, e->loc, "%s over index variables is written %s(k: expr)", fn->s, fn->s);
+        return false;
+    }
+    diag_error(s->c, e->loc, "unknown function '%s'", fn->s);
+    return false;
+}
+
+static bool is_number(Dtype t) { return dtype_is_int(t) || dtype_is_float(t) || t == DT_BOOL; }
+
+static bool check_binary(Sema *s, Node *e) {
+    Node *a = e->u.op.a, *b = e->u.op.b;
+    bool ok = check_expr(s, a);
+    ok &= check_expr(s, b);
+    if (!ok) return false;
+    int op = e->u.op.op;
+    if (!is_number(a->dtype) || !is_number(b->dtype)) {
+        diag_error(s->c, e->loc, "operator '%s' needs numbers", op_spelling(op));
+        return false;
+    }
+    switch (op) {
+    case TK_PERCENT: case TK_SHL: case TK_SHR: case TK_AMP: case TK_PIPE: case TK_CARET:
+        if (!dtype_is_int(a->dtype) && a->dtype != DT_BOOL) {
+            diag_error(s->c, e->loc, "operator '%s' needs integer operands, not %s", op_spelling(op), dtype_name(a->dtype));
+            return false;
+        }
+        if (!dtype_is_int(b->dtype) && b->dtype != DT_BOOL) {
+            diag_error(s->c, e->loc, "operator '%s' needs integer operands, not %s", op_spelling(op), dtype_name(b->dtype));
+            return false;
+        }
+        e->dtype = dtype_join(a->dtype, b->dtype);
+        break;
+    case TK_EQ: case TK_NE: case TK_LT: case TK_LE: case TK_GT: case TK_GE:
+    case TK_ANDAND: case TK_OROR:
+        e->dtype = DT_BOOL;
+        break;
+    default:
+        e->dtype = dtype_join(a->dtype, b->dtype);
+        if (e->dtype == DT_BOOL) e->dtype = DT_INT_LIT;
+        break;
+    }
+    if (a->is_const && b->is_const) return const_binary(s, e, op, a, b);
+    /* Short circuit with one constant side: `false && x` is false. */
+    if ((op == TK_ANDAND || op == TK_OROR) && a->is_const && !a->const_float) {
+        if ((op == TK_ANDAND) == (a->cval.i == 0)) const_set_int(e, a->cval.i != 0);
+    }
+    return true;
+}
+
+static bool check_unary(Sema *s, Node *e) {
+    Node *a = e->u.op.a;
+    if (!check_expr(s, a)) return false;
+    int op = e->u.op.op;
+    if (!is_number(a->dtype)) {
+        diag_error(s->c, e->loc, "operator '%s' needs a number", op_spelling(op));
+        return false;
+    }
+    if (op == TK_TILDE && !dtype_is_int(a->dtype)) {
+        diag_error(s->c, e->loc, "operator '~' needs an integer, not %s", dtype_name(a->dtype));
+        return false;
+    }
+    e->dtype = op == TK_BANG ? DT_BOOL : a->dtype == DT_BOOL ? DT_INT_LIT : a->dtype;
+    if (a->is_const) return const_unary(s, e, op, a);
+    return true;
+}
+
+static bool check_cond(Sema *s, Node *e) {
+    Node *c = e->u.cond.c, *a = e->u.cond.a, *b = e->u.cond.b;
+    bool ok = check_expr(s, c);
+    ok &= check_expr(s, a);
+    ok &= check_expr(s, b);
+    if (!ok) return false;
+    if (!is_number(c->dtype)) {
+        diag_error(s->c, c->loc, "the condition of '?:' must be a boolean or a number");
+        return false;
+    }
+    if (!is_number(a->dtype) || !is_number(b->dtype)) {
+        diag_error(s->c, e->loc, "the branches of '?:' must be numbers");
+        return false;
+    }
+    e->dtype = dtype_join(a->dtype, b->dtype);
+    if (c->is_const) {
+        bool take = c->const_float ? c->cval.f != 0 : c->cval.i != 0;
+        const Node *x = take ? a : b;
+        if (x->is_const) {
+            if (x->const_float || dtype_is_float(e->dtype)) const_set_float(e, const_as_float(x));
+            else const_set_int(e, x->cval.i);
+        }
+    }
+    return true;
+}
+
+bool check_expr(Sema *s, Node *e) {
+    switch (e->kind) {
+    case N_INT: e->dtype = DT_INT_LIT; const_set_int(e, e->u.ival); return true;
+    case N_FLOAT:
+        e->dtype = e->u.fval.fsuffix ? DT_F32 : DT_FLOAT_LIT;
+        const_set_float(e, e->u.fval.v);
+        return true;
+    case N_BOOL: e->dtype = DT_BOOL; const_set_int(e, e->u.bval); return true;
+    case N_INF: e->dtype = DT_FLOAT_LIT; const_set_float(e, INFINITY); return true;
+    case N_STR:
+        diag_error(s->c, e->loc, "a string is only allowed as an argument of print");
+        return false;
+    case N_DTYPE:
+        diag_error(s->c, e->loc, "the dtype '%s' is not a value (a conversion is written %s(x))",
+                   dtype_name(e->u.dt), dtype_name(e->u.dt));
+        return false;
+    case N_NAME: return check_name(s, e);
+    case N_INDEX: return s->mode == EM_REFERENCE ? check_ref_index(s, e) : check_element(s, e);
+    case N_CALL: return check_call_value(s, e);
+    case N_UNARY: return check_unary(s, e);
+    case N_BINARY: return check_binary(s, e);
+    case N_COND: return check_cond(s, e);
+    case N_LIST:
+        diag_error(s->c, e->loc, "a list [...] is only allowed as a shape argument");
+        return false;
+    case N_SLICE:
+        diag_error(s->c, e->loc, "a range 'a : b' is only allowed in a region argument of a tile operation");
+        return false;
+    case N_NAMED_ARG:
+        diag_error(s->c, e->loc, "a named argument is not a value");
+        return false;
+    default:
+        diag_error(s->c, e->loc, "expected an expression");
+        return false;
+    }
+}
+
+bool check_int(Sema *s, Node *e, const char *what) {
+    if (!check_expr(s, e)) return false;
+    if (!dtype_is_int(e->dtype) && e->dtype != DT_BOOL) {
+        diag_error(s->c, e->loc, "%s must be an integer, not %s", what, dtype_name(e->dtype));
+        return false;
+    }
+    return true;
+}
+
+bool check_const_int(Sema *s, Node *e, const char *what, int64_t *out) {
+    if (!check_int(s, e, what)) return false;
+    if (!e->is_const) {
+        const Node *r = runtime_part(e);
+        if (r && r->kind == N_NAME)
+            diag_error(s->c, e->loc, "%s must be a compile-time constant, but it depends on '%s' (a %s)", what,
+                       r->u.name->s, sym_kind_name(r->sym->kind));
+        else if (r && r->kind == N_INDEX)
+            diag_error(s->c, e->loc, "%s must be a compile-time constant, but it reads '%s'", what, r->u.index.name->s);
+        else
+            diag_error(s->c, e->loc, "%s must be a compile-time constant", what);
+        return false;
+    }
+    *out = e->cval.i;
+    return true;
+}

@@ -1,0 +1,733 @@
+/* sema_ops.c - the tile operations of LANGUAGE.md §4: argument binding
+ * (positional and named), regions and their shapes, and each operation's
+ * rules (copy, gemm, reductions, allocation, loops ...). */
+#include <string.h>
+
+#include "parse.h"
+#include "sema.h"
+
+/* ---- argument binding ---- */
+
+enum { MAX_PARAMS = 8 };
+
+typedef struct Signature {
+    const char *name;
+    const char *params[MAX_PARAMS];
+    int required;     /* the first `required` params must be given */
+    bool variadic;    /* print, parallel: any number of positional args */
+} Signature;
+
+static const Signature signatures[] = {
+    {"copy", {"src", "dst"}, 2, false},
+    {"gemm", {"A", "B", "C", "transpose_a", "transpose_b", "clear", "policy"}, 3, false},
+    {"clear", {"buf"}, 1, false},
+    {"fill", {"buf", "value"}, 2, false},
+    {"reduce_sum", {"src", "dst", "dim", "clear"}, 2, false},
+    {"reduce_max", {"src", "dst", "dim", "clear"}, 2, false},
+    {"reduce_min", {"src", "dst", "dim", "clear"}, 2, false},
+    {"reduce_absmax", {"src", "dst", "dim", "clear"}, 2, false},
+    {"atomic_add", {"dst", "src"}, 2, false},
+    {"use_swizzle", {"panel", "order"}, 0, false},
+    {"sync_threads", {0}, 0, false},
+    {"print", {0}, 0, true},
+    {"alloc_shared", {"shape", "dtype"}, 2, false},
+    {"alloc_fragment", {"shape", "dtype"}, 2, false},
+    {"alloc_local", {"shape", "dtype"}, 2, false},
+    {"range", {"start", "stop", "step"}, 1, false},
+    {"pipelined", {"n", "stages"}, 1, false},
+    {"parallel", {0}, 1, true},
+    {"unroll", {"n"}, 1, false},
+};
+
+static const Signature *find_signature(const Name *n) {
+    for (size_t i = 0; i < sizeof signatures / sizeof *signatures; i++)
+        if (strcmp(signatures[i].name, n->s) == 0) return &signatures[i];
+    return NULL;
+}
+
+/* Binds a call's arguments to the signature's parameters; bound[i] is the
+ * argument (value node) for params[i] or NULL. */
+static bool bind_args(Sema *s, Node *call, const Signature *sig, Node **bound) {
+    int np = 0;
+    while (np < MAX_PARAMS && sig->params[np]) np++;
+    memset(bound, 0, sizeof(Node *) * MAX_PARAMS);
+    bool ok = true, named_seen = false;
+    int pos = 0;
+    NodeList *args = &call->u.call.args;
+    for (int i = 0; i < args->len; i++) {
+        Node *a = args->items[i];
+        if (a->kind != N_NAMED_ARG) {
+            if (named_seen) {
+                diag_error(s->c, a->loc, "positional argument after a named one in %s", sig->name);
+                ok = false;
+                continue;
+            }
+            if (sig->variadic) continue;
+            if (pos >= np) {
+                diag_error(s->c, a->loc, "too many arguments to %s (it takes %d)", sig->name, np);
+                return false;
+            }
+            bound[pos++] = a;
+            continue;
+        }
+        named_seen = true;
+        int j = 0;
+        while (j < np && strcmp(sig->params[j], a->u.named.name->s) != 0) j++;
+        if (j == np) {
+            char list[160] = "";
+            size_t len = 0;
+            for (int k = 0; k < np && len < sizeof list; k++)
+                len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", k ? ", " : "", sig->params[k]);
+            if (np == 0) diag_error(s->c, a->loc, "%s takes no argument named '%s'", sig->name, a->u.named.name->s);
+            else diag_error(s->c, a->loc, "%s has no argument named '%s' (its arguments: %s)", sig->name,
+                            a->u.named.name->s, list);
+            ok = false;
+            continue;
+        }
+        if (bound[j]) {
+            diag_error(s->c, a->loc, "argument '%s' of %s is given twice", sig->params[j], sig->name);
+            ok = false;
+            continue;
+        }
+        bound[j] = a->u.named.value;
+    }
+    if (!ok) return false;
+    if (sig->variadic) {
+        if (args->len < sig->required) {
+            diag_error(s->c, call->loc, "%s needs at least %d argument%s", sig->name, sig->required,
+                       sig->required == 1 ? "" : "s");
+            return false;
+        }
+        return true;
+    }
+    for (int j = 0; j < sig->required; j++)
+        if (!bound[j]) {
+            diag_error(s->c, call->loc, "%s is missing its argument '%s'", sig->name, sig->params[j]);
+            ok = false;
+        }
+    return ok;
+}
+
+/* ---- regions ---- */
+
+/* A tile operand: a whole tensor/buffer, a point `T[i, j]` whose extents
+ * come from the other operand, or explicit extents `T[a : b, c]`. */
+typedef struct Region {
+    Node *node;
+    Sym *sym;
+    bool point;              /* extents from the other operand */
+    int rank;                /* of the region's shape (points dropped) */
+    int64_t ext[MAX_RANK];
+} Region;
+
+static bool is_buffer_sym(const Sym *sym) { return sym && (sym->kind == SYM_TENSOR || sym->kind == SYM_BUFFER); }
+
+static const char *scope_name(const Sym *sym) {
+    if (sym->kind == SYM_TENSOR) return "global tensor";
+    switch (sym->scope) {
+    case SCOPE_SHARED: return "shared buffer";
+    case SCOPE_FRAGMENT: return "fragment";
+    case SCOPE_LOCAL: return "local buffer";
+    default: return "global tensor";
+    }
+}
+
+/* Affine form c0 + sum(ci * xi) of an integer expression, for telling that
+ * `k * BK + BK` minus `k * BK` is the constant BK. */
+typedef struct Affine {
+    int n;
+    Sym *var[8];
+    int64_t coef[8];
+    int64_t c;
+    bool ok;
+} Affine;
+
+static void affine_add(Affine *r, const Affine *a, int64_t scale) {
+    if (!a->ok) { r->ok = false; return; }
+    r->c += a->c * scale;
+    for (int i = 0; i < a->n; i++) {
+        int j = 0;
+        while (j < r->n && r->var[j] != a->var[i]) j++;
+        if (j == r->n) {
+            if (r->n == 8) { r->ok = false; return; }
+            r->var[r->n] = a->var[i];
+            r->coef[r->n++] = 0;
+        }
+        r->coef[j] += a->coef[i] * scale;
+    }
+}
+
+static Affine affine_of(const Node *e) {
+    Affine r = {.ok = true};
+    if (e->is_const && !e->const_float) { r.c = e->cval.i; return r; }
+    if (e->kind == N_NAME && e->sym) {
+        r.n = 1; r.var[0] = e->sym; r.coef[0] = 1;
+        return r;
+    }
+    if (e->kind == N_UNARY && e->u.op.op == TK_MINUS) {
+        Affine a = affine_of(e->u.op.a), z = {.ok = true};
+        affine_add(&z, &a, -1);
+        return z;
+    }
+    if (e->kind == N_BINARY) {
+        const Node *a = e->u.op.a, *b = e->u.op.b;
+        int op = e->u.op.op;
+        if (op == TK_PLUS || op == TK_MINUS) {
+            Affine x = affine_of(a), y = affine_of(b);
+            affine_add(&r, &x, 1);
+            affine_add(&r, &y, op == TK_PLUS ? 1 : -1);
+            return r;
+        }
+        if (op == TK_STAR && (a->is_const || b->is_const)) {
+            const Node *k = a->is_const ? a : b, *v = a->is_const ? b : a;
+            if (k->const_float) { r.ok = false; return r; }
+            Affine x = affine_of(v);
+            affine_add(&r, &x, k->cval.i);
+            return r;
+        }
+    }
+    r.ok = false;
+    return r;
+}
+
+/* hi - lo when it is a compile-time constant. */
+static bool const_extent(const Node *lo, const Node *hi, int64_t *ext) {
+    if (lo->is_const && hi->is_const && !lo->const_float && !hi->const_float) {
+        *ext = hi->cval.i - lo->cval.i;
+        return true;
+    }
+    Affine d = {.ok = true}, a = affine_of(hi), b = affine_of(lo);
+    affine_add(&d, &a, 1);
+    affine_add(&d, &b, -1);
+    if (!d.ok) return false;
+    for (int i = 0; i < d.n; i++)
+        if (d.coef[i] != 0) return false;
+    *ext = d.c;
+    return true;
+}
+
+static void format_shape(char *buf, size_t n, const int64_t *ext, int rank) {
+    size_t len = (size_t)snprintf(buf, n, "[");
+    for (int i = 0; i < rank && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%lld", i ? ", " : "", (long long)ext[i]);
+    if (len < n) snprintf(buf + len, n - len, "]");
+}
+
+/* Resolves a tile operand. `what` names it for errors ("the source of copy"). */
+static bool get_region(Sema *s, Node *e, const char *what, Region *r) {
+    memset(r, 0, sizeof *r);
+    r->node = e;
+    if (e->kind == N_NAME) {
+        Sym *sym = sym_lookup(e->u.name);
+        if (!sym) {
+            diag_error(s->c, e->loc, "undefined name '%s'", e->u.name->s);
+            return false;
+        }
+        if (!is_buffer_sym(sym)) {
+            diag_error(s->c, e->loc, "%s must be a tensor or buffer, but '%s' is a %s", what, sym->name->s,
+                       sym_kind_name(sym->kind));
+            return false;
+        }
+        e->sym = sym;
+        sym->used = true;
+        r->sym = sym;
+        r->rank = sym->rank;
+        memcpy(r->ext, sym->shape, sizeof r->ext);
+        return true;
+    }
+    if (e->kind != N_INDEX) {
+        diag_error(s->c, e->loc, "%s must be a tensor or buffer, or a region of one", what);
+        return false;
+    }
+    Sym *sym = sym_lookup(e->u.index.name);
+    if (!sym) {
+        diag_error(s->c, e->loc, "undefined name '%s'", e->u.index.name->s);
+        return false;
+    }
+    if (!is_buffer_sym(sym)) {
+        diag_error(s->c, e->loc, "%s must be a tensor or buffer, but '%s' is a %s", what, sym->name->s,
+                   sym_kind_name(sym->kind));
+        return false;
+    }
+    e->sym = sym;
+    sym->used = true;
+    r->sym = sym;
+    NodeList *idx = &e->u.index.idx;
+    if (idx->len != sym->rank) {
+        diag_error(s->c, e->loc, "'%s' has %d dimension%s but %d ind%s given", sym->name->s, sym->rank,
+                   sym->rank == 1 ? "" : "s", idx->len, idx->len == 1 ? "ex is" : "ices are");
+        return false;
+    }
+    bool ok = true, any_slice = false;
+    for (int i = 0; i < idx->len; i++) {
+        Node *ix = idx->items[i];
+        if (ix->kind != N_SLICE) {
+            ok &= check_int(s, ix, "an index");
+            continue;
+        }
+        any_slice = true;
+        bool lo = check_int(s, ix->u.slice.lo, "the start of a range");
+        bool hi = check_int(s, ix->u.slice.hi, "the end of a range");
+        if (!lo || !hi) { ok = false; continue; }
+        int64_t ext;
+        if (!const_extent(ix->u.slice.lo, ix->u.slice.hi, &ext)) {
+            diag_error(s->c, ix->loc, "the extent of this range must be a compile-time constant");
+            ok = false;
+            continue;
+        }
+        if (ext <= 0) {
+            diag_error(s->c, ix->loc, "this range is empty (extent %lld)", (long long)ext);
+            ok = false;
+            continue;
+        }
+        r->ext[r->rank++] = ext;
+    }
+    r->point = !any_slice;
+    if (r->point) r->rank = 0;
+    return ok;
+}
+
+/* Gives a point region the shape of `other` (LANGUAGE.md §4, "Regions"):
+ * the trailing dims take the other's extents, extra leading dims are 1. */
+static bool resolve_point(Sema *s, Region *r, const Region *other) {
+    int rt = r->sym->rank, ro = other->rank;
+    if (ro > rt) {
+        for (int i = 0; i < ro - rt; i++)
+            if (other->ext[i] != 1) {
+                diag_error(s->c, r->node->loc, "'%s' has %d dimension%s; a region of it cannot take a %d-dimensional shape",
+                           r->sym->name->s, rt, rt == 1 ? "" : "s", ro);
+                return false;
+            }
+        r->rank = rt;
+        memcpy(r->ext, other->ext + (ro - rt), sizeof(int64_t) * (size_t)rt);
+    } else {
+        r->rank = rt;
+        for (int i = 0; i < rt - ro; i++) r->ext[i] = 1;
+        memcpy(r->ext + (rt - ro), other->ext, sizeof(int64_t) * (size_t)ro);
+    }
+    r->point = false;
+    return true;
+}
+
+/* Shapes agree when they are equal after dropping extents of 1. */
+static bool shapes_agree(const Region *a, const Region *b) {
+    int i = 0, j = 0;
+    for (;;) {
+        while (i < a->rank && a->ext[i] == 1) i++;
+        while (j < b->rank && b->ext[j] == 1) j++;
+        if (i == a->rank || j == b->rank) return i == a->rank && j == b->rank;
+        if (a->ext[i++] != b->ext[j++]) return false;
+    }
+}
+
+static bool writable(Sema *s, const Region *r, const char *op) {
+    if (r->sym->kind == SYM_TENSOR && r->sym->mode == MODE_IN) {
+        diag_error(s->c, r->node->loc, "%s cannot write '%s': it is an input (declare it `out` or `inout`)", op,
+                   r->sym->name->s);
+        return false;
+    }
+    return true;
+}
+
+static bool pair_shapes(Sema *s, Node *call, const char *op, Region *a, Region *b) {
+    if (a->point && b->point) {
+        diag_error(s->c, call->loc, "%s: neither operand has a shape; give one of them explicit extents (T[a : b, ...])", op);
+        return false;
+    }
+    if (a->point && !resolve_point(s, a, b)) return false;
+    if (b->point && !resolve_point(s, b, a)) return false;
+    if (!shapes_agree(a, b)) {
+        char x[96], y[96];
+        format_shape(x, sizeof x, a->ext, a->rank);
+        format_shape(y, sizeof y, b->ext, b->rank);
+        diag_error(s->c, call->loc, "%s: the shapes of '%s' %s and '%s' %s do not match", op, a->sym->name->s, x,
+                   b->sym->name->s, y);
+        return false;
+    }
+    return true;
+}
+
+static bool const_bool_arg(Sema *s, Node *a, const char *what, bool *out) {
+    if (!a) return true;
+    if (!check_expr(s, a)) return false;
+    if (!a->is_const || a->const_float) {
+        diag_error(s->c, a->loc, "%s must be true or false", what);
+        return false;
+    }
+    *out = a->cval.i != 0;
+    return true;
+}
+
+/* A bare name from a fixed set (policy = full_row, order = col). */
+static int keyword_arg(Sema *s, Node *a, const char *what, const char *const *choices) {
+    if (a->kind == N_NAME)
+        for (int i = 0; choices[i]; i++)
+            if (strcmp(a->u.name->s, choices[i]) == 0) return i;
+    char list[128] = "";
+    size_t len = 0;
+    for (int i = 0; choices[i] && len < sizeof list; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", choices[i]);
+    if (a->kind == N_NAME)
+        diag_error(s->c, a->loc, "unknown %s '%s' (expected one of: %s)", what, a->u.name->s, list);
+    else
+        diag_error(s->c, a->loc, "%s must be one of: %s", what, list);
+    return -1;
+}
+
+static bool require_onchip(Sema *s, const Region *r, const char *what) {
+    if (r->sym->kind == SYM_BUFFER) return true;
+    diag_error(s->c, r->node->loc, "%s must be a fragment, shared or local buffer, but '%s' is a global tensor", what,
+               r->sym->name->s);
+    return false;
+}
+
+static void check_gemm(Sema *s, Node *call, Node **arg) {
+    Region A, B, C;
+    bool ok = get_region(s, arg[0], "operand A of gemm", &A);
+    ok &= get_region(s, arg[1], "operand B of gemm", &B);
+    ok &= get_region(s, arg[2], "accumulator C of gemm", &C);
+    bool ta = false, tb = false, clr = false;
+    ok &= const_bool_arg(s, arg[3], "transpose_a", &ta);
+    ok &= const_bool_arg(s, arg[4], "transpose_b", &tb);
+    ok &= const_bool_arg(s, arg[5], "clear", &clr);
+    static const char *const policies[] = {"square", "full_row", "full_col", NULL};
+    if (arg[6] && keyword_arg(s, arg[6], "gemm policy", policies) < 0) ok = false;
+    if (!ok) return;
+    Region *ops[3] = {&A, &B, &C};
+    const char *names[3] = {"A", "B", "C"};
+    for (int i = 0; i < 3; i++) {
+        Region *r = ops[i];
+        if (r->point) {
+            diag_error(s->c, r->node->loc, "gemm operand %s needs a shape: pass the whole buffer or explicit extents",
+                       names[i]);
+            return;
+        }
+        if (r->sym->kind == SYM_TENSOR || (i < 2 && r->sym->scope == SCOPE_LOCAL)) {
+            diag_error(s->c, r->node->loc, "gemm operand %s must be a shared buffer or a fragment, but '%s' is a %s",
+                       names[i], r->sym->name->s, scope_name(r->sym));
+            return;
+        }
+        if (r->rank != 2) {
+            diag_error(s->c, r->node->loc, "gemm operand %s must be 2-dimensional, but '%s' has %d dimension%s",
+                       names[i], r->sym->name->s, r->rank, r->rank == 1 ? "" : "s");
+            return;
+        }
+    }
+    if (C.sym->scope != SCOPE_FRAGMENT) {
+        diag_error(s->c, C.node->loc, "the gemm accumulator C must be a fragment, but '%s' is a %s", C.sym->name->s,
+                   scope_name(C.sym));
+        return;
+    }
+    int64_t m = ta ? A.ext[1] : A.ext[0], ka = ta ? A.ext[0] : A.ext[1];
+    int64_t kb = tb ? B.ext[1] : B.ext[0], n = tb ? B.ext[0] : B.ext[1];
+    char sa[64], sb[64], sc[64];
+    format_shape(sa, sizeof sa, A.ext, 2);
+    format_shape(sb, sizeof sb, B.ext, 2);
+    format_shape(sc, sizeof sc, C.ext, 2);
+    if (ka != kb)
+        diag_error(s->c, call->loc, "gemm: K of A (%lld, from '%s' %s%s) differs from K of B (%lld, from '%s' %s%s)",
+                   (long long)ka, A.sym->name->s, sa, ta ? " transposed" : "", (long long)kb, B.sym->name->s, sb,
+                   tb ? " transposed" : "");
+    else if (m != C.ext[0])
+        diag_error(s->c, call->loc, "gemm: M of A (%lld, from '%s' %s) differs from the rows of C ('%s' %s)",
+                   (long long)m, A.sym->name->s, sa, C.sym->name->s, sc);
+    else if (n != C.ext[1])
+        diag_error(s->c, call->loc, "gemm: N of B (%lld, from '%s' %s) differs from the columns of C ('%s' %s)",
+                   (long long)n, B.sym->name->s, sb, C.sym->name->s, sc);
+    else if (A.sym->dtype != B.sym->dtype)
+        diag_error(s->c, call->loc, "gemm: A is %s but B is %s; both operands must have one dtype",
+                   dtype_name(A.sym->dtype), dtype_name(B.sym->dtype));
+}
+
+static void check_reduce(Sema *s, Node *call, Node **arg) {
+    Region src, dst;
+    bool ok = get_region(s, arg[0], "the source of a reduction", &src);
+    ok &= get_region(s, arg[1], "the destination of a reduction", &dst);
+    bool clr = true;
+    ok &= const_bool_arg(s, arg[3], "clear", &clr);
+    if (!ok) return;
+    if (!require_onchip(s, &src, "the source of a reduction") ||
+        !require_onchip(s, &dst, "the destination of a reduction"))
+        return;
+    if (src.point || dst.point) {
+        diag_error(s->c, call->loc, "reductions take whole buffers or explicit regions");
+        return;
+    }
+    int64_t dim = 1;
+    if (arg[2] && !check_const_int(s, arg[2], "dim", &dim)) return;
+    if (!arg[2] && src.rank == 1) dim = 0;
+    if (dim < -src.rank || dim >= src.rank) {
+        diag_error(s->c, arg[2] ? arg[2]->loc : call->loc, "dim = %lld is out of range for the %d-dimensional '%s' (0 to %d)",
+                   (long long)dim, src.rank, src.sym->name->s, src.rank - 1);
+        return;
+    }
+    if (dim < 0) dim += src.rank;
+    Region want = {.rank = 0};
+    for (int i = 0; i < src.rank; i++)
+        if (i != dim) want.ext[want.rank++] = src.ext[i];
+    if (want.rank == 0) want.ext[want.rank++] = 1;
+    bool same = want.rank == dst.rank;
+    for (int i = 0; same && i < dst.rank; i++) same = want.ext[i] == dst.ext[i];
+    if (!same && !(want.rank == 1 && want.ext[0] == 1 && shapes_agree(&want, &dst))) {
+        char a[96], b[96], w[96];
+        format_shape(a, sizeof a, src.ext, src.rank);
+        format_shape(b, sizeof b, dst.ext, dst.rank);
+        format_shape(w, sizeof w, want.ext, want.rank);
+        diag_error(s->c, call->loc, "reducing '%s' %s along dim %lld gives shape %s, but '%s' is %s",
+                   src.sym->name->s, a, (long long)dim, w, dst.sym->name->s, b);
+    }
+}
+
+void check_op_call(Sema *s, Node *call) {
+    Name *fn = call->u.call.name;
+    if (call->u.call.body || call->u.call.reduce_vars.len) {
+        diag_error(s->c, call->loc, "reductions like '%s(k: ...)' are only allowed in the reference block",
+                   fn ? fn->s : "sum");
+        return;
+    }
+    if (!fn || !is_tile_op(fn)) {
+        if (fn && is_builtin_function(fn))
+            diag_error(s->c, call->loc, "the result of %s(...) is unused; a statement must be an operation or an assignment", fn->s);
+        else if (!fn)
+            diag_error(s->c, call->loc, "the result of the conversion is unused");
+        else
+            diag_error(s->c, call->loc, "unknown operation '%s'", fn->s);
+        return;
+    }
+    const char *name = fn->s;
+    if (!strncmp(name, "alloc_", 6)) {
+        diag_error(s->c, call->loc, "%s(...) must be bound to a name: let buf = %s(...);", name, name);
+        return;
+    }
+    if (!strcmp(name, "range") || !strcmp(name, "pipelined") || !strcmp(name, "parallel") || !strcmp(name, "unroll")) {
+        diag_error(s->c, call->loc, "%s(...) is a loop iterator: for i in %s(...) { ... }", name, name);
+        return;
+    }
+    const Signature *sig = find_signature(fn);
+    Node *arg[MAX_PARAMS];
+    if (!bind_args(s, call, sig, arg)) return;
+    bool elementwise_ok = !strcmp(name, "atomic_add") || !strcmp(name, "print");
+    if (s->in_parallel && !elementwise_ok) {
+        diag_error(s->c, call->loc, "%s works on whole tiles and cannot be used inside a parallel loop", name);
+        return;
+    }
+    if (!strcmp(name, "copy")) {
+        Region src, dst;
+        bool ok = get_region(s, arg[0], "the source of copy", &src);
+        ok &= get_region(s, arg[1], "the destination of copy", &dst);
+        if (ok && writable(s, &dst, "copy")) pair_shapes(s, call, "copy", &src, &dst);
+    } else if (!strcmp(name, "gemm")) {
+        check_gemm(s, call, arg);
+    } else if (!strcmp(name, "clear") || !strcmp(name, "fill")) {
+        Region buf;
+        bool ok = get_region(s, arg[0], "the buffer to fill", &buf);
+        if (arg[1]) ok &= check_expr(s, arg[1]);
+        if (ok && writable(s, &buf, name) && buf.point)
+            diag_error(s->c, arg[0]->loc, "%s needs a whole buffer or explicit extents", name);
+    } else if (!strncmp(name, "reduce_", 7)) {
+        check_reduce(s, call, arg);
+    } else if (!strcmp(name, "atomic_add")) {
+        Region dst;
+        if (!get_region(s, arg[0], "the destination of atomic_add", &dst) || !writable(s, &dst, "atomic_add")) return;
+        if (dst.sym->kind != SYM_TENSOR) {
+            diag_error(s->c, arg[0]->loc, "atomic_add adds into global memory, but '%s' is a %s", dst.sym->name->s,
+                       scope_name(dst.sym));
+            return;
+        }
+        Node *src = arg[1];
+        Sym *ssym = src->kind == N_NAME ? sym_lookup(src->u.name) : NULL;
+        bool tile_src = is_buffer_sym(ssym) || (src->kind == N_INDEX && !s->in_parallel);
+        if (!tile_src) {
+            /* one value into one element, inside a parallel loop */
+            if (!s->in_parallel) {
+                diag_error(s->c, src->loc, "atomic_add of a single value must be inside a parallel loop");
+                return;
+            }
+            if (!dst.point) {
+                diag_error(s->c, arg[0]->loc, "atomic_add of a single value needs one element: %s[i, j]", dst.sym->name->s);
+                return;
+            }
+            check_expr(s, src);
+            return;
+        }
+        Region sr;
+        if (get_region(s, src, "the source of atomic_add", &sr)) pair_shapes(s, call, "atomic_add", &sr, &dst);
+    } else if (!strcmp(name, "use_swizzle")) {
+        int64_t panel = 8;
+        if (s->in_loop || s->depth > 2) {
+            diag_error(s->c, call->loc, "use_swizzle must be at the top level of the kernel body");
+            return;
+        }
+        if (s->seen_swizzle) {
+            diag_error(s->c, call->loc, "use_swizzle is given twice");
+            return;
+        }
+        s->seen_swizzle = true;
+        if (arg[0] && check_const_int(s, arg[0], "panel", &panel) && panel < 1)
+            diag_error(s->c, arg[0]->loc, "panel must be at least 1, not %lld", (long long)panel);
+        static const char *const orders[] = {"row", "col", "column", NULL};
+        if (arg[1]) keyword_arg(s, arg[1], "use_swizzle order", orders);
+    } else if (!strcmp(name, "print")) {
+        NodeList *args = &call->u.call.args;
+        for (int i = 0; i < args->len; i++) {
+            Node *a = args->items[i];
+            if (a->kind == N_STR) continue;
+            if (a->kind == N_NAMED_ARG) {
+                diag_error(s->c, a->loc, "print takes no named arguments");
+                continue;
+            }
+            check_expr(s, a);
+        }
+    }
+    /* sync_threads: nothing more to check */
+}
+
+Sym *check_alloc(Sema *s, Node *call, Name *name, Loc name_loc, bool *was_alloc) {
+    *was_alloc = false;
+    if (call->kind != N_CALL || !call->u.call.name || strncmp(call->u.call.name->s, "alloc_", 6) != 0 ||
+        !is_tile_op(call->u.call.name))
+        return NULL;
+    *was_alloc = true;
+    const char *fname = call->u.call.name->s;
+    MemScope scope = !strcmp(fname, "alloc_shared") ? SCOPE_SHARED
+                   : !strcmp(fname, "alloc_fragment") ? SCOPE_FRAGMENT : SCOPE_LOCAL;
+    if (s->in_parallel) {
+        diag_error(s->c, call->loc, "%s cannot be used inside a parallel loop", fname);
+        return NULL;
+    }
+    Node *arg[MAX_PARAMS];
+    if (!bind_args(s, call, find_signature(call->u.call.name), arg)) return NULL;
+    Sym *sym = sym_new(s, SYM_BUFFER, name, name_loc);
+    sym->scope = scope;
+    sym->decl = call;
+    bool ok = true;
+    Node *shape = arg[0];
+    Node *single[1] = {shape};
+    Node **dims = single;
+    int rank = 1;
+    if (shape->kind == N_LIST) {
+        dims = shape->u.list.items;
+        rank = shape->u.list.len;
+    }
+    if (rank > MAX_RANK) {
+        diag_error(s->c, shape->loc, "buffers have at most %d dimensions", MAX_RANK);
+        return NULL;
+    }
+    sym->rank = rank;
+    int64_t elems = 1;
+    for (int i = 0; i < rank; i++) {
+        int64_t d;
+        if (!check_const_int(s, dims[i], "the shape of a buffer", &d)) { ok = false; continue; }
+        if (d < 1) {
+            diag_error(s->c, dims[i]->loc, "buffer dimensions must be positive, not %lld", (long long)d);
+            ok = false;
+            continue;
+        }
+        sym->shape[i] = d;
+        if (__builtin_mul_overflow(elems, d, &elems) || elems > (INT64_C(1) << 40)) {
+            diag_error(s->c, dims[i]->loc, "this buffer is absurdly large (more than 2^40 elements)");
+            ok = false;
+        }
+    }
+    Node *dt = arg[1];
+    if (dt->kind != N_DTYPE) {
+        diag_error(s->c, dt->loc, "the second argument of %s must be a dtype (f16, f32, ...)", fname);
+        ok = false;
+    } else {
+        sym->dtype = dt->u.dt;
+    }
+    if (!ok) return NULL;
+    return sym;
+}
+
+static const char *const loop_names[] = {"range", "pipelined", "parallel", "unroll"};
+
+int check_loop_iter(Sema *s, Node *stmt) {
+    Node *it = stmt->u.loop.iter;
+    int nvars = stmt->u.loop.vars.len;
+    if (it->kind != N_CALL || !it->u.call.name) {
+        diag_error(s->c, it->loc, "a for loop runs over range(...), pipelined(...), parallel(...) or unroll(...)");
+        return -1;
+    }
+    int kind = -1;
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(it->u.call.name->s, loop_names[i])) kind = i;
+    if (kind < 0) {
+        diag_error(s->c, it->loc, "unknown loop iterator '%s' (expected range, pipelined, parallel or unroll)",
+                   it->u.call.name->s);
+        return -1;
+    }
+    Node *arg[MAX_PARAMS];
+    if (!bind_args(s, it, find_signature(it->u.call.name), arg)) return -1;
+    bool ok = true;
+    switch (kind) {
+    case LOOP_RANGE: {
+        int n = 0;
+        for (int i = 0; i < 3; i++)
+            if (arg[i]) { ok &= check_int(s, arg[i], "a range bound"); n = i + 1; }
+        if (n == 3 && arg[2]->is_const && arg[2]->cval.i == 0) {
+            diag_error(s->c, arg[2]->loc, "the step of range must not be 0");
+            ok = false;
+        }
+        break;
+    }
+    case LOOP_PIPELINED: {
+        ok &= check_int(s, arg[0], "the trip count of pipelined");
+        int64_t stages = 3;
+        if (arg[1] && check_const_int(s, arg[1], "stages", &stages)) {
+            if (stages < 1 || stages > 16) {
+                diag_error(s->c, arg[1]->loc, "stages must be between 1 and 16, not %lld", (long long)stages);
+                ok = false;
+            }
+        } else if (arg[1]) {
+            ok = false;
+        }
+        break;
+    }
+    case LOOP_PARALLEL: {
+        NodeList *args = &it->u.call.args;
+        if (args->len > MAX_RANK) {
+            diag_error(s->c, it->loc, "parallel takes at most %d extents", MAX_RANK);
+            return -1;
+        }
+        for (int i = 0; i < args->len; i++) {
+            Node *a = args->items[i];
+            if (a->kind == N_NAMED_ARG) {
+                diag_error(s->c, a->loc, "parallel takes no named arguments");
+                ok = false;
+                continue;
+            }
+            int64_t ext;
+            if (!check_const_int(s, a, "a parallel extent", &ext)) { ok = false; continue; }
+            if (ext < 1) {
+                diag_error(s->c, a->loc, "a parallel extent must be positive, not %lld", (long long)ext);
+                ok = false;
+            }
+        }
+        if (args->len != nvars) {
+            diag_error(s->c, stmt->loc, "%d loop variable%s for %d parallel extent%s", nvars, nvars == 1 ? "" : "s",
+                       args->len, args->len == 1 ? "" : "s");
+            return -1;
+        }
+        return ok ? kind : -1;
+    }
+    case LOOP_UNROLL: {
+        int64_t n;
+        if (!check_const_int(s, arg[0], "the trip count of unroll", &n)) ok = false;
+        else if (n < 0) {
+            diag_error(s->c, arg[0]->loc, "the trip count of unroll must not be negative");
+            ok = false;
+        }
+        break;
+    }
+    }
+    if (nvars != 1) {
+        diag_error(s->c, stmt->loc, "%s loops have one loop variable, not %d", loop_names[kind], nvars);
+        return -1;
+    }
+    if (kind == LOOP_PIPELINED && s->in_parallel) {
+        diag_error(s->c, stmt->loc, "a pipelined loop cannot be inside a parallel loop");
+        return -1;
+    }
+    return ok ? kind : -1;
+}

@@ -1,0 +1,73 @@
+/* source.c - loading source files and turning offsets into columns. */
+#include "support.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+bool source_read(Source *src, const char *path, const char **why) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        *why = strerror(errno);
+        return false;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        *why = "is a directory";
+        return false;
+    }
+    /* Read in pieces rather than trusting the size from stat: pipes and
+     * /proc files report 0, and the file may change while we read. */
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap + 1);
+    if (!buf) die("out of memory reading %s", path);
+    for (;;) {
+        if (len == cap) {
+            if (cap > LIMIT_SOURCE_BYTES) break;
+            cap *= 2;
+            buf = realloc(buf, cap + 1);
+            if (!buf) die("out of memory reading %s", path);
+        }
+        size_t n = fread(buf + len, 1, cap - len, f);
+        len += n;
+        if (n == 0) break;
+    }
+    bool failed = ferror(f);
+    fclose(f);
+    if (failed) {
+        free(buf);
+        *why = "read error";
+        return false;
+    }
+    if (len > LIMIT_SOURCE_BYTES) {
+        free(buf);
+        *why = "file is larger than the 16 MiB limit for source files";
+        return false;
+    }
+    buf[len] = 0;
+    src->name = path;
+    src->text = buf;
+    src->len = len;
+    return true;
+}
+
+void source_from_string(Source *src, const char *name, const char *text, size_t len) {
+    src->name = name;
+    src->text = malloc(len + 1);
+    if (!src->text) die("out of memory");
+    memcpy(src->text, text, len);
+    src->text[len] = 0;
+    src->len = len;
+}
+
+int source_column(const Source *src, Loc loc) {
+    size_t off = loc.off > src->len ? src->len : loc.off;
+    size_t start = off;
+    while (start > 0 && src->text[start - 1] != '\n') start--;
+    int col = 1;
+    for (size_t i = start; i < off; i++)
+        if (((unsigned char)src->text[i] & 0xC0) != 0x80) col++;
+    return col;
+}

@@ -1,0 +1,109 @@
+/* support.h - what every layer of tilec shares: the arena, growable arrays,
+ * source files, diagnostics and the per-compilation context.
+ *
+ * One Ctx per compilation owns an arena; nothing allocated from it is freed
+ * individually (the arena goes away with the Ctx). */
+#ifndef TILEC_SUPPORT_H
+#define TILEC_SUPPORT_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define TILEC_VERSION "0.1.0"
+
+/* Hard limits: inputs beyond them get a located error, never a crash. */
+enum {
+    LIMIT_SOURCE_BYTES = 16 * 1024 * 1024, /* refuse larger source files */
+    LIMIT_NESTING = 256,                   /* ( [ { nesting in the source */
+    LIMIT_EXPR_DEPTH = 1000,               /* depth of any syntax tree */
+    LIMIT_IDENT_BYTES = 1024,              /* longest identifier */
+    LIMIT_ERRORS = 20,                     /* errors reported before stopping */
+};
+
+/* ---- arena.c ---- */
+typedef struct ArenaChunk ArenaChunk;
+typedef struct Arena {
+    ArenaChunk *head;
+    size_t total;
+} Arena;
+
+void *arena_alloc(Arena *a, size_t size);       /* zeroed, 16-byte aligned */
+char *arena_strndup(Arena *a, const char *s, size_t n);
+char *arena_printf(Arena *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void arena_free(Arena *a);
+
+/* A growable array of pointers living in an arena (old storage is simply
+ * abandoned when it grows; the arena reclaims everything at the end). */
+typedef struct PtrVec {
+    void **items;
+    int len, cap;
+} PtrVec;
+void vec_push(Arena *a, PtrVec *v, void *item);
+
+/* ---- source.c ---- */
+/* A source position: byte offset and 1-based line. The column is computed
+ * only when a diagnostic is printed (in code points, so carets line up under
+ * UTF-8 text); computing it per token would be quadratic on long lines. */
+typedef struct Loc {
+    uint32_t off;
+    uint32_t line;
+} Loc;
+
+typedef struct Source {
+    const char *name;
+    char *text;   /* NUL-terminated copy; may contain NUL bytes before len */
+    size_t len;
+} Source;
+
+/* Reads a whole file; on failure returns false and says why in *why. */
+bool source_read(Source *src, const char *path, const char **why);
+void source_from_string(Source *src, const char *name, const char *text, size_t len);
+int source_column(const Source *src, Loc loc);
+
+/* ---- intern.c ---- */
+typedef struct Name {
+    const char *s;
+    size_t len;
+    uint64_t hash;
+    void *binding;   /* the front end's current symbol for this name */
+} Name;
+typedef struct NameTable {
+    Name **slots;
+    int cap, count;
+} NameTable;
+
+/* ---- diag.c ---- */
+typedef struct Ctx {
+    Arena arena;
+    NameTable names;
+    Source src;
+    FILE *err;          /* where diagnostics go (stderr) */
+    int errors;         /* errors reported so far */
+    bool too_many;      /* the error limit was reached; stop reporting */
+} Ctx;
+
+void ctx_init(Ctx *c, FILE *err);
+void ctx_free(Ctx *c);
+/* FILE:LINE:COL: error: MESSAGE, the source line and a caret. */
+void diag_error(Ctx *c, Loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void diag_verror(Ctx *c, Loc loc, const char *fmt, va_list ap);
+/* A note attached to the previous error (same format, "note:"). */
+void diag_note(Ctx *c, Loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Internal compiler errors are bugs: say so and abort. */
+_Noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+Name *intern(Ctx *c, const char *s, size_t len);
+Name *intern_cstr(Ctx *c, const char *s);
+
+/* ---- utf8.c ---- */
+/* Length of the valid UTF-8 sequence at s (limited to n bytes), or 0 when
+ * the bytes there are not valid UTF-8; the code point goes to *cp. */
+int utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
+
+#endif
