@@ -133,8 +133,13 @@ int main(int argc, char **argv) {
     ctx_init(&c, stderr);
     const char *why;
     if (!source_read(&c.src, file, &why)) {
+        if (c.src.too_large) {
+            /* A limit of the language, so a located source error. */
+            fprintf(stderr, "%s:1:1: error: %s\n", file, why);
+            return EXIT_SOURCE;
+        }
         fprintf(stderr, "tilec: error: cannot read '%s': %s\n", file, why);
-        return strstr(why, "16 MiB") ? EXIT_SOURCE : EXIT_USAGE;
+        return EXIT_USAGE;
     }
     Node *prog = fe_parse(&c);
     int rc = EXIT_OK;

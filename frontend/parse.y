@@ -19,13 +19,13 @@ static int expected_tokens(void *parser, int *out, int max);
 }
 
 %syntax_error {
-    int expected[8];
-    int n = expected_tokens(yypParser, expected, 8);
+    int expected[YYNTOKEN];
+    int n = expected_tokens(yypParser, expected, YYNTOKEN);
     parse_syntax_error(ps, yymajor, &TOKEN, expected, n);
 }
 
-/* The tokens the parser could shift in its current state, for "expected
- * ';'" in messages; more than max means "too many to list" (returns max+1). */
+/* The tokens the parser could take in its current state, for "expected
+ * ';'" in messages. */
 %code {
 static int expected_tokens(void *parser, int *out, int max) {
     yyParser *p = parser;

@@ -36,13 +36,22 @@ Node *unary(ParseState *ps, int op, Loc loc, Node *a) {
 void parse_syntax_error(ParseState *ps, int major, const Token *tok, const int *expected, int n) {
     ps->syntax_error = true;
     char what[256] = "";
-    if (n > 0 && n <= 4) {
+    bool semi = false;
+    for (int i = 0; i < n; i++) semi |= expected[i] == TK_SEMI;
+    if (n > 4 && semi) {
+        /* After a complete expression anything binary may follow; the
+         * likely fix is the missing semicolon. */
+        snprintf(what, sizeof what, "; expected ';'");
+    } else if (n > 0 && n <= 4) {
         int len = snprintf(what, sizeof what, "; expected ");
         for (int i = 0; i < n && len < (int)sizeof what; i++)
             len += snprintf(what + len, sizeof what - (size_t)len, "%s%s",
                             i == 0 ? "" : i == n - 1 ? " or " : ", ", token_describe(expected[i]));
     }
-    if (major == 0)
+    if (major == 0 && ps->nesting > 0)
+        diag_error(ps->c, tok->loc, "unexpected end of file: %d bracket%s still open%s", ps->nesting,
+                   ps->nesting == 1 ? " is" : "s are", what);
+    else if (major == 0)
         diag_error(ps->c, tok->loc, "unexpected end of file%s", what);
     else if (major == TK_IDENT)
         diag_error(ps->c, tok->loc, "unexpected identifier '%s'%s", tok->name->s, what);

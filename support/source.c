@@ -43,7 +43,8 @@ bool source_read(Source *src, const char *path, const char **why) {
     }
     if (len > LIMIT_SOURCE_BYTES) {
         free(buf);
-        *why = "file is larger than the 16 MiB limit for source files";
+        *why = "the file is larger than the 16 MiB limit for source files";
+        src->too_large = true;
         return false;
     }
     buf[len] = 0;

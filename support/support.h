@@ -57,6 +57,7 @@ typedef struct Source {
     const char *name;
     char *text;   /* NUL-terminated copy; may contain NUL bytes before len */
     size_t len;
+    bool too_large;  /* source_read refused it: over LIMIT_SOURCE_BYTES */
 } Source;
 
 /* Reads a whole file; on failure returns false and says why in *why. */

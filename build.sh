@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# build.sh - installs what the build needs (when missing), configures and
+# builds tilec into build/ (Release). Extra arguments go to cmake.
+#   TILEC_BUILD_DIR  build folder (default: build)
+set -euo pipefail
+cd "$(dirname "$0")"
+build=${TILEC_BUILD_DIR:-build}
+
+# Debian packages the build uses; the CUDA toolkit is expected already.
+need=()
+command -v cmake >/dev/null || need+=(cmake)
+command -v ninja >/dev/null || need+=(ninja-build)
+command -v re2c >/dev/null || need+=(re2c)
+command -v lemon >/dev/null && [ -f /usr/share/lemon/lempar.c ] || need+=(lemon)
+command -v cc >/dev/null || need+=(gcc)
+command -v python3 >/dev/null || need+=(python3)
+if [ ${#need[@]} -gt 0 ]; then
+    echo "build.sh: installing ${need[*]}"
+    sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+cmake --build "$build" -j2
