@@ -166,6 +166,12 @@ int main(int argc, char **argv) {
         }
         SemaOptions opt = {.overrides = overrides, .n_overrides = n_overrides, .only_kernel = kernel};
         sema_check(&c, prog, &opt);
+        for (int i = 0; i < n_overrides; i++)
+            if (overrides[i].invalid) {
+                fprintf(stderr, "tilec: --set %s: %s\n", overrides[i].name, overrides[i].invalid);
+                ctx_free(&c);
+                return EXIT_USAGE;
+            }
         if (c.errors) rc = EXIT_SOURCE;
         for (int i = 0; i < n_overrides && rc == EXIT_OK; i++)
             if (!overrides[i].used) {

@@ -209,6 +209,7 @@ typedef struct Override {
     int64_t i;
     double f;
     bool used;
+    const char *invalid;  /* set by sema: why the value cannot be used */
 } Override;
 
 /* What sema knows about one kernel after checking and specialisation; the

@@ -191,16 +191,24 @@ static void apply_overrides(Sema *s, KernelInfo *k) {
         v->value_float = o->is_float;
         if (o->is_float) v->value.f = o->f;
         else v->value.i = o->i;
+        /* A value that cannot be used is a command-line error (exit 2),
+         * reported by the driver from o->invalid. */
         if (v->kind == SYM_SIZE && (o->is_float || o->i < 1)) {
-            diag_error(s->c, v->loc, "--set %s: a size must be a positive integer", o->name);
-            v->has_value = false;
+            o->invalid = "a size must be a positive integer";
         } else if (v->kind == SYM_SCALAR && !dtype_is_float(v->dtype) && o->is_float) {
-            diag_error(s->c, v->loc, "--set %s: '%s' is %s and needs an integer", o->name, o->name, dtype_name(v->dtype));
-            v->has_value = false;
+            o->invalid = "this scalar parameter is an integer";
         } else if (v->kind == SYM_SCALAR && dtype_is_float(v->dtype) && !o->is_float) {
             v->value_float = true;
             v->value.f = (double)o->i;
+        } else if (v->kind == SYM_SCALAR && !o->is_float) {
+            int bits = dtype_bytes(v->dtype) * 8;
+            bool sgn = dtype_is_signed(v->dtype);
+            if (v->dtype == DT_BOOL ? (o->i != 0 && o->i != 1)
+                : bits < 64 && (sgn ? (o->i < -(INT64_C(1) << (bits - 1)) || o->i >= (INT64_C(1) << (bits - 1)))
+                                    : (o->i < 0 || o->i >= (INT64_C(1) << bits))))
+                o->invalid = "the value does not fit the parameter's dtype";
         }
+        if (o->invalid) v->has_value = false;
         if (v->kind != SYM_SCALAR) v->dtype = v->kind == SYM_SIZE || !o->is_float ? DT_INT_LIT : DT_FLOAT_LIT;
     }
 }

@@ -134,9 +134,9 @@ bool sym_value(Sema *s, Sym *sym, Loc use) {
         sym->eval_state = 2;
         return false;
     }
-    if (sym->overridden) { /* --set gave it already */
+    if (sym->overridden) { /* --set gave it already (has_value false: unusable) */
         sym->eval_state = 2;
-        return sym->has_value = true;
+        return sym->has_value;
     }
     if (!sym->value_expr) {
         const char *what = sym->kind == SYM_SIZE ? "size" : "scalar parameter";
