@@ -3,9 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frontend.h"
+#include <unistd.h>
 
-enum { EXIT_OK = 0, EXIT_SOURCE = 1, EXIT_USAGE = 2 };
+#include "codegen.h"
+#include "runtime.h"
+
+enum { EXIT_OK = 0, EXIT_SOURCE = 1, EXIT_USAGE = 2, EXIT_VERIFY = 3, EXIT_CUDA = 4 };
 
 static const char usage[] =
     "usage: tilec [options] FILE.tile\n"
@@ -13,9 +16,17 @@ static const char usage[] =
     "Actions (default: --check):\n"
     "  --check              parse and check the program; exit 0 when it is valid\n"
     "  --emit-ast           print the syntax tree\n"
+    "  --emit-ir            print the tile IR after all passes\n"
+    "  --print-ir-after=PASS[,PASS], --print-ir-after-all\n"
+    "                       print the IR after the named passes (to stderr)\n"
+    "  --emit-cuda          print the generated CUDA C (self-contained)\n"
+    "  --emit-ptx           print the PTX (NVRTC)\n"
+    "  --emit-cubin -o FILE write the cubin (NVRTC)\n"
     "\n"
     "Options:\n"
-    "  --kernel NAME        the kernel to use (default: every kernel for --check)\n"
+    "  --kernel NAME        the kernel to use (default: every kernel for --check,\n"
+    "                       else the only one)\n"
+    "  --arch sm_XX[a]      target (default: sm_90a)\n"
     "  --set NAME=VALUE[,NAME=VALUE...]\n"
     "                       override sizes, scalar parameters, where constants and tunables\n"
     "  -q, -v               quiet, verbose\n"
@@ -26,10 +37,80 @@ static const char usage[] =
 
 /* Options of LANGUAGE.md §7 that later layers of tilec implement. */
 static const char *const not_yet[] = {
-    "--emit-ir", "--print-ir-after", "--print-ir-after-all", "--emit-cuda", "--emit-ptx", "--emit-cubin",
-    "--emit-sass", "--run", "--profile", "--autotune", "--arch", "--backend", "--supply", "--seed",
+    "--emit-sass", "--run", "--profile", "--autotune", "--backend", "--supply", "--seed",
     "--rtol", "--atol", "--consistency", "--bench-backend", "--max-noise", "--max-time", "--ncu",
-    "--json", "--trace", "--report", "--roofline", "--compare", "--cache-dir", "--no-cache", "-o", NULL};
+    "--json", "--trace", "--report", "--roofline", "--compare", "--cache-dir", "--no-cache", NULL};
+
+typedef enum Action { ACT_CHECK, ACT_AST, ACT_IR, ACT_CUDA, ACT_PTX, ACT_CUBIN } Action;
+
+/* Writes data to path atomically: a temporary file beside it, then rename,
+ * so a reader never sees half a file. */
+static bool write_file_atomic(const char *path, const void *data, size_t n) {
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp) return false;
+    FILE *f = fopen(tmp, "wb");
+    if (!f) return false;
+    bool ok = fwrite(data, 1, n, f) == n;
+    ok &= fclose(f) == 0;
+    if (ok && rename(tmp, path) == 0) return true;
+    remove(tmp);
+    return false;
+}
+
+/* sm_80, sm_90a, ... -> 80, 90; 0 when malformed. */
+static int parse_arch(const char *a) {
+    if (strncmp(a, "sm_", 3) != 0) return 0;
+    int v = 0, n = 0;
+    const char *p = a + 3;
+    while (*p >= '0' && *p <= '9' && n < 4) v = v * 10 + (*p++ - '0'), n++;
+    if (n < 2 || (*p && strcmp(p, "a") != 0)) return 0;
+    return v;
+}
+
+/* Lowers one checked kernel to CUDA C and acts on it. */
+static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, const char *arch, const char *out_path,
+                    const char *print_after) {
+    int archnum = parse_arch(arch);
+    IrKernel *k = ir_build(c, info, archnum);
+    PassOptions po = {.print_after = print_after, .print_to = stderr};
+    if (!pass_run_all(k, &po)) return EXIT_SOURCE;
+    if (act == ACT_IR) {
+        ir_print(stdout, k);
+        return EXIT_OK;
+    }
+    CgKernel ck;
+    if (!cg_emit(k, file, &ck)) return EXIT_SOURCE;
+    if (act == ACT_CUDA) {
+        fwrite(ck.source, 1, ck.source_len, stdout);
+        cg_kernel_free(&ck);
+        return EXIT_OK;
+    }
+    RtCompileOptions ro = {.arch = arch, .want_ptx = act == ACT_PTX, .want_cubin = act == ACT_CUBIN};
+    RtCompileResult res;
+    char *cu_name = arena_printf(&c->arena, "%s.cu", ck.name);
+    bool ok = rt_compile(ck.source, cu_name, &ro, &res);
+    int rc = EXIT_OK;
+    if (!ok) {
+        /* Generated code that does not compile is a tilec bug: keep the
+         * evidence where the user can send it. */
+        const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+        char *log = arena_printf(&c->arena, "%s/%s.nvrtc.log", dir, ck.name);
+        char *src = arena_printf(&c->arena, "%s/%s", dir, cu_name);
+        write_file_atomic(src, ck.source, ck.source_len);
+        bool saved = write_file_atomic(log, res.log, strlen(res.log));
+        fprintf(stderr, "tilec: %s (this is a bug in tilec; the log is in %s and the source in %s)\n", res.error,
+                saved ? log : "(could not be saved)", src);
+        rc = EXIT_CUDA;
+    } else if (act == ACT_PTX) {
+        fwrite(res.ptx, 1, res.ptx_size, stdout);
+    } else if (!write_file_atomic(out_path, res.cubin, res.cubin_size)) {
+        fprintf(stderr, "tilec: cannot write '%s'\n", out_path);
+        rc = EXIT_USAGE;
+    }
+    rt_compile_result_free(&res);
+    cg_kernel_free(&ck);
+    return rc;
+}
 
 static int usage_error(const char *fmt, const char *arg) {
     fputs("tilec: ", stderr);
@@ -80,8 +161,8 @@ static bool parse_override(char *item, Override *o) {
 }
 
 int main(int argc, char **argv) {
-    const char *file = NULL, *kernel = NULL;
-    bool emit_ast = false;
+    const char *file = NULL, *kernel = NULL, *arch = "sm_90a", *out_path = NULL, *print_after = NULL;
+    Action act = ACT_CHECK;
     Override overrides[64];
     int n_overrides = 0;
     for (int i = 1; i < argc; i++) {
@@ -95,7 +176,34 @@ int main(int argc, char **argv) {
             return EXIT_OK;
         }
         if (!strcmp(a, "--check") || !strcmp(a, "-q") || !strcmp(a, "-v")) continue;
-        if (!strcmp(a, "--emit-ast")) { emit_ast = true; continue; }
+        if (!strcmp(a, "--emit-ast")) { act = ACT_AST; continue; }
+        if (!strcmp(a, "--emit-ir")) { act = ACT_IR; continue; }
+        if (!strcmp(a, "--emit-cuda")) { act = ACT_CUDA; continue; }
+        if (!strcmp(a, "--emit-ptx")) { act = ACT_PTX; continue; }
+        if (!strcmp(a, "--emit-cubin")) { act = ACT_CUBIN; continue; }
+        if (!strcmp(a, "--print-ir-after-all")) { print_after = "all"; continue; }
+        if (!strncmp(a, "--print-ir-after=", 17)) {
+            print_after = a + 17;
+            char names[256];
+            snprintf(names, sizeof names, "%s", print_after);
+            for (char *save = NULL, *p = strtok_r(names, ",", &save); p; p = strtok_r(NULL, ",", &save))
+                if (!pass_exists(p)) {
+                    fprintf(stderr, "tilec: --print-ir-after: no pass named '%s' (passes: %s)\n", p, pass_names());
+                    return EXIT_USAGE;
+                }
+            continue;
+        }
+        if (!strcmp(a, "-o")) {
+            if (i + 1 >= argc) return usage_error("%s needs a file name", "-o");
+            out_path = argv[++i];
+            continue;
+        }
+        if (!strcmp(a, "--arch") || !strncmp(a, "--arch=", 7)) {
+            arch = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!arch || !parse_arch(arch)) return usage_error("--arch: '%s' is not sm_XX or sm_XXa", arch ? arch : "");
+            if (parse_arch(arch) < 80) return usage_error("--arch: %s is older than sm_80, which tilec does not target", arch);
+            continue;
+        }
         if (!strcmp(a, "--kernel") || !strncmp(a, "--kernel=", 9)) {
             kernel = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
             if (!kernel || !*kernel) return usage_error("%s needs a kernel name", "--kernel");
@@ -128,6 +236,7 @@ int main(int argc, char **argv) {
         file = a;
     }
     if (!file) return usage_error("%s", "no input file");
+    if (act == ACT_CUBIN && !out_path) return usage_error("%s needs -o FILE", "--emit-cubin");
 
     Ctx c;
     ctx_init(&c, stderr);
@@ -146,7 +255,7 @@ int main(int argc, char **argv) {
     if (c.errors) {
         rc = EXIT_SOURCE;
     } else {
-        if (emit_ast) ast_print(stdout, prog);
+        if (act == ACT_AST) ast_print(stdout, prog);
         if (kernel) {
             bool found = false;
             for (int i = 0; i < prog->u.list.len; i++) {
@@ -165,7 +274,7 @@ int main(int argc, char **argv) {
             }
         }
         SemaOptions opt = {.overrides = overrides, .n_overrides = n_overrides, .only_kernel = kernel};
-        sema_check(&c, prog, &opt);
+        PtrVec kernels = sema_check(&c, prog, &opt);
         for (int i = 0; i < n_overrides; i++)
             if (overrides[i].invalid) {
                 fprintf(stderr, "tilec: --set %s: %s\n", overrides[i].name, overrides[i].invalid);
@@ -179,6 +288,17 @@ int main(int argc, char **argv) {
                         overrides[i].name, kernel ? " selected" : "", overrides[i].name);
                 rc = EXIT_USAGE;
             }
+        bool lowers = act == ACT_IR || act == ACT_CUDA || act == ACT_PTX || act == ACT_CUBIN || print_after;
+        if (rc == EXIT_OK && lowers) {
+            if (kernels.len != 1) {
+                fprintf(stderr, "tilec: %s has %d kernels; choose one with --kernel:", file, kernels.len);
+                for (int i = 0; i < kernels.len; i++) fprintf(stderr, " %s", ((KernelInfo *)kernels.items[i])->name->s);
+                fputc('\n', stderr);
+                rc = kernels.len ? EXIT_USAGE : EXIT_SOURCE;
+            } else {
+                rc = generate(&c, kernels.items[0], act, file, arch, out_path, print_after);
+            }
+        }
     }
     ctx_free(&c);
     return rc;

@@ -93,10 +93,13 @@ struct Node {
     int depth;          /* height of the subtree, bounded by LIMIT_EXPR_DEPTH */
     /* Filled in by sema for expressions: */
     Dtype dtype;        /* scalar type (DT_NONE: not a scalar) */
-    Sym *sym;           /* NAME/INDEX: the symbol; CALL: unused */
+    Sym *sym;           /* NAME/INDEX: the symbol; LET/VAR: the one declared */
     bool is_const;      /* a compile-time constant after specialisation */
     bool const_float;   /* the constant's value is cval.f (else cval.i) */
     union { int64_t i; double f; } cval;
+    /* Tile-operation operands: the extent of the region in each dimension
+     * of its tensor or buffer (1 for plain indices), set by sema. */
+    int64_t *region_ext;
     union {
         int64_t ival;                                         /* INT */
         struct { double v; bool fsuffix; } fval;              /* FLOAT */

@@ -338,11 +338,13 @@ static void check_stmt(Sema *s, Node *st) {
         bool was_alloc;
         Sym *buf = check_alloc(s, v, st->u.decl.name, st->loc, &was_alloc);
         if (was_alloc) {
+            st->sym = buf;
             if (buf && sym_declare(s, buf)) vec_push(&s->c->arena, &s->k->buffers, buf);
             return;
         }
         Sym *sym = sym_new(s, SYM_LET, st->u.decl.name, st->loc);
         sym->decl = st;
+        st->sym = sym;
         if (v->kind == N_NAME || v->kind == N_INDEX) {
             Sym *target = sym_lookup(v->kind == N_NAME ? v->u.name : v->u.index.name);
             if (target && (target->kind == SYM_TENSOR || target->kind == SYM_BUFFER) && v->kind == N_NAME) {
@@ -368,6 +370,7 @@ static void check_stmt(Sema *s, Node *st) {
     case N_VAR: {
         Sym *sym = sym_new(s, SYM_VAR, st->u.decl.name, st->loc);
         sym->decl = st;
+        st->sym = sym;
         sym->dtype = st->u.decl.dt;
         if (st->u.decl.value && check_expr(s, st->u.decl.value)) {
             Node *v = st->u.decl.value;

@@ -213,6 +213,11 @@ static void format_shape(char *buf, size_t n, const int64_t *ext, int rank) {
     if (len < n) snprintf(buf + len, n - len, "]");
 }
 
+static void set_region_ext(Sema *s, Node *e, const int64_t *ext, int rank) {
+    e->region_ext = arena_alloc(&s->c->arena, sizeof(int64_t) * MAX_RANK);
+    memcpy(e->region_ext, ext, sizeof(int64_t) * (size_t)rank);
+}
+
 /* Resolves a tile operand. `what` names it for errors ("the source of copy"). */
 static bool get_region(Sema *s, Node *e, const char *what, Region *r) {
     memset(r, 0, sizeof *r);
@@ -233,6 +238,7 @@ static bool get_region(Sema *s, Node *e, const char *what, Region *r) {
         r->sym = sym;
         r->rank = sym->rank;
         memcpy(r->ext, sym->shape, sizeof r->ext);
+        set_region_ext(s, e, r->ext, r->rank);
         return true;
     }
     if (e->kind != N_INDEX) {
@@ -259,8 +265,10 @@ static bool get_region(Sema *s, Node *e, const char *what, Region *r) {
         return false;
     }
     bool ok = true, any_slice = false;
+    int64_t dim_ext[MAX_RANK];
     for (int i = 0; i < idx->len; i++) {
         Node *ix = idx->items[i];
+        dim_ext[i] = 1;
         if (ix->kind != N_SLICE) {
             ok &= check_int(s, ix, "an index");
             continue;
@@ -281,7 +289,9 @@ static bool get_region(Sema *s, Node *e, const char *what, Region *r) {
             continue;
         }
         r->ext[r->rank++] = ext;
+        dim_ext[i] = ext;
     }
+    if (any_slice) set_region_ext(s, e, dim_ext, idx->len);
     r->point = !any_slice;
     if (r->point) r->rank = 0;
     return ok;
@@ -306,6 +316,7 @@ static bool resolve_point(Sema *s, Region *r, const Region *other) {
         memcpy(r->ext + (rt - ro), other->ext, sizeof(int64_t) * (size_t)ro);
     }
     r->point = false;
+    set_region_ext(s, r->node, r->ext, r->rank);
     return true;
 }
 

@@ -1,0 +1,79 @@
+/* codegen.h - CUDA C from the tile IR. The generated file is
+ * self-contained: the device helpers (tilec_device.cuh) are pasted in, and
+ * only cuda_fp16.h and cuda_bf16.h are included from the toolkit. */
+#ifndef TILEC_CODEGEN_H
+#define TILEC_CODEGEN_H
+
+#include "passes.h"
+
+/* What the runtime needs to launch the kernel. */
+typedef struct CgKernel {
+    char *source;            /* malloc'd CUDA C */
+    size_t source_len;
+    const char *name;        /* extern "C" kernel name, unique per specialisation */
+    int64_t grid[3];
+    int64_t block;
+    int64_t smem_bytes;      /* dynamic shared memory */
+} CgKernel;
+
+/* Generates the kernel; false after reporting an error (located) for what
+ * the code generator cannot lower. */
+bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out);
+void cg_kernel_free(CgKernel *ck);
+
+/* The device helper header (generated from tilec_device.cuh at build time). */
+extern const char cg_device_header[];
+
+/* ---- internal to the codegen files ---- */
+typedef struct Cg {
+    IrKernel *k;
+    FILE *o;
+    int ind;
+    int uid;                    /* counter for unique temporaries */
+    bool failed;
+    /* Names bound to C expressions while printing (a loop variable
+     * renamed in a pipeline prologue, a parallel loop's coordinates). */
+    const Sym *bind_sym[16];
+    const char *bind_expr[16];
+    int nbind;
+    /* Stage expression of each ring buffer while printing. */
+    const IrBuf *stage_buf[16];
+    const char *stage_expr[16];
+    int nstage;
+    /* Inside a parallel loop over a driver: the register variable. */
+    const IrBuf *driver;
+    const char *reg;
+} Cg;
+
+void cg_line(Cg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cg_error(Cg *g, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+const char *cg_tmp(Cg *g, const char *prefix);
+const char *cg_storage_type(Dtype t);  /* __half, float, ... */
+const char *cg_compute_type(Dtype t);  /* float for f16/bf16/f32, ... */
+/* A compute-type C expression converted for storage as t. */
+char *cg_convert(Cg *g, Dtype t, const char *value);
+/* A scalar expression as C, in its compute type. */
+void cg_expr(Cg *g, const Node *e);
+char *cg_expr_str(Cg *g, const Node *e);
+/* The C expression for the stage of a ring buffer (or "0"). */
+const char *cg_stage(Cg *g, const IrBuf *b);
+/* Offset of element (coords) in a shared buffer, with its swizzle; coords
+ * are C expressions. */
+char *cg_shared_offset(Cg *g, const IrBuf *b, char **coords);
+/* Row-major offset in a global tensor and the in-bounds condition. */
+char *cg_global_offset(Cg *g, const IrBuf *b, char **coords);
+char *cg_global_inbounds(Cg *g, const IrBuf *b, char **coords);
+/* The coordinates of register `reg` of a fragment, and whether it holds a
+ * real element (NULL: always). */
+void cg_frag_coords(Cg *g, const IrBuf *b, const char *reg, char **coords, char **valid);
+void cg_block(Cg *g, IrBlock *b);
+
+/* lower_copy.c, lower_gemm.c, lower_reduce.c, lower_parallel.c */
+void cg_copy(Cg *g, IrStmt *s);
+void cg_fill(Cg *g, IrStmt *s);
+void cg_atomic_add(Cg *g, IrStmt *s);
+void cg_gemm(Cg *g, IrStmt *s);
+void cg_reduce(Cg *g, IrStmt *s);
+void cg_parallel(Cg *g, IrStmt *s);
+
+#endif

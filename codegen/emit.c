@@ -1,0 +1,630 @@
+/* emit.c - the CUDA C printer: the kernel's skeleton, scalar expressions,
+ * statements and pipelined loops. Tile operations lower in lower_*.c. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen.h"
+#include "parse.h"
+
+void cg_line(Cg *g, const char *fmt, ...) {
+    for (int i = 0; i < g->ind; i++) fputs("    ", g->o);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(g->o, fmt, ap);
+    va_end(ap);
+    fputc('\n', g->o);
+}
+
+void cg_error(Cg *g, Loc loc, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    diag_verror(g->k->c, loc, fmt, ap);
+    va_end(ap);
+    g->failed = true;
+}
+
+const char *cg_tmp(Cg *g, const char *prefix) {
+    return arena_printf(&g->k->c->arena, "%s%d_", prefix, g->uid++);
+}
+
+const char *cg_storage_type(Dtype t) {
+    switch (t) {
+    case DT_BOOL: return "bool";
+    case DT_I8: return "signed char";
+    case DT_U8: return "unsigned char";
+    case DT_I16: return "short";
+    case DT_U16: return "unsigned short";
+    case DT_I32: return "int";
+    case DT_U32: return "unsigned";
+    case DT_I64: case DT_INT_LIT: return "long long";
+    case DT_U64: return "unsigned long long";
+    case DT_F16: return "__half";
+    case DT_BF16: return "__nv_bfloat16";
+    case DT_F32: case DT_FLOAT_LIT: return "float";
+    case DT_F64: return "double";
+    default: return "float";
+    }
+}
+
+const char *cg_compute_type(Dtype t) {
+    switch (t) {
+    case DT_F16: case DT_BF16: case DT_F32: case DT_FLOAT_LIT: return "float";
+    case DT_I8: case DT_U8: case DT_I16: case DT_U16: case DT_I32: return "int";
+    default: return cg_storage_type(t);
+    }
+}
+
+char *cg_convert(Cg *g, Dtype t, const char *value) {
+    if (t == DT_F16 || t == DT_BF16)
+        return arena_printf(&g->k->c->arena, "tl_from_float<%s>((float)(%s))", cg_storage_type(t), value);
+    return arena_printf(&g->k->c->arena, "(%s)(%s)", cg_storage_type(t), value);
+}
+
+/* ---- expressions ---- */
+
+static void print_float(FILE *o, double v, bool dbl) {
+    if (isnan(v)) fputs(dbl ? "__longlong_as_double(0x7ff8000000000000LL)" : "__int_as_float(0x7fffffff)", o);
+    else if (isinf(v))
+        fprintf(o, "%s%s", v < 0 ? "-" : "", dbl ? "__longlong_as_double(0x7ff0000000000000LL)" : "__int_as_float(0x7f800000)");
+    else {
+        char buf[64];
+        snprintf(buf, sizeof buf, dbl ? "%.17g" : "%.9g", v);
+        if (!strpbrk(buf, ".e")) strcat(buf, ".0");
+        fprintf(o, "%s%s", buf, dbl ? "" : "f");
+    }
+}
+
+static void print_const(Cg *g, const Node *e) {
+    bool fl = dtype_is_float(e->dtype);
+    if (fl) {
+        print_float(g->o, e->const_float ? e->cval.f : (double)e->cval.i, e->dtype == DT_F64);
+    } else if (e->dtype == DT_BOOL) {
+        fputs((e->const_float ? e->cval.f != 0 : e->cval.i != 0) ? "true" : "false", g->o);
+    } else {
+        int64_t v = e->const_float ? (int64_t)e->cval.f : e->cval.i;
+        if (v >= INT32_MIN && v <= INT32_MAX) fprintf(g->o, "%" PRId64, v);
+        else fprintf(g->o, "%" PRId64 "LL", v);
+    }
+}
+
+char *cg_expr_str(Cg *g, const Node *e) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *save = g->o;
+    g->o = open_memstream(&buf, &len);
+    cg_expr(g, e);
+    fclose(g->o);
+    g->o = save;
+    char *s = arena_strndup(&g->k->c->arena, buf, len);
+    free(buf);
+    return s;
+}
+
+/* A stored value as its compute type. */
+static const char *load_wrap(Dtype t) { return t == DT_F16 || t == DT_BF16 ? "tl_to_float" : ""; }
+
+const char *cg_stage(Cg *g, const IrBuf *b) {
+    for (int i = g->nstage - 1; i >= 0; i--)
+        if (g->stage_buf[i] == b) return g->stage_expr[i];
+    return "0";
+}
+
+char *cg_shared_offset(Cg *g, const IrBuf *b, char **coords) {
+    Arena *a = &g->k->c->arena;
+    int64_t cols = b->shape[b->rank - 1];
+    /* rows: all dims but the last, flattened */
+    char *row = coords[0];
+    if (b->rank == 1) row = "0";
+    for (int d = 1; d < b->rank - 1; d++) row = arena_printf(a, "(%s) * %lld + (%s)", row, (long long)b->shape[d], coords[d]);
+    const char *col = coords[b->rank - 1];
+    const char *stage = cg_stage(g, b);
+    int64_t stage_elems = b->stage_bytes / dtype_bytes(b->dtype);
+    const char *base = strcmp(stage, "0") ? arena_printf(a, "(%s) * %lld + ", stage, (long long)stage_elems) : "";
+    if (!b->swizzle_chunks) return arena_printf(a, "%s(%s) * %lld + (%s)", base, row, (long long)cols, col);
+    /* chunk c of row r lives at c ^ ((r / rows_per_line) % period): 8 rows of
+     * 16 bytes then fall in 8 distinct 16-byte slots of 128 bytes */
+    int per_chunk = 16 / dtype_bytes(b->dtype);
+    int64_t chunks = cols / per_chunk;
+    int period = b->swizzle_chunks;
+    int64_t rows_per_line = chunks >= 8 ? 1 : 8 / chunks;
+    return arena_printf(a, "%s(%s) * %lld + ((((%s) / %d) ^ (((%s) / %lld) %% %d)) * %d + (%s) %% %d)", base, row,
+                        (long long)cols, col, per_chunk, row, (long long)rows_per_line, period, per_chunk, col, per_chunk);
+}
+
+char *cg_global_offset(Cg *g, const IrBuf *b, char **coords) {
+    Arena *a = &g->k->c->arena;
+    char *off = arena_printf(a, "(long long)(%s)", coords[0]);
+    for (int d = 1; d < b->rank; d++) off = arena_printf(a, "(%s) * %lldLL + (%s)", off, (long long)b->shape[d], coords[d]);
+    return off;
+}
+
+char *cg_global_inbounds(Cg *g, const IrBuf *b, char **coords) {
+    Arena *a = &g->k->c->arena;
+    char *c = "true";
+    for (int d = 0; d < b->rank; d++) {
+        /* one unsigned compare tests 0 <= x < n */
+        char *t = arena_printf(a, "(unsigned long long)(long long)(%s) < %lldULL", coords[d], (long long)b->shape[d]);
+        c = d == 0 ? t : arena_printf(a, "%s && %s", c, t);
+    }
+    return c;
+}
+
+/* Register index, in a parallel loop, of the fragment element e. */
+static char *frag_reg(Cg *g, const Node *e, const IrBuf *b, char **coords) {
+    Arena *a = &g->k->c->arena;
+    const IrBuf *d = g->driver;
+    if (b->layout.kind == LAYOUT_REPLICATED) {
+        char *lin = coords[0];
+        for (int i = 1; i < b->rank; i++) lin = arena_printf(a, "(%s) * %lld + (%s)", lin, (long long)b->shape[i], coords[i]);
+        return lin;
+    }
+    if (d && d == b) return (char *)g->reg;
+    if (d && layout_equal(&d->layout, &b->layout) && b->rank == d->rank &&
+        !memcmp(b->shape, d->shape, sizeof(int64_t) * (size_t)b->rank))
+        return (char *)g->reg;
+    if (d && d->layout.kind == LAYOUT_ACC && b->layout.kind == LAYOUT_ROW)
+        return arena_printf(a, "((%s) / %d * 2 + ((%s) / 2) %% 2)", g->reg, d->layout.ni * 4, g->reg);
+    cg_error(g, e->loc, "the element '%s[...]' is held by another thread here (the fragment has %s)", b->sym->name->s,
+             layout_describe(g->k->c, &b->layout));
+    return "0";
+}
+
+/* The C lvalue of an element (tensor, shared, fragment, local); for global
+ * tensors *cond receives the bounds condition. */
+static char *element_ref(Cg *g, const Node *e, char **cond) {
+    IrBuf *b = ir_buf_of(g->k, e->sym);
+    char *coords[MAX_RANK];
+    for (int i = 0; i < e->u.index.idx.len; i++) coords[i] = cg_expr_str(g, e->u.index.idx.items[i]);
+    Arena *a = &g->k->c->arena;
+    *cond = NULL;
+    switch (b->scope) {
+    case SCOPE_GLOBAL:
+        *cond = cg_global_inbounds(g, b, coords);
+        return arena_printf(a, "%s[%s]", b->cname, cg_global_offset(g, b, coords));
+    case SCOPE_SHARED: return arena_printf(a, "%s[%s]", b->cname, cg_shared_offset(g, b, coords));
+    case SCOPE_LOCAL: {
+        char *lin = coords[0];
+        for (int i = 1; i < b->rank; i++) lin = arena_printf(a, "(%s) * %lld + (%s)", lin, (long long)b->shape[i], coords[i]);
+        return arena_printf(a, "%s[%s]", b->cname, lin);
+    }
+    case SCOPE_FRAGMENT: return arena_printf(a, "%s[%s]", b->cname, frag_reg(g, e, b, coords));
+    }
+    return "0";
+}
+
+static const char *math_name(const char *f, bool dbl) {
+    static const struct { const char *tile, *flt, *dbl; } map[] = {
+        {"exp", "expf", "exp"}, {"exp2", "exp2f", "exp2"}, {"log", "logf", "log"}, {"log2", "log2f", "log2"},
+        {"sqrt", "sqrtf", "sqrt"}, {"rsqrt", "rsqrtf", "rsqrt"}, {"tanh", "tanhf", "tanh"},
+        {"erf", "erff", "erf"}, {"floor", "floorf", "floor"}, {"ceil", "ceilf", "ceil"}, {"sin", "sinf", "sin"},
+        {"cos", "cosf", "cos"}, {"pow", "powf", "pow"}, {"fma", "fmaf", "fma"}, {"min", "fminf", "fmin"},
+        {"max", "fmaxf", "fmax"}, {"abs", "fabsf", "fabs"},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+        if (!strcmp(map[i].tile, f)) return dbl ? map[i].dbl : map[i].flt;
+    return f;
+}
+
+static void print_call(Cg *g, const Node *e) {
+    FILE *o = g->o;
+    const NodeList *args = &e->u.call.args;
+    if (!e->u.call.name) {
+        Dtype to = e->u.call.cast;
+        if (to == DT_F16 || to == DT_BF16) fprintf(o, "tl_to_float(tl_from_float<%s>((float)(", cg_storage_type(to));
+        else if (to == DT_BOOL) fputs("((", o);
+        else fprintf(o, "((%s)(", cg_compute_type(to));
+        cg_expr(g, args->items[0]);
+        fputs(to == DT_F16 || to == DT_BF16 ? ")))" : to == DT_BOOL ? ") != 0)" : "))", o);
+        return;
+    }
+    const char *f = e->u.call.name->s;
+    if (!strcmp(f, "ceildiv")) {
+        fputs("tl_ceildiv(", o);
+        cg_expr(g, args->items[0]);
+        fputs(", ", o);
+        cg_expr(g, args->items[1]);
+        fputc(')', o);
+        return;
+    }
+    bool fl = dtype_is_float(e->dtype), dbl = e->dtype == DT_F64;
+    if (!strcmp(f, "sigmoid")) {
+        fprintf(o, dbl ? "(1.0 / (1.0 + exp(-(double)(" : "(1.0f / (1.0f + expf(-(float)(");
+        cg_expr(g, args->items[0]);
+        fputs("))))", o);
+        return;
+    }
+    if (!fl) { /* integer min, max, abs */
+        fprintf(o, "%s(", !strcmp(f, "abs") ? "llabs" : f);
+        for (int i = 0; i < args->len; i++) {
+            if (i) fputs(", ", o);
+            fputs("(long long)(", o);
+            cg_expr(g, args->items[i]);
+            fputc(')', o);
+        }
+        fputc(')', o);
+        return;
+    }
+    fprintf(o, "%s(", math_name(f, dbl));
+    for (int i = 0; i < args->len; i++) {
+        if (i) fputs(", ", o);
+        fprintf(o, "(%s)(", dbl ? "double" : "float");
+        cg_expr(g, args->items[i]);
+        fputc(')', o);
+    }
+    fputc(')', o);
+}
+
+void cg_expr(Cg *g, const Node *e) {
+    FILE *o = g->o;
+    if (e->is_const && e->kind != N_INDEX) {
+        print_const(g, e);
+        return;
+    }
+    switch (e->kind) {
+    case N_NAME:
+        for (int i = g->nbind - 1; i >= 0; i--)
+            if (g->bind_sym[i] == e->sym) {
+                fputs(g->bind_expr[i], o);
+                return;
+            }
+        fputs(ir_cname(g->k->c, e->sym->name), o);
+        return;
+    case N_INDEX: {
+        IrBuf *b = ir_buf_of(g->k, e->sym);
+        char *cond;
+        char *ref = element_ref(g, e, &cond);
+        if (cond) fprintf(o, "((%s) ? %s(%s) : (%s)0)", cond, load_wrap(b->dtype), ref, cg_compute_type(b->dtype));
+        else fprintf(o, "%s(%s)", load_wrap(b->dtype), ref);
+        return;
+    }
+    case N_CALL: print_call(g, e); return;
+    case N_UNARY:
+        fprintf(o, "(%s", op_spelling(e->u.op.op));
+        cg_expr(g, e->u.op.a);
+        fputc(')', o);
+        return;
+    case N_BINARY:
+        fputc('(', o);
+        cg_expr(g, e->u.op.a);
+        fprintf(o, " %s ", op_spelling(e->u.op.op));
+        cg_expr(g, e->u.op.b);
+        fputc(')', o);
+        return;
+    case N_COND:
+        fputc('(', o);
+        cg_expr(g, e->u.cond.c);
+        fputs(" ? ", o);
+        cg_expr(g, e->u.cond.a);
+        fputs(" : ", o);
+        cg_expr(g, e->u.cond.b);
+        fputc(')', o);
+        return;
+    default: cg_error(g, e->loc, "cannot generate code for this expression"); return;
+    }
+}
+
+/* ---- statements ---- */
+
+static void cg_store(Cg *g, IrStmt *s) {
+    Node *t = s->target;
+    char *rhs = cg_expr_str(g, s->value);
+    const char *op = s->assign_op == TK_ASSIGN ? NULL : s->assign_op == TK_PLUSEQ ? "+" : s->assign_op == TK_MINUSEQ ? "-"
+                   : s->assign_op == TK_STAREQ ? "*" : "/";
+    if (t->kind == N_NAME) {
+        const char *name = ir_cname(g->k->c, t->sym->name);
+        if (op) cg_line(g, "%s %s= %s;", name, op, rhs);
+        else cg_line(g, "%s = %s;", name, rhs);
+        return;
+    }
+    IrBuf *b = ir_buf_of(g->k, t->sym);
+    char *cond;
+    char *ref = element_ref(g, t, &cond);
+    const char *st = cg_storage_type(b->dtype);
+    char *val = op ? arena_printf(&g->k->c->arena, "%s(%s) %s (%s)", load_wrap(b->dtype), ref, op, rhs) : rhs;
+    if (cond) cg_line(g, "if (%s) %s = %s;", cond, ref, cg_convert(g, b->dtype, val));
+    else cg_line(g, "%s = %s;", ref, cg_convert(g, b->dtype, val));
+    (void)st;
+}
+
+static void cg_print(Cg *g, IrStmt *s) {
+    char *fmt = NULL, *args = NULL;
+    size_t fl = 0, al = 0;
+    FILE *f = open_memstream(&fmt, &fl), *a = open_memstream(&args, &al);
+    for (int i = 0; i < s->print_args.len; i++) {
+        Node *e = s->print_args.items[i];
+        if (i) fputc(' ', f);
+        if (e->kind == N_STR) {
+            for (uint32_t j = 0; j < e->u.str.len; j++) {
+                unsigned char ch = (unsigned char)e->u.str.s[j];
+                if (ch == '%') fputs("%%", f);
+                else if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
+                else if (ch == '\n') fputs("\\n", f);
+                else if (ch == '\t') fputs("\\t", f);
+                else if (ch < 0x20) fprintf(f, "\\%03o", ch);
+                else fputc(ch, f);
+            }
+            continue;
+        }
+        bool fl_ = dtype_is_float(e->dtype);
+        fputs(fl_ ? "%g" : "%lld", f);
+        fprintf(a, ", (%s)(%s)", fl_ ? "double" : "long long", cg_expr_str(g, e));
+    }
+    fclose(f);
+    fclose(a);
+    cg_line(g, "printf(\"%s\\n\"%s);", fmt, args);
+    free(fmt);
+    free(args);
+}
+
+/* The copies a pipelined loop prefetches, for iteration `iter` into the
+ * ring slot `slot`. */
+static void issue_producers(Cg *g, IrStmt *loop, const char *iter, const char *slot) {
+    g->bind_sym[g->nbind] = loop->sym;
+    g->bind_expr[g->nbind++] = iter;
+    for (int i = 0; i < loop->body.len; i++) {
+        IrStmt *c = loop->body.items[i];
+        if (c->op != IR_COPY || c->pipeline != loop) continue;
+        g->stage_buf[g->nstage] = c->dst.buf;
+        g->stage_expr[g->nstage++] = slot;
+        cg_copy(g, c);
+        g->nstage--;
+    }
+    g->nbind--;
+}
+
+/* Software pipeline (plan_pipeline.c): producers run stages-1 iterations
+ * ahead; cp.async groups are committed every iteration, even empty, so
+ * "wait until at most stages-1 groups are pending" always means "this
+ * iteration's data has landed"; a barrier after each iteration protects the
+ * slot the next prefetch overwrites. Right for any trip count, 0 included. */
+static void cg_pipelined(Cg *g, IrStmt *s) {
+    int S = s->stages;
+    const char *n = cg_tmp(g, "n"), *kp = cg_tmp(g, "kp"), *stage = cg_tmp(g, "stage");
+    const char *var = ir_cname(g->k->c, s->sym->name);
+    bool any = false;
+    for (int i = 0; i < s->body.len; i++) any |= s->body.items[i]->op == IR_COPY && s->body.items[i]->pipeline == s;
+    cg_line(g, "{");
+    g->ind++;
+    cg_line(g, "const int %s = %s;", n, cg_expr_str(g, s->hi));
+    if (any && S > 1) {
+        cg_line(g, "#pragma unroll");
+        cg_line(g, "for (int %s = 0; %s < %d; ++%s) {", kp, kp, S - 1, kp);
+        g->ind++;
+        cg_line(g, "if (%s < %s) {", kp, n);
+        g->ind++;
+        issue_producers(g, s, kp, kp);
+        g->ind--;
+        cg_line(g, "}");
+        cg_line(g, "tl_cp_async_commit();");
+        g->ind--;
+        cg_line(g, "}");
+    }
+    cg_line(g, "for (int %s = 0; %s < %s; ++%s) {", var, var, n, var);
+    g->ind++;
+    if (any) {
+        cg_line(g, "{");
+        g->ind++;
+        cg_line(g, "const int %s = %s + %d;", kp, var, S - 1);
+        cg_line(g, "if (%s < %s) {", kp, n);
+        g->ind++;
+        issue_producers(g, s, kp, arena_printf(&g->k->c->arena, "(%s %% %d)", kp, S));
+        g->ind--;
+        cg_line(g, "}");
+        cg_line(g, "tl_cp_async_commit();");
+        g->ind--;
+        cg_line(g, "}");
+        cg_line(g, "tl_cp_async_wait<%d>();", S - 1);
+        cg_line(g, "__syncthreads();");
+    }
+    cg_line(g, "const int %s = %s %% %d;", stage, var, S);
+    int saved = g->nstage;
+    for (int i = 0; i < s->body.len; i++) {
+        IrStmt *c = s->body.items[i];
+        if (c->op == IR_COPY && c->pipeline == s) {
+            g->stage_buf[g->nstage] = c->dst.buf;
+            g->stage_expr[g->nstage++] = stage;
+        }
+    }
+    for (int i = 0; i < s->body.len; i++) {
+        IrStmt *c = s->body.items[i];
+        if (c->op == IR_COPY && c->pipeline == s) continue;
+        IrBlock one = {.items = &s->body.items[i], .len = 1};
+        cg_block(g, &one);
+    }
+    g->nstage = saved;
+    cg_line(g, "__syncthreads();");
+    g->ind--;
+    cg_line(g, "}");
+    g->ind--;
+    cg_line(g, "}");
+}
+
+static void cg_for(Cg *g, IrStmt *s) {
+    if (s->loop == LOOP_PIPELINED) {
+        cg_pipelined(g, s);
+        return;
+    }
+    const char *var = ir_cname(g->k->c, s->sym->name);
+    const char *lo = s->lo ? cg_expr_str(g, s->lo) : "0";
+    const char *hi = cg_expr_str(g, s->hi);
+    if (s->loop == LOOP_UNROLL) cg_line(g, "#pragma unroll");
+    if (s->step && s->step->is_const && s->step->cval.i < 0)
+        cg_line(g, "for (long long %s = %s; %s > %s; %s += %s) {", var, lo, var, hi, var, cg_expr_str(g, s->step));
+    else if (s->step)
+        cg_line(g, "for (long long %s = %s; %s < %s; %s += %s) {", var, lo, var, hi, var, cg_expr_str(g, s->step));
+    else
+        cg_line(g, "for (int %s = %s; %s < %s; ++%s) {", var, lo, var, hi, var);
+    g->ind++;
+    cg_block(g, &s->body);
+    g->ind--;
+    cg_line(g, "}");
+}
+
+static void cg_stmt(Cg *g, IrStmt *s) {
+    if (s->sync_before) cg_line(g, "__syncthreads();");
+    switch (s->op) {
+    case IR_COPY: cg_copy(g, s); break;
+    case IR_GEMM: cg_gemm(g, s); break;
+    case IR_FILL: cg_fill(g, s); break;
+    case IR_REDUCE: cg_reduce(g, s); break;
+    case IR_ATOMIC_ADD: cg_atomic_add(g, s); break;
+    case IR_PARALLEL: cg_parallel(g, s); break;
+    case IR_FOR: cg_for(g, s); break;
+    case IR_IF:
+        if (s->value) cg_line(g, "if (%s) {", cg_expr_str(g, s->value));
+        else cg_line(g, "{");
+        g->ind++;
+        cg_block(g, &s->body);
+        g->ind--;
+        if (s->els.len) {
+            cg_line(g, "} else {");
+            g->ind++;
+            cg_block(g, &s->els);
+            g->ind--;
+        }
+        cg_line(g, "}");
+        break;
+    case IR_LET:
+        cg_line(g, "const %s %s = %s;", cg_compute_type(s->sym->dtype), ir_cname(g->k->c, s->sym->name),
+                cg_expr_str(g, s->value));
+        break;
+    case IR_VAR:
+        cg_line(g, "%s %s = %s;", cg_compute_type(s->sym->dtype), ir_cname(g->k->c, s->sym->name),
+                s->value ? cg_expr_str(g, s->value) : "0");
+        break;
+    case IR_STORE: cg_store(g, s); break;
+    case IR_SYNC: cg_line(g, "__syncthreads();"); break;
+    case IR_PRINT: cg_print(g, s); break;
+    default: break;
+    }
+}
+
+void cg_block(Cg *g, IrBlock *b) {
+    for (int i = 0; i < b->len && !g->failed; i++) cg_stmt(g, b->items[i]);
+}
+
+/* ---- the kernel ---- */
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n) {
+    const unsigned char *s = p;
+    for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 1099511628211ull;
+    return h;
+}
+
+/* One name per specialisation: the kernel, its values and the target. */
+static const char *unique_name(IrKernel *k, const char *source_file) {
+    uint64_t h = 1469598103934665603ull;
+    KernelInfo *info = k->info;
+    h = fnv(h, info->name->s, strlen(info->name->s));
+    for (int i = 0; i < info->values.len; i++) {
+        Sym *v = info->values.items[i];
+        h = fnv(h, v->name->s, strlen(v->name->s) + 1);
+        h = fnv(h, &v->value, sizeof v->value);
+    }
+    h = fnv(h, &k->arch, sizeof k->arch);
+    (void)source_file;
+    return arena_printf(&k->c->arena, "tilec_%s_%08llx", info->name->s, (unsigned long long)(h & 0xffffffffu));
+}
+
+static void emit_frag_decl(Cg *g, IrBuf *b) {
+    int64_t regs = b->scope == SCOPE_LOCAL ? buf_elems(b) : b->layout.regs;
+    cg_line(g, "%s %s[%lld];  // %s", cg_storage_type(b->dtype), b->cname, (long long)regs,
+            b->scope == SCOPE_LOCAL ? "per-thread local buffer" : layout_describe(g->k->c, &b->layout));
+}
+
+bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
+    memset(out, 0, sizeof *out);
+    Cg g = {.k = k};
+    char *buf = NULL;
+    size_t len = 0;
+    g.o = open_memstream(&buf, &len);
+    const char *name = unique_name(k, source_file);
+    KernelInfo *info = k->info;
+    fprintf(g.o, "// Generated by tilec %s from %s: kernel '%s' for sm_%d%s.\n", TILEC_VERSION,
+            source_file ? source_file : "<input>", info->name->s, k->arch, k->arch >= 90 ? "a" : "");
+    fprintf(g.o, "// values:");
+    for (int i = 0; i < info->values.len; i++) {
+        Sym *v = info->values.items[i];
+        if (v->value_float) fprintf(g.o, " %s=%g", v->name->s, v->value.f);
+        else fprintf(g.o, " %s=%lld", v->name->s, (long long)v->value.i);
+    }
+    fprintf(g.o, "\n// launch: grid (%lld, %lld, %lld), block %lld, dynamic shared memory %lld bytes\n",
+            (long long)k->grid[0], (long long)k->grid[1], (long long)k->grid[2], (long long)k->threads,
+            (long long)k->smem_bytes);
+    fputs("#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n\n", g.o);
+    fputs(cg_device_header, g.o);
+    fprintf(g.o, "\nextern \"C\" __global__ void __launch_bounds__(%lld) %s(", (long long)k->threads, name);
+    for (int i = 0; i < info->params.len; i++) {
+        Sym *p = info->params.items[i];
+        if (i) fputs(", ", g.o);
+        if (p->kind == SYM_TENSOR)
+            fprintf(g.o, "%s%s *__restrict__ %s", p->mode == MODE_IN ? "const " : "", cg_storage_type(p->dtype),
+                    ir_cname(k->c, p->name));
+        else
+            fprintf(g.o, "%s %s_arg", cg_storage_type(p->dtype), ir_cname(k->c, p->name));
+    }
+    fputs(") {\n", g.o);
+    g.ind = 1;
+    cg_line(&g, "extern __shared__ __align__(128) unsigned char tl_smem[];");
+    cg_line(&g, "const int tid = threadIdx.x, lane = tid %% 32, warp = tid / 32;");
+    cg_line(&g, "(void)lane; (void)warp;");
+    /* Block indices, in panels when use_swizzle asks (L2 reuse of the
+     * operand tiles that neighbouring blocks share). */
+    static const char *const bidx[3] = {"blockIdx.x", "blockIdx.y", "blockIdx.z"};
+    if (k->swizzle_panel > 0 && k->grid_rank >= 2 && info->block_idx.len >= 2) {
+        int a = k->swizzle_col ? 1 : 0, b = 1 - a; /* a: the dimension cut into panels */
+        cg_line(&g, "int tl_bx, tl_by;");
+        cg_line(&g, "{");
+        cg_line(&g, "    const long long lin = (long long)blockIdx.y * gridDim.x + blockIdx.x;");
+        cg_line(&g, "    const long long per_panel = %dLL * %lld;", k->swizzle_panel, (long long)k->grid[b]);
+        cg_line(&g, "    const long long first = lin / per_panel * %d, rem = lin %% per_panel;", k->swizzle_panel);
+        cg_line(&g, "    const long long width = min(%dLL, %lldLL - first);", k->swizzle_panel, (long long)k->grid[a]);
+        cg_line(&g, "    %s = (int)(first + rem %% width); %s = (int)(rem / width);", a == 0 ? "tl_bx" : "tl_by",
+                a == 0 ? "tl_by" : "tl_bx");
+        cg_line(&g, "}");
+        Sym *x = info->block_idx.items[0], *y = info->block_idx.items[1];
+        cg_line(&g, "const int %s = tl_bx, %s = tl_by;", ir_cname(k->c, x->name), ir_cname(k->c, y->name));
+        if (info->block_idx.len == 3)
+            cg_line(&g, "const int %s = blockIdx.z;", ir_cname(k->c, ((Sym *)info->block_idx.items[2])->name));
+    } else {
+        for (int i = 0; i < info->block_idx.len; i++)
+            cg_line(&g, "const int %s = %s;", ir_cname(k->c, ((Sym *)info->block_idx.items[i])->name), bidx[i]);
+    }
+    for (int i = 0; i < info->params.len; i++) {
+        Sym *p = info->params.items[i];
+        if (p->kind == SYM_SCALAR)
+            cg_line(&g, "(void)%s_arg;  // specialised: its value is folded into the code", ir_cname(k->c, p->name));
+    }
+    for (int i = 0; i < k->buffers.len; i++) {
+        IrBuf *b = k->buffers.items[i];
+        if (b->scope == SCOPE_SHARED)
+            cg_line(&g, "%s *const %s = (%s *)(tl_smem + %lld);  // %d stage%s, swizzle %d", cg_storage_type(b->dtype),
+                    b->cname, cg_storage_type(b->dtype), (long long)b->smem_offset, b->stages, b->stages == 1 ? "" : "s",
+                    b->swizzle_chunks);
+        else
+            emit_frag_decl(&g, b);
+    }
+    if (k->scratch_bytes)
+        cg_line(&g, "double *const tl_scratch = (double *)(tl_smem + %lld);", (long long)k->scratch_offset);
+    cg_block(&g, &k->body);
+    fputs("}\n", g.o);
+    fclose(g.o);
+    if (g.failed) {
+        free(buf);
+        return false;
+    }
+    out->source = buf;
+    out->source_len = len;
+    out->name = name;
+    memcpy(out->grid, k->grid, sizeof out->grid);
+    out->block = k->threads;
+    out->smem_bytes = k->smem_bytes;
+    return true;
+}
+
+void cg_kernel_free(CgKernel *ck) {
+    free(ck->source);
+    ck->source = NULL;
+}

@@ -1,0 +1,326 @@
+/* lower_copy.c - copy, fill and atomic_add between global, shared,
+ * fragment and local memory.
+ *
+ * A copy is a walk over the elements of its tile. When a fragment takes
+ * part, each thread walks the registers it holds; otherwise the threads
+ * deal the tile out in chunks, consecutive threads taking consecutive
+ * chunks (coalesced). Chunks are 16 bytes where alignment is provable from
+ * the specialised sizes: one vector access (or one cp.async) per chunk,
+ * and one bounds test per chunk, since a chunk then lies wholly inside or
+ * wholly outside the tensor. */
+#include <string.h>
+
+#include "codegen.h"
+
+static Arena *arena(Cg *g) { return &g->k->c->arena; }
+
+static int64_t region_total(const IrRegion *r) {
+    int64_t n = 1;
+    for (int d = 0; d < r->buf->rank; d++) n *= r->ext[d];
+    return n;
+}
+
+/* Coordinates in r's buffer of the element at linear position `lin` of the
+ * region (row-major over the region's extents). */
+static void region_coords(Cg *g, const IrRegion *r, const char *lin, char **coords) {
+    int64_t inner = 1;
+    for (int d = r->buf->rank - 1; d >= 0; d--) {
+        const char *start = r->idx[d] ? cg_expr_str(g, r->idx[d]) : "0";
+        if (r->ext[d] == 1) coords[d] = arena_printf(arena(g), "(%s)", start);
+        else if (inner == 1 && d == 0) coords[d] = arena_printf(arena(g), "(%s + (%s))", start, lin);
+        else if (d == 0) coords[d] = arena_printf(arena(g), "(%s + (%s) / %lld)", start, lin, (long long)inner);
+        else coords[d] = arena_printf(arena(g), "(%s + (%s) / %lld %% %lld)", start, lin, (long long)inner, (long long)r->ext[d]);
+        inner *= r->ext[d];
+    }
+}
+
+/* Coordinates in r's buffer of the tile element whose coordinates in the
+ * fragment f (of the same tile shape) are fc. Direct when r's extents are
+ * f's shape (possibly with leading 1s); through the linear index otherwise. */
+static void coords_from_frag(Cg *g, const IrRegion *r, const IrBuf *f, char **fc, char **coords) {
+    int lead = r->buf->rank - f->rank;
+    bool direct = lead >= 0;
+    for (int d = 0; direct && d < lead; d++) direct = r->ext[d] == 1;
+    for (int d = 0; direct && d < f->rank; d++) direct = r->ext[lead + d] == f->shape[d];
+    if (direct) {
+        for (int d = 0; d < r->buf->rank; d++) {
+            const char *start = r->idx[d] ? cg_expr_str(g, r->idx[d]) : "0";
+            coords[d] = d < lead ? arena_printf(arena(g), "(%s)", start)
+                                 : arena_printf(arena(g), "(%s + %s)", start, fc[d - lead]);
+        }
+        return;
+    }
+    char *lin = fc[0];
+    for (int d = 1; d < f->rank; d++) lin = arena_printf(arena(g), "(%s) * %lld + %s", lin, (long long)f->shape[d], fc[d]);
+    region_coords(g, r, lin, coords);
+}
+
+/* An element of a non-fragment region as a C lvalue; cond: bounds (global). */
+static char *region_ref(Cg *g, const IrRegion *r, char **coords, char **cond) {
+    const IrBuf *b = r->buf;
+    *cond = NULL;
+    if (b->scope == SCOPE_GLOBAL) {
+        *cond = cg_global_inbounds(g, b, coords);
+        return arena_printf(arena(g), "%s[%s]", b->cname, cg_global_offset(g, b, coords));
+    }
+    if (b->scope == SCOPE_SHARED) return arena_printf(arena(g), "%s[%s]", b->cname, cg_shared_offset(g, b, coords));
+    char *lin = coords[0];
+    for (int d = 1; d < b->rank; d++) lin = arena_printf(arena(g), "(%s) * %lld + %s", lin, (long long)b->shape[d], coords[d]);
+    return arena_printf(arena(g), "%s[%s]", b->cname, lin);
+}
+
+static const char *to_compute(Dtype t) { return t == DT_F16 || t == DT_BF16 ? "tl_to_float" : ""; }
+
+
+static const char *vector_type(int bytes) {
+    switch (bytes) {
+    case 16: return "uint4";
+    case 8: return "uint2";
+    case 4: return "unsigned";
+    case 2: return "unsigned short";
+    default: return NULL;
+    }
+}
+
+/* Whether `vec` consecutive elements along the last dim of region r form
+ * one aligned vector access. */
+static bool vector_ok(const IrRegion *r, int vec) {
+    const IrBuf *b = r->buf;
+    int last = b->rank - 1, bytes = vec * dtype_bytes(b->dtype);
+    if (vec == 1) return true;
+    if (!vector_type(bytes) || r->ext[last] % vec != 0 || !expr_multiple_of(r->idx[last], vec)) return false;
+    if (b->scope == SCOPE_GLOBAL) return b->shape[last] % vec == 0;
+    if (b->scope == SCOPE_SHARED) return 16 % bytes == 0 && b->shape[last] % vec == 0;
+    return false;
+}
+
+/* ---- copies with a fragment on one side ---- */
+
+static void copy_frag_frag(Cg *g, IrStmt *s) {
+    const IrBuf *a = s->src.buf, *b = s->dst.buf;
+    if (!layout_equal(&a->layout, &b->layout) || buf_elems(a) != buf_elems(b)) {
+        cg_error(g, s->loc, "copy between fragments with different layouts ('%s' has %s, '%s' has %s)", a->sym->name->s,
+                 layout_describe(g->k->c, &a->layout), b->sym->name->s, layout_describe(g->k->c, &b->layout));
+        return;
+    }
+    const char *r = cg_tmp(g, "r");
+    cg_line(g, "#pragma unroll");
+    cg_line(g, "for (int %s = 0; %s < %lld; ++%s) %s[%s] = %s;", r, r, (long long)a->layout.regs, r, b->cname, r,
+            cg_convert(g, b->dtype, arena_printf(arena(g), "%s(%s[%s])", to_compute(a->dtype), a->cname, r)));
+}
+
+static void copy_with_frag(Cg *g, IrStmt *s, bool frag_is_src) {
+    const IrBuf *f = frag_is_src ? s->src.buf : s->dst.buf;
+    const IrRegion *o = frag_is_src ? &s->dst : &s->src;
+    if (f->layout.kind == LAYOUT_ROW) {
+        /* rows are duplicated over the quad's lanes: fine for loads, and
+         * stores of equal values are harmless */
+    }
+    /* Elements held in consecutive registers and consecutive columns. */
+    int group = f->layout.kind == LAYOUT_BLOCKED ? f->layout.vec : f->layout.kind == LAYOUT_ACC ? 2 : 1;
+    bool same_type = f->dtype == o->buf->dtype;
+    int vec = group;
+    if (!(o->buf->scope == SCOPE_GLOBAL || o->buf->scope == SCOPE_SHARED) || !vector_ok(o, vec)) vec = 1;
+    const char *q = cg_tmp(g, "q");
+    int64_t groups = f->layout.regs / group;
+    cg_line(g, "#pragma unroll");
+    cg_line(g, "for (int %s = 0; %s < %lld; ++%s) {", q, q, (long long)groups, q);
+    g->ind++;
+    for (int start = 0; start < group; start += vec) {
+        const char *reg = arena_printf(arena(g), "(%s * %d + %d)", q, group, start);
+        char *fc[MAX_RANK], *valid, *coords[MAX_RANK], *cond;
+        cg_frag_coords(g, f, reg, fc, &valid);
+        coords_from_frag(g, o, f, fc, coords);
+        char *ref = region_ref(g, o, coords, &cond);
+        if (valid) cond = cond ? arena_printf(arena(g), "(%s) && %s", valid, cond) : valid;
+        if (vec > 1) {
+            const char *vt = vector_type(vec * dtype_bytes(o->buf->dtype));
+            const char *ot = cg_storage_type(o->buf->dtype), *v = cg_tmp(g, "v");
+            cg_line(g, "{");
+            g->ind++;
+            if (frag_is_src) {
+                cg_line(g, "%s %s;", vt, v);
+                for (int u = 0; u < vec; u++)
+                    cg_line(g, "((%s *)&%s)[%d] = %s;", ot, v, u,
+                            cg_convert(g, o->buf->dtype,
+                                       arena_printf(arena(g), "%s(%s[%s + %d])", to_compute(f->dtype), f->cname, reg, u)));
+                cg_line(g, "if (%s) *(%s *)&%s = %s;", cond ? cond : "true", vt, ref, v);
+            } else {
+                cg_line(g, "%s %s;", vt, v);
+                cg_line(g, "memset(&%s, 0, sizeof %s);", v, v);
+                cg_line(g, "if (%s) %s = *(const %s *)&%s;", cond ? cond : "true", v, vt, ref);
+                for (int u = 0; u < vec; u++)
+                    cg_line(g, "%s[%s + %d] = %s;", f->cname, reg, u,
+                            cg_convert(g, f->dtype,
+                                       arena_printf(arena(g), "%s(((const %s *)&%s)[%d])", to_compute(o->buf->dtype), ot, v, u)));
+            }
+            g->ind--;
+            cg_line(g, "}");
+            (void)same_type;
+            continue;
+        }
+        for (int u = start; u < start + vec; u++) {
+            const char *r1 = arena_printf(arena(g), "(%s * %d + %d)", q, group, u);
+            char *fc1[MAX_RANK], *valid1, *c1[MAX_RANK], *cond1;
+            cg_frag_coords(g, f, r1, fc1, &valid1);
+            coords_from_frag(g, o, f, fc1, c1);
+            char *ref1 = region_ref(g, o, c1, &cond1);
+            if (valid1) cond1 = cond1 ? arena_printf(arena(g), "(%s) && %s", valid1, cond1) : valid1;
+            if (frag_is_src) {
+                char *val = cg_convert(g, o->buf->dtype, arena_printf(arena(g), "%s(%s[%s])", to_compute(f->dtype), f->cname, r1));
+                if (cond1) cg_line(g, "if (%s) %s = %s;", cond1, ref1, val);
+                else cg_line(g, "%s = %s;", ref1, val);
+            } else {
+                char *val = arena_printf(arena(g), "%s(%s)", to_compute(o->buf->dtype), ref1);
+                if (cond1) val = arena_printf(arena(g), "((%s) ? %s : 0)", cond1, val);
+                cg_line(g, "%s[%s] = %s;", f->cname, r1, cg_convert(g, f->dtype, val));
+            }
+        }
+    }
+    g->ind--;
+    cg_line(g, "}");
+}
+
+/* ---- copies without fragments: the block deals out chunks ---- */
+
+static void copy_cooperative(Cg *g, IrStmt *s) {
+    const IrRegion *src = &s->src, *dst = &s->dst;
+    int64_t total = region_total(src);
+    bool local = src->buf->scope == SCOPE_LOCAL || dst->buf->scope == SCOPE_LOCAL;
+    int vec = 1;
+    if (!local && src->buf->dtype == dst->buf->dtype && src->ext[src->buf->rank - 1] == dst->ext[dst->buf->rank - 1]) {
+        for (int v = 16 / dtype_bytes(src->buf->dtype); v > 1; v /= 2)
+            if (total % v == 0 && vector_ok(src, v) && vector_ok(dst, v)) { vec = v; break; }
+    }
+    bool async = s->mech == COPY_CP_ASYNC && vec * dtype_bytes(src->buf->dtype) == 16 &&
+                 src->buf->scope == SCOPE_GLOBAL && dst->buf->scope == SCOPE_SHARED;
+    int64_t chunks = total / vec, t = local ? 1 : g->k->threads;
+    int64_t rounds = (chunks + t - 1) / t;
+    const char *q = cg_tmp(g, "q"), *l = cg_tmp(g, "l");
+    if (rounds <= 64) cg_line(g, "#pragma unroll");
+    cg_line(g, "for (int %s = 0; %s < %lld; ++%s) {", q, q, (long long)rounds, q);
+    g->ind++;
+    if (local) cg_line(g, "const long long %s = (long long)%s * %d;", l, q, vec);
+    else cg_line(g, "const long long %s = (tid + (long long)%s * %lld) * %d;", l, q, (long long)t, vec);
+    if (!local && chunks % t) cg_line(g, "if (%s >= %lld) break;", l, (long long)total);
+    char *sc[MAX_RANK], *dc[MAX_RANK], *scond, *dcond;
+    region_coords(g, src, l, sc);
+    region_coords(g, dst, l, dc);
+    char *sref = region_ref(g, src, sc, &scond);
+    char *dref = region_ref(g, dst, dc, &dcond);
+    if (async) {
+        /* src-size 0 makes cp.async write zeros: chunks past the edge */
+        /* with src-size 0 nothing is read, but keep the address valid anyway */
+        if (scond) cg_line(g, "tl_cp_async16(tl_smem_addr(&%s), (%s) ? (const void *)&%s : (const void *)%s, %s);", dref,
+                           scond, sref, src->buf->cname, scond);
+        else cg_line(g, "tl_cp_async16(tl_smem_addr(&%s), &%s, true);", dref, sref);
+    } else if (vec > 1) {
+        const char *vt = vector_type(vec * dtype_bytes(src->buf->dtype)), *v = cg_tmp(g, "v");
+        cg_line(g, "%s %s;", vt, v);
+        cg_line(g, "memset(&%s, 0, sizeof %s);", v, v);
+        cg_line(g, "if (%s) %s = *(const %s *)&%s;", scond ? scond : "true", v, vt, sref);
+        cg_line(g, "if (%s) *(%s *)&%s = %s;", dcond ? dcond : "true", vt, dref, v);
+    } else {
+        char *val = arena_printf(arena(g), "%s(%s)", to_compute(src->buf->dtype), sref);
+        if (scond) val = arena_printf(arena(g), "((%s) ? %s : 0)", scond, val);
+        if (dcond) cg_line(g, "if (%s) %s = %s;", dcond, dref, cg_convert(g, dst->buf->dtype, val));
+        else cg_line(g, "%s = %s;", dref, cg_convert(g, dst->buf->dtype, val));
+    }
+    g->ind--;
+    cg_line(g, "}");
+}
+
+void cg_copy(Cg *g, IrStmt *s) {
+    bool fs = s->src.buf->scope == SCOPE_FRAGMENT, fd = s->dst.buf->scope == SCOPE_FRAGMENT;
+    if (fs && fd) copy_frag_frag(g, s);
+    else if (fs || fd) {
+        const IrBuf *f = fs ? s->src.buf : s->dst.buf;
+        const IrRegion *fr = fs ? &s->src : &s->dst;
+        for (int d = 0; d < f->rank; d++)
+            if (fr->idx[d] || fr->ext[d] != f->shape[d]) {
+                cg_error(g, s->loc, "copy: a part of the fragment '%s' cannot be copied; copy the whole fragment",
+                         f->sym->name->s);
+                return;
+            }
+        if ((fs ? s->dst.buf : s->src.buf)->scope == SCOPE_LOCAL) {
+            cg_error(g, s->loc, "copy between the fragment '%s' and a local buffer is not supported", f->sym->name->s);
+            return;
+        }
+        copy_with_frag(g, s, fs);
+    } else {
+        copy_cooperative(g, s);
+    }
+}
+
+/* ---- fill ---- */
+
+void cg_fill(Cg *g, IrStmt *s) {
+    const IrBuf *b = s->dst.buf;
+    const char *value = s->value ? cg_expr_str(g, s->value) : "0";
+    if (b->scope == SCOPE_FRAGMENT) {
+        const char *r = cg_tmp(g, "r");
+        cg_line(g, "#pragma unroll");
+        cg_line(g, "for (int %s = 0; %s < %lld; ++%s) %s[%s] = %s;", r, r, (long long)b->layout.regs, r, b->cname, r,
+                cg_convert(g, b->dtype, value));
+        return;
+    }
+    int64_t total = region_total(&s->dst), t = b->scope == SCOPE_LOCAL ? 1 : g->k->threads;
+    const char *l = cg_tmp(g, "l");
+    cg_line(g, "for (long long %s = %s; %s < %lld; %s += %lld) {", l, t == 1 ? "0" : "tid", l, (long long)total, l,
+            (long long)t);
+    g->ind++;
+    char *coords[MAX_RANK], *cond;
+    region_coords(g, &s->dst, l, coords);
+    char *ref = region_ref(g, &s->dst, coords, &cond);
+    if (cond) cg_line(g, "if (%s) %s = %s;", cond, ref, cg_convert(g, b->dtype, value));
+    else cg_line(g, "%s = %s;", ref, cg_convert(g, b->dtype, value));
+    g->ind--;
+    cg_line(g, "}");
+}
+
+/* ---- atomic_add ---- */
+
+
+void cg_atomic_add(Cg *g, IrStmt *s) {
+    const IrBuf *d = s->dst.buf;
+    if (s->value) { /* one value into one element */
+        char *coords[MAX_RANK], *cond;
+        for (int i = 0; i < d->rank; i++) coords[i] = s->dst.idx[i] ? cg_expr_str(g, s->dst.idx[i]) : "0";
+        char *ref = region_ref(g, &s->dst, coords, &cond);
+        cg_line(g, "if (%s) tl_atomic_add(&%s, %s);", cond, ref, cg_convert(g, d->dtype, cg_expr_str(g, s->value)));
+        return;
+    }
+    const IrBuf *f = s->src.buf;
+    if (f->scope == SCOPE_FRAGMENT) {
+        if (f->layout.kind != LAYOUT_ACC && f->layout.kind != LAYOUT_BLOCKED) {
+            cg_error(g, s->loc, "atomic_add from '%s' would add each element several times (it has %s)",
+                     f->sym->name->s, layout_describe(g->k->c, &f->layout));
+            return;
+        }
+        const char *r = cg_tmp(g, "r");
+        char *fc[MAX_RANK], *valid, *coords[MAX_RANK], *cond;
+        cg_frag_coords(g, f, r, fc, &valid);
+        coords_from_frag(g, &s->dst, f, fc, coords);
+        char *ref = region_ref(g, &s->dst, coords, &cond);
+        if (valid) cond = arena_printf(arena(g), "(%s) && %s", valid, cond);
+        cg_line(g, "#pragma unroll");
+        cg_line(g, "for (int %s = 0; %s < %lld; ++%s)", r, r, (long long)f->layout.regs, r);
+        cg_line(g, "    if (%s) tl_atomic_add(&%s, %s);", cond, ref,
+                cg_convert(g, d->dtype, arena_printf(arena(g), "%s(%s[%s])", to_compute(f->dtype), f->cname, r)));
+        return;
+    }
+    int64_t total = region_total(&s->src), t = f->scope == SCOPE_LOCAL ? 1 : g->k->threads;
+    const char *l = cg_tmp(g, "l");
+    cg_line(g, "for (long long %s = %s; %s < %lld; %s += %lld) {", l, t == 1 ? "0" : "tid", l, (long long)total, l,
+            (long long)t);
+    g->ind++;
+    char *sc[MAX_RANK], *dc[MAX_RANK], *scond, *dcond;
+    region_coords(g, &s->src, l, sc);
+    region_coords(g, &s->dst, l, dc);
+    char *sref = region_ref(g, &s->src, sc, &scond);
+    char *dref = region_ref(g, &s->dst, dc, &dcond);
+    cg_line(g, "if (%s) tl_atomic_add(&%s, %s);", dcond, dref,
+            cg_convert(g, d->dtype, arena_printf(arena(g), "%s(%s)", to_compute(f->dtype), sref)));
+    g->ind--;
+    cg_line(g, "}");
+}

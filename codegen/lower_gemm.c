@@ -1,0 +1,159 @@
+/* lower_gemm.c - gemm: ldmatrix + mma.sync m16n8k16 on tensor cores for
+ * f16/bf16 operands with f32 accumulation, an FMA loop otherwise.
+ *
+ * Fragment facts used here (PTX ISA, mma.m16n8k16 and ldmatrix):
+ * - ldmatrix .x4 loads four 8x8 b16 matrices; lanes 8i..8i+7 give the row
+ *   addresses of matrix i; each thread receives, per matrix, the two
+ *   elements of row lane/4 at columns 2(lane%4), 2(lane%4)+1 (with .trans:
+ *   of column lane/4 at rows 2(lane%4), 2(lane%4)+1).
+ * - mma A (16x16, row) is four such matrices: rows 0-7/8-15 x k 0-7, then
+ *   rows 0-7/8-15 x k 8-15; B (16x8, col) is two: k 0-7 and k 8-15 at the
+ *   thread's column lane/4; C holds rows lane/4 and lane/4+8, columns
+ *   2(lane%4) and +1.
+ * - Hence A from registers: an accumulator of two neighbouring n8 tiles,
+ *   converted to 16 bits, is exactly the A operand of one k16 step. */
+#include "codegen.h"
+
+static Arena *arena(Cg *g) { return &g->k->c->arena; }
+
+static char *smem_addr(Cg *g, const IrBuf *b, const char *row, const char *col) {
+    char *coords[2] = {(char *)row, (char *)col};
+    return arena_printf(arena(g), "tl_smem_addr(&%s[%s])", b->cname, cg_shared_offset(g, b, coords));
+}
+
+static bool whole(const IrRegion *r) {
+    for (int d = 0; d < r->buf->rank; d++)
+        if (r->idx[d] || r->ext[d] != r->buf->shape[d]) return false;
+    return true;
+}
+
+static void gemm_mma(Cg *g, IrStmt *s) {
+    const IrBuf *A = s->a.buf, *B = s->b.buf, *C = s->c.buf;
+    const Layout *l = &C->layout;
+    int64_t K = s->trans_a ? A->shape[0] : A->shape[1];
+    bool bf = A->dtype == DT_BF16;
+    const char *mma = bf ? "tl_mma_bf16_16816" : "tl_mma_f16_16816";
+    const char *pack = bf ? "tl_pack_bf162" : "tl_pack_half2";
+    int MI = l->mi, NI = l->ni;
+    const char *kk = cg_tmp(g, "kk"), *wm = cg_tmp(g, "wm"), *wn = cg_tmp(g, "wn");
+    cg_line(g, "{");
+    g->ind++;
+    cg_line(g, "const int %s = warp / %d * %lld, %s = warp %% %d * %lld;", wm, l->wn, (long long)l->wtm, wn, l->wn,
+            (long long)l->wtn);
+    cg_line(g, "#pragma unroll");
+    cg_line(g, "for (int %s = 0; %s < %lld; ++%s) {", kk, kk, (long long)(K / 16), kk);
+    g->ind++;
+    cg_line(g, "unsigned a[%d][4], b[%d][2];", MI, NI + (NI & 1));
+    /* A operand */
+    if (A->scope == SCOPE_FRAGMENT) {
+        int ni_a = A->layout.ni;
+        for (int mi = 0; mi < MI; mi++)
+            for (int h = 0; h < 4; h++) {
+                /* h: 0 rows 0-7 k 0-7, 1 rows 8-15 k 0-7, 2 rows 0-7 k 8-15, 3 rows 8-15 k 8-15 */
+                const char *tile = arena_printf(arena(g), "(%d * %d + 2 * %s + %d) * 4 + %d", mi, ni_a, kk, h / 2, (h % 2) * 2);
+                cg_line(g, "a[%d][%d] = %s(tl_to_float(%s[%s]), tl_to_float(%s[%s + 1]));", mi, h, pack, A->cname, tile,
+                        A->cname, tile);
+            }
+    } else {
+        for (int mi = 0; mi < MI; mi++) {
+            if (!s->trans_a) {
+                char *row = arena_printf(arena(g), "%s + %d + lane %% 16", wm, mi * 16);
+                char *col = arena_printf(arena(g), "%s * 16 + lane / 16 * 8", kk);
+                cg_line(g, "tl_ldmatrix_x4(a[%d], %s);", mi, smem_addr(g, A, row, col));
+            } else { /* stored [K][M]: transposed loads */
+                char *row = arena_printf(arena(g), "%s * 16 + lane / 16 * 8 + lane %% 8", kk);
+                char *col = arena_printf(arena(g), "%s + %d + lane / 8 %% 2 * 8", wm, mi * 16);
+                cg_line(g, "tl_ldmatrix_x4_trans(a[%d], %s);", mi, smem_addr(g, A, row, col));
+            }
+        }
+    }
+    /* B operand, two n8 tiles per ldmatrix.x4 */
+    for (int nj = 0; nj < (NI + 1) / 2; nj++) {
+        bool pair = 2 * nj + 1 < NI;
+        const char *t = cg_tmp(g, "t");
+        cg_line(g, "{");
+        g->ind++;
+        cg_line(g, "unsigned %s[4];", t);
+        if (!s->trans_b) { /* stored [K][N] */
+            char *row = arena_printf(arena(g), "%s * 16 + lane / 8 %% 2 * 8 + lane %% 8", kk);
+            char *col = arena_printf(arena(g), "%s + %d + lane / 16 * 8", wn, nj * 16);
+            if (pair) cg_line(g, "tl_ldmatrix_x4_trans(%s, %s);", t, smem_addr(g, B, row, col));
+            else cg_line(g, "tl_ldmatrix_x2_trans(*(unsigned (*)[2])%s, %s);", t,
+                         smem_addr(g, B, arena_printf(arena(g), "%s * 16 + lane / 8 %% 2 * 8 + lane %% 8", kk),
+                                   arena_printf(arena(g), "%s + %d", wn, nj * 16)));
+        } else { /* stored [N][K] */
+            char *row = arena_printf(arena(g), "%s + %d + lane / 16 * 8 + lane %% 8", wn, nj * 16);
+            char *col = arena_printf(arena(g), "%s * 16 + lane / 8 %% 2 * 8", kk);
+            if (pair) cg_line(g, "tl_ldmatrix_x4(%s, %s);", t, smem_addr(g, B, row, col));
+            else cg_line(g, "tl_ldmatrix_x2(*(unsigned (*)[2])%s, %s);", t,
+                         smem_addr(g, B, arena_printf(arena(g), "%s + %d + lane %% 8", wn, nj * 16),
+                                   arena_printf(arena(g), "%s * 16 + lane / 8 %% 2 * 8", kk)));
+        }
+        cg_line(g, "b[%d][0] = %s[0]; b[%d][1] = %s[1];", 2 * nj, t, 2 * nj, t);
+        if (pair) cg_line(g, "b[%d][0] = %s[2]; b[%d][1] = %s[3];", 2 * nj + 1, t, 2 * nj + 1, t);
+        g->ind--;
+        cg_line(g, "}");
+    }
+    for (int mi = 0; mi < MI; mi++)
+        for (int ni = 0; ni < NI; ni++)
+            cg_line(g, "%s(*(float (*)[4])&%s[%d], a[%d], b[%d]);", mma, C->cname, (mi * NI + ni) * 4, mi, ni);
+    g->ind--;
+    cg_line(g, "}");
+    g->ind--;
+    cg_line(g, "}");
+}
+
+/* Any dtypes, any shapes: each thread computes its own accumulator
+ * elements with a loop over K. Correct but slow. */
+static void gemm_fma(Cg *g, IrStmt *s) {
+    const IrBuf *A = s->a.buf, *B = s->b.buf, *C = s->c.buf;
+    if (A->scope != SCOPE_SHARED || B->scope != SCOPE_SHARED) {
+        cg_error(g, s->loc, "gemm without tensor cores needs A and B in shared memory");
+        return;
+    }
+    int64_t K = s->trans_a ? A->shape[0] : A->shape[1];
+    const char *r = cg_tmp(g, "r"), *k = cg_tmp(g, "k"), *acc = cg_tmp(g, "acc");
+    char *cc[MAX_RANK], *valid;
+    cg_frag_coords(g, C, r, cc, &valid);
+    cg_line(g, "#pragma unroll");
+    cg_line(g, "for (int %s = 0; %s < %lld; ++%s) {", r, r, (long long)C->layout.regs, r);
+    g->ind++;
+    if (valid) cg_line(g, "if (!(%s)) continue;", valid);
+    cg_line(g, "float %s = 0.0f;", acc);
+    cg_line(g, "for (int %s = 0; %s < %lld; ++%s) {", k, k, (long long)K, k);
+    char *ac[2] = {s->trans_a ? (char *)k : cc[0], s->trans_a ? cc[0] : (char *)k};
+    char *bc[2] = {s->trans_b ? cc[1] : (char *)k, s->trans_b ? (char *)k : cc[1]};
+    cg_line(g, "    %s += tl_to_float(%s[%s]) * tl_to_float(%s[%s]);", acc, A->cname, cg_shared_offset(g, A, ac), B->cname,
+            cg_shared_offset(g, B, bc));
+    cg_line(g, "}");
+    cg_line(g, "%s[%s] = %s;", C->cname, r, cg_convert(g, C->dtype, arena_printf(arena(g), "tl_to_float(%s[%s]) + %s", C->cname, r, acc)));
+    g->ind--;
+    cg_line(g, "}");
+}
+
+void cg_gemm(Cg *g, IrStmt *s) {
+    const IrBuf *A = s->a.buf, *B = s->b.buf, *C = s->c.buf;
+    if (!whole(&s->a) || !whole(&s->b) || !whole(&s->c)) {
+        cg_error(g, s->loc, "gemm on parts of buffers is not supported yet; pass whole buffers");
+        return;
+    }
+    if (C->layout.kind != LAYOUT_ACC) {
+        cg_error(g, s->loc, "gemm accumulator '%s' has no accumulator layout", C->sym->name->s);
+        return;
+    }
+    if (s->clear) {
+        const char *r = cg_tmp(g, "r");
+        cg_line(g, "#pragma unroll");
+        cg_line(g, "for (int %s = 0; %s < %lld; ++%s) %s[%s] = 0;", r, r, (long long)C->layout.regs, r, C->cname, r);
+    }
+    int64_t K = s->trans_a ? A->shape[0] : A->shape[1];
+    bool tensor_cores = g->k->arch >= 80 && (A->dtype == DT_F16 || A->dtype == DT_BF16) && A->dtype == B->dtype &&
+                        C->dtype == DT_F32 && K % 16 == 0 && C->layout.wtm % 16 == 0 && C->layout.wtn % 8 == 0 &&
+                        (A->scope == SCOPE_FRAGMENT || A->shape[1] % 8 == 0) && B->shape[1] % 8 == 0;
+    if (A->scope == SCOPE_FRAGMENT && (!tensor_cores || A->layout.kind != LAYOUT_ACC || A->layout.wn != 1)) {
+        cg_error(g, s->loc, "gemm with A in registers ('%s') needs f16/bf16 tensor-core shapes", A->sym->name->s);
+        return;
+    }
+    if (tensor_cores) gemm_mma(g, s);
+    else gemm_fma(g, s);
+}

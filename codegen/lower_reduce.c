@@ -1,0 +1,161 @@
+/* lower_reduce.c - reductions of fragments along a dimension.
+ *
+ * Accumulator layout, dim 1: each thread combines its columns, then the 4
+ * lanes of a quad (which share rows) exchange with shuffles; with several
+ * warps across the columns, partial rows meet in shared memory.
+ * Blocked layout, last dim: rows are constant per register (infer_layout
+ * guarantees it), so each thread keeps one partial per row, warps reduce
+ * with shuffles, and the warps' results meet in shared memory; every
+ * thread ends with every row (replicated result). */
+#include "codegen.h"
+
+static Arena *arena(Cg *g) { return &g->k->c->arena; }
+
+static const char *identity(int kind, bool dbl) {
+    if (kind == REDUCE_MAX) return dbl ? "-__longlong_as_double(0x7ff0000000000000LL)" : "-__int_as_float(0x7f800000)";
+    if (kind == REDUCE_MIN) return dbl ? "__longlong_as_double(0x7ff0000000000000LL)" : "__int_as_float(0x7f800000)";
+    return "0";
+}
+
+static char *combine(Cg *g, int kind, const char *a, const char *b, bool dbl) {
+    switch (kind) {
+    case REDUCE_SUM: return arena_printf(arena(g), "%s + %s", a, b);
+    case REDUCE_MIN: return arena_printf(arena(g), "%s(%s, %s)", dbl ? "fmin" : "fminf", a, b);
+    default: return arena_printf(arena(g), "%s(%s, %s)", dbl ? "fmax" : "fmaxf", a, b);
+    }
+}
+
+/* The value an element contributes (absmax takes magnitudes). */
+static char *element(Cg *g, int kind, const IrBuf *b, const char *reg, bool dbl) {
+    char *v = arena_printf(arena(g), "(%s)%s(%s[%s])", dbl ? "double" : "float",
+                           b->dtype == DT_F16 || b->dtype == DT_BF16 ? "tl_to_float" : "", b->cname, reg);
+    return kind == REDUCE_ABSMAX ? arena_printf(arena(g), "%s(%s)", dbl ? "fabs" : "fabsf", v) : v;
+}
+
+static void store_result(Cg *g, IrStmt *s, const char *reg, const char *v, bool dbl) {
+    const IrBuf *d = s->dst.buf;
+    char *val = (char *)v;
+    if (!s->clear) {
+        char *old = arena_printf(arena(g), "(%s)%s(%s[%s])", dbl ? "double" : "float",
+                                 d->dtype == DT_F16 || d->dtype == DT_BF16 ? "tl_to_float" : "", d->cname, reg);
+        val = combine(g, s->reduce_kind == REDUCE_ABSMAX ? REDUCE_MAX : s->reduce_kind, old, v, dbl);
+    }
+    cg_line(g, "%s[%s] = %s;", d->cname, reg, cg_convert(g, d->dtype, val));
+}
+
+static void reduce_acc(Cg *g, IrStmt *s) {
+    const IrBuf *src = s->src.buf;
+    const Layout *l = &src->layout;
+    int kind = s->reduce_kind, merge = kind == REDUCE_ABSMAX ? REDUCE_MAX : kind;
+    bool dbl = src->dtype == DT_F64;
+    const char *ty = dbl ? "double" : "float";
+    const char *p = cg_tmp(g, "p");
+    cg_line(g, "{");
+    g->ind++;
+    cg_line(g, "%s %s[%d];", ty, p, l->mi * 2);
+    for (int mi = 0; mi < l->mi; mi++)
+        for (int h = 0; h < 2; h++) {
+            int row = mi * 2 + h;
+            cg_line(g, "%s[%d] = %s;", p, row, identity(kind, dbl));
+            for (int ni = 0; ni < l->ni; ni++)
+                for (int c = 0; c < 2; c++) {
+                    char *reg = arena_printf(arena(g), "%d", (mi * l->ni + ni) * 4 + h * 2 + c);
+                    char *cur = arena_printf(arena(g), "%s[%d]", p, row);
+                    cg_line(g, "%s = %s;", cur, combine(g, merge, cur, element(g, kind, src, reg, dbl), dbl));
+                }
+            /* the quad's lanes hold the other columns of the same rows */
+            for (int off = 1; off <= 2; off *= 2) {
+                char *cur = arena_printf(arena(g), "%s[%d]", p, row);
+                cg_line(g, "%s = %s;", cur,
+                        combine(g, merge, cur, arena_printf(arena(g), "__shfl_xor_sync(0xffffffffu, %s, %d)", cur, off), dbl));
+            }
+        }
+    if (l->wn > 1) {
+        /* warps side by side along the columns: meet in shared memory */
+        int64_t rows = src->shape[0];
+        cg_line(g, "if (lane %% 4 == 0) {");
+        for (int r = 0; r < l->mi * 2; r++)
+            cg_line(g, "    tl_scratch[warp %% %d * %lld + warp / %d * %lld + %d + lane / 4] = %s[%d];", l->wn, (long long)rows,
+                    l->wn, (long long)l->wtm, (r / 2) * 16 + (r % 2) * 8, p, r);
+        cg_line(g, "}");
+        cg_line(g, "__syncthreads();");
+        for (int r = 0; r < l->mi * 2; r++) {
+            char *cur = arena_printf(arena(g), "%s[%d]", p, r);
+            cg_line(g, "%s = %s;", cur, identity(kind, dbl));
+            for (int w = 0; w < l->wn; w++)
+                cg_line(g, "%s = %s;", cur,
+                        combine(g, merge, cur,
+                                arena_printf(arena(g), "(%s)tl_scratch[%lld + warp / %d * %lld + %d + lane / 4]", ty,
+                                             (long long)(w * rows), l->wn, (long long)l->wtm, (r / 2) * 16 + (r % 2) * 8),
+                                dbl));
+        }
+        cg_line(g, "__syncthreads();");
+    }
+    for (int r = 0; r < l->mi * 2; r++)
+        store_result(g, s, arena_printf(arena(g), "%d", r), arena_printf(arena(g), "%s[%d]", p, r), dbl);
+    g->ind--;
+    cg_line(g, "}");
+}
+
+static void reduce_blocked(Cg *g, IrStmt *s) {
+    const IrBuf *src = s->src.buf;
+    const Layout *l = &src->layout;
+    int kind = s->reduce_kind, merge = kind == REDUCE_ABSMAX ? REDUCE_MAX : kind;
+    bool dbl = src->dtype == DT_F64;
+    const char *ty = dbl ? "double" : "float";
+    int64_t cols = src->shape[src->rank - 1], rows = buf_elems(src) / cols, t = g->k->threads, warps = (t + 31) / 32;
+    int64_t total = buf_elems(src);
+    const char *p = cg_tmp(g, "p");
+    cg_line(g, "{");
+    g->ind++;
+    cg_line(g, "%s %s[%lld];", ty, p, (long long)rows);
+    for (int64_t r = 0; r < rows; r++) cg_line(g, "%s[%lld] = %s;", p, (long long)r, identity(kind, dbl));
+    for (int64_t q = 0; q < l->chunks; q++) {
+        /* chunk q covers row q*threads*vec / cols for every thread */
+        int64_t row = rows == 1 ? 0 : q * t * l->vec / cols;
+        bool partial = total % (t * l->vec) != 0 && q == l->chunks - 1;
+        if (partial) cg_line(g, "if ((tid + %lld) * %d < %lld) {", (long long)(q * t), l->vec, (long long)total);
+        for (int v = 0; v < l->vec; v++) {
+            char *cur = arena_printf(arena(g), "%s[%lld]", p, (long long)row);
+            char *reg = arena_printf(arena(g), "%lld", (long long)(q * l->vec + v));
+            cg_line(g, "%s%s = %s;", partial ? "    " : "", cur, combine(g, merge, cur, element(g, kind, src, reg, dbl), dbl));
+        }
+        if (partial) cg_line(g, "}");
+    }
+    const char *r = cg_tmp(g, "row");
+    cg_line(g, "#pragma unroll");
+    cg_line(g, "for (int %s = 0; %s < %lld; ++%s) {", r, r, (long long)rows, r);
+    char *cur = arena_printf(arena(g), "%s[%s]", p, r);
+    for (int off = 16; off >= 1; off /= 2)
+        cg_line(g, "    %s = %s;", cur,
+                combine(g, merge, cur, arena_printf(arena(g), "__shfl_xor_sync(0xffffffffu, %s, %d)", cur, off), dbl));
+    cg_line(g, "    if (lane == 0) tl_scratch[warp * %lld + %s] = %s;", (long long)rows, r, cur);
+    cg_line(g, "}");
+    cg_line(g, "__syncthreads();");
+    cg_line(g, "#pragma unroll");
+    cg_line(g, "for (int %s = 0; %s < %lld; ++%s) {", r, r, (long long)rows, r);
+    cg_line(g, "    %s = %s;", cur, identity(kind, dbl));
+    const char *w = cg_tmp(g, "w");
+    cg_line(g, "    for (int %s = 0; %s < %lld; ++%s) %s = %s;", w, w, (long long)warps, w, cur,
+            combine(g, merge, cur, arena_printf(arena(g), "(%s)tl_scratch[%s * %lld + %s]", ty, w, (long long)rows, r), dbl));
+    cg_line(g, "}");
+    cg_line(g, "__syncthreads();");
+    for (int64_t i = 0; i < rows; i++)
+        store_result(g, s, arena_printf(arena(g), "%lld", (long long)i), arena_printf(arena(g), "%s[%lld]", p, (long long)i), dbl);
+    g->ind--;
+    cg_line(g, "}");
+}
+
+void cg_reduce(Cg *g, IrStmt *s) {
+    const IrBuf *src = s->src.buf, *dst = s->dst.buf;
+    if (src->scope != SCOPE_FRAGMENT || dst->scope != SCOPE_FRAGMENT) {
+        cg_error(g, s->loc, "reductions of shared or local buffers are not supported yet; reduce a fragment");
+        return;
+    }
+    if (src->layout.kind == LAYOUT_ACC && s->dim == 1 && dst->layout.kind == LAYOUT_ROW) reduce_acc(g, s);
+    else if (src->layout.kind == LAYOUT_BLOCKED && s->dim == src->rank - 1 && dst->layout.kind == LAYOUT_REPLICATED)
+        reduce_blocked(g, s);
+    else
+        cg_error(g, s->loc, "cannot reduce '%s' (%s) along dim %d into '%s' (%s)", src->sym->name->s,
+                 layout_describe(g->k->c, &src->layout), s->dim, dst->sym->name->s, layout_describe(g->k->c, &dst->layout));
+}

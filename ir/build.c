@@ -1,0 +1,240 @@
+/* build.c - the tile IR from a checked, specialised kernel. */
+#include <string.h>
+
+#include "ir.h"
+#include "parse.h"
+
+void ir_block_push(Ctx *c, IrBlock *b, IrStmt *s) {
+    vec_push(&c->arena, (PtrVec *)b, s);
+}
+
+void ir_walk(IrBlock *b, IrVisit pre, void *arg) {
+    for (int i = 0; i < b->len; i++) {
+        IrStmt *s = b->items[i];
+        pre(s, arg);
+        ir_walk(&s->body, pre, arg);
+        ir_walk(&s->els, pre, arg);
+    }
+}
+
+IrBuf *ir_buf_of(IrKernel *k, const Sym *sym) {
+    for (int i = 0; i < k->params.len; i++)
+        if (((IrBuf *)k->params.items[i])->sym == sym) return k->params.items[i];
+    for (int i = 0; i < k->buffers.len; i++)
+        if (((IrBuf *)k->buffers.items[i])->sym == sym) return k->buffers.items[i];
+    die("no IR buffer for '%s'", sym ? sym->name->s : "?");
+}
+
+/* C and CUDA spellings a user name must not take in the generated code. */
+static const char *const reserved[] = {
+    "auto", "bool", "break", "case", "char", "class", "const", "continue", "default", "delete", "do",
+    "double", "else", "enum", "explicit", "extern", "false", "float", "for", "friend", "goto", "if",
+    "inline", "int", "long", "namespace", "new", "operator", "private", "protected", "public",
+    "register", "return", "short", "signed", "sizeof", "static", "struct", "switch", "template",
+    "this", "throw", "true", "try", "typedef", "typename", "union", "unsigned", "using", "virtual",
+    "void", "volatile", "while", "half", "half2", "nv_bfloat16", "threadIdx", "blockIdx", "blockDim",
+    "gridDim", "warpSize", "smem", "tid", "lane", "warp", "asm", "int2", "int4", "float2", "float4",
+    "uint2", "uint4", "min", "max", "abs", "exp", "log", "sqrt", "pow", "fma", "printf", "assert", NULL};
+
+const char *ir_cname(Ctx *c, const Name *n) {
+    bool clash = n->s[0] == '_' || strncmp(n->s, "tl_", 3) == 0;
+    for (int i = 0; !clash && reserved[i]; i++) clash = strcmp(n->s, reserved[i]) == 0;
+    return clash ? arena_printf(&c->arena, "u_%s", n->s) : n->s;
+}
+
+static IrBuf *new_buf(IrKernel *k, Sym *sym) {
+    IrBuf *b = arena_alloc(&k->c->arena, sizeof *b);
+    b->sym = sym;
+    b->cname = ir_cname(k->c, sym->name);
+    b->scope = sym->kind == SYM_TENSOR ? SCOPE_GLOBAL : sym->scope;
+    b->dtype = sym->dtype;
+    b->rank = sym->rank;
+    memcpy(b->shape, sym->shape, sizeof b->shape);
+    b->mode = sym->mode;
+    b->stages = 1;
+    b->loc = sym->loc;
+    return b;
+}
+
+static IrStmt *new_stmt(IrKernel *k, IrOp op, Loc loc) {
+    IrStmt *s = arena_alloc(&k->c->arena, sizeof *s);
+    s->op = op;
+    s->loc = loc;
+    return s;
+}
+
+static IrRegion region_of(IrKernel *k, Node *e) {
+    IrRegion r = {0};
+    r.buf = ir_buf_of(k, e->sym);
+    if (!e->region_ext) die("region without extents at line %u", e->loc.line);
+    memcpy(r.ext, e->region_ext, sizeof(int64_t) * (size_t)r.buf->rank);
+    if (e->kind == N_INDEX)
+        for (int i = 0; i < e->u.index.idx.len; i++) {
+            Node *ix = e->u.index.idx.items[i];
+            r.idx[i] = ix->kind == N_SLICE ? ix->u.slice.lo : ix;
+        }
+    return r;
+}
+
+/* Named or positional argument `pos`/`name` of a call (sema bound them). */
+static Node *arg_of(Node *call, int pos, const char *name) {
+    NodeList *args = &call->u.call.args;
+    for (int i = 0; i < args->len; i++) {
+        Node *a = args->items[i];
+        if (a->kind == N_NAMED_ARG && strcmp(a->u.named.name->s, name) == 0) return a->u.named.value;
+    }
+    return pos < args->len && args->items[pos]->kind != N_NAMED_ARG ? args->items[pos] : NULL;
+}
+
+static bool bool_arg(Node *call, int pos, const char *name, bool dflt) {
+    Node *a = arg_of(call, pos, name);
+    return a ? a->cval.i != 0 : dflt;
+}
+
+static void build_block(IrKernel *k, Node *block, IrBlock *out);
+
+static void build_call(IrKernel *k, Node *call, IrBlock *out) {
+    const char *f = call->u.call.name->s;
+    IrStmt *s;
+    if (!strcmp(f, "copy")) {
+        s = new_stmt(k, IR_COPY, call->loc);
+        s->src = region_of(k, arg_of(call, 0, "src"));
+        s->dst = region_of(k, arg_of(call, 1, "dst"));
+    } else if (!strcmp(f, "gemm")) {
+        s = new_stmt(k, IR_GEMM, call->loc);
+        s->a = region_of(k, arg_of(call, 0, "A"));
+        s->b = region_of(k, arg_of(call, 1, "B"));
+        s->c = region_of(k, arg_of(call, 2, "C"));
+        s->trans_a = bool_arg(call, 3, "transpose_a", false);
+        s->trans_b = bool_arg(call, 4, "transpose_b", false);
+        s->clear = bool_arg(call, 5, "clear", false);
+        Node *p = arg_of(call, 6, "policy");
+        s->policy = !p ? POLICY_SQUARE : !strcmp(p->u.name->s, "full_row") ? POLICY_FULL_ROW
+                  : !strcmp(p->u.name->s, "full_col") ? POLICY_FULL_COL : POLICY_SQUARE;
+    } else if (!strcmp(f, "clear") || !strcmp(f, "fill")) {
+        s = new_stmt(k, IR_FILL, call->loc);
+        s->dst = region_of(k, arg_of(call, 0, "buf"));
+        s->value = f[0] == 'f' ? arg_of(call, 1, "value") : NULL;
+    } else if (!strncmp(f, "reduce_", 7)) {
+        s = new_stmt(k, IR_REDUCE, call->loc);
+        s->src = region_of(k, arg_of(call, 0, "src"));
+        s->dst = region_of(k, arg_of(call, 1, "dst"));
+        s->reduce_kind = !strcmp(f, "reduce_sum") ? REDUCE_SUM : !strcmp(f, "reduce_max") ? REDUCE_MAX
+                       : !strcmp(f, "reduce_min") ? REDUCE_MIN : REDUCE_ABSMAX;
+        Node *d = arg_of(call, 2, "dim");
+        int64_t dim = d ? d->cval.i : (s->src.buf->rank == 1 ? 0 : 1);
+        s->dim = (int)(dim < 0 ? dim + s->src.buf->rank : dim);
+        s->clear = bool_arg(call, 3, "clear", true);
+    } else if (!strcmp(f, "atomic_add")) {
+        s = new_stmt(k, IR_ATOMIC_ADD, call->loc);
+        s->dst = region_of(k, arg_of(call, 0, "dst"));
+        Node *src = arg_of(call, 1, "src");
+        if (src->region_ext) s->src = region_of(k, src);
+        else s->value = src;
+    } else if (!strcmp(f, "use_swizzle")) {
+        Node *p = arg_of(call, 0, "panel"), *o = arg_of(call, 1, "order");
+        k->swizzle_panel = p ? (int)p->cval.i : 8;
+        k->swizzle_col = o && strcmp(o->u.name->s, "row") != 0;
+        return;
+    } else if (!strcmp(f, "sync_threads")) {
+        s = new_stmt(k, IR_SYNC, call->loc);
+    } else if (!strcmp(f, "print")) {
+        s = new_stmt(k, IR_PRINT, call->loc);
+        s->print_args = call->u.call.args;
+    } else {
+        die("unexpected call '%s' in the IR builder", f);
+    }
+    ir_block_push(k->c, out, s);
+}
+
+static void build_stmt(IrKernel *k, Node *st, IrBlock *out) {
+    IrStmt *s;
+    switch (st->kind) {
+    case N_LET: {
+        Node *v = st->u.decl.value;
+        if (v->kind == N_CALL && v->u.call.name && !strncmp(v->u.call.name->s, "alloc_", 6)) return; /* buffers */
+        s = new_stmt(k, IR_LET, st->loc);
+        s->value = v;
+        s->sym = st->sym;
+        break;
+    }
+    case N_VAR:
+        s = new_stmt(k, IR_VAR, st->loc);
+        s->value = st->u.decl.value;
+        s->sym = st->sym;
+        break;
+    case N_ASSIGN:
+        s = new_stmt(k, IR_STORE, st->loc);
+        s->target = st->u.assign.lhs;
+        s->value = st->u.assign.rhs;
+        s->assign_op = st->u.assign.op;
+        break;
+    case N_EXPR_STMT: build_call(k, st->u.expr, out); return;
+    case N_FOR: {
+        Node *it = st->u.loop.iter;
+        const char *f = it->u.call.name->s;
+        if (!strcmp(f, "parallel")) {
+            s = new_stmt(k, IR_PARALLEL, st->loc);
+            s->loop = LOOP_PARALLEL;
+            s->nvars = st->u.loop.vars.len;
+            for (int i = 0; i < s->nvars; i++) {
+                s->vars[i] = st->u.loop.vars.items[i]->sym;
+                s->extents[i] = it->u.call.args.items[i]->cval.i;
+            }
+        } else {
+            s = new_stmt(k, IR_FOR, st->loc);
+            s->sym = st->u.loop.vars.items[0]->sym;
+            s->loop = !strcmp(f, "range") ? LOOP_RANGE : !strcmp(f, "pipelined") ? LOOP_PIPELINED : LOOP_UNROLL;
+            if (s->loop == LOOP_RANGE) {
+                Node *a0 = arg_of(it, 0, "start"), *a1 = arg_of(it, 1, "stop"), *a2 = arg_of(it, 2, "step");
+                if (a1) { s->lo = a0; s->hi = a1; s->step = a2; }
+                else s->hi = a0;
+            } else {
+                s->hi = arg_of(it, 0, "n");
+                if (s->loop == LOOP_PIPELINED) {
+                    Node *st_arg = arg_of(it, 1, "stages");
+                    s->stages = st_arg ? (int)st_arg->cval.i : 3;
+                }
+            }
+        }
+        build_block(k, st->u.loop.body, &s->body);
+        break;
+    }
+    case N_IF:
+        s = new_stmt(k, IR_IF, st->loc);
+        s->value = st->u.ifs.c;
+        build_block(k, st->u.ifs.then, &s->body);
+        if (st->u.ifs.els) {
+            if (st->u.ifs.els->kind == N_IF) build_stmt(k, st->u.ifs.els, &s->els);
+            else build_block(k, st->u.ifs.els, &s->els);
+        }
+        break;
+    case N_BLOCK: /* a nested scope: an IF without a condition */
+        s = new_stmt(k, IR_IF, st->loc);
+        build_block(k, st, &s->body);
+        break;
+    default: die("unexpected statement %s in the IR builder", node_kind_name(st->kind));
+    }
+    ir_block_push(k->c, out, s);
+}
+
+static void build_block(IrKernel *k, Node *block, IrBlock *out) {
+    for (int i = 0; i < block->u.list.len; i++) build_stmt(k, block->u.list.items[i], out);
+}
+
+IrKernel *ir_build(Ctx *c, KernelInfo *info, int arch) {
+    IrKernel *k = arena_alloc(&c->arena, sizeof *k);
+    k->c = c;
+    k->info = info;
+    k->arch = arch;
+    for (int i = 0; i < info->params.len; i++) {
+        Sym *p = info->params.items[i];
+        if (p->kind == SYM_TENSOR) vec_push(&c->arena, &k->params, new_buf(k, p));
+    }
+    for (int i = 0; i < info->buffers.len; i++) vec_push(&c->arena, &k->buffers, new_buf(k, info->buffers.items[i]));
+    memcpy(k->grid, info->grid, sizeof k->grid);
+    k->grid_rank = info->grid_rank;
+    k->threads = info->threads;
+    build_block(k, info->node->u.kernel.body, &k->body);
+    return k;
+}

@@ -1,0 +1,148 @@
+/* ir.h - the tile IR: buffers with memory scope, shape, layout, swizzle and
+ * stages; tile operations on regions; loops with kinds and pipeline
+ * schedules; copies with a mechanism and explicit completion. One IR for
+ * both GPU generations: Hopper's TMA copies, mbarriers and warpgroup roles
+ * are further values of the same fields (CopyMech, the completion object,
+ * IrKernel.roles), not a second IR.
+ *
+ * Scalar expressions are the checked, folded syntax-tree expressions of the
+ * front end (their symbols name buffers and values); statements are IR. */
+#ifndef TILEC_IR_H
+#define TILEC_IR_H
+
+#include "frontend.h"
+
+typedef enum IrOp {
+#define X(id, name, tile) IR_##id,
+#include "ops.h"
+    IR_OPS(X)
+#undef X
+    IR_COUNT
+} IrOp;
+
+/* How a fragment's elements are spread over the block's threads. */
+typedef enum LayoutKind {
+    LAYOUT_NONE,       /* not decided yet */
+    LAYOUT_ACC,        /* mma.sync m16n8k16 accumulator, warps in a wm x wn grid */
+    LAYOUT_ROW,        /* one value per row of an ACC layout (reduction along dim 1) */
+    LAYOUT_BLOCKED,    /* chunks of `vec` elements dealt round-robin to threads */
+    LAYOUT_REPLICATED, /* every thread holds every element */
+} LayoutKind;
+
+typedef struct Layout {
+    LayoutKind kind;
+    int wm, wn;         /* ACC/ROW: warp grid */
+    int64_t wtm, wtn;   /* ACC/ROW: rows/columns of one warp's tile */
+    int mi, ni;         /* ACC/ROW: m16 and n8 tiles per warp */
+    int vec;            /* BLOCKED: elements per chunk */
+    int64_t chunks;     /* BLOCKED: chunks per thread (the last may be partial) */
+    int64_t regs;       /* registers (elements) per thread */
+    Loc origin;         /* the operation that decided it, for errors */
+} Layout;
+
+/* How a copy moves data. */
+typedef enum CopyMech {
+    COPY_SYNC,      /* loads and stores by the threads */
+    COPY_CP_ASYNC,  /* Ampere cp.async into shared memory, completed by commit groups */
+    COPY_TMA,       /* Hopper bulk tensor copy, completed by an mbarrier */
+} CopyMech;
+
+typedef struct IrBuf {
+    Sym *sym;
+    const char *cname;     /* its name in the generated code */
+    MemScope scope;
+    Dtype dtype;
+    int rank;
+    int64_t shape[MAX_RANK];
+    ParamMode mode;        /* tensors */
+    Layout layout;         /* fragments */
+    int swizzle_chunks;    /* shared: XOR swizzle period in 16-byte chunks (0: none) */
+    int stages;            /* shared: copies kept in flight by a pipelined loop */
+    int64_t stage_bytes;   /* shared: bytes of one stage */
+    int64_t smem_offset;   /* shared: offset in dynamic shared memory */
+    Loc loc;
+} IrBuf;
+
+/* A tile operand: buf[idx0 + 0 : idx0 + ext0, ...]; idx NULL means 0. */
+typedef struct IrRegion {
+    IrBuf *buf;
+    Node *idx[MAX_RANK];
+    int64_t ext[MAX_RANK];
+} IrRegion;
+
+typedef struct IrStmt IrStmt;
+typedef struct IrBlock {
+    IrStmt **items;
+    int len, cap;
+} IrBlock;
+
+enum { REDUCE_SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_ABSMAX };
+enum { POLICY_SQUARE, POLICY_FULL_ROW, POLICY_FULL_COL };
+
+struct IrStmt {
+    IrOp op;
+    Loc loc;
+    IrRegion src, dst;         /* COPY, ATOMIC_ADD (src or value), FILL (dst), REDUCE */
+    IrRegion a, b, c;          /* GEMM */
+    bool trans_a, trans_b, clear;
+    int policy;                /* GEMM */
+    int reduce_kind, dim;      /* REDUCE */
+    Node *value;               /* FILL value, LET/VAR init, STORE rhs, IF cond, ATOMIC_ADD scalar */
+    Node *target;              /* STORE lhs (a var name or an element) */
+    int assign_op;             /* STORE: TK_ASSIGN, TK_PLUSEQ ... */
+    Sym *sym;                  /* LET/VAR symbol; FOR loop variable */
+    /* FOR / PARALLEL */
+    LoopKind loop;
+    Node *lo, *hi, *step;      /* FOR range: [lo, hi) by step (NULL: 0 / 1) */
+    Sym *vars[MAX_RANK];       /* PARALLEL loop variables */
+    int64_t extents[MAX_RANK];
+    int nvars;
+    int stages;                /* pipelined */
+    IrBlock body, els;         /* FOR/PARALLEL/IF bodies; IF else */
+    IrBuf *driver;             /* PARALLEL: the fragment whose layout spreads it */
+    /* COPY: mechanism; for pipelined producers, the loop that prefetches. */
+    CopyMech mech;
+    IrStmt *pipeline;          /* COPY hoisted into this pipelined FOR */
+    bool sync_before;          /* a block-wide barrier is needed before it */
+    NodeList print_args;       /* PRINT */
+};
+
+typedef struct IrKernel {
+    Ctx *c;
+    KernelInfo *info;
+    const char *name;          /* unique per specialisation */
+    PtrVec params;             /* IrBuf* of tensors; scalars are Sym* in info->params */
+    PtrVec buffers;            /* IrBuf* of alloc_* buffers */
+    IrBlock body;
+    int64_t grid[3];
+    int grid_rank;
+    int64_t threads;
+    int swizzle_panel;         /* use_swizzle: 0 when absent */
+    bool swizzle_col;
+    int64_t smem_bytes;        /* dynamic shared memory */
+    int64_t scratch_offset;    /* reduction scratch in shared memory */
+    int64_t scratch_bytes;
+    int arch;                  /* 80, 90 ... */
+} IrKernel;
+
+/* ---- build.c ---- */
+IrKernel *ir_build(Ctx *c, KernelInfo *k, int arch);
+IrBuf *ir_buf_of(IrKernel *k, const Sym *sym);
+void ir_block_push(Ctx *c, IrBlock *b, IrStmt *s);
+/* A user name as spelled in generated code (prefixed when it would clash
+ * with C, CUDA or the helpers). */
+const char *ir_cname(Ctx *c, const Name *n);
+
+/* ---- print.c ---- */
+void ir_print(FILE *out, const IrKernel *k);
+const char *ir_op_name(IrOp op);
+
+/* ---- verify.c ---- */
+/* Structural checks between passes (debug builds); a failure is a bug. */
+void ir_verify(const IrKernel *k, const char *after_pass);
+
+/* ---- walk helpers (build.c) ---- */
+typedef void (*IrVisit)(IrStmt *s, void *arg);
+void ir_walk(IrBlock *b, IrVisit pre, void *arg);
+
+#endif

@@ -1,0 +1,277 @@
+/* infer_layout.c - decides how each fragment is spread over the threads.
+ *
+ * As in TileLang: operations that fix a layout come first (gemm fixes the
+ * mma.sync m16n8k16 accumulator layout of C), then layouts propagate to
+ * whatever touches the same buffers (fragment copies keep the layout,
+ * reductions along dim 1 of an accumulator give one value per row, parallel
+ * loops make every fragment they index follow the loop's driving fragment).
+ * Fragments still open then get a blocked layout, and propagation resumes.
+ * When two operations demand different layouts, the error names the buffer
+ * and both operations. */
+#include <string.h>
+
+#include "passes.h"
+
+typedef struct Infer {
+    IrKernel *k;
+    bool changed;
+    bool failed;
+} Infer;
+
+static bool is_fragment(const IrBuf *b) { return b && b->scope == SCOPE_FRAGMENT; }
+
+/* Gives b the layout l, decided by the operation at `at`. */
+static void assign(Infer *in, IrBuf *b, const Layout *l, Loc at, const char *op) {
+    Ctx *c = in->k->c;
+    if (b->layout.kind == LAYOUT_NONE) {
+        b->layout = *l;
+        b->layout.origin = at;
+        in->changed = true;
+        return;
+    }
+    if (layout_equal(&b->layout, l)) return;
+    if (!in->failed) {
+        diag_error(c, at, "no layout fits the fragment '%s': this %s needs %s", b->sym->name->s, op,
+                   layout_describe(c, l));
+        diag_note(c, b->layout.origin, "but this operation gave '%s' %s", b->sym->name->s,
+                  layout_describe(c, &b->layout));
+    }
+    in->failed = true;
+}
+
+/* The accumulator layout of an M x N fragment for a gemm with `threads`
+ * threads: warps tile C in a wm x wn grid, each warp in m16 x n8 pieces. */
+static bool acc_layout(Infer *in, IrStmt *g, Layout *l) {
+    Ctx *c = in->k->c;
+    int64_t m = g->c.ext[0], n = g->c.ext[1], threads = in->k->threads;
+    if (threads % 32 != 0) {
+        diag_error(c, g->loc, "gemm needs whole warps: threads (%lld) must be a multiple of 32", (long long)threads);
+        return false;
+    }
+    int warps = (int)(threads / 32);
+    int best_wm = -1;
+    int64_t best_score = INT64_MAX;
+    for (int wm = 1; wm <= warps; wm++) {
+        if (warps % wm) continue;
+        int wn = warps / wm;
+        if (g->policy == POLICY_FULL_ROW && wn != 1) continue;
+        if (g->policy == POLICY_FULL_COL && wm != 1) continue;
+        if (m % (16 * wm) || n % (8 * wn)) continue;
+        /* squarest warp tile: equal sides reuse loaded operands best */
+        int64_t tm = m / wm, tn = n / wn;
+        int64_t score = tm > tn ? tm - tn : tn - tm;
+        if (score < best_score || (score == best_score && wm > best_wm)) {
+            best_score = score;
+            best_wm = wm;
+        }
+    }
+    if (best_wm < 0) {
+        const char *pol = g->policy == POLICY_FULL_ROW ? "full_row" : g->policy == POLICY_FULL_COL ? "full_col" : "square";
+        diag_error(c, g->loc,
+                   "gemm: the %lldx%lld accumulator '%s' cannot be split over %d warps with policy %s (each warp needs "
+                   "a multiple of 16 rows and 8 columns)",
+                   (long long)m, (long long)n, g->c.buf->sym->name->s, warps, pol);
+        return false;
+    }
+    memset(l, 0, sizeof *l);
+    l->kind = LAYOUT_ACC;
+    l->wm = best_wm;
+    l->wn = warps / best_wm;
+    l->wtm = m / l->wm;
+    l->wtn = n / l->wn;
+    l->mi = (int)(l->wtm / 16);
+    l->ni = (int)(l->wtn / 8);
+    l->regs = (int64_t)l->mi * l->ni * 4;
+    return true;
+}
+
+static Layout row_of(const Layout *acc) {
+    Layout l = *acc;
+    l.kind = LAYOUT_ROW;
+    l.regs = (int64_t)acc->mi * 2;
+    return l;
+}
+
+static Layout replicated(const IrBuf *b) {
+    Layout l = {.kind = LAYOUT_REPLICATED};
+    l.regs = buf_elems(b);
+    return l;
+}
+
+/* Chunks of `vec` elements dealt round-robin over the threads. Row r of a
+ * chunk must be a compile-time function of the register index, which holds
+ * when the row length is a multiple of threads x vec (or there is one row). */
+static bool blocked_layout(Infer *in, IrBuf *b, Layout *l) {
+    int64_t total = buf_elems(b), cols = b->shape[b->rank - 1], rows = total / cols, t = in->k->threads;
+    int vec = 16 / dtype_bytes(b->dtype);
+    if (vec < 1) vec = 1;
+    while (vec > 1 && (cols % vec != 0 || (rows > 1 && cols % (t * vec) != 0))) vec /= 2;
+    if (rows > 1 && cols % (t * vec) != 0) {
+        diag_error(in->k->c, b->loc,
+                   "no layout fits the fragment '%s': its rows (%lld elements) must be a multiple of the %lld threads "
+                   "when it has several rows",
+                   b->sym->name->s, (long long)cols, (long long)t);
+        return false;
+    }
+    memset(l, 0, sizeof *l);
+    l->kind = LAYOUT_BLOCKED;
+    l->vec = vec;
+    l->chunks = (total / vec + t - 1) / t;
+    l->regs = l->chunks * vec;
+    return true;
+}
+
+/* ---- parallel loops ---- */
+
+typedef struct Access {
+    IrStmt *loop;
+    IrBuf *bufs[64];
+    Node *nodes[64];
+    int n;
+} Access;
+
+static void collect(Node *e, void *arg) {
+    Access *a = arg;
+    if (!e->sym || e->sym->kind != SYM_BUFFER || e->sym->scope != SCOPE_FRAGMENT || a->n == 64) return;
+    a->nodes[a->n++] = e;
+}
+
+/* Whether e indexes its buffer with exactly the loop's variables. */
+static bool indexed_by_loop_vars(const Node *e, const IrStmt *loop, int nvars) {
+    if (e->u.index.idx.len != nvars) return false;
+    for (int i = 0; i < nvars; i++) {
+        const Node *ix = e->u.index.idx.items[i];
+        if (ix->kind != N_NAME || ix->sym != loop->vars[i]) return false;
+    }
+    return true;
+}
+
+static void infer_parallel(Infer *in, IrStmt *p) {
+    IrKernel *k = in->k;
+    Access acc = {.loop = p};
+    block_visit_indices(&p->body, collect, &acc);
+    for (int i = 0; i < acc.n; i++) acc.bufs[i] = ir_buf_of(k, acc.nodes[i]->sym);
+    /* The driver: a fragment indexed by all loop variables, of the loop's shape. */
+    IrBuf *driver = NULL;
+    for (int i = 0; i < acc.n && !driver; i++) {
+        IrBuf *b = acc.bufs[i];
+        if (!indexed_by_loop_vars(acc.nodes[i], p, p->nvars) || b->rank != p->nvars) continue;
+        bool same = true;
+        for (int d = 0; d < b->rank; d++) same &= b->shape[d] == p->extents[d];
+        if (same && b->layout.kind != LAYOUT_NONE) driver = b;
+    }
+    p->driver = driver;
+    if (!driver) {
+        /* Until the driver is known, or when there is none: fragments
+         * indexed by anything are readable only if replicated. */
+        return;
+    }
+    for (int i = 0; i < acc.n; i++) {
+        IrBuf *b = acc.bufs[i];
+        Node *e = acc.nodes[i];
+        if (b == driver) continue;
+        if (indexed_by_loop_vars(e, p, p->nvars) && b->rank == driver->rank &&
+            !memcmp(b->shape, driver->shape, sizeof(int64_t) * (size_t)b->rank)) {
+            assign(in, b, &driver->layout, e->loc, "parallel loop");
+        } else if (b->rank == 1 && indexed_by_loop_vars(e, p, 1) && b->shape[0] == p->extents[0] &&
+                   driver->layout.kind == LAYOUT_ACC) {
+            Layout r = row_of(&driver->layout);
+            assign(in, b, &r, e->loc, "parallel loop");
+        } else if (b->rank == 1 && indexed_by_loop_vars(e, p, 1) && b->shape[0] == p->extents[0] &&
+                   driver->layout.kind == LAYOUT_ROW && p->nvars == 1) {
+            assign(in, b, &driver->layout, e->loc, "parallel loop");
+        } else {
+            Layout r = replicated(b);
+            assign(in, b, &r, e->loc, "parallel loop (an element other threads may hold)");
+        }
+    }
+}
+
+/* ---- the fixpoint ---- */
+
+static void visit(IrStmt *s, void *arg) {
+    Infer *in = arg;
+    IrKernel *k = in->k;
+    switch (s->op) {
+    case IR_GEMM: {
+        if (!is_fragment(s->c.buf)) return;
+        Layout l;
+        if (!acc_layout(in, s, &l)) {
+            in->failed = true;
+            return;
+        }
+        assign(in, s->c.buf, &l, s->loc, "gemm");
+        if (is_fragment(s->a.buf)) {
+            /* A from registers: the accumulator layout of the same rows
+             * with one warp per row band doubles as the mma A operand. */
+            if (l.wn != 1 || s->trans_a) {
+                diag_error(k->c, s->loc, "gemm with operand A in registers ('%s') needs policy = full_row and no transpose_a",
+                           s->a.buf->sym->name->s);
+                in->failed = true;
+                return;
+            }
+            Layout a = l;
+            a.wtn = s->a.ext[1];
+            a.ni = (int)(a.wtn / 8);
+            a.regs = (int64_t)a.mi * a.ni * 4;
+            assign(in, s->a.buf, &a, s->loc, "gemm (operand A)");
+        }
+        break;
+    }
+    case IR_COPY:
+        if (is_fragment(s->src.buf) && is_fragment(s->dst.buf)) {
+            if (s->src.buf->layout.kind != LAYOUT_NONE) assign(in, s->dst.buf, &s->src.buf->layout, s->loc, "copy");
+            else if (s->dst.buf->layout.kind != LAYOUT_NONE) assign(in, s->src.buf, &s->dst.buf->layout, s->loc, "copy");
+        }
+        break;
+    case IR_REDUCE: {
+        IrBuf *src = s->src.buf, *dst = s->dst.buf;
+        if (!is_fragment(src) || src->layout.kind == LAYOUT_NONE || !is_fragment(dst)) break;
+        if (src->layout.kind == LAYOUT_ACC) {
+            if (s->dim != 1) {
+                diag_error(k->c, s->loc, "reductions of the gemm accumulator '%s' are supported along dim 1 only",
+                           src->sym->name->s);
+                in->failed = true;
+                return;
+            }
+            Layout r = row_of(&src->layout);
+            assign(in, dst, &r, s->loc, "reduction");
+        } else if (src->layout.kind == LAYOUT_BLOCKED || src->layout.kind == LAYOUT_REPLICATED) {
+            Layout r = replicated(dst);
+            assign(in, dst, &r, s->loc, "reduction");
+        } else {
+            diag_error(k->c, s->loc, "cannot reduce '%s', which has %s", src->sym->name->s,
+                       layout_describe(k->c, &src->layout));
+            in->failed = true;
+        }
+        break;
+    }
+    case IR_PARALLEL: infer_parallel(in, s); break;
+    default: break;
+    }
+}
+
+void pass_infer_layout(IrKernel *k) {
+    Infer in = {.k = k};
+    for (int round = 0; round < 64 && !in.failed; round++) {
+        do {
+            in.changed = false;
+            ir_walk(&k->body, visit, &in);
+        } while (in.changed && !in.failed);
+        if (in.failed) break;
+        /* The largest open fragment gets a blocked layout; small ones
+         * (reduction results) are left to propagation from it. */
+        IrBuf *open = NULL;
+        for (int i = 0; i < k->buffers.len; i++) {
+            IrBuf *b = k->buffers.items[i];
+            if (is_fragment(b) && b->layout.kind == LAYOUT_NONE && (!open || buf_elems(b) > buf_elems(open))) open = b;
+        }
+        if (!open) break;
+        Layout l;
+        if (!blocked_layout(&in, open, &l)) return;
+        open->layout = l;
+        open->layout.origin = open->loc;
+    }
+    /* Parallel loops whose drivers got their layout late: settle drivers. */
+    if (!in.failed) ir_walk(&k->body, visit, &in);
+}

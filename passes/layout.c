@@ -1,0 +1,87 @@
+/* layout.c - helpers about layouts and element accesses, shared by the
+ * passes and the code generator. */
+#include "parse.h"
+#include "passes.h"
+
+int64_t buf_elems(const IrBuf *b) {
+    int64_t n = 1;
+    for (int i = 0; i < b->rank; i++) n *= b->shape[i];
+    return n;
+}
+
+void expr_visit_indices(Node *e, IndexVisit fn, void *arg) {
+    if (!e) return;
+    switch (e->kind) {
+    case N_INDEX:
+        fn(e, arg);
+        for (int i = 0; i < e->u.index.idx.len; i++) expr_visit_indices(e->u.index.idx.items[i], fn, arg);
+        break;
+    case N_CALL:
+        for (int i = 0; i < e->u.call.args.len; i++) expr_visit_indices(e->u.call.args.items[i], fn, arg);
+        break;
+    case N_NAMED_ARG: expr_visit_indices(e->u.named.value, fn, arg); break;
+    case N_UNARY: expr_visit_indices(e->u.op.a, fn, arg); break;
+    case N_BINARY:
+        expr_visit_indices(e->u.op.a, fn, arg);
+        expr_visit_indices(e->u.op.b, fn, arg);
+        break;
+    case N_COND:
+        expr_visit_indices(e->u.cond.c, fn, arg);
+        expr_visit_indices(e->u.cond.a, fn, arg);
+        expr_visit_indices(e->u.cond.b, fn, arg);
+        break;
+    case N_SLICE:
+        expr_visit_indices(e->u.slice.lo, fn, arg);
+        expr_visit_indices(e->u.slice.hi, fn, arg);
+        break;
+    default: break;
+    }
+}
+
+void block_visit_indices(IrBlock *b, IndexVisit fn, void *arg) {
+    for (int i = 0; i < b->len; i++) {
+        IrStmt *s = b->items[i];
+        expr_visit_indices(s->value, fn, arg);
+        expr_visit_indices(s->target, fn, arg);
+        block_visit_indices(&s->body, fn, arg);
+        block_visit_indices(&s->els, fn, arg);
+    }
+}
+
+bool layout_equal(const Layout *a, const Layout *b) {
+    if (a->kind != b->kind) return false;
+    switch (a->kind) {
+    case LAYOUT_ACC: return a->wm == b->wm && a->wn == b->wn && a->wtm == b->wtm && a->wtn == b->wtn;
+    /* a row layout only depends on how warps split the rows */
+    case LAYOUT_ROW: return a->wm == b->wm && a->wn == b->wn && a->wtm == b->wtm;
+    case LAYOUT_BLOCKED: return a->vec == b->vec && a->chunks == b->chunks;
+    default: return true;
+    }
+}
+
+const char *layout_describe(Ctx *c, const Layout *l) {
+    switch (l->kind) {
+    case LAYOUT_ACC:
+        return arena_printf(&c->arena, "the mma accumulator layout with %dx%d warps of %lldx%lld", l->wm, l->wn,
+                            (long long)l->wtm, (long long)l->wtn);
+    case LAYOUT_ROW:
+        return arena_printf(&c->arena, "one value per row of a %dx%d-warp mma accumulator", l->wm, l->wn);
+    case LAYOUT_BLOCKED: return arena_printf(&c->arena, "a blocked layout (%d elements per chunk)", l->vec);
+    case LAYOUT_REPLICATED: return "a replicated layout (every thread holds every element)";
+    default: return "no layout";
+    }
+}
+
+/* Whether e is provably a multiple of m (NULL counts as 0). */
+bool expr_multiple_of(const Node *e, int64_t m) {
+    if (!e) return true;
+    if (e->is_const) return !e->const_float && e->cval.i % m == 0;
+    if (e->kind != N_BINARY) return false;
+    switch (e->u.op.op) {
+    case TK_STAR: return expr_multiple_of(e->u.op.a, m) || expr_multiple_of(e->u.op.b, m);
+    case TK_PLUS:
+    case TK_MINUS: return expr_multiple_of(e->u.op.a, m) && expr_multiple_of(e->u.op.b, m);
+    default: return false;
+    }
+}
+

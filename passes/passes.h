@@ -1,0 +1,43 @@
+/* passes.h - the passes over the tile IR, one file each, run in the order
+ * pipeline.c lists. A pass reports user errors through the Ctx (located,
+ * naming buffers and operations in source terms) and leaves the IR
+ * consistent for the next one. */
+#ifndef TILEC_PASSES_H
+#define TILEC_PASSES_H
+
+#include "ir.h"
+
+/* pipeline.c */
+typedef struct PassOptions {
+    const char *print_after;  /* comma-separated pass names, or "all"; NULL: none */
+    FILE *print_to;
+} PassOptions;
+/* Runs every pass; false when one reported errors. */
+bool pass_run_all(IrKernel *k, const PassOptions *opt);
+/* Whether NAME is a pass (for checking --print-ir-after). */
+bool pass_exists(const char *name);
+/* The pass names in order, separated by ", " (for messages). */
+const char *pass_names(void);
+
+/* requires: built IR; provides: a layout for every fragment */
+void pass_infer_layout(IrKernel *k);
+/* requires: layouts; provides: async mechanism and stages for copies in pipelined loops */
+void pass_plan_pipeline(IrKernel *k);
+/* requires: stages; provides: swizzle, offsets and total dynamic shared memory */
+void pass_plan_shared(IrKernel *k);
+/* requires: everything above; provides: sync_before on operations that need a barrier */
+void pass_insert_sync(IrKernel *k);
+
+/* helpers shared by passes and code generation (layout.c) */
+/* Calls fn for every element access (N_INDEX) inside the expression. */
+typedef void (*IndexVisit)(Node *index, void *arg);
+void expr_visit_indices(Node *e, IndexVisit fn, void *arg);
+/* Every element access in the statements of a block (expressions and store targets). */
+void block_visit_indices(IrBlock *b, IndexVisit fn, void *arg);
+bool layout_equal(const Layout *a, const Layout *b);
+const char *layout_describe(Ctx *c, const Layout *l);
+int64_t buf_elems(const IrBuf *b);
+/* Whether e is provably a multiple of m (NULL counts as 0). */
+bool expr_multiple_of(const Node *e, int64_t m);
+
+#endif

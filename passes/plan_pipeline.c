@@ -1,0 +1,117 @@
+/* plan_pipeline.c - software pipelining of `pipelined(n, stages)` loops.
+ *
+ * Copies from global into shared memory at the top level of the loop body,
+ * whose source depends only on the loop variable and values from outside
+ * the loop, become the loop's producers: code generation issues them
+ * `stages - 1` iterations ahead into a ring of `stages` shared buffers
+ * (cp.async on sm_80+, completed by commit groups), so the tensor cores
+ * work on one stage while the next ones are in flight. */
+#include <string.h>
+
+#include "passes.h"
+
+typedef struct Defs {
+    Sym *syms[256];
+    int n;
+} Defs;
+
+static void collect_defs(IrStmt *s, void *arg) {
+    Defs *d = arg;
+    if ((s->op == IR_LET || s->op == IR_VAR || s->op == IR_FOR) && s->sym && d->n < 256) d->syms[d->n++] = s->sym;
+    for (int i = 0; s->op == IR_PARALLEL && i < s->nvars && d->n < 256; i++) d->syms[d->n++] = s->vars[i];
+}
+
+static bool uses_any(const Node *e, const Defs *d) {
+    if (!e) return false;
+    switch (e->kind) {
+    case N_NAME:
+        for (int i = 0; i < d->n; i++)
+            if (e->sym == d->syms[i]) return true;
+        return false;
+    case N_INDEX: return true; /* reads memory the loop may change */
+    case N_UNARY: return uses_any(e->u.op.a, d);
+    case N_BINARY: return uses_any(e->u.op.a, d) || uses_any(e->u.op.b, d);
+    case N_COND: return uses_any(e->u.cond.c, d) || uses_any(e->u.cond.a, d) || uses_any(e->u.cond.b, d);
+    case N_CALL:
+        for (int i = 0; i < e->u.call.args.len; i++)
+            if (uses_any(e->u.call.args.items[i], d)) return true;
+        return false;
+    default: return false;
+    }
+}
+
+typedef struct Uses {
+    const IrBuf *buf;
+    const IrStmt *except;
+    int count;
+} Uses;
+
+static void count_region(Uses *u, const IrRegion *r) {
+    if (r->buf == u->buf) u->count++;
+}
+
+static void count_node(Node *e, void *arg) {
+    Uses *u = arg;
+    if (e->sym == u->buf->sym) u->count++;
+}
+
+static void count_uses(IrStmt *s, void *arg) {
+    Uses *u = arg;
+    if (s == u->except) return;
+    count_region(u, &s->src);
+    count_region(u, &s->dst);
+    count_region(u, &s->a);
+    count_region(u, &s->b);
+    count_region(u, &s->c);
+    expr_visit_indices(s->value, count_node, u);
+    expr_visit_indices(s->target, count_node, u);
+}
+
+/* 16-byte cp.async needs every chunk contiguous and aligned: whole 16-byte
+ * pieces of rows in both the tensor and the tile. */
+static bool cp_async_ok(const IrKernel *k, const IrStmt *c) {
+    const IrBuf *g = c->src.buf;
+    int eb = dtype_bytes(g->dtype), vec = 16 / eb;
+    if (k->arch < 80 || g->dtype != c->dst.buf->dtype || eb > 16) return false;
+    int last = g->rank - 1;
+    if ((g->shape[last] * eb) % 16 != 0 || c->src.ext[last] % vec != 0) return false;
+    /* the start of the row piece must be a multiple of vec elements */
+    return expr_multiple_of(c->src.idx[last], vec);
+}
+
+static void plan_loop(IrKernel *k, IrStmt *loop) {
+    Defs defs = {0};
+    defs.syms[defs.n++] = NULL; /* placeholder so the loop variable is not a def */
+    ir_walk(&loop->body, collect_defs, &defs);
+    for (int i = 0; i < loop->body.len; i++) {
+        IrStmt *s = loop->body.items[i];
+        if (s->op != IR_COPY || s->src.buf->scope != SCOPE_GLOBAL || s->dst.buf->scope != SCOPE_SHARED) continue;
+        bool depends = false;
+        for (int d = 0; d < s->src.buf->rank; d++) depends |= uses_any(s->src.idx[d], &defs);
+        if (depends) continue;
+        /* The ring of buffers is private to this copy: nothing else may
+         * write it, and nothing outside the loop may read it. */
+        Uses inside = {.buf = s->dst.buf, .except = s}, outside = {.buf = s->dst.buf, .except = loop};
+        ir_walk(&loop->body, count_uses, &inside);
+        for (int j = 0; j < k->body.len; j++) {
+            IrBlock one = {.items = &k->body.items[j], .len = 1};
+            if (k->body.items[j] != loop) ir_walk(&one, count_uses, &outside);
+        }
+        if (outside.count) continue;
+        bool written_elsewhere = false;
+        for (int j = 0; j < loop->body.len; j++) {
+            IrStmt *o = loop->body.items[j];
+            if (o != s && o->op == IR_COPY && o->dst.buf == s->dst.buf) written_elsewhere = true;
+        }
+        if (written_elsewhere) continue;
+        s->pipeline = loop;
+        s->mech = cp_async_ok(k, s) ? COPY_CP_ASYNC : COPY_SYNC;
+        s->dst.buf->stages = loop->stages;
+    }
+}
+
+static void visit(IrStmt *s, void *arg) {
+    if (s->op == IR_FOR && s->loop == LOOP_PIPELINED) plan_loop(arg, s);
+}
+
+void pass_plan_pipeline(IrKernel *k) { ir_walk(&k->body, visit, k); }

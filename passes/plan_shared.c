@@ -1,0 +1,78 @@
+/* plan_shared.c - shared memory: swizzles, stage rings, offsets, scratch.
+ *
+ * XOR swizzle: a tile row is split into 16-byte chunks and chunk c of row r
+ * is stored at c ^ f(r). ldmatrix reads one 16-byte chunk from each of 8
+ * consecutive rows, and 16-byte cp.async writes are serviced 8 threads at a
+ * time; both are conflict free when those 8 chunks land in 8 different
+ * 16-byte slots of the 128-byte bank window, which the XOR guarantees for
+ * rows of any power-of-two number of chunks (see cg_swizzle in codegen). */
+#include "passes.h"
+
+/* Hardware limits of dynamic shared memory per block (CUDA programming
+ * guide, compute capabilities 8.0 and 9.0). */
+static int64_t smem_limit(int arch) {
+    if (arch >= 90) return 227 * 1024;
+    if (arch == 80 || arch == 87) return 163 * 1024;
+    return 99 * 1024;
+}
+
+static int swizzle_for(const IrBuf *b) {
+    int64_t row_bytes = b->shape[b->rank - 1] * dtype_bytes(b->dtype);
+    if (row_bytes % 16 != 0) return 0;
+    int64_t chunks = row_bytes / 16;
+    if (chunks < 2 || (chunks & (chunks - 1)) != 0) return 0;
+    int64_t rows = buf_elems(b) / b->shape[b->rank - 1];
+    int period = chunks >= 8 ? 8 : (int)chunks;
+    /* the pattern needs 8 rows of 16-byte chunks per 128-byte window */
+    if (rows * chunks < 8) return 0;
+    return period;
+}
+
+static int64_t align_up(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
+
+typedef struct Scratch {
+    IrKernel *k;
+    int64_t bytes;
+} Scratch;
+
+/* Reductions across warps exchange partial results through shared memory. */
+static void scratch_of(IrStmt *s, void *arg) {
+    Scratch *sc = arg;
+    if (s->op != IR_REDUCE) return;
+    const IrBuf *src = s->src.buf;
+    int64_t warps = sc->k->threads / 32 > 0 ? sc->k->threads / 32 : 1;
+    int64_t need = 0;
+    if (src->layout.kind == LAYOUT_ACC && src->layout.wn > 1) need = (int64_t)src->layout.wn * src->shape[0] * 8;
+    else if (src->layout.kind == LAYOUT_BLOCKED) need = (warps + 1) * (buf_elems(src) / src->shape[src->rank - 1]) * 8;
+    if (need > sc->bytes) sc->bytes = need;
+}
+
+void pass_plan_shared(IrKernel *k) {
+    int64_t off = 0;
+    for (int i = 0; i < k->buffers.len; i++) {
+        IrBuf *b = k->buffers.items[i];
+        if (b->scope != SCOPE_SHARED) continue;
+        b->swizzle_chunks = swizzle_for(b);
+        b->stage_bytes = align_up(buf_elems(b) * dtype_bytes(b->dtype), 128);
+        b->smem_offset = off;
+        off += b->stage_bytes * b->stages;
+    }
+    Scratch sc = {.k = k};
+    ir_walk(&k->body, scratch_of, &sc);
+    k->scratch_offset = off;
+    k->scratch_bytes = sc.bytes;
+    off += sc.bytes;
+    k->smem_bytes = off;
+    int64_t limit = smem_limit(k->arch);
+    if (off > limit) {
+        diag_error(k->c, k->info->node->loc,
+                   "kernel '%s' needs %lld bytes of shared memory; sm_%d allows %lld per block", k->info->name->s,
+                   (long long)off, k->arch, (long long)limit);
+        for (int i = 0; i < k->buffers.len; i++) {
+            IrBuf *b = k->buffers.items[i];
+            if (b->scope == SCOPE_SHARED)
+                diag_note(k->c, b->loc, "'%s' takes %lld bytes (%d stage%s)", b->sym->name->s,
+                          (long long)(b->stage_bytes * b->stages), b->stages, b->stages == 1 ? "" : "s");
+        }
+    }
+}
