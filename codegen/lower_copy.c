@@ -292,14 +292,24 @@ void cg_atomic_add(Cg *g, IrStmt *s) {
     }
     const IrBuf *f = s->src.buf;
     if (f->scope == SCOPE_FRAGMENT) {
-        if (f->layout.kind != LAYOUT_ACC && f->layout.kind != LAYOUT_BLOCKED) {
-            cg_error(g, s->loc, "atomic_add from '%s' would add each element several times (it has %s)",
-                     f->sym->name->s, layout_describe(g->k->c, &f->layout));
-            return;
-        }
         const char *r = cg_tmp(g, "r");
         char *fc[MAX_RANK], *valid, *coords[MAX_RANK], *cond;
+        if (f->layout.kind == LAYOUT_REPLICATED) {
+            /* every thread holds every element: deal them out, or each
+             * would be added once per thread */
+            cg_line(g, "for (int %s = tid; %s < %lld; %s += %lld) {", r, r, (long long)f->layout.regs, r,
+                    (long long)g->k->threads);
+            cg_frag_coords(g, f, r, fc, &valid);
+            coords_from_frag(g, &s->dst, f, fc, coords);
+            char *ref = region_ref(g, &s->dst, coords, &cond);
+            cg_line(g, "    if (%s) tl_atomic_add(&%s, %s);", cond, ref,
+                    cg_convert(g, d->dtype, arena_printf(arena(g), "%s(%s[%s])", to_compute(f->dtype), f->cname, r)));
+            cg_line(g, "}");
+            return;
+        }
         cg_frag_coords(g, f, r, fc, &valid);
+        if (f->layout.kind == LAYOUT_ROW) /* rows repeat over a quad's lanes and the warps of a row band */
+            valid = arena_printf(arena(g), "lane %% 4 == 0 && warp %% %d == 0", f->layout.wn);
         coords_from_frag(g, &s->dst, f, fc, coords);
         char *ref = region_ref(g, &s->dst, coords, &cond);
         if (valid) cond = arena_printf(arena(g), "(%s) && %s", valid, cond);

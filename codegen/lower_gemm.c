@@ -43,7 +43,9 @@ static void gemm_mma(Cg *g, IrStmt *s) {
     cg_line(g, "#pragma unroll");
     cg_line(g, "for (int %s = 0; %s < %lld; ++%s) {", kk, kk, (long long)(K / 16), kk);
     g->ind++;
-    cg_line(g, "unsigned a[%d][4], b[%d][2];", MI, NI + (NI & 1));
+    /* A for the whole warp tile, then B two n8 tiles at a time, each used
+     * at once: only 4 B registers live, which keeps big tiles unspilled */
+    cg_line(g, "unsigned a[%d][4];", MI);
     /* A operand */
     if (A->scope == SCOPE_FRAGMENT) {
         int ni_a = A->layout.ni;
@@ -74,6 +76,7 @@ static void gemm_mma(Cg *g, IrStmt *s) {
         cg_line(g, "{");
         g->ind++;
         cg_line(g, "unsigned %s[4];", t);
+        const char *bn = cg_tmp(g, "b");
         if (!s->trans_b) { /* stored [K][N] */
             char *row = arena_printf(arena(g), "%s * 16 + lane / 8 %% 2 * 8 + lane %% 8", kk);
             char *col = arena_printf(arena(g), "%s + %d + lane / 16 * 8", wn, nj * 16);
@@ -89,14 +92,14 @@ static void gemm_mma(Cg *g, IrStmt *s) {
                          smem_addr(g, B, arena_printf(arena(g), "%s + %d + lane %% 8", wn, nj * 16),
                                    arena_printf(arena(g), "%s * 16 + lane / 8 %% 2 * 8", kk)));
         }
-        cg_line(g, "b[%d][0] = %s[0]; b[%d][1] = %s[1];", 2 * nj, t, 2 * nj, t);
-        if (pair) cg_line(g, "b[%d][0] = %s[2]; b[%d][1] = %s[3];", 2 * nj + 1, t, 2 * nj + 1, t);
+        cg_line(g, "const unsigned %s[2][2] = {{%s[0], %s[1]}, {%s[2], %s[3]}};", bn, t, t, t, t);
+        for (int half = 0; half < (pair ? 2 : 1); half++)
+            for (int mi = 0; mi < MI; mi++)
+                cg_line(g, "%s(*(float (*)[4])&%s[%d], a[%d], %s[%d]);", mma, C->cname, (mi * NI + 2 * nj + half) * 4, mi,
+                        bn, half);
         g->ind--;
         cg_line(g, "}");
     }
-    for (int mi = 0; mi < MI; mi++)
-        for (int ni = 0; ni < NI; ni++)
-            cg_line(g, "%s(*(float (*)[4])&%s[%d], a[%d], b[%d]);", mma, C->cname, (mi * NI + ni) * 4, mi, ni);
     g->ind--;
     cg_line(g, "}");
     g->ind--;

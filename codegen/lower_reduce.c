@@ -146,16 +146,58 @@ static void reduce_blocked(Cg *g, IrStmt *s) {
     cg_line(g, "}");
 }
 
+/* Any layouts, any dim: the source goes to shared memory, then each thread
+ * computes the destination elements it holds. */
+static void reduce_staged(Cg *g, IrStmt *s) {
+    const IrBuf *src = s->src.buf, *dst = s->dst.buf;
+    int kind = s->reduce_kind, merge = kind == REDUCE_ABSMAX ? REDUCE_MAX : kind;
+    bool dbl = src->dtype == DT_F64;
+    const char *ty = dbl ? "double" : "float";
+    const char *r = cg_tmp(g, "r");
+    char *coords[MAX_RANK], *valid;
+    cg_frag_coords(g, src, r, coords, &valid);
+    char *lin = coords[0];
+    for (int d = 1; d < src->rank; d++) lin = arena_printf(arena(g), "(%s) * %lld + %s", lin, (long long)src->shape[d], coords[d]);
+    cg_line(g, "{");
+    g->ind++;
+    cg_line(g, "#pragma unroll");
+    cg_line(g, "for (int %s = 0; %s < %lld; ++%s)", r, r, (long long)src->layout.regs, r);
+    cg_line(g, "    %stl_scratch[%s] = %s;", valid ? arena_printf(arena(g), "if (%s) ", valid) : "", lin,
+            element(g, kind, src, r, dbl));
+    cg_line(g, "__syncthreads();");
+    const char *dr = cg_tmp(g, "r"), *k = cg_tmp(g, "k"), *v = cg_tmp(g, "v");
+    char *dc[MAX_RANK], *dvalid;
+    cg_frag_coords(g, dst, dr, dc, &dvalid);
+    cg_line(g, "#pragma unroll");
+    cg_line(g, "for (int %s = 0; %s < %lld; ++%s) {", dr, dr, (long long)dst->layout.regs, dr);
+    g->ind++;
+    if (dvalid) cg_line(g, "if (!(%s)) continue;", dvalid);
+    cg_line(g, "%s %s = %s;", ty, v, identity(kind, dbl));
+    /* source coordinates: the destination's, with the reduced dim inserted */
+    char *sl = NULL;
+    for (int d = 0, j = 0; d < src->rank; d++) {
+        const char *c = d == s->dim ? k : (dst->rank ? dc[j++] : "0");
+        sl = sl ? arena_printf(arena(g), "(%s) * %lld + %s", sl, (long long)src->shape[d], c) : arena_printf(arena(g), "(%s)", c);
+    }
+    cg_line(g, "for (int %s = 0; %s < %lld; ++%s) %s = %s;", k, k, (long long)src->shape[s->dim], k, v,
+            combine(g, merge, v, arena_printf(arena(g), "(%s)tl_scratch[%s]", ty, sl), dbl));
+    store_result(g, s, dr, v, dbl);
+    g->ind--;
+    cg_line(g, "}");
+    cg_line(g, "__syncthreads();");
+    g->ind--;
+    cg_line(g, "}");
+}
+
 void cg_reduce(Cg *g, IrStmt *s) {
     const IrBuf *src = s->src.buf, *dst = s->dst.buf;
     if (src->scope != SCOPE_FRAGMENT || dst->scope != SCOPE_FRAGMENT) {
         cg_error(g, s->loc, "reductions of shared or local buffers are not supported yet; reduce a fragment");
         return;
     }
-    if (src->layout.kind == LAYOUT_ACC && s->dim == 1 && dst->layout.kind == LAYOUT_ROW) reduce_acc(g, s);
-    else if (src->layout.kind == LAYOUT_BLOCKED && s->dim == src->rank - 1 && dst->layout.kind == LAYOUT_REPLICATED)
-        reduce_blocked(g, s);
-    else
-        cg_error(g, s->loc, "cannot reduce '%s' (%s) along dim %d into '%s' (%s)", src->sym->name->s,
-                 layout_describe(g->k->c, &src->layout), s->dim, dst->sym->name->s, layout_describe(g->k->c, &dst->layout));
+    switch (reduce_path(s, g->k->threads)) {
+    case REDUCE_PATH_ACC_ROWS: reduce_acc(g, s); break;
+    case REDUCE_PATH_BLOCKED_ROWS: reduce_blocked(g, s); break;
+    case REDUCE_PATH_STAGED: reduce_staged(g, s); break;
+    }
 }

@@ -41,6 +41,8 @@ static const char *const not_yet[] = {
     "--rtol", "--atol", "--consistency", "--bench-backend", "--max-noise", "--max-time", "--ncu",
     "--json", "--trace", "--report", "--roofline", "--compare", "--cache-dir", "--no-cache", NULL};
 
+static bool verbose;
+
 typedef enum Action { ACT_CHECK, ACT_AST, ACT_IR, ACT_CUDA, ACT_PTX, ACT_CUBIN } Action;
 
 /* Writes data to path atomically: a temporary file beside it, then rename,
@@ -103,7 +105,11 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
         rc = EXIT_CUDA;
     } else if (act == ACT_PTX) {
         fwrite(res.ptx, 1, res.ptx_size, stdout);
-    } else if (!write_file_atomic(out_path, res.cubin, res.cubin_size)) {
+    }
+    if (ok && verbose)
+        fprintf(stderr, "tilec: %s for %s: %d registers, %d bytes spill stores, %d bytes spill loads, %lld bytes dynamic shared memory, compiled in %.3f s\n",
+                ck.name, arch, res.registers, res.spill_store_bytes, res.spill_load_bytes, (long long)ck.smem_bytes, res.seconds);
+    if (ok && act == ACT_CUBIN && !write_file_atomic(out_path, res.cubin, res.cubin_size)) {
         fprintf(stderr, "tilec: cannot write '%s'\n", out_path);
         rc = EXIT_USAGE;
     }
@@ -175,7 +181,8 @@ int main(int argc, char **argv) {
             printf("tilec %s\n", TILEC_VERSION);
             return EXIT_OK;
         }
-        if (!strcmp(a, "--check") || !strcmp(a, "-q") || !strcmp(a, "-v")) continue;
+        if (!strcmp(a, "--check") || !strcmp(a, "-q")) continue;
+        if (!strcmp(a, "-v")) { verbose = true; continue; }
         if (!strcmp(a, "--emit-ast")) { act = ACT_AST; continue; }
         if (!strcmp(a, "--emit-ir")) { act = ACT_IR; continue; }
         if (!strcmp(a, "--emit-cuda")) { act = ACT_CUDA; continue; }

@@ -559,6 +559,8 @@ void check_op_call(Sema *s, Node *call) {
                 return;
             }
             check_expr(s, src);
+            int64_t ones[MAX_RANK] = {1, 1, 1, 1, 1, 1, 1, 1};
+            set_region_ext(s, arg[0], ones, dst.sym->rank); /* one element */
             return;
         }
         Region sr;

@@ -98,21 +98,18 @@ static Layout replicated(const IrBuf *b) {
     return l;
 }
 
-/* Chunks of `vec` elements dealt round-robin over the threads. Row r of a
- * chunk must be a compile-time function of the register index, which holds
- * when the row length is a multiple of threads x vec (or there is one row). */
+/* Chunks of `vec` elements dealt round-robin over the threads. The row of
+ * a register is a compile-time constant (fast row reductions) when the row
+ * length is a multiple of threads x vec or there is one row; vec shrinks
+ * to get there, down to 1 (other shapes work, with slower reductions). */
 static bool blocked_layout(Infer *in, IrBuf *b, Layout *l) {
     int64_t total = buf_elems(b), cols = b->shape[b->rank - 1], rows = total / cols, t = in->k->threads;
     int vec = 16 / dtype_bytes(b->dtype);
     if (vec < 1) vec = 1;
-    while (vec > 1 && (cols % vec != 0 || (rows > 1 && cols % (t * vec) != 0))) vec /= 2;
-    if (rows > 1 && cols % (t * vec) != 0) {
-        diag_error(in->k->c, b->loc,
-                   "no layout fits the fragment '%s': its rows (%lld elements) must be a multiple of the %lld threads "
-                   "when it has several rows",
-                   b->sym->name->s, (long long)cols, (long long)t);
-        return false;
-    }
+    while (vec > 1 && cols % vec != 0) vec /= 2;
+    int v = vec;
+    while (v > 1 && rows > 1 && cols % (t * v) != 0) v /= 2;
+    if (rows == 1 || cols % (t * v) == 0) vec = v;
     memset(l, 0, sizeof *l);
     l->kind = LAYOUT_BLOCKED;
     l->vec = vec;
@@ -227,22 +224,12 @@ static void visit(IrStmt *s, void *arg) {
     case IR_REDUCE: {
         IrBuf *src = s->src.buf, *dst = s->dst.buf;
         if (!is_fragment(src) || src->layout.kind == LAYOUT_NONE || !is_fragment(dst)) break;
-        if (src->layout.kind == LAYOUT_ACC) {
-            if (s->dim != 1) {
-                diag_error(k->c, s->loc, "reductions of the gemm accumulator '%s' are supported along dim 1 only",
-                           src->sym->name->s);
-                in->failed = true;
-                return;
-            }
+        if (src->layout.kind == LAYOUT_ACC && s->dim == 1) {
             Layout r = row_of(&src->layout);
             assign(in, dst, &r, s->loc, "reduction");
-        } else if (src->layout.kind == LAYOUT_BLOCKED || src->layout.kind == LAYOUT_REPLICATED) {
+        } else {
             Layout r = replicated(dst);
             assign(in, dst, &r, s->loc, "reduction");
-        } else {
-            diag_error(k->c, s->loc, "cannot reduce '%s', which has %s", src->sym->name->s,
-                       layout_describe(k->c, &src->layout));
-            in->failed = true;
         }
         break;
     }

@@ -85,3 +85,17 @@ bool expr_multiple_of(const Node *e, int64_t m) {
     }
 }
 
+
+/* Which lowering a reduction gets (lower_reduce.c): the accumulator's
+ * rows with quad shuffles, a blocked fragment's rows with warp shuffles
+ * (when every register's row is a compile-time constant), else staging the
+ * source in shared memory. */
+ReducePath reduce_path(const IrStmt *s, int64_t threads) {
+    const IrBuf *src = s->src.buf, *dst = s->dst.buf;
+    if (src->layout.kind == LAYOUT_ACC && s->dim == 1 && dst->layout.kind == LAYOUT_ROW) return REDUCE_PATH_ACC_ROWS;
+    if (src->layout.kind == LAYOUT_BLOCKED && s->dim == src->rank - 1 && dst->layout.kind == LAYOUT_REPLICATED) {
+        int64_t cols = src->shape[src->rank - 1], rows = buf_elems(src) / cols;
+        if (rows == 1 || cols % (threads * src->layout.vec) == 0) return REDUCE_PATH_BLOCKED_ROWS;
+    }
+    return REDUCE_PATH_STAGED;
+}

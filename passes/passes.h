@@ -37,6 +37,8 @@ void block_visit_indices(IrBlock *b, IndexVisit fn, void *arg);
 bool layout_equal(const Layout *a, const Layout *b);
 const char *layout_describe(Ctx *c, const Layout *l);
 int64_t buf_elems(const IrBuf *b);
+typedef enum ReducePath { REDUCE_PATH_ACC_ROWS, REDUCE_PATH_BLOCKED_ROWS, REDUCE_PATH_STAGED } ReducePath;
+ReducePath reduce_path(const IrStmt *s, int64_t threads);
 /* Whether e is provably a multiple of m (NULL counts as 0). */
 bool expr_multiple_of(const Node *e, int64_t m);
 

@@ -42,8 +42,13 @@ static void scratch_of(IrStmt *s, void *arg) {
     const IrBuf *src = s->src.buf;
     int64_t warps = sc->k->threads / 32 > 0 ? sc->k->threads / 32 : 1;
     int64_t need = 0;
-    if (src->layout.kind == LAYOUT_ACC && src->layout.wn > 1) need = (int64_t)src->layout.wn * src->shape[0] * 8;
-    else if (src->layout.kind == LAYOUT_BLOCKED) need = (warps + 1) * (buf_elems(src) / src->shape[src->rank - 1]) * 8;
+    switch (reduce_path(s, sc->k->threads)) {
+    case REDUCE_PATH_ACC_ROWS:
+        if (src->layout.wn > 1) need = (int64_t)src->layout.wn * src->shape[0] * 8;
+        break;
+    case REDUCE_PATH_BLOCKED_ROWS: need = (warps + 1) * (buf_elems(src) / src->shape[src->rank - 1]) * 8; break;
+    case REDUCE_PATH_STAGED: need = buf_elems(src) * 8; break;
+    }
     if (need > sc->bytes) sc->bytes = need;
 }
 

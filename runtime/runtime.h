@@ -45,4 +45,83 @@ void rt_compile_result_free(RtCompileResult *r);
 /* The version of the NVRTC library actually loaded, e.g. "13.0". */
 const char *rt_nvrtc_version(void);
 
+/* ---- driver.c ---- */
+/* Running cubins on the GPU through the CUDA driver API. libcuda.so.1 is
+ * opened with dlopen on first use, never linked, so tilec starts (and the
+ * NVRTC part works) on machines without a GPU or driver; there every call
+ * below fails with a sentence saying so.
+ *
+ * Every bool function returns false on failure and writes one plain sentence
+ * into err (256 bytes, may be NULL). Device pointers are uint64_t
+ * (CUdeviceptr). All functions may be called from several threads; each
+ * makes the device's primary context current in the calling thread itself.
+ * A kernel fault (illegal address, trap, ...) is reported by the next call
+ * that waits for the GPU, and leaves the context unusable for the rest of
+ * the process: every later call then fails with the same error. */
+#include <stdint.h>
+
+typedef struct RtDevice {
+    char name[256];                  /* "NVIDIA H100 80GB HBM3" */
+    int ordinal;                     /* 0, or $TILEC_DEVICE */
+    int cc_major, cc_minor;          /* compute capability, e.g. 9 and 0 */
+    int sms;                         /* streaming multiprocessors */
+    long long l2_bytes;
+    int sm_clock_khz;                /* peak SM clock */
+    int mem_clock_khz;               /* peak memory clock */
+    int bus_width_bits;              /* global memory bus width */
+    long long smem_per_block_optin;  /* largest shared memory a block may opt in to */
+    long long smem_per_sm;
+    int max_threads_per_sm;
+    int regs_per_sm;                 /* 32-bit registers */
+    long long global_mem_bytes;
+    int driver_version;              /* CUDA version the driver supports, e.g. 13000 for 13.0 */
+} RtDevice;
+
+/* Loads the driver, initialises it and makes the primary context of device
+ * 0 (or of $TILEC_DEVICE) current. Idempotent: later calls return the device
+ * opened first, whatever $TILEC_DEVICE says by then. */
+bool rt_device_open(RtDevice *dev, char err[256]);
+
+/* A loaded cubin (also a fatbin, or NUL-terminated or sized PTX text, which
+ * the driver compiles for the device). */
+typedef struct RtModule RtModule;
+bool rt_module_load(const void *cubin, size_t size, RtModule **out, char err[256]);
+void rt_module_unload(RtModule *m);  /* NULL is fine */
+
+typedef struct RtKernel { void *fn; } RtKernel;  /* a CUfunction, valid while its module is loaded */
+bool rt_kernel_get(RtModule *m, const char *name, RtKernel *k, char err[256]);
+
+/* Launches k on a 1-D block of `block` threads with `smem` bytes of dynamic
+ * shared memory; params holds one pointer to each kernel argument, stream
+ * NULL is the default stream. Kernels that need more than 48 KiB of shared
+ * memory get the opt-in attribute set here. Launching is asynchronous: a
+ * fault inside the kernel shows up in rt_synchronize (or the next call that
+ * waits for the GPU). */
+bool rt_launch(const RtKernel *k, const long long grid[3], long long block, long long smem,
+               void **params, void *stream, char err[256]);
+/* Blocks of k that fit on one SM at once with this block size and dynamic
+ * shared memory (0: the launch could not run). */
+bool rt_occupancy(const RtKernel *k, long long block, long long smem, int *blocks_per_sm, char err[256]);
+/* Registers per thread, local (stack/spill) bytes per thread, static shared
+ * bytes per block; any output may be NULL. */
+bool rt_kernel_attrs(const RtKernel *k, int *regs, int *local_bytes, int *static_smem, char err[256]);
+
+/* rt_malloc of 0 bytes gives the pointer 0; rt_free(0) does nothing. */
+bool rt_malloc(uint64_t *ptr, size_t bytes, char err[256]);
+void rt_free(uint64_t ptr);
+/* Copies and memset run on the default stream and return once done. */
+bool rt_memcpy_htod(uint64_t dst, const void *src, size_t n, char err[256]);
+bool rt_memcpy_dtoh(void *dst, uint64_t src, size_t n, char err[256]);
+bool rt_memcpy_dtod(uint64_t dst, uint64_t src, size_t n, char err[256]);
+bool rt_memset8(uint64_t dst, unsigned char value, size_t n, char err[256]);
+/* Waits for all work on the device; reports asynchronous kernel faults. */
+bool rt_synchronize(char err[256]);
+
+typedef struct RtEvent { void *ev; } RtEvent;  /* a CUevent */
+bool rt_event_create(RtEvent *e, char err[256]);
+bool rt_event_record(RtEvent *e, void *stream, char err[256]);
+/* Waits for end, then gives the milliseconds between the two records. */
+bool rt_event_elapsed_ms(RtEvent *start, RtEvent *end, float *ms, char err[256]);
+void rt_event_destroy(RtEvent *e);  /* sets e->ev to NULL; NULL events are fine */
+
 #endif

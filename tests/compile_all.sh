@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# compile_all.sh TILEC DIR... - every kernel of every .tile file in the
+# directories compiles with NVRTC for sm_80 and sm_90a (no GPU needed);
+# prints registers and spills from the ptxas log for each.
+set -u
+tilec=$1
+shift
+pass=0
+fail=0
+spilled=0
+out=$(mktemp)
+for dir in "$@"; do
+    for f in "$dir"/*.tile; do
+        for k in $(sed -n 's/^kernel \([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' "$f"); do
+            for arch in sm_80 sm_90a; do
+                if "$tilec" -v --kernel "$k" --arch "$arch" --emit-cubin -o "$out" "$f" > "$out.log" 2>&1; then
+                    pass=$((pass + 1))
+                    line=$(grep -m1 ' registers, ' "$out.log" | sed 's/^tilec: //')
+                    echo "ok   $f $k: $line"
+                    case "$line" in *" 0 bytes spill stores"*) ;; *) spilled=$((spilled + 1)) ;; esac
+                else
+                    fail=$((fail + 1))
+                    echo "FAIL $f $k $arch:"
+                    head -20 "$out.log"
+                fi
+            done
+        done
+    done
+done
+rm -f "$out" "$out.log"
+echo "$pass passed, $fail failed ($spilled with spills)"
+[ "$fail" = 0 ] && [ "$pass" -gt 0 ]
