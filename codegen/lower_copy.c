@@ -72,6 +72,16 @@ static char *region_ref(Cg *g, const IrRegion *r, char **coords, char **cond) {
 static const char *to_compute(Dtype t) { return t == DT_F16 || t == DT_BF16 ? "tl_to_float" : ""; }
 
 
+/* A zero of a vector type, written so the variable stays in registers. */
+static const char *vector_zero(int bytes) {
+    switch (bytes) {
+    case 16: return "make_uint4(0u, 0u, 0u, 0u)";
+    case 8: return "make_uint2(0u, 0u)";
+    case 4: return "0u";
+    default: return "(unsigned short)0";
+    }
+}
+
 static const char *vector_type(int bytes) {
     switch (bytes) {
     case 16: return "uint4";
@@ -118,7 +128,6 @@ static void copy_with_frag(Cg *g, IrStmt *s, bool frag_is_src) {
     }
     /* Elements held in consecutive registers and consecutive columns. */
     int group = f->layout.kind == LAYOUT_BLOCKED ? f->layout.vec : f->layout.kind == LAYOUT_ACC ? 2 : 1;
-    bool same_type = f->dtype == o->buf->dtype;
     int vec = group;
     if (!(o->buf->scope == SCOPE_GLOBAL || o->buf->scope == SCOPE_SHARED) || !vector_ok(o, vec)) vec = 1;
     const char *q = cg_tmp(g, "q");
@@ -134,29 +143,28 @@ static void copy_with_frag(Cg *g, IrStmt *s, bool frag_is_src) {
         char *ref = region_ref(g, o, coords, &cond);
         if (valid) cond = cond ? arena_printf(arena(g), "(%s) && %s", valid, cond) : valid;
         if (vec > 1) {
-            const char *vt = vector_type(vec * dtype_bytes(o->buf->dtype));
-            const char *ot = cg_storage_type(o->buf->dtype), *v = cg_tmp(g, "v");
+            /* one vector access through a union, which keeps it in registers
+             * (taking the address of a local would put it in memory) */
+            int bytes = vec * dtype_bytes(o->buf->dtype);
+            const char *vt = vector_type(bytes), *ot = cg_storage_type(o->buf->dtype), *v = cg_tmp(g, "v");
             cg_line(g, "{");
             g->ind++;
+            cg_line(g, "union { %s v; %s e[%d]; } %s;", vt, ot, vec, v);
             if (frag_is_src) {
-                cg_line(g, "%s %s;", vt, v);
                 for (int u = 0; u < vec; u++)
-                    cg_line(g, "((%s *)&%s)[%d] = %s;", ot, v, u,
+                    cg_line(g, "%s.e[%d] = %s;", v, u,
                             cg_convert(g, o->buf->dtype,
                                        arena_printf(arena(g), "%s(%s[%s + %d])", to_compute(f->dtype), f->cname, reg, u)));
-                cg_line(g, "if (%s) *(%s *)&%s = %s;", cond ? cond : "true", vt, ref, v);
+                cg_line(g, "if (%s) *(%s *)&%s = %s.v;", cond ? cond : "true", vt, ref, v);
             } else {
-                cg_line(g, "%s %s;", vt, v);
-                cg_line(g, "memset(&%s, 0, sizeof %s);", v, v);
-                cg_line(g, "if (%s) %s = *(const %s *)&%s;", cond ? cond : "true", v, vt, ref);
+                cg_line(g, "%s.v = %s;", v, vector_zero(bytes));
+                cg_line(g, "if (%s) %s.v = *(const %s *)&%s;", cond ? cond : "true", v, vt, ref);
                 for (int u = 0; u < vec; u++)
                     cg_line(g, "%s[%s + %d] = %s;", f->cname, reg, u,
-                            cg_convert(g, f->dtype,
-                                       arena_printf(arena(g), "%s(((const %s *)&%s)[%d])", to_compute(o->buf->dtype), ot, v, u)));
+                            cg_convert(g, f->dtype, arena_printf(arena(g), "%s(%s.e[%d])", to_compute(o->buf->dtype), v, u)));
             }
             g->ind--;
             cg_line(g, "}");
-            (void)same_type;
             continue;
         }
         for (int u = start; u < start + vec; u++) {
@@ -215,9 +223,9 @@ static void copy_cooperative(Cg *g, IrStmt *s) {
                            scond, sref, src->buf->cname, scond);
         else cg_line(g, "tl_cp_async16(tl_smem_addr(&%s), &%s, true);", dref, sref);
     } else if (vec > 1) {
-        const char *vt = vector_type(vec * dtype_bytes(src->buf->dtype)), *v = cg_tmp(g, "v");
-        cg_line(g, "%s %s;", vt, v);
-        cg_line(g, "memset(&%s, 0, sizeof %s);", v, v);
+        int bytes = vec * dtype_bytes(src->buf->dtype);
+        const char *vt = vector_type(bytes), *v = cg_tmp(g, "v");
+        cg_line(g, "%s %s = %s;", vt, v, vector_zero(bytes));
         cg_line(g, "if (%s) %s = *(const %s *)&%s;", scond ? scond : "true", v, vt, sref);
         cg_line(g, "if (%s) *(%s *)&%s = %s;", dcond ? dcond : "true", vt, dref, v);
     } else {

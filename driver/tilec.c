@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "codegen.h"
+#include "profiler.h"
 #include "runtime.h"
 
 enum { EXIT_OK = 0, EXIT_SOURCE = 1, EXIT_USAGE = 2, EXIT_VERIFY = 3, EXIT_CUDA = 4 };
@@ -22,11 +23,18 @@ static const char usage[] =
     "  --emit-cuda          print the generated CUDA C (self-contained)\n"
     "  --emit-ptx           print the PTX (NVRTC)\n"
     "  --emit-cubin -o FILE write the cubin (NVRTC)\n"
+    "  --run                compile, run once on generated inputs, verify against the reference\n"
     "\n"
     "Options:\n"
     "  --kernel NAME        the kernel to use (default: every kernel for --check,\n"
     "                       else the only one)\n"
-    "  --arch sm_XX[a]      target (default: sm_90a)\n"
+    "  --arch sm_XX[a]      target (default: the GPU present, else sm_90a)\n"
+    "  --supply normal|uniform|integer|ones, --seed N\n"
+    "                       how --run generates inputs (default: normal, seed 0)\n"
+    "  --rtol X, --atol X   verification tolerances (default: by output dtype)\n"
+    "  --cache-dir DIR, --no-cache\n"
+    "                       kernel cache (default: $TILEC_CACHE_DIR, $XDG_CACHE_HOME/tilec,\n"
+    "                       ~/.cache/tilec)\n"
     "  --set NAME=VALUE[,NAME=VALUE...]\n"
     "                       override sizes, scalar parameters, where constants and tunables\n"
     "  -q, -v               quiet, verbose\n"
@@ -37,13 +45,30 @@ static const char usage[] =
 
 /* Options of LANGUAGE.md §7 that later layers of tilec implement. */
 static const char *const not_yet[] = {
-    "--emit-sass", "--run", "--profile", "--autotune", "--backend", "--supply", "--seed",
-    "--rtol", "--atol", "--consistency", "--bench-backend", "--max-noise", "--max-time", "--ncu",
-    "--json", "--trace", "--report", "--roofline", "--compare", "--cache-dir", "--no-cache", NULL};
+    "--emit-sass", "--profile", "--autotune", "--backend", "--consistency", "--bench-backend", "--max-noise",
+    "--max-time", "--ncu", "--json", "--trace", "--report", "--roofline", "--compare", NULL};
 
 static bool verbose;
 
-typedef enum Action { ACT_CHECK, ACT_AST, ACT_IR, ACT_CUDA, ACT_PTX, ACT_CUBIN } Action;
+typedef enum Action { ACT_CHECK, ACT_AST, ACT_IR, ACT_CUDA, ACT_PTX, ACT_CUBIN, ACT_RUN } Action;
+
+/* What --run needs besides the action. */
+typedef struct Options {
+    const char *cache_dir;
+    bool no_cache;
+    RunOptions run;
+} Options;
+
+/* --name VALUE or --name=VALUE; advances *i past a separate value. *val is
+ * NULL when the value is missing. */
+static bool value_option(int argc, char **argv, int *i, const char *name, const char **val) {
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) != 0 || (a[n] != 0 && a[n] != '=')) return false;
+    if (a[n] == '=') *val = a + n + 1;
+    else *val = *i + 1 < argc ? argv[++*i] : NULL;
+    return true;
+}
 
 /* Writes data to path atomically: a temporary file beside it, then rename,
  * so a reader never sees half a file. */
@@ -71,7 +96,7 @@ static int parse_arch(const char *a) {
 
 /* Lowers one checked kernel to CUDA C and acts on it. */
 static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, const char *arch, const char *out_path,
-                    const char *print_after) {
+                    const char *print_after, const Options *opts) {
     int archnum = parse_arch(arch);
     IrKernel *k = ir_build(c, info, archnum);
     PassOptions po = {.print_after = print_after, .print_to = stderr};
@@ -87,7 +112,25 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
         cg_kernel_free(&ck);
         return EXIT_OK;
     }
-    RtCompileOptions ro = {.arch = arch, .want_ptx = act == ACT_PTX, .want_cubin = act == ACT_CUBIN};
+    RtCache cache;
+    char key[33] = "", warn[256];
+    rt_cache_init(&cache, opts->cache_dir, opts->no_cache || act != ACT_RUN, warn);
+    if (warn[0]) fprintf(stderr, "tilec: warning: %s\n", warn);
+    if (cache.enabled) {
+        const char *parts[] = {ck.source, arch, rt_nvrtc_version(), TILEC_VERSION, "cubin"};
+        rt_cache_key(key, parts, 5);
+        void *bin;
+        size_t size;
+        if (rt_cache_get(&cache, key, &bin, &size)) {
+            if (verbose) fprintf(stderr, "tilec: cache hit for %s (%s/%s.cubin)\n", ck.name, cache.dir, key);
+            int rc = prof_run(info, ck.name, bin, size, ck.grid, ck.block, ck.smem_bytes, &opts->run);
+            free(bin);
+            cg_kernel_free(&ck);
+            return rc;
+        }
+        if (verbose) fprintf(stderr, "tilec: cache miss for %s\n", ck.name);
+    }
+    RtCompileOptions ro = {.arch = arch, .want_ptx = act == ACT_PTX, .want_cubin = act == ACT_CUBIN || act == ACT_RUN};
     RtCompileResult res;
     char *cu_name = arena_printf(&c->arena, "%s.cu", ck.name);
     bool ok = rt_compile(ck.source, cu_name, &ro, &res);
@@ -112,6 +155,10 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
     if (ok && act == ACT_CUBIN && !write_file_atomic(out_path, res.cubin, res.cubin_size)) {
         fprintf(stderr, "tilec: cannot write '%s'\n", out_path);
         rc = EXIT_USAGE;
+    }
+    if (ok && act == ACT_RUN) {
+        rt_cache_put(&cache, key, res.cubin, res.cubin_size);
+        rc = prof_run(info, ck.name, res.cubin, res.cubin_size, ck.grid, ck.block, ck.smem_bytes, &opts->run);
     }
     rt_compile_result_free(&res);
     cg_kernel_free(&ck);
@@ -167,8 +214,9 @@ static bool parse_override(char *item, Override *o) {
 }
 
 int main(int argc, char **argv) {
-    const char *file = NULL, *kernel = NULL, *arch = "sm_90a", *out_path = NULL, *print_after = NULL;
+    const char *file = NULL, *kernel = NULL, *arch = NULL, *out_path = NULL, *print_after = NULL;
     Action act = ACT_CHECK;
+    Options opts = {.run = {.supply = SUPPLY_NORMAL, .rtol = -1, .atol = -1, .max_full = 1 << 24}};
     Override overrides[64];
     int n_overrides = 0;
     for (int i = 1; i < argc; i++) {
@@ -188,6 +236,36 @@ int main(int argc, char **argv) {
         if (!strcmp(a, "--emit-cuda")) { act = ACT_CUDA; continue; }
         if (!strcmp(a, "--emit-ptx")) { act = ACT_PTX; continue; }
         if (!strcmp(a, "--emit-cubin")) { act = ACT_CUBIN; continue; }
+        if (!strcmp(a, "--run")) { act = ACT_RUN; continue; }
+        if (!strcmp(a, "--no-cache")) { opts.no_cache = true; continue; }
+        const char *val = NULL;
+        if (value_option(argc, argv, &i, "--cache-dir", &val)) {
+            if (!val) return usage_error("%s needs a directory", "--cache-dir");
+            opts.cache_dir = val;
+            continue;
+        }
+        if (value_option(argc, argv, &i, "--supply", &val)) {
+            if (!val || !prof_supply_kind_from_name(val, &opts.run.supply))
+                return usage_error("--supply: '%s' is not normal, uniform, integer or ones", val ? val : "");
+            continue;
+        }
+        if (value_option(argc, argv, &i, "--seed", &val)) {
+            char *end;
+            errno = 0;
+            unsigned long long seed = val ? strtoull(val, &end, 0) : 0;
+            if (!val || !*val || *end || errno) return usage_error("--seed: '%s' is not a number", val ? val : "");
+            opts.run.seed = seed;
+            continue;
+        }
+        bool is_rtol = value_option(argc, argv, &i, "--rtol", &val);
+        if (is_rtol || value_option(argc, argv, &i, "--atol", &val)) {
+            char *end;
+            double x = val ? strtod(val, &end) : -1;
+            if (!val || !*val || *end || !(x >= 0)) return usage_error("tolerance '%s' is not a number >= 0", val ? val : "");
+            if (is_rtol) opts.run.rtol = x;
+            else opts.run.atol = x;
+            continue;
+        }
         if (!strcmp(a, "--print-ir-after-all")) { print_after = "all"; continue; }
         if (!strncmp(a, "--print-ir-after=", 17)) {
             print_after = a + 17;
@@ -243,6 +321,21 @@ int main(int argc, char **argv) {
         file = a;
     }
     if (!file) return usage_error("%s", "no input file");
+    RtDevice dev;
+    if (act == ACT_RUN) {
+        char err[256];
+        if (!rt_device_open(&dev, err)) {
+            fprintf(stderr, "tilec: --run needs a GPU: %s\n", err);
+            return EXIT_CUDA;
+        }
+        if (!arch) {
+            /* the exact target of this GPU; Hopper's wgmma and setmaxnreg need the "a" variant */
+            static char own[16];
+            snprintf(own, sizeof own, "sm_%d%d%s", dev.cc_major, dev.cc_minor, dev.cc_major >= 9 ? "a" : "");
+            arch = own;
+        }
+    }
+    if (!arch) arch = "sm_90a";
     if (act == ACT_CUBIN && !out_path) return usage_error("%s needs -o FILE", "--emit-cubin");
 
     Ctx c;
@@ -295,7 +388,7 @@ int main(int argc, char **argv) {
                         overrides[i].name, kernel ? " selected" : "", overrides[i].name);
                 rc = EXIT_USAGE;
             }
-        bool lowers = act == ACT_IR || act == ACT_CUDA || act == ACT_PTX || act == ACT_CUBIN || print_after;
+        bool lowers = act == ACT_IR || act == ACT_CUDA || act == ACT_PTX || act == ACT_CUBIN || act == ACT_RUN || print_after;
         if (rc == EXIT_OK && lowers) {
             if (kernels.len != 1) {
                 fprintf(stderr, "tilec: %s has %d kernels; choose one with --kernel:", file, kernels.len);
@@ -303,7 +396,7 @@ int main(int argc, char **argv) {
                 fputc('\n', stderr);
                 rc = kernels.len ? EXIT_USAGE : EXIT_SOURCE;
             } else {
-                rc = generate(&c, kernels.items[0], act, file, arch, out_path, print_after);
+                rc = generate(&c, kernels.items[0], act, file, arch, out_path, print_after, &opts);
             }
         }
     }

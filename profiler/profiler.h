@@ -61,6 +61,9 @@ double prof_bf16_value(uint16_t bits);
  * online CPU, at most 64); the calling thread takes part. Work is handed out
  * in order, one index at a time (callers pass chunks). */
 void prof_parallel_for(int64_t n, int threads, void (*fn)(void *arg, int64_t i), void *arg);
+/* The same, and each thread that took part calls done(arg) when no work is left. */
+void prof_parallel_for_done(int64_t n, int threads, void (*fn)(void *arg, int64_t i), void (*done)(void *arg),
+                            void *arg);
 int prof_cpu_count(void);
 
 /* ---- reference.c: the reference block, evaluated in f64 on the CPU ---- */
@@ -94,11 +97,20 @@ RefEval *prof_ref_new(KernelInfo *k, HostTensor *inputs, int n);
  * reference defines it. Indices outside the tensor give 0; an inout tensor
  * the reference does not define keeps its old value. */
 double prof_ref_element(RefEval *r, const Sym *out, const int64_t *idx);
+/* The calling thread will not use r for a while (say, it is about to exit):
+ * its per-thread state (index values, caches) goes back to r for another
+ * thread to reuse. Without it, every new thread that evaluates r keeps its own
+ * state until prof_ref_free. prof_verify's threads do this. */
+void prof_ref_thread_done(RefEval *r);
 /* Whether the reference defines `out`. */
 bool prof_ref_defines(RefEval *r, const Sym *out);
 /* An estimate of the scalar operations needed to evaluate n elements of
  * `out` (reductions count their range times their body; memoised
- * temporaries count once in full; on-demand ones at every read). */
+ * temporaries count once in full; on-demand ones at every read). With n >=
+ * the element count (a full check, in row-major order) a reduction that
+ * depends only on leading index variables of `out` (a row statistic) counts
+ * once per change of them, as the per-thread reduction cache computes it.
+ * The evaluator does about 3e9 of these per second on 16 cores. */
 double prof_ref_cost(RefEval *r, const Sym *out, double n);
 void prof_ref_free(RefEval *r);
 
@@ -119,8 +131,12 @@ typedef struct VerifyResult {
 double prof_default_rtol(Dtype t); /* f16/bf16: 1e-2; f32: 1e-4; f64: 1e-9; f8e4m3 0.125, f8e5m2 0.25; ints/bool: 0 */
 double prof_default_atol(Dtype t); /* f16/bf16: 1e-2; f32: 1e-5; f64: 1e-9; f8 as rtol; ints/bool: 0 */
 
-/* Above this estimated cost (prof_ref_cost) a tensor is checked on a sample. */
+/* Above this estimated cost (prof_ref_cost) a tensor is checked on a
+ * sample: 2e9 (about a second of the evaluator on 8 cores), scaled by the
+ * number of CPUs over 8 when there are more. prof_verify_max_cost > 0
+ * overrides it (for a command-line option or a test). */
 #define PROF_VERIFY_MAX_COST 2e9
+extern double prof_verify_max_cost;
 enum { PROF_SAMPLE_EDGES = 20000, PROF_SAMPLE_RANDOM = 20000 };
 
 /* Checks every out/inout tensor of k against the reference. `got` are the
@@ -128,7 +144,7 @@ enum { PROF_SAMPLE_EDGES = 20000, PROF_SAMPLE_RANDOM = 20000 };
  * is NULL the storage, decoded on the fly). rtol/atol < 0 (or NaN) mean the
  * defaults of each tensor's dtype. When a tensor has more than max_full
  * elements (max_full <= 0: no limit) or its estimated reference cost exceeds
- * PROF_VERIFY_MAX_COST, a deterministic sample is checked instead: for each
+ * the limit above, a deterministic sample is checked instead: for each
  * dim the indices {0, 1, 2, d-3, d-2, d-1} and, for every multiple m of 16
  * below d, m-1 and m (randomly thinned, keeping 0 and d-1, until their cross
  * product is at most PROF_SAMPLE_EDGES), plus PROF_SAMPLE_RANDOM random
@@ -141,5 +157,21 @@ bool prof_verify(KernelInfo *k, RefEval *ref, HostTensor *got, int n, double rto
 /* "verify: PASSED 16777216 of 16777216 elements checked (...)" and, when it
  * failed, the first mismatches with their indices. */
 void prof_verify_print(FILE *o, const VerifyResult *r);
+
+/* ---- run.c: one verified run on the GPU ---- */
+
+typedef struct RunOptions {
+    SupplyKind supply;
+    uint64_t seed;
+    double rtol, atol;     /* < 0: the defaults of each output's dtype */
+    int64_t max_full;      /* check every element up to this many (<= 0: no limit) */
+} RunOptions;
+
+/* Loads the cubin, runs the kernel once on generated inputs (outputs
+ * poisoned first), and verifies the results. Returns the exit code: 0, 3
+ * (mismatch) or 4 (a CUDA failure, said in one sentence). The device must
+ * be open (rt_device_open). */
+int prof_run(KernelInfo *k, const char *kernel_name, const void *cubin, size_t cubin_size, const int64_t grid[3],
+             int64_t block, int64_t smem, const RunOptions *o);
 
 #endif

@@ -24,6 +24,7 @@ typedef struct ParFor {
     _Atomic int64_t next;
     int64_t n;
     void (*fn)(void *arg, int64_t i);
+    void (*done)(void *arg);
     void *arg;
 } ParFor;
 
@@ -34,19 +35,22 @@ static void *par_worker(void *p) {
         if (i >= pf->n) break;
         pf->fn(pf->arg, i);
     }
+    if (pf->done) pf->done(pf->arg);
     return NULL;
 }
 
-void prof_parallel_for(int64_t n, int threads, void (*fn)(void *arg, int64_t i), void *arg) {
+void prof_parallel_for_done(int64_t n, int threads, void (*fn)(void *arg, int64_t i), void (*done)(void *arg),
+                            void *arg) {
     if (n <= 0) return;
     if (threads <= 0) threads = prof_cpu_count();
     if (threads > 64) threads = 64;
     if ((int64_t)threads > n) threads = (int)n;
     if (threads <= 1) {
         for (int64_t i = 0; i < n; i++) fn(arg, i);
+        if (done) done(arg);
         return;
     }
-    ParFor pf = {.n = n, .fn = fn, .arg = arg};
+    ParFor pf = {.n = n, .fn = fn, .done = done, .arg = arg};
     atomic_init(&pf.next, 0);
     pthread_t tid[64];
     int started = 0;
@@ -56,6 +60,10 @@ void prof_parallel_for(int64_t n, int threads, void (*fn)(void *arg, int64_t i),
     }
     par_worker(&pf);
     for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
+}
+
+void prof_parallel_for(int64_t n, int threads, void (*fn)(void *arg, int64_t i), void *arg) {
+    prof_parallel_for_done(n, threads, fn, NULL, arg);
 }
 
 /* ---- small float formats ---- */
@@ -83,17 +91,28 @@ static uint32_t fmt_encode(const FloatFmt *f, double v) {
     double a = fabs(v);
     if (isinf(a)) return sign | (f->ieee ? inf_bits : max_bits);
     if (a == 0) return sign;
+    /* Integer rounding on the bits of the double: sig * 2^(E - 52). */
+    uint64_t bits;
+    memcpy(&bits, &a, sizeof bits);
+    int dexp = (int)(bits >> 52);
+    if (dexp == 0) return sign; /* a double subnormal: far below every format's smallest value */
+    uint64_t sig = (bits & ((1ULL << 52) - 1)) | (1ULL << 52);
     int emin = 1 - f->bias;
-    int e;
-    frexp(a, &e);
-    int E = e - 1; /* a = 1.m * 2^E */
+    int E = dexp - 1023;
     if (E < emin) E = emin;
-    double q = rint(ldexp(a, f->mbits - E)); /* the significand in units of the last place */
-    if (q >= ldexp(1.0, f->mbits + 1)) {
-        q = ldexp(q, -1); /* rounded up into the next binade: exact */
+    int shift = 52 - f->mbits + (E - (dexp - 1023)); /* >= 52 - mbits */
+    uint64_t n;
+    if (shift >= 64) {
+        n = 0;
+    } else {
+        n = sig >> shift;
+        uint64_t rem = sig & ((1ULL << shift) - 1), half = 1ULL << (shift - 1);
+        if (rem > half || (rem == half && (n & 1))) n++;
+    }
+    if (n >= (2ULL << f->mbits)) { /* rounded up into the next binade */
+        n >>= 1;
         E++;
     }
-    uint64_t n = (uint64_t)q;
     if (n < (1u << f->mbits)) return sign | (uint32_t)n; /* subnormal (or zero) */
     int64_t field = (int64_t)E + f->bias;
     uint32_t mant = (uint32_t)(n - (1u << f->mbits));

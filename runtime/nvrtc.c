@@ -3,6 +3,7 @@
 #include "runtime.h"
 #include "support.h"
 
+#include <cuda.h>
 #include <nvrtc.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -23,7 +24,13 @@ static const char *const fixed_options[] = {
     "-default-device",
     "--std=c++17",
     "--ptxas-options=-v",
-    "-I" TILEC_CUDA_INCLUDE_DIR,
+    ("-I" TILEC_CUDA_INCLUDE_DIR),
+#if CUDA_VERSION >= 13000
+    /* Where a driver is installed, NVRTC 13 reuses its compute cache and a
+     * repeated compile returns an empty ptxas log (no register or spill
+     * counts); tilec caches cubins itself. */
+    "--no-cache",
+#endif
 };
 enum { N_FIXED = sizeof fixed_options / sizeof fixed_options[0] };
 

@@ -124,4 +124,20 @@ bool rt_event_record(RtEvent *e, void *stream, char err[256]);
 bool rt_event_elapsed_ms(RtEvent *start, RtEvent *end, float *ms, char err[256]);
 void rt_event_destroy(RtEvent *e);  /* sets e->ev to NULL; NULL events are fine */
 
+/* ---- cache.c ---- */
+typedef struct RtCache {
+    char dir[4096];
+    bool enabled;      /* false: --no-cache, or the directory is unusable */
+} RtCache;
+/* Resolves the directory (--cache-dir, $TILEC_CACHE_DIR, $XDG_CACHE_HOME/tilec,
+ * ~/.cache/tilec) and creates it private (0700). An unusable directory
+ * disables caching with a warning in warn (never a failure). */
+bool rt_cache_init(RtCache *c, const char *cli_dir, bool disabled, char warn[256]);
+/* A 32-hex-digit key over the parts (source, arch, versions, options). */
+void rt_cache_key(char out[33], const char *const *parts, int n);
+/* A checked entry (malloc'd), or false: missing or damaged (then removed). */
+bool rt_cache_get(const RtCache *c, const char *key, void **data, size_t *size);
+/* Stores atomically; failures only mean the next run compiles again. */
+void rt_cache_put(const RtCache *c, const char *key, const void *data, size_t size);
+
 #endif

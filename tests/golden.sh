@@ -4,6 +4,7 @@
 # For every DIR/x.tile:
 #   x.err present: `tilec --check x.tile` must exit 1 and print exactly x.err;
 #   x.ast present: `tilec --emit-ast x.tile` must exit 0 and print exactly x.ast;
+#   x.ir present:  the IR after pass P, where DIR is named P, must be x.ir;
 #   neither:       `tilec --check x.tile` must exit 0 and print nothing.
 # A first line `// expect-error: LINE: ...` also requires the first error to
 # be on LINE; a line `// args: ...` adds command-line arguments.
@@ -21,6 +22,9 @@ for f in *.tile; do
     expect_line=$(sed -n '1s#^// expect-error: \([0-9]*\):.*#\1#p' "$f")
     if [ -f "$base.ast" ]; then
         out=$(timeout 20 "$tilec" --emit-ast $args "$f" 2>&1); rc=$?; want=0; golden=$base.ast
+    elif [ -f "$base.ir" ]; then
+        out=$(timeout 20 "$tilec" --print-ir-after="$(basename "$PWD")" --emit-cuda $args "$f" 2>&1 >/dev/null); rc=$?
+        want=0; golden=$base.ir
     else
         out=$(timeout 20 "$tilec" --check $args "$f" 2>&1); rc=$?
         if [ -f "$base.err" ] || [ -n "$expect_line" ]; then want=1; golden=$base.err; else want=0; golden=; fi

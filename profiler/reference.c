@@ -1,0 +1,1165 @@
+/* reference.c - the CPU evaluator of a kernel's `reference` block
+ * (LANGUAGE.md §5): f64 arithmetic, element by element, on demand.
+ *
+ * prof_ref_new compiles the checked syntax tree into a small expression tree
+ * of its own (CE) with everything resolved: index variables become slots of
+ * a per-thread environment, tensor reads point at the input values,
+ * temporaries at their definitions. Evaluation walks that tree.
+ *
+ * Speed: temporaries (and outputs read by later statements) of at most
+ * PROF_MEMO_MAX elements are memoised (a value and an atomic "done" flag per
+ * element, filled lazily by whichever thread needs them first); bigger ones
+ * are recomputed, with a per-thread direct-mapped cache of recent elements.
+ * Every reduction keeps, per thread, its last result keyed by the values of
+ * the index variables its body depends on. `sum(k: A[.., k, ..] * B[..])`
+ * with plain index variables runs as a strided dot-product loop. */
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+#include "profiler.h"
+
+/* ---- the compiled form ---- */
+
+typedef enum Op {
+    O_CONST, O_SLOT, O_LET, O_READ_IN, O_READ_DEF,
+    O_NEG, O_NOT, O_BNOT,
+    O_ADD, O_SUB, O_MUL, O_DIV, O_IDIV, O_MOD, O_SHL, O_SHR, O_BAND, O_BOR, O_BXOR,
+    O_EQ, O_NE, O_LT, O_LE, O_GT, O_GE, O_LAND, O_LOR, O_COND,
+    O_FN1, O_MIN2, O_MAX2, O_POW, O_FMA, O_CEILDIV, O_CAST,
+    O_SUM, O_RMAX, O_RMIN,
+} Op;
+
+typedef enum Fn1 {
+    F_EXP, F_EXP2, F_LOG, F_LOG2, F_SQRT, F_RSQRT, F_TANH, F_SIGMOID, F_ERF, F_FLOOR, F_CEIL, F_SIN, F_COS, F_ABS,
+} Fn1;
+
+static const char *const fn1_names[] = {"exp", "exp2", "log", "log2", "sqrt", "rsqrt", "tanh",
+                                        "sigmoid", "erf", "floor", "ceil", "sin", "cos", "abs", NULL};
+
+typedef struct CE CE;
+
+/* One factor of a dot-product reduction: values[base + sum(env[slot] * stride) + k * kstride]. */
+typedef struct DotFactor {
+    const double *values;
+    int n;
+    int slot[MAX_RANK];
+    int64_t stride[MAX_RANK];
+    int64_t kstride;
+} DotFactor;
+
+struct CE {
+    Op op;
+    int fn;            /* O_FN1 */
+    Dtype to, from;    /* O_CAST */
+    double k;          /* O_CONST */
+    int slot;          /* O_SLOT */
+    int target;        /* O_READ_IN: input; O_READ_DEF: definition; O_LET: let */
+    bool narrow;       /* contains a cast that rounds to a narrower float */
+    CE *a, *b, *c;
+    int nidx;          /* reads */
+    CE **idx;
+    bool all_slots;    /* reads: every index is a plain slot in its dimension's range */
+    /* reductions */
+    int nvars;
+    int *vslot;
+    int64_t *vrange;
+    CE *body;
+    int rc;            /* reduction cache id */
+    int nfree;
+    int *free_slots;
+    int64_t key_off;   /* where its key lives in a context's rc_key */
+    int ndot;          /* 1 or 2: runs as a dot product */
+    DotFactor dot[2];
+};
+
+typedef struct Input {
+    Sym *sym;
+    const double *values;
+    int rank;
+    int64_t shape[MAX_RANK], stride[MAX_RANK];
+} Input;
+
+typedef struct Def {
+    Sym *sym;
+    int rank;
+    int64_t shape[MAX_RANK], stride[MAX_RANK];
+    int64_t elems;
+    int slots[MAX_RANK];
+    CE *rhs;
+    bool read;          /* read by a later statement */
+    bool memo;
+    _Atomic uint64_t *mval;
+    _Atomic unsigned char *mdone;
+    int cache;          /* element cache id (big definitions that are read), else -1 */
+    double cost;        /* per element, -1 until computed */
+} Def;
+
+typedef struct Let {
+    Node *decl;   /* the `let` statement (its symbol's decl) */
+    CE *val;
+    double v;
+} Let;
+
+enum { EC_SIZE = 8192 };
+typedef struct ElemCache {
+    int64_t key[EC_SIZE];
+    double val[EC_SIZE];
+} ElemCache;
+
+/* What one thread needs to evaluate: the index variables' values, the
+ * reduction caches and the element caches. */
+typedef struct TCtx {
+    int64_t *env;
+    unsigned char *rc_ok;
+    double *rc_val;
+    int64_t *rc_key;
+    ElemCache **ec;
+    bool in_use;        /* held by a thread (under RefEval.mu) */
+    struct TCtx *next;
+} TCtx;
+
+typedef struct Block {
+    struct Block *next;
+    size_t used, cap;
+    max_align_t data[];
+} Block;
+
+struct RefEval {
+    KernelInfo *k;
+    uint64_t id;
+    Block *mem;
+    Input *ins;
+    int nins;
+    Def *defs;
+    int ndefs;
+    Let *lets;
+    int nlets;
+    Sym **slot_sym;
+    int64_t *slot_range;
+    int nslots, slot_cap;
+    int nrc;
+    int64_t rc_keys;
+    int nec;
+    pthread_mutex_t mu;
+    TCtx *ctxs;
+    bool failed;
+};
+
+/* ---- memory ---- */
+
+static void *xmalloc(size_t n) {
+    void *p = malloc(n ? n : 1);
+    if (!p) die("out of memory (%zu bytes) in the reference evaluator", n);
+    return p;
+}
+static void *xcalloc(size_t n, size_t m) {
+    void *p = calloc(n ? n : 1, m ? m : 1);
+    if (!p) die("out of memory (%zu x %zu bytes) in the reference evaluator", n, m);
+    return p;
+}
+
+static void *ralloc(RefEval *r, size_t n) {
+    n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+    if (!r->mem || r->mem->used + n > r->mem->cap) {
+        size_t cap = n > 65536 ? n : 65536;
+        Block *b = xmalloc(sizeof *b + cap);
+        b->next = r->mem;
+        b->used = 0;
+        b->cap = cap;
+        r->mem = b;
+    }
+    void *p = (char *)r->mem->data + r->mem->used;
+    r->mem->used += n;
+    memset(p, 0, n);
+    return p;
+}
+
+static CE *ce_new(RefEval *r, Op op) {
+    CE *n = ralloc(r, sizeof *n);
+    n->op = op;
+    n->rc = -1;
+    return n;
+}
+
+static CE *ce_const(RefEval *r, double v) {
+    CE *n = ce_new(r, O_CONST);
+    n->k = v;
+    return n;
+}
+
+/* ---- scalar semantics ---- */
+
+static inline double bits2d(uint64_t b) {
+    double d;
+    memcpy(&d, &b, sizeof d);
+    return d;
+}
+static inline uint64_t d2bits(double d) {
+    uint64_t b;
+    memcpy(&b, &d, sizeof b);
+    return b;
+}
+
+static bool as_i64(double v, int64_t *out) {
+    if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0)) return false;
+    *out = (int64_t)v;
+    return true;
+}
+
+static int int_bits(Dtype t) { return dtype_bytes(t) * 8; }
+
+/* An integer-valued double converted to the integer dtype t: wraps modulo
+ * 2^bits (C's conversion between integer types). */
+static double int_wrap(Dtype t, double v) {
+    int64_t x;
+    if (!as_i64(v, &x)) return prof_round_to(t, v); /* beyond int64: saturate */
+    int bits = int_bits(t);
+    if (bits >= 64) return t == DT_U64 ? (double)(uint64_t)x : (double)x;
+    uint64_t u = (uint64_t)x & ((1ULL << bits) - 1);
+    if (dtype_is_signed(t) && (u >> (bits - 1))) return (double)((int64_t)u - (int64_t)(1ULL << bits));
+    return (double)u;
+}
+
+static double do_cast(Dtype to, Dtype from, double v) {
+    if (to == DT_BOOL) return v != 0;
+    if (dtype_is_float(to)) return prof_round_to(to, v);
+    if (dtype_is_int(to)) {
+        if (dtype_is_int(from) || from == DT_BOOL) return int_wrap(to, v);
+        return prof_round_to(to, v); /* from a float: truncate toward zero, saturate, NaN -> 0 */
+    }
+    return v;
+}
+
+static double do_fn1(int fn, double x) {
+    switch (fn) {
+    case F_EXP: return exp(x);
+    case F_EXP2: return exp2(x);
+    case F_LOG: return log(x);
+    case F_LOG2: return log2(x);
+    case F_SQRT: return sqrt(x);
+    case F_RSQRT: return 1.0 / sqrt(x);
+    case F_TANH: return tanh(x);
+    case F_SIGMOID: return 1.0 / (1.0 + exp(-x));
+    case F_ERF: return erf(x);
+    case F_FLOOR: return floor(x);
+    case F_CEIL: return ceil(x);
+    case F_SIN: return sin(x);
+    case F_COS: return cos(x);
+    default: return fabs(x);
+    }
+}
+
+static double do_ceildiv(double a, double b) {
+    int64_t x, y;
+    if (as_i64(a, &x) && as_i64(b, &y) && y != 0 && !(x == INT64_MIN && y == -1))
+        return (double)(x / y + ((x % y != 0) && ((x < 0) == (y < 0)) ? 1 : 0));
+    return ceil(a / b);
+}
+
+static double do_shift(bool left, double a, double b) {
+    int64_t x, y;
+    if (!as_i64(a, &x) || !as_i64(b, &y)) return NAN;
+    if (y < 0 || y >= 64) return left ? 0.0 : (x < 0 ? -1.0 : 0.0);
+    if (left) return (double)(int64_t)((uint64_t)x << y);
+    return (double)(x >> y);
+}
+
+static double do_bitwise(Op op, double a, double b) {
+    int64_t x, y;
+    if (!as_i64(a, &x) || !as_i64(b, &y)) return NAN;
+    switch (op) {
+    case O_BAND: return (double)(x & y);
+    case O_BOR: return (double)(x | y);
+    default: return (double)(x ^ y);
+    }
+}
+
+/* Integer division rounds toward zero; dividing by zero follows f64
+ * (inf or NaN). */
+static double do_idiv(double a, double b) {
+    double q = a / b;
+    return isfinite(q) ? trunc(q) : q;
+}
+
+/* ---- evaluation ---- */
+
+static double eval(RefEval *r, TCtx *t, const CE *n);
+
+static double def_element(RefEval *r, TCtx *t, Def *d, const int64_t *ix, bool cached) {
+    int64_t flat = 0;
+    for (int j = 0; j < d->rank; j++) {
+        if ((uint64_t)ix[j] >= (uint64_t)d->shape[j]) return 0;
+        flat += ix[j] * d->stride[j];
+    }
+    if (d->memo) {
+        if (atomic_load_explicit(&d->mdone[flat], memory_order_acquire))
+            return bits2d(atomic_load_explicit(&d->mval[flat], memory_order_relaxed));
+    } else if (cached && d->cache >= 0) {
+        ElemCache *c = t->ec[d->cache];
+        if (!c) {
+            c = t->ec[d->cache] = xmalloc(sizeof *c);
+            for (int i = 0; i < EC_SIZE; i++) c->key[i] = -1;
+        }
+        int h = (int)(flat & (EC_SIZE - 1));
+        if (c->key[h] == flat) return c->val[h];
+        for (int j = 0; j < d->rank; j++) t->env[d->slots[j]] = ix[j];
+        double v = eval(r, t, d->rhs);
+        c->key[h] = flat;
+        c->val[h] = v;
+        return v;
+    }
+    for (int j = 0; j < d->rank; j++) t->env[d->slots[j]] = ix[j];
+    double v = eval(r, t, d->rhs);
+    if (d->memo) {
+        atomic_store_explicit(&d->mval[flat], d2bits(v), memory_order_relaxed);
+        atomic_store_explicit(&d->mdone[flat], 1, memory_order_release);
+    }
+    return v;
+}
+
+/* The index values of a read; false when one is not a number in int64. */
+static inline bool eval_indices(RefEval *r, TCtx *t, const CE *n, int64_t *ix) {
+    for (int j = 0; j < n->nidx; j++) {
+        const CE *e = n->idx[j];
+        if (e->op == O_SLOT) {
+            ix[j] = t->env[e->slot];
+        } else if (!as_i64(eval(r, t, e), &ix[j])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static double eval_dot(TCtx *t, const CE *n) {
+    const int64_t range = n->vrange[0];
+    const DotFactor *f0 = &n->dot[0];
+    int64_t o0 = 0;
+    for (int j = 0; j < f0->n; j++) o0 += t->env[f0->slot[j]] * f0->stride[j];
+    const double *p0 = f0->values + o0;
+    const int64_t s0 = f0->kstride;
+    double acc = 0;
+    if (n->ndot == 1) {
+        for (int64_t k = 0; k < range; k++) acc += p0[k * s0];
+        return acc;
+    }
+    const DotFactor *f1 = &n->dot[1];
+    int64_t o1 = 0;
+    for (int j = 0; j < f1->n; j++) o1 += t->env[f1->slot[j]] * f1->stride[j];
+    const double *p1 = f1->values + o1;
+    const int64_t s1 = f1->kstride;
+    if (s0 == 1 && s1 == 1) {
+        for (int64_t k = 0; k < range; k++) acc += p0[k] * p1[k];
+    } else {
+        for (int64_t k = 0; k < range; k++) acc += p0[k * s0] * p1[k * s1];
+    }
+    return acc;
+}
+
+static double eval_reduce(RefEval *r, TCtx *t, const CE *n) {
+    int64_t *key = t->rc_key + n->key_off;
+    if (t->rc_ok[n->rc]) {
+        bool same = true;
+        for (int i = 0; i < n->nfree && same; i++) same = key[i] == t->env[n->free_slots[i]];
+        if (same) return t->rc_val[n->rc];
+    }
+    double acc;
+    if (n->ndot) {
+        acc = eval_dot(t, n);
+    } else {
+        bool empty = false;
+        for (int i = 0; i < n->nvars; i++) {
+            t->env[n->vslot[i]] = 0;
+            if (n->vrange[i] <= 0) empty = true;
+        }
+        acc = n->op == O_SUM ? 0.0 : n->op == O_RMAX ? -INFINITY : INFINITY;
+        bool first = true;
+        int64_t *env = t->env;
+        const int last = n->nvars - 1;
+        while (!empty) {
+            double v = eval(r, t, n->body);
+            if (n->op == O_SUM) acc += v;
+            else if (first) acc = v;
+            else if (n->op == O_RMAX) acc = fmax(acc, v);
+            else acc = fmin(acc, v);
+            first = false;
+            int i = last;
+            while (i >= 0 && ++env[n->vslot[i]] >= n->vrange[i]) env[n->vslot[i--]] = 0;
+            if (i < 0) break;
+        }
+    }
+    for (int i = 0; i < n->nfree; i++) key[i] = t->env[n->free_slots[i]];
+    t->rc_val[n->rc] = acc;
+    t->rc_ok[n->rc] = 1;
+    return acc;
+}
+
+static double eval(RefEval *r, TCtx *t, const CE *n) {
+    double a, b;
+    switch (n->op) {
+    case O_CONST: return n->k;
+    case O_SLOT: return (double)t->env[n->slot];
+    case O_LET: return r->lets[n->target].v;
+    case O_READ_IN: {
+        const Input *in = &r->ins[n->target];
+        int64_t flat = 0;
+        if (n->all_slots) {
+            for (int j = 0; j < n->nidx; j++) flat += t->env[n->idx[j]->slot] * in->stride[j];
+            return in->values[flat];
+        }
+        int64_t ix[MAX_RANK];
+        if (!eval_indices(r, t, n, ix)) return 0;
+        for (int j = 0; j < n->nidx; j++) {
+            if ((uint64_t)ix[j] >= (uint64_t)in->shape[j]) return 0;
+            flat += ix[j] * in->stride[j];
+        }
+        return in->values[flat];
+    }
+    case O_READ_DEF: {
+        int64_t ix[MAX_RANK];
+        if (!eval_indices(r, t, n, ix)) return 0;
+        return def_element(r, t, &r->defs[n->target], ix, true);
+    }
+    case O_NEG: return -eval(r, t, n->a);
+    case O_NOT: return eval(r, t, n->a) == 0;
+    case O_BNOT: {
+        int64_t x;
+        return as_i64(eval(r, t, n->a), &x) ? (double)~x : NAN;
+    }
+    case O_LAND: return eval(r, t, n->a) != 0 && eval(r, t, n->b) != 0;
+    case O_LOR: return eval(r, t, n->a) != 0 || eval(r, t, n->b) != 0;
+    case O_COND: return eval(r, t, n->a) != 0 ? eval(r, t, n->b) : eval(r, t, n->c);
+    case O_FN1: return do_fn1(n->fn, eval(r, t, n->a));
+    case O_CAST: return do_cast(n->to, n->from, eval(r, t, n->a));
+    case O_FMA: {
+        a = eval(r, t, n->a);
+        b = eval(r, t, n->b);
+        return fma(a, b, eval(r, t, n->c));
+    }
+    case O_SUM: case O_RMAX: case O_RMIN: return eval_reduce(r, t, n);
+    default: break;
+    }
+    a = eval(r, t, n->a);
+    b = eval(r, t, n->b);
+    switch (n->op) {
+    case O_ADD: return a + b;
+    case O_SUB: return a - b;
+    case O_MUL: return a * b;
+    case O_DIV: return a / b;
+    case O_IDIV: return do_idiv(a, b);
+    case O_MOD: return fmod(a, b);
+    case O_SHL: return do_shift(true, a, b);
+    case O_SHR: return do_shift(false, a, b);
+    case O_BAND: case O_BOR: case O_BXOR: return do_bitwise(n->op, a, b);
+    case O_EQ: return a == b;
+    case O_NE: return a != b;
+    case O_LT: return a < b;
+    case O_LE: return a <= b;
+    case O_GT: return a > b;
+    case O_GE: return a >= b;
+    case O_MIN2: return fmin(a, b);
+    case O_MAX2: return fmax(a, b);
+    case O_POW: return pow(a, b);
+    case O_CEILDIV: return do_ceildiv(a, b);
+    default: return NAN;
+    }
+}
+
+/* ---- per-thread contexts ---- */
+
+static _Atomic uint64_t next_eval_id = 1;
+
+/* A context for the calling thread: one another thread handed back, or a new one. */
+static TCtx *ctx_take(RefEval *r) {
+    pthread_mutex_lock(&r->mu);
+    for (TCtx *t = r->ctxs; t; t = t->next)
+        if (!t->in_use) {
+            t->in_use = true;
+            pthread_mutex_unlock(&r->mu);
+            return t;
+        }
+    pthread_mutex_unlock(&r->mu);
+    TCtx *t = xcalloc(1, sizeof *t);
+    t->in_use = true;
+    t->env = xcalloc((size_t)r->nslots, sizeof *t->env);
+    t->rc_ok = xcalloc((size_t)r->nrc, 1);
+    t->rc_val = xcalloc((size_t)r->nrc, sizeof *t->rc_val);
+    t->rc_key = xcalloc((size_t)r->rc_keys, sizeof *t->rc_key);
+    t->ec = xcalloc((size_t)r->nec, sizeof *t->ec);
+    pthread_mutex_lock(&r->mu);
+    t->next = r->ctxs;
+    r->ctxs = t;
+    pthread_mutex_unlock(&r->mu);
+    return t;
+}
+
+static void tctx_free(RefEval *r, TCtx *t) {
+    for (int i = 0; i < r->nec; i++) free(t->ec[i]);
+    free(t->ec);
+    free(t->env);
+    free(t->rc_ok);
+    free(t->rc_val);
+    free(t->rc_key);
+    free(t);
+}
+
+enum { TL_SLOTS = 4 };
+static _Thread_local struct { uint64_t id; TCtx *ctx; } tl_ctx[TL_SLOTS];
+static _Thread_local unsigned tl_next;
+
+static TCtx *ctx_get(RefEval *r) {
+    for (int i = 0; i < TL_SLOTS; i++)
+        if (tl_ctx[i].id == r->id) return tl_ctx[i].ctx;
+    TCtx *t = ctx_take(r);
+    unsigned s = tl_next++ % TL_SLOTS;
+    tl_ctx[s].id = r->id;
+    tl_ctx[s].ctx = t;
+    return t;
+}
+
+void prof_ref_thread_done(RefEval *r) {
+    for (int i = 0; i < TL_SLOTS; i++)
+        if (tl_ctx[i].id == r->id) {
+            pthread_mutex_lock(&r->mu);
+            tl_ctx[i].ctx->in_use = false;
+            pthread_mutex_unlock(&r->mu);
+            tl_ctx[i].id = 0;
+            tl_ctx[i].ctx = NULL;
+        }
+}
+
+/* ---- compiling the syntax tree ---- */
+
+static bool cfail(RefEval *r, const Node *e, const char *what) {
+    if (!r->failed)
+        fprintf(stderr, "tilec: internal error: the reference evaluator cannot handle %s (line %u)\n", what,
+                e ? e->loc.line : 0);
+    r->failed = true;
+    return false;
+}
+
+static int slot_of(RefEval *r, Sym *s) {
+    for (int i = r->nslots - 1; i >= 0; i--)
+        if (r->slot_sym[i] == s) return i;
+    if (r->nslots == r->slot_cap) {
+        r->slot_cap = r->slot_cap ? 2 * r->slot_cap : 16;
+        r->slot_sym = realloc(r->slot_sym, (size_t)r->slot_cap * sizeof *r->slot_sym);
+        r->slot_range = realloc(r->slot_range, (size_t)r->slot_cap * sizeof *r->slot_range);
+        if (!r->slot_sym || !r->slot_range) die("out of memory in the reference evaluator");
+    }
+    r->slot_sym[r->nslots] = s;
+    r->slot_range[r->nslots] = s->range_known ? s->range : 0;
+    return r->nslots++;
+}
+
+static int find_input(RefEval *r, const Sym *s) {
+    for (int i = 0; i < r->nins; i++)
+        if (r->ins[i].sym == s) return i;
+    return -1;
+}
+
+static int find_def(RefEval *r, const Sym *s) {
+    for (int i = 0; i < r->ndefs; i++)
+        if (r->defs[i].sym == s) return i;
+    return -1;
+}
+
+static int find_let(RefEval *r, const Sym *s) {
+    for (int i = 0; i < r->nlets; i++)
+        if (r->lets[i].decl == s->decl) return i;
+    return -1;
+}
+
+static bool is_narrow_float(Dtype t) {
+    return t == DT_F16 || t == DT_BF16 || t == DT_F32 || t == DT_F8E4M3 || t == DT_F8E5M2;
+}
+
+static bool ce_is_const(const CE *n) { return n && n->op == O_CONST; }
+
+static CE *compile(RefEval *r, Node *e);
+
+/* A constant-folded node when every operand is constant (with this file's
+ * semantics), else n itself. */
+static CE *fold(RefEval *r, CE *n) {
+    switch (n->op) {
+    case O_CONST: case O_SLOT: case O_LET: case O_READ_IN: case O_READ_DEF: case O_SUM: case O_RMAX: case O_RMIN:
+        return n;
+    default: break;
+    }
+    if ((n->a && !ce_is_const(n->a)) || (n->b && !ce_is_const(n->b)) || (n->c && !ce_is_const(n->c))) return n;
+    CE *k = ce_const(r, eval(r, NULL, n));
+    k->narrow = n->narrow;
+    return k;
+}
+
+static CE *unary(RefEval *r, Op op, CE *a) {
+    CE *n = ce_new(r, op);
+    n->a = a;
+    n->narrow = a->narrow;
+    return fold(r, n);
+}
+
+static CE *binary(RefEval *r, Op op, CE *a, CE *b) {
+    CE *n = ce_new(r, op);
+    n->a = a;
+    n->b = b;
+    n->narrow = a->narrow || b->narrow;
+    return fold(r, n);
+}
+
+static CE *compile_read(RefEval *r, Node *e) {
+    Sym *s = e->sym;
+    NodeList *il = &e->u.index.idx;
+    CE *n;
+    const int64_t *shape;
+    if (!s) {
+        cfail(r, e, "an unresolved element");
+        return NULL;
+    }
+    if (s->kind == SYM_TENSOR && s->mode != MODE_OUT) {
+        int i = find_input(r, s);
+        if (i < 0) {
+            if (!r->failed)
+                fprintf(stderr, "tilec: error: the reference reads '%s', but it has no input values\n", s->name->s);
+            r->failed = true;
+            return NULL;
+        }
+        n = ce_new(r, O_READ_IN);
+        n->target = i;
+        shape = r->ins[i].shape;
+    } else if (s->kind == SYM_TENSOR || s->kind == SYM_REF_TEMP) {
+        int d = find_def(r, s);
+        if (d < 0) {
+            cfail(r, e, "a read of a tensor before its definition");
+            return NULL;
+        }
+        r->defs[d].read = true;
+        n = ce_new(r, O_READ_DEF);
+        n->target = d;
+        shape = r->defs[d].shape;
+    } else {
+        cfail(r, e, "an element of something other than a tensor or temporary");
+        return NULL;
+    }
+    if (il->len > MAX_RANK) {
+        cfail(r, e, "a read with too many indices");
+        return NULL;
+    }
+    n->nidx = il->len;
+    n->idx = ralloc(r, (size_t)(il->len ? il->len : 1) * sizeof *n->idx);
+    n->all_slots = true;
+    for (int j = 0; j < il->len; j++) {
+        CE *x = compile(r, il->items[j]);
+        if (!x) return NULL;
+        n->idx[j] = x;
+        n->narrow |= x->narrow;
+        if (x->op != O_SLOT || r->slot_range[x->slot] != shape[j] || shape[j] <= 0) n->all_slots = false;
+    }
+    return n;
+}
+
+/* Collects the slots an expression depends on (outside its own reductions'
+ * variables) into set (a bitmap of nslots bytes). */
+static void collect_slots(const CE *n, unsigned char *set) {
+    if (!n) return;
+    switch (n->op) {
+    case O_SLOT: set[n->slot] = 1; return;
+    case O_SUM: case O_RMAX: case O_RMIN:
+        for (int i = 0; i < n->nfree; i++) set[n->free_slots[i]] = 1;
+        return;
+    default: break;
+    }
+    for (int j = 0; j < n->nidx; j++) collect_slots(n->idx[j], set);
+    collect_slots(n->a, set);
+    collect_slots(n->b, set);
+    collect_slots(n->c, set);
+}
+
+static bool dot_factor(RefEval *r, const CE *f, int kslot, DotFactor *out) {
+    if (f->op != O_READ_IN || !f->all_slots) return false;
+    const Input *in = &r->ins[f->target];
+    out->values = in->values;
+    out->n = 0;
+    out->kstride = 0;
+    for (int j = 0; j < f->nidx; j++) {
+        int s = f->idx[j]->slot;
+        if (s == kslot) {
+            out->kstride += in->stride[j];
+        } else {
+            out->slot[out->n] = s;
+            out->stride[out->n++] = in->stride[j];
+        }
+    }
+    return true;
+}
+
+static CE *compile_reduction(RefEval *r, Node *e) {
+    const char *fn = e->u.call.name ? e->u.call.name->s : "";
+    Op op = !strcmp(fn, "sum") ? O_SUM : !strcmp(fn, "max") ? O_RMAX : !strcmp(fn, "min") ? O_RMIN : O_CONST;
+    if (op == O_CONST) {
+        cfail(r, e, "a reduction other than sum, max and min");
+        return NULL;
+    }
+    CE *n = ce_new(r, op);
+    NodeList *vl = &e->u.call.reduce_vars;
+    n->nvars = vl->len;
+    n->vslot = ralloc(r, (size_t)(vl->len ? vl->len : 1) * sizeof *n->vslot);
+    n->vrange = ralloc(r, (size_t)(vl->len ? vl->len : 1) * sizeof *n->vrange);
+    for (int i = 0; i < vl->len; i++) {
+        Node *v = vl->items[i];
+        if (!v->sym || v->sym->kind != SYM_REF_INDEX) {
+            cfail(r, v, "a reduction variable that is not an index variable");
+            return NULL;
+        }
+        n->vslot[i] = slot_of(r, v->sym);
+        n->vrange[i] = v->sym->range_known ? v->sym->range : 0;
+    }
+    n->body = compile(r, e->u.call.body);
+    if (!n->body) return NULL;
+    n->narrow = n->body->narrow;
+    /* The variables the result depends on: the cache key. */
+    unsigned char *set = xcalloc((size_t)r->nslots, 1);
+    collect_slots(n->body, set);
+    for (int i = 0; i < n->nvars; i++) set[n->vslot[i]] = 0;
+    for (int i = 0; i < r->nslots; i++) n->nfree += set[i];
+    n->free_slots = ralloc(r, (size_t)(n->nfree ? n->nfree : 1) * sizeof *n->free_slots);
+    int m = 0;
+    for (int i = 0; i < r->nslots; i++)
+        if (set[i]) n->free_slots[m++] = i;
+    free(set);
+    n->rc = r->nrc++;
+    n->key_off = r->rc_keys;
+    r->rc_keys += n->nfree;
+    /* sum(k: A[..] * B[..]) or sum(k: A[..]) with plain index variables. */
+    if (op == O_SUM && n->nvars == 1 && n->vrange[0] > 0) {
+        const CE *b = n->body;
+        if (b->op == O_MUL && dot_factor(r, b->a, n->vslot[0], &n->dot[0]) &&
+            dot_factor(r, b->b, n->vslot[0], &n->dot[1]))
+            n->ndot = 2;
+        else if (dot_factor(r, b, n->vslot[0], &n->dot[0]))
+            n->ndot = 1;
+    }
+    return n;
+}
+
+static CE *compile_call(RefEval *r, Node *e) {
+    if (e->u.call.reduce_vars.len || e->u.call.body) return compile_reduction(r, e);
+    NodeList *al = &e->u.call.args;
+    CE *args[3] = {0};
+    if (al->len > 3) {
+        cfail(r, e, "a call with more than 3 arguments");
+        return NULL;
+    }
+    bool narrow = false;
+    for (int i = 0; i < al->len; i++) {
+        args[i] = compile(r, al->items[i]);
+        if (!args[i]) return NULL;
+        narrow |= args[i]->narrow;
+    }
+    if (!e->u.call.name) { /* a cast */
+        if (al->len != 1) {
+            cfail(r, e, "a cast without exactly one argument");
+            return NULL;
+        }
+        CE *n = ce_new(r, O_CAST);
+        n->to = e->u.call.cast;
+        n->from = al->items[0]->dtype;
+        n->a = args[0];
+        n->narrow = narrow || is_narrow_float(n->to);
+        return fold(r, n);
+    }
+    const char *fn = e->u.call.name->s;
+    for (int i = 0; fn1_names[i]; i++)
+        if (!strcmp(fn, fn1_names[i]) && al->len == 1) {
+            CE *n = ce_new(r, O_FN1);
+            n->fn = i;
+            n->a = args[0];
+            n->narrow = narrow;
+            return fold(r, n);
+        }
+    Op op = !strcmp(fn, "min") ? O_MIN2 : !strcmp(fn, "max") ? O_MAX2 : !strcmp(fn, "pow") ? O_POW
+          : !strcmp(fn, "ceildiv") ? O_CEILDIV : !strcmp(fn, "fma") ? O_FMA : O_CONST;
+    if (op == O_CONST || al->len != (op == O_FMA ? 3 : 2)) {
+        cfail(r, e, "this function call");
+        return NULL;
+    }
+    CE *n = ce_new(r, op);
+    n->a = args[0];
+    n->b = args[1];
+    n->c = args[2];
+    n->narrow = narrow;
+    return fold(r, n);
+}
+
+static CE *compile_name(RefEval *r, Node *e) {
+    Sym *s = e->sym;
+    if (!s) {
+        cfail(r, e, "an unresolved name");
+        return NULL;
+    }
+    switch (s->kind) {
+    case SYM_REF_INDEX: {
+        CE *n = ce_new(r, O_SLOT);
+        n->slot = slot_of(r, s);
+        return n;
+    }
+    case SYM_REF_LET: {
+        if (e->is_const || s->has_value) break;
+        int l = find_let(r, s);
+        if (l < 0) {
+            cfail(r, e, "a let used before its definition");
+            return NULL;
+        }
+        CE *n = ce_new(r, O_LET);
+        n->target = l;
+        n->narrow = r->lets[l].val->narrow;
+        return n;
+    }
+    case SYM_CONST: case SYM_SIZE: case SYM_SCALAR: case SYM_WHERE: case SYM_TUNE:
+        break;
+    default:
+        cfail(r, e, "a name that the reference cannot use");
+        return NULL;
+    }
+    if (e->is_const) return ce_const(r, e->const_float ? e->cval.f : (double)e->cval.i);
+    if (s->has_value) return ce_const(r, s->value_float ? s->value.f : (double)s->value.i);
+    cfail(r, e, "a name without a value");
+    return NULL;
+}
+
+static CE *compile_inner(RefEval *r, Node *e) {
+    switch (e->kind) {
+    case N_INT: return ce_const(r, e->is_const && !e->const_float ? (double)e->cval.i : (double)e->u.ival);
+    case N_FLOAT: return ce_const(r, e->u.fval.v);
+    case N_BOOL: return ce_const(r, e->u.bval ? 1.0 : 0.0);
+    case N_INF: return ce_const(r, INFINITY);
+    case N_NAME: return compile_name(r, e);
+    case N_INDEX: return compile_read(r, e);
+    case N_CALL: return compile_call(r, e);
+    case N_UNARY: {
+        CE *a = compile(r, e->u.op.a);
+        if (!a) return NULL;
+        switch (e->u.op.op) {
+        case TK_MINUS: return unary(r, O_NEG, a);
+        case TK_BANG: return unary(r, O_NOT, a);
+        case TK_TILDE: return unary(r, O_BNOT, a);
+        default: cfail(r, e, "this unary operator"); return NULL;
+        }
+    }
+    case N_BINARY: {
+        CE *a = compile(r, e->u.op.a);
+        CE *b = a ? compile(r, e->u.op.b) : NULL;
+        if (!b) return NULL;
+        bool ints = dtype_is_int(e->dtype);
+        Op op;
+        switch (e->u.op.op) {
+        case TK_PLUS: op = O_ADD; break;
+        case TK_MINUS: op = O_SUB; break;
+        case TK_STAR: op = O_MUL; break;
+        case TK_SLASH: op = ints ? O_IDIV : O_DIV; break;
+        case TK_PERCENT: op = O_MOD; break;
+        case TK_SHL: op = O_SHL; break;
+        case TK_SHR: op = O_SHR; break;
+        case TK_AMP: op = O_BAND; break;
+        case TK_PIPE: op = O_BOR; break;
+        case TK_CARET: op = O_BXOR; break;
+        case TK_EQ: op = O_EQ; break;
+        case TK_NE: op = O_NE; break;
+        case TK_LT: op = O_LT; break;
+        case TK_LE: op = O_LE; break;
+        case TK_GT: op = O_GT; break;
+        case TK_GE: op = O_GE; break;
+        case TK_ANDAND: op = O_LAND; break;
+        case TK_OROR: op = O_LOR; break;
+        default: cfail(r, e, "this binary operator"); return NULL;
+        }
+        /* Short circuits with a constant left side. */
+        if ((op == O_LAND || op == O_LOR) && ce_is_const(a)) {
+            bool av = a->k != 0;
+            if (op == O_LAND && !av) return ce_const(r, 0);
+            if (op == O_LOR && av) return ce_const(r, 1);
+            return unary(r, O_NOT, unary(r, O_NOT, b));
+        }
+        return binary(r, op, a, b);
+    }
+    case N_COND: {
+        CE *c = compile(r, e->u.cond.c);
+        CE *a = c ? compile(r, e->u.cond.a) : NULL;
+        CE *b = a ? compile(r, e->u.cond.b) : NULL;
+        if (!b) return NULL;
+        if (ce_is_const(c)) return c->k != 0 ? a : b;
+        CE *n = ce_new(r, O_COND);
+        n->a = c;
+        n->b = a;
+        n->c = b;
+        n->narrow = a->narrow || b->narrow || c->narrow;
+        return n;
+    }
+    default:
+        cfail(r, e, "this kind of expression");
+        return NULL;
+    }
+}
+
+/* Sema's folded constant is used where the subtree has no cast to a
+ * narrower float (sema folds f16(x) as x; this file rounds). */
+static CE *compile(RefEval *r, Node *e) {
+    if (!e) {
+        cfail(r, NULL, "a missing expression");
+        return NULL;
+    }
+    CE *n = compile_inner(r, e);
+    if (!n) return NULL;
+    if (e->is_const && !n->narrow && n->op != O_CONST)
+        return ce_const(r, e->const_float ? e->cval.f : (double)e->cval.i);
+    return n;
+}
+
+/* ---- the evaluator ---- */
+
+static double def_cost(RefEval *r, Def *d);
+
+static void strides(int rank, const int64_t *shape, int64_t *stride) {
+    int64_t s = 1;
+    for (int j = rank - 1; j >= 0; j--) {
+        stride[j] = s;
+        s *= shape[j] > 0 ? shape[j] : 1;
+    }
+}
+
+void prof_ref_free(RefEval *r) {
+    if (!r) return;
+    for (TCtx *t = r->ctxs, *nx; t; t = nx) {
+        nx = t->next;
+        tctx_free(r, t);
+    }
+    for (int i = 0; i < r->ndefs; i++) {
+        free((void *)r->defs[i].mval);
+        free((void *)r->defs[i].mdone);
+    }
+    for (Block *b = r->mem, *nx; b; b = nx) {
+        nx = b->next;
+        free(b);
+    }
+    pthread_mutex_destroy(&r->mu);
+    free(r->ins);
+    free(r->defs);
+    free(r->lets);
+    free(r->slot_sym);
+    free(r->slot_range);
+    free(r);
+}
+
+RefEval *prof_ref_new(KernelInfo *k, HostTensor *inputs, int n) {
+    if (!k->has_reference || !k->node->u.kernel.ref) {
+        fprintf(stderr, "tilec: kernel '%s' has no reference block\n", k->name->s);
+        return NULL;
+    }
+    RefEval *r = xcalloc(1, sizeof *r);
+    r->k = k;
+    r->id = atomic_fetch_add(&next_eval_id, 1);
+    pthread_mutex_init(&r->mu, NULL);
+    /* Inputs: every in and inout tensor with values. */
+    r->ins = xcalloc((size_t)(n > 0 ? n : 1), sizeof *r->ins);
+    for (int i = 0; i < n; i++) {
+        HostTensor *h = &inputs[i];
+        if (!h->sym || h->sym->kind != SYM_TENSOR || h->sym->mode == MODE_OUT || !h->values) continue;
+        Input *in = &r->ins[r->nins++];
+        in->sym = h->sym;
+        in->values = h->values;
+        in->rank = h->rank;
+        memcpy(in->shape, h->shape, sizeof in->shape);
+        strides(h->rank, h->shape, in->stride);
+    }
+    Node *ref = k->node->u.kernel.ref;
+    int nst = ref->u.list.len;
+    r->defs = xcalloc((size_t)(nst ? nst : 1), sizeof *r->defs);
+    r->lets = xcalloc((size_t)(nst ? nst : 1), sizeof *r->lets);
+    for (int i = 0; i < nst && !r->failed; i++) {
+        Node *st = ref->u.list.items[i];
+        if (st->kind == N_LET) {
+            CE *v = compile(r, st->u.decl.value);
+            if (!v) break;
+            Let *l = &r->lets[r->nlets++];
+            l->decl = st;
+            l->val = v;
+            l->v = NAN;
+            continue;
+        }
+        if (st->kind != N_ASSIGN || st->u.assign.lhs->kind != N_INDEX) {
+            cfail(r, st, "a reference statement that is neither a let nor a definition");
+            break;
+        }
+        Node *lhs = st->u.assign.lhs;
+        NodeList *il = &lhs->u.index.idx;
+        Def *d = &r->defs[r->ndefs];
+        /* The target: an out/inout parameter, or the temporary this statement declares. */
+        Sym *target = NULL;
+        for (int p = 0; p < k->params.len && !target; p++) {
+            Sym *ps = k->params.items[p];
+            if (ps->kind == SYM_TENSOR && ps->name == lhs->u.index.name) target = ps;
+        }
+        for (int p = 0; p < k->ref_temps.len && !target; p++) {
+            Sym *ts = k->ref_temps.items[p];
+            if (ts->decl == st) target = ts;
+        }
+        if (!target || il->len != target->rank || il->len > MAX_RANK) {
+            cfail(r, st, "a definition whose target is unknown");
+            break;
+        }
+        d->sym = target;
+        d->rank = target->rank;
+        d->elems = 1;
+        bool big = false;
+        for (int j = 0; j < d->rank; j++) {
+            d->shape[j] = target->shape[j] > 0 ? target->shape[j] : 0;
+            if (d->shape[j] && d->elems > INT64_MAX / 4 / d->shape[j]) big = true;
+            else d->elems *= d->shape[j];
+        }
+        if (big) d->elems = INT64_MAX / 4;
+        strides(d->rank, d->shape, d->stride);
+        for (int j = 0; j < d->rank; j++) {
+            Node *v = il->items[j];
+            if (v->kind != N_NAME || !v->sym || v->sym->kind != SYM_REF_INDEX) {
+                cfail(r, st, "a definition whose indices are not index variables");
+                break;
+            }
+            d->slots[j] = slot_of(r, v->sym);
+        }
+        if (r->failed) break;
+        d->rhs = compile(r, st->u.assign.rhs);
+        if (!d->rhs) break;
+        d->cache = -1;
+        d->cost = -1;
+        r->ndefs++;
+    }
+    if (r->failed) {
+        prof_ref_free(r);
+        return NULL;
+    }
+    for (int i = 0; i < r->ndefs; i++) {
+        Def *d = &r->defs[i];
+        if (!d->read) continue;
+        if (d->elems <= PROF_MEMO_MAX) {
+            d->memo = true;
+            d->mval = xcalloc((size_t)d->elems, sizeof *d->mval);
+            d->mdone = xcalloc((size_t)d->elems, sizeof *d->mdone);
+        } else {
+            d->cache = r->nec++;
+        }
+    }
+    /* Cost estimates now, so that prof_ref_cost only reads. */
+    for (int i = 0; i < r->ndefs; i++) def_cost(r, &r->defs[i]);
+    /* Let values, in order (a let may read earlier definitions). */
+    TCtx *t = ctx_get(r);
+    for (int i = 0; i < r->nlets; i++) r->lets[i].v = eval(r, t, r->lets[i].val);
+    return r;
+}
+
+bool prof_ref_defines(RefEval *r, const Sym *out) { return find_def(r, out) >= 0; }
+
+double prof_ref_element(RefEval *r, const Sym *out, const int64_t *idx) {
+    int d = find_def(r, out);
+    if (d < 0) {
+        /* An inout the reference leaves alone keeps its old value. */
+        int i = find_input(r, out);
+        if (i < 0) return NAN;
+        const Input *in = &r->ins[i];
+        int64_t flat = 0;
+        for (int j = 0; j < in->rank; j++) {
+            if ((uint64_t)idx[j] >= (uint64_t)in->shape[j]) return 0;
+            flat += idx[j] * in->stride[j];
+        }
+        return in->values[flat];
+    }
+    return def_element(r, ctx_get(r), &r->defs[d], idx, false);
+}
+
+/* ---- cost estimate ---- */
+
+/* Scalar operations per element of an expression. `top` is the definition
+ * whose elements are evaluated in row-major order, when n sits directly in
+ * its right side: a reduction there that depends only on some of top's
+ * index variables is recomputed only when they change (the per-thread
+ * reduction cache), so it costs in proportion to how often that is
+ * (plus once per chunk of 4096 elements a thread takes). */
+static double ce_cost(RefEval *r, const CE *n, const Def *top) {
+    if (!n) return 0;
+    double c = 0;
+    switch (n->op) {
+    case O_CONST: case O_SLOT: case O_LET: return 0;
+    case O_READ_IN:
+        for (int j = 0; j < n->nidx; j++) c += ce_cost(r, n->idx[j], top);
+        return c + 1;
+    case O_READ_DEF: {
+        for (int j = 0; j < n->nidx; j++) c += ce_cost(r, n->idx[j], top);
+        Def *d = &r->defs[n->target];
+        return c + 1 + (d->memo ? 0 : def_cost(r, d));
+    }
+    case O_COND: {
+        double a = ce_cost(r, n->b, top), b = ce_cost(r, n->c, top);
+        return 1 + ce_cost(r, n->a, top) + (a > b ? a : b);
+    }
+    case O_SUM: case O_RMAX: case O_RMIN: {
+        double m = 1;
+        for (int i = 0; i < n->nvars; i++) m *= (double)(n->vrange[i] > 0 ? n->vrange[i] : 0);
+        double full = m * (1 + ce_cost(r, n->body, NULL));
+        if (!top || top->elems <= 0) return full;
+        int last = -1;
+        for (int i = 0; i < n->nfree; i++) {
+            int at = -1;
+            for (int j = 0; j < top->rank; j++)
+                if (top->slots[j] == n->free_slots[i]) at = j;
+            if (at < 0) return full;
+            if (at > last) last = at;
+        }
+        double changes = 1;
+        for (int j = 0; j <= last; j++) changes *= (double)top->shape[j];
+        changes += (double)top->elems / 4096;
+        return changes >= (double)top->elems ? full : full * changes / (double)top->elems;
+    }
+    default:
+        return 1 + ce_cost(r, n->a, top) + ce_cost(r, n->b, top) + ce_cost(r, n->c, top);
+    }
+}
+
+/* Per element evaluated on its own (no reuse between elements). */
+static double def_cost(RefEval *r, Def *d) {
+    if (d->cost < 0) d->cost = ce_cost(r, d->rhs, NULL);
+    return d->cost;
+}
+
+/* Marks the memoised definitions an expression reaches, through on-demand
+ * definitions and through other memoised ones. */
+static void reach(RefEval *r, const CE *n, unsigned char *seen) {
+    if (!n) return;
+    if (n->op == O_READ_DEF && !seen[n->target]) {
+        Def *d = &r->defs[n->target];
+        if (d->memo) seen[n->target] = 1;
+        else seen[n->target] = 2;
+        reach(r, d->rhs, seen);
+    }
+    for (int j = 0; j < n->nidx; j++) reach(r, n->idx[j], seen);
+    reach(r, n->a, seen);
+    reach(r, n->b, seen);
+    reach(r, n->c, seen);
+    reach(r, n->body, seen);
+}
+
+double prof_ref_cost(RefEval *r, const Sym *out, double n) {
+    int i = find_def(r, out);
+    if (i < 0) return n;
+    Def *d = &r->defs[i];
+    /* All elements in order (a full check) or scattered ones (a sample). */
+    double per = n >= (double)d->elems ? ce_cost(r, d->rhs, d) : def_cost(r, d);
+    double total = n * (1 + per);
+    unsigned char *seen = xcalloc((size_t)r->ndefs, 1);
+    reach(r, d->rhs, seen);
+    for (int j = 0; j < r->ndefs; j++)
+        if (seen[j] == 1) total += (double)r->defs[j].elems * (1 + ce_cost(r, r->defs[j].rhs, &r->defs[j]));
+    free(seen);
+    return total;
+}

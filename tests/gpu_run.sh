@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# gpu_run.sh TILEC ROOT - every example and every program of the contract
+# runs on the GPU and verifies against its reference, at its default sizes
+# and at ragged ones (sizes that are not multiples of the tiles). Exits 77
+# (skipped) when there is no GPU.
+set -u
+tilec=$1
+root=$2
+probe=$("$tilec" --run "$root/examples/add.tile" --set N=1024 2>&1)
+if [ $? = 4 ] && printf '%s' "$probe" | grep -qiE "no CUDA|GPU"; then
+    echo "no GPU: $probe"
+    exit 77
+fi
+pass=0
+fail=0
+run() {  # file kernel args...
+    local f=$1 k=$2
+    shift 2
+    local log
+    log=$(timeout 300 "$tilec" --run --kernel "$k" "$@" "$f" 2>&1)
+    local rc=$?
+    if [ $rc = 0 ]; then
+        pass=$((pass + 1))
+        echo "ok   $(basename "$f") $k $* :: $(printf '%s' "$log" | grep -m1 'verify:' | cut -c1-150)"
+    else
+        fail=$((fail + 1))
+        echo "FAIL $(basename "$f") $k $* (exit $rc)"
+        printf '%s\n' "$log" | head -30
+    fi
+}
+# ragged sizes per kernel name (non-multiples of every default tile)
+ragged() {
+    case $1 in
+    gemm|gemm_bf16|gemm_bias_gelu) echo "--set M=1000,N=1016,K=1000"; echo "--set M=999,N=1001,K=997" ;;
+    add) echo "--set N=1000003" ;;
+    softmax|row_reduce|layernorm|rmsnorm) echo "--set M=1001,N=3000" ;;
+    swiglu|transpose) echo "--set M=1001,N=999" ;;
+    flash_attn|flash_fwd) echo "--set B=1,H=3,S=1000"; echo "--set B=1,H=2,S=777,causal=1" ;;
+    *) ;;
+    esac
+}
+for f in "$root"/examples/*.tile "$root"/tests/frontend/valid/*.tile; do
+    for k in $(sed -n 's/^kernel \([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' "$f"); do
+        run "$f" "$k"
+        while read -r extra; do
+            [ -n "$extra" ] && run "$f" "$k" $extra
+        done < <(ragged "$k")
+    done
+done
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
