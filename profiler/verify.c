@@ -7,10 +7,14 @@
 
 #include "profiler.h"
 
+/* f32 results are mostly long f32 accumulations (a gemm over K = 1000
+ * leaves absolute errors near 2e-4 on sums of unit-size terms that cancel
+ * to ~0.1), so f32 gets 1e-3 both ways; the relative Frobenius error in
+ * the report shows how close the whole result is. */
 double prof_default_rtol(Dtype t) {
     switch (t) {
     case DT_F16: case DT_BF16: return 1e-2;
-    case DT_F32: return 1e-4;
+    case DT_F32: return 1e-3;
     case DT_F64: return 1e-9;
     case DT_F8E4M3: return 0.125;
     case DT_F8E5M2: return 0.25;
@@ -21,7 +25,7 @@ double prof_default_rtol(Dtype t) {
 double prof_default_atol(Dtype t) {
     switch (t) {
     case DT_F16: case DT_BF16: return 1e-2;
-    case DT_F32: return 1e-5;
+    case DT_F32: return 1e-3;
     case DT_F64: return 1e-9;
     case DT_F8E4M3: return 0.125;
     case DT_F8E5M2: return 0.25;
