@@ -40,7 +40,10 @@ static void gemm_mma(Cg *g, IrStmt *s) {
     g->ind++;
     cg_line(g, "const int %s = warp / %d * %lld, %s = warp %% %d * %lld;", wm, l->wn, (long long)l->wtm, wn, l->wn,
             (long long)l->wtn);
-    cg_line(g, "#pragma unroll");
+    /* A rolled k16 loop: unrolled, the compiler hoists every ldmatrix
+     * address of every k step out of the main loop and spills. With A in
+     * registers it must unroll: register indices must be constants. */
+    cg_line(g, A->scope == SCOPE_FRAGMENT ? "#pragma unroll" : "#pragma unroll 1");
     cg_line(g, "for (int %s = 0; %s < %lld; ++%s) {", kk, kk, (long long)(K / 16), kk);
     g->ind++;
     /* A for the whole warp tile, then B two n8 tiles at a time, each used
