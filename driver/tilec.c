@@ -94,6 +94,68 @@ static int parse_arch(const char *a) {
     return v;
 }
 
+/* A cubin from the cache or from NVRTC. */
+typedef struct Binary {
+    void *cubin;
+    size_t size;
+    bool cache_hit;
+    double compile_s;
+    int registers, spill_bytes;   /* from ptxas; -1 on a cache hit */
+} Binary;
+
+/* Generated code that does not compile is a tilec bug: keep the evidence
+ * where the user can send it, say so in one sentence, exit 4. */
+static int nvrtc_failed(Ctx *c, const CgKernel *ck, const char *cu_name, const RtCompileResult *res) {
+    const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    char *log = arena_printf(&c->arena, "%s/%s.nvrtc.log", dir, ck->name);
+    char *src = arena_printf(&c->arena, "%s/%s", dir, cu_name);
+    write_file_atomic(src, ck->source, ck->source_len);
+    bool saved = write_file_atomic(log, res->log, strlen(res->log));
+    fprintf(stderr, "tilec: %s (this is a bug in tilec; the log is in %s and the source in %s)\n", res->error,
+            saved ? log : "(could not be saved)", src);
+    return EXIT_CUDA;
+}
+
+static int obtain_cubin(Ctx *c, const CgKernel *ck, const char *arch, const Options *opts, Binary *bin) {
+    memset(bin, 0, sizeof *bin);
+    bin->registers = bin->spill_bytes = -1;
+    RtCache cache;
+    char key[33] = "", warn[256];
+    rt_cache_init(&cache, opts->cache_dir, opts->no_cache, warn);
+    if (warn[0]) fprintf(stderr, "tilec: warning: %s\n", warn);
+    if (cache.enabled) {
+        const char *parts[] = {ck->source, arch, rt_nvrtc_version(), TILEC_VERSION, "cubin"};
+        rt_cache_key(key, parts, 5);
+        if (rt_cache_get(&cache, key, &bin->cubin, &bin->size)) {
+            bin->cache_hit = true;
+            if (verbose) fprintf(stderr, "tilec: cache hit for %s (%s/%s.cubin)\n", ck->name, cache.dir, key);
+            return EXIT_OK;
+        }
+        if (verbose) fprintf(stderr, "tilec: cache miss for %s\n", ck->name);
+    }
+    RtCompileOptions ro = {.arch = arch, .want_cubin = true};
+    RtCompileResult res;
+    char *cu_name = arena_printf(&c->arena, "%s.cu", ck->name);
+    if (!rt_compile(ck->source, cu_name, &ro, &res)) {
+        int rc = nvrtc_failed(c, ck, cu_name, &res);
+        rt_compile_result_free(&res);
+        return rc;
+    }
+    if (verbose)
+        fprintf(stderr, "tilec: %s for %s: %d registers, %d bytes spill stores, %d bytes spill loads, %lld bytes dynamic shared memory, compiled in %.3f s\n",
+                ck->name, arch, res.registers, res.spill_store_bytes, res.spill_load_bytes, (long long)ck->smem_bytes,
+                res.seconds);
+    rt_cache_put(&cache, key, res.cubin, res.cubin_size);
+    bin->cubin = res.cubin;
+    bin->size = res.cubin_size;
+    res.cubin = NULL;
+    bin->compile_s = res.seconds;
+    bin->registers = res.registers;
+    bin->spill_bytes = res.spill_store_bytes;
+    rt_compile_result_free(&res);
+    return EXIT_OK;
+}
+
 /* Lowers one checked kernel to CUDA C and acts on it. */
 static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, const char *arch, const char *out_path,
                     const char *print_after, const Options *opts) {
@@ -107,60 +169,27 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
     }
     CgKernel ck;
     if (!cg_emit(k, file, &ck)) return EXIT_SOURCE;
+    int rc = EXIT_OK;
     if (act == ACT_CUDA) {
         fwrite(ck.source, 1, ck.source_len, stdout);
-        cg_kernel_free(&ck);
-        return EXIT_OK;
-    }
-    RtCache cache;
-    char key[33] = "", warn[256];
-    rt_cache_init(&cache, opts->cache_dir, opts->no_cache || act != ACT_RUN, warn);
-    if (warn[0]) fprintf(stderr, "tilec: warning: %s\n", warn);
-    if (cache.enabled) {
-        const char *parts[] = {ck.source, arch, rt_nvrtc_version(), TILEC_VERSION, "cubin"};
-        rt_cache_key(key, parts, 5);
-        void *bin;
-        size_t size;
-        if (rt_cache_get(&cache, key, &bin, &size)) {
-            if (verbose) fprintf(stderr, "tilec: cache hit for %s (%s/%s.cubin)\n", ck.name, cache.dir, key);
-            int rc = prof_run(info, ck.name, bin, size, ck.grid, ck.block, ck.smem_bytes, &opts->run);
-            free(bin);
-            cg_kernel_free(&ck);
-            return rc;
-        }
-        if (verbose) fprintf(stderr, "tilec: cache miss for %s\n", ck.name);
-    }
-    RtCompileOptions ro = {.arch = arch, .want_ptx = act == ACT_PTX, .want_cubin = act == ACT_CUBIN || act == ACT_RUN};
-    RtCompileResult res;
-    char *cu_name = arena_printf(&c->arena, "%s.cu", ck.name);
-    bool ok = rt_compile(ck.source, cu_name, &ro, &res);
-    int rc = EXIT_OK;
-    if (!ok) {
-        /* Generated code that does not compile is a tilec bug: keep the
-         * evidence where the user can send it. */
-        const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-        char *log = arena_printf(&c->arena, "%s/%s.nvrtc.log", dir, ck.name);
-        char *src = arena_printf(&c->arena, "%s/%s", dir, cu_name);
-        write_file_atomic(src, ck.source, ck.source_len);
-        bool saved = write_file_atomic(log, res.log, strlen(res.log));
-        fprintf(stderr, "tilec: %s (this is a bug in tilec; the log is in %s and the source in %s)\n", res.error,
-                saved ? log : "(could not be saved)", src);
-        rc = EXIT_CUDA;
     } else if (act == ACT_PTX) {
-        fwrite(res.ptx, 1, res.ptx_size, stdout);
+        RtCompileOptions ro = {.arch = arch, .want_ptx = true};
+        RtCompileResult res;
+        char *cu_name = arena_printf(&c->arena, "%s.cu", ck.name);
+        if (rt_compile(ck.source, cu_name, &ro, &res)) fwrite(res.ptx, 1, res.ptx_size, stdout);
+        else rc = nvrtc_failed(c, &ck, cu_name, &res);
+        rt_compile_result_free(&res);
+    } else if (act == ACT_CUBIN || act == ACT_RUN) {
+        Binary bin;
+        rc = obtain_cubin(c, &ck, arch, opts, &bin);
+        if (rc == EXIT_OK && act == ACT_CUBIN && !write_file_atomic(out_path, bin.cubin, bin.size)) {
+            fprintf(stderr, "tilec: cannot write '%s'\n", out_path);
+            rc = EXIT_USAGE;
+        }
+        if (rc == EXIT_OK && act == ACT_RUN)
+            rc = prof_run(info, ck.name, bin.cubin, bin.size, ck.grid, ck.block, ck.smem_bytes, &opts->run);
+        free(bin.cubin);
     }
-    if (ok && verbose)
-        fprintf(stderr, "tilec: %s for %s: %d registers, %d bytes spill stores, %d bytes spill loads, %lld bytes dynamic shared memory, compiled in %.3f s\n",
-                ck.name, arch, res.registers, res.spill_store_bytes, res.spill_load_bytes, (long long)ck.smem_bytes, res.seconds);
-    if (ok && act == ACT_CUBIN && !write_file_atomic(out_path, res.cubin, res.cubin_size)) {
-        fprintf(stderr, "tilec: cannot write '%s'\n", out_path);
-        rc = EXIT_USAGE;
-    }
-    if (ok && act == ACT_RUN) {
-        rt_cache_put(&cache, key, res.cubin, res.cubin_size);
-        rc = prof_run(info, ck.name, res.cubin, res.cubin_size, ck.grid, ck.block, ck.smem_bytes, &opts->run);
-    }
-    rt_compile_result_free(&res);
     cg_kernel_free(&ck);
     return rc;
 }

@@ -174,4 +174,94 @@ typedef struct RunOptions {
 int prof_run(KernelInfo *k, const char *kernel_name, const void *cubin, size_t cubin_size, const int64_t grid[3],
              int64_t block, int64_t smem, const RunOptions *o);
 
+/* ---- the profile (bench.c measures, metrics.c derives, report.c prints) ---- */
+
+typedef enum BenchBackend { BENCH_EVENT, BENCH_GRAPH } BenchBackend;
+
+typedef struct BenchOptions {
+    BenchBackend backend;
+    double max_noise;      /* stop when the relative standard deviation is at most this (0.005) ... */
+    int min_samples;       /* ... after at least this many samples (10) */
+    double max_time_s;     /* or when this much time went into sampling (2.0) */
+    bool l2_flush;         /* flush L2 before every sample (true) */
+} BenchOptions;
+
+typedef struct BenchSample {
+    double ms;             /* kernel time of the sample */
+    double start_us;       /* host time the sample started, from the start of the benchmark */
+    double flush_us;       /* the L2 flush before it, host-timed */
+    double sm_clock_mhz;   /* measured around the sample (0: not measured) */
+    bool throttled;        /* clock below 95% of the median clock of all samples */
+} BenchSample;
+
+typedef struct BenchResult {
+    BenchBackend backend;
+    int samples;
+    BenchSample *sample;   /* malloc'd, `samples` of them */
+    double median_ms, min_ms, max_ms, p95_ms, mean_ms, rel_stddev;
+    int warmup_runs;
+    double warmup_ms;      /* total host time of the warm-up */
+    int launches_per_sample;  /* graph mode: kernels per replay (time is per kernel) */
+    bool l2_flush;
+    long long l2_flush_bytes;
+    double sm_clock_mhz;   /* median over samples (0: not measured) */
+    int throttled_samples;
+    bool stopped_on_noise; /* else on the time cap */
+} BenchResult;
+
+typedef struct DeviceInfo {
+    char name[256];
+    int cc_major, cc_minor, sms;
+    double sm_clock_mhz, mem_clock_mhz;   /* the driver's maximum clocks */
+    int bus_width_bits;
+    long long l2_bytes;
+    double peak_gbps;      /* 2 x memory clock x bus width / 8 */
+    double peak_tflops;    /* dense tensor-core peak for the kernel's input dtype */
+    const char *peak_source;  /* where the per-SM rate comes from */
+} DeviceInfo;
+
+typedef struct Derived {
+    double flops, bytes;
+    const char *flop_model;   /* "flops clause", "derived from the reference: ...", ... */
+    const char *byte_model;
+    double tflops, gbps, pct_peak_compute, pct_peak_bandwidth;
+    double arithmetic_intensity, ridge_point;  /* FLOP/byte */
+    const char *bound;        /* "compute", "memory", "latency" */
+} Derived;
+
+typedef struct Resources {
+    int registers, spill_bytes, static_smem, local_bytes;
+    long long dynamic_smem;
+    int blocks_per_sm;
+    double occupancy;         /* resident warps / maximum warps per SM */
+    double waves;             /* grid blocks / (blocks per SM x SMs) */
+    long long grid_blocks;
+    int block_threads;
+} Resources;
+
+typedef struct CompareResult {
+    bool present;
+    const char *name;         /* "cublas" */
+    double median_ms, speedup; /* speedup = peer / tilec */
+    const char *note;         /* why there is none, when there is none */
+} CompareResult;
+
+typedef struct Profile {
+    const char *file, *kernel, *kernel_symbol, *arch;
+    KernelInfo *info;
+    bool cache_hit;
+    double compile_s;
+    VerifyResult verify;
+    bool verified;            /* a reference existed and was checked */
+    bool consistent; int consistency_runs;
+    BenchResult bench;
+    DeviceInfo device;
+    Resources res;
+    Derived derived;
+    CompareResult compare;
+    const char *opportunities[3];
+    int n_opportunities;
+    const char *root_cause;   /* two sentences */
+} Profile;
+
 #endif

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# cli.sh TILEC ROOT - the command line's exit codes and messages, on a
+# machine with or without a GPU.
+set -u
+tilec=$1
+root=$2
+ex=$root/examples/gemm.tile
+pass=0
+fail=0
+expect() {  # expected-exit description command...
+    local want=$1 what=$2
+    shift 2
+    out=$("$@" 2>&1)
+    local rc=$?
+    if [ "$rc" = "$want" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL $what: exit $rc, expected $want"; echo "$out" | head -5; fi
+}
+tmp=$(mktemp -d)
+expect 0 "--check of an example" "$tilec" --check "$ex"
+expect 0 "--help" "$tilec" --help
+expect 0 "--version" "$tilec" --version
+expect 2 "unknown option" "$tilec" --frobnicate "$ex"
+expect 2 "no input file" "$tilec"
+expect 2 "two input files" "$tilec" "$ex" "$ex"
+expect 2 "missing file" "$tilec" "$tmp/none.tile"
+expect 2 "--emit-cubin without -o" "$tilec" --emit-cubin "$ex"
+expect 2 "bad --arch" "$tilec" --arch sm_xx --emit-ptx "$ex"
+expect 2 "--arch older than sm_80" "$tilec" --arch sm_75 --emit-ptx "$ex"
+expect 2 "bad --set" "$tilec" --set M "$ex"
+expect 2 "--set of an unknown name" "$tilec" --set FOO=1 "$ex"
+expect 2 "--set of a size to 0" "$tilec" --set M=0 "$ex"
+expect 2 "--kernel of an unknown kernel" "$tilec" --kernel nope "$ex"
+expect 2 "bad --supply" "$tilec" --supply gaussian --run "$ex"
+expect 2 "bad --print-ir-after" "$tilec" --print-ir-after=nope --emit-ir "$ex"
+expect 2 "a kernel must be chosen to lower" "$tilec" --emit-cuda "$root/tests/frontend/valid/v_multi_kernel.tile"
+expect 0 "--emit-cuda" "$tilec" --emit-cuda "$ex"
+expect 0 "--emit-ir" "$tilec" --emit-ir "$ex"
+expect 0 "--emit-cubin" "$tilec" --no-cache --emit-cubin -o "$tmp/k.cubin" "$ex"
+expect 2 "--emit-cubin to an unwritable path" "$tilec" --no-cache --emit-cubin -o /dev/null/k.cubin "$ex"
+expect 1 "an invalid program" "$tilec" --check "$root/tests/frontend/invalid/gemm_k_mismatch.tile"
+# the cache: a miss, then a hit, in a fresh directory
+out=$("$tilec" -v --cache-dir "$tmp/cache" --emit-cubin -o "$tmp/k.cubin" "$ex" 2>&1)
+case "$out" in *"cache miss"*) pass=$((pass + 1)) ;; *) fail=$((fail + 1)); echo "FAIL first compile is not a cache miss: $out" ;; esac
+out=$("$tilec" -v --cache-dir "$tmp/cache" --emit-cubin -o "$tmp/k.cubin" "$ex" 2>&1)
+case "$out" in *"cache hit"*) pass=$((pass + 1)) ;; *) fail=$((fail + 1)); echo "FAIL second compile is not a cache hit: $out" ;; esac
+# an unwritable cache directory degrades to a warning, not a failure
+expect 0 "unusable cache directory" "$tilec" --cache-dir /dev/null/cache --emit-cubin -o "$tmp/k.cubin" "$ex"
+# without a GPU, --run says so in one line with exit 4
+"$tilec" --run --set M=128,N=128,K=128 "$ex" > "$tmp/run.out" 2>&1
+rc=$?
+if [ "$rc" != 0 ]; then
+    if [ "$rc" = 4 ]; then
+        lines=$(wc -l < "$tmp/run.out")
+        if [ "$lines" = 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL --run without GPU printed $lines lines"; cat "$tmp/run.out"; fi
+    else
+        fail=$((fail + 1)); echo "FAIL --run exit $rc"; head -5 "$tmp/run.out"
+    fi
+else
+    pass=$((pass + 1)) # a GPU is present and the run verified
+fi
+rm -rf "$tmp"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
