@@ -24,6 +24,7 @@ static const char usage[] =
     "  --emit-ptx           print the PTX (NVRTC)\n"
     "  --emit-cubin -o FILE write the cubin (NVRTC)\n"
     "  --run                compile, run once on generated inputs, verify against the reference\n"
+    "  --profile            --run, then a consistency check, a benchmark and a roofline report\n"
     "\n"
     "Options:\n"
     "  --kernel NAME        the kernel to use (default: every kernel for --check,\n"
@@ -32,6 +33,11 @@ static const char usage[] =
     "  --supply normal|uniform|integer|ones, --seed N\n"
     "                       how --run generates inputs (default: normal, seed 0)\n"
     "  --rtol X, --atol X   verification tolerances (default: by output dtype)\n"
+    "  --consistency N      runs compared bitwise for the race check (default 10; 0 skips)\n"
+    "  --bench-backend event|graph, --max-noise PCT, --max-time S\n"
+    "                       how samples are taken and when sampling stops (0.5%, 2 s)\n"
+    "  --json FILE, --report FILE, --trace FILE, --roofline FILE.svg\n"
+    "                       schema-1 JSON, markdown report, Chrome trace, roofline plot\n"
     "  --cache-dir DIR, --no-cache\n"
     "                       kernel cache (default: $TILEC_CACHE_DIR, $XDG_CACHE_HOME/tilec,\n"
     "                       ~/.cache/tilec)\n"
@@ -44,19 +50,21 @@ static const char usage[] =
     "3 verification failed, 4 CUDA, driver or NVRTC failure.\n";
 
 /* Options of LANGUAGE.md §7 that later layers of tilec implement. */
-static const char *const not_yet[] = {
-    "--emit-sass", "--profile", "--autotune", "--backend", "--consistency", "--bench-backend", "--max-noise",
-    "--max-time", "--ncu", "--json", "--trace", "--report", "--roofline", "--compare", NULL};
+static const char *const not_yet[] = {"--emit-sass", "--autotune", "--backend", "--ncu", NULL};
 
 static bool verbose;
 
-typedef enum Action { ACT_CHECK, ACT_AST, ACT_IR, ACT_CUDA, ACT_PTX, ACT_CUBIN, ACT_RUN } Action;
+typedef enum Action { ACT_CHECK, ACT_AST, ACT_IR, ACT_CUDA, ACT_PTX, ACT_CUBIN, ACT_RUN, ACT_PROFILE } Action;
 
-/* What --run needs besides the action. */
+/* What --run and --profile need besides the action. */
 typedef struct Options {
     const char *cache_dir;
     bool no_cache;
     RunOptions run;
+    ProfileOptions profile;
+    RtDevice device;
+    bool have_device;
+    char device_err[256];   /* why there is no device */
 } Options;
 
 /* --name VALUE or --name=VALUE; advances *i past a separate value. *val is
@@ -179,15 +187,30 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
         if (rt_compile(ck.source, cu_name, &ro, &res)) fwrite(res.ptx, 1, res.ptx_size, stdout);
         else rc = nvrtc_failed(c, &ck, cu_name, &res);
         rt_compile_result_free(&res);
-    } else if (act == ACT_CUBIN || act == ACT_RUN) {
+    } else if (act == ACT_CUBIN || act == ACT_RUN || act == ACT_PROFILE) {
         Binary bin;
         rc = obtain_cubin(c, &ck, arch, opts, &bin);
+        if (rc == EXIT_OK && act != ACT_CUBIN && !opts->have_device) {
+            /* everything up to the launch works without a GPU */
+            fprintf(stderr, "tilec: %s needs a GPU to run: %s (the kernel was checked and compiled for %s)\n",
+                    act == ACT_RUN ? "--run" : "--profile", opts->device_err, arch);
+            rc = EXIT_CUDA;
+        }
         if (rc == EXIT_OK && act == ACT_CUBIN && !write_file_atomic(out_path, bin.cubin, bin.size)) {
             fprintf(stderr, "tilec: cannot write '%s'\n", out_path);
             rc = EXIT_USAGE;
         }
         if (rc == EXIT_OK && act == ACT_RUN)
             rc = prof_run(info, ck.name, bin.cubin, bin.size, ck.grid, ck.block, ck.smem_bytes, &opts->run);
+        if (rc == EXIT_OK && act == ACT_PROFILE) {
+            ProfileTarget t = {.file = file, .symbol = ck.name, .arch = arch, .cubin = bin.cubin, .cubin_size = bin.size,
+                               .block = ck.block, .smem = ck.smem_bytes, .cache_hit = bin.cache_hit,
+                               .compile_s = bin.compile_s, .spill_bytes = bin.spill_bytes};
+            memcpy(t.grid, ck.grid, sizeof t.grid);
+            ProfileOptions po2 = opts->profile;
+            po2.run = opts->run;
+            rc = prof_profile(info, &t, &opts->device, &po2);
+        }
         free(bin.cubin);
     }
     cg_kernel_free(&ck);
@@ -243,9 +266,10 @@ static bool parse_override(char *item, Override *o) {
 }
 
 int main(int argc, char **argv) {
-    const char *file = NULL, *kernel = NULL, *arch = NULL, *out_path = NULL, *print_after = NULL;
+    const char *file = NULL, *kernel = NULL, *arch = NULL, *out_path = NULL, *print_after = NULL, *val = NULL;
     Action act = ACT_CHECK;
-    Options opts = {.run = {.supply = SUPPLY_NORMAL, .rtol = -1, .atol = -1, .max_full = 1 << 24}};
+    Options opts = {.run = {.supply = SUPPLY_NORMAL, .rtol = -1, .atol = -1, .max_full = 1 << 24},
+                    .profile = {.bench = prof_bench_defaults(), .consistency = 10}};
     Override overrides[64];
     int n_overrides = 0;
     for (int i = 1; i < argc; i++) {
@@ -266,8 +290,39 @@ int main(int argc, char **argv) {
         if (!strcmp(a, "--emit-ptx")) { act = ACT_PTX; continue; }
         if (!strcmp(a, "--emit-cubin")) { act = ACT_CUBIN; continue; }
         if (!strcmp(a, "--run")) { act = ACT_RUN; continue; }
+        if (!strcmp(a, "--profile")) { act = ACT_PROFILE; continue; }
+        if (value_option(argc, argv, &i, "--json", &val)) { if (!val) return usage_error("%s needs a file", "--json"); opts.profile.json = val; continue; }
+        if (value_option(argc, argv, &i, "--trace", &val)) { if (!val) return usage_error("%s needs a file", "--trace"); opts.profile.trace = val; continue; }
+        if (value_option(argc, argv, &i, "--report", &val)) { if (!val) return usage_error("%s needs a file", "--report"); opts.profile.report = val; continue; }
+        if (value_option(argc, argv, &i, "--roofline", &val)) { if (!val) return usage_error("%s needs a file", "--roofline"); opts.profile.roofline = val; continue; }
+        if (value_option(argc, argv, &i, "--compare", &val)) {
+            if (!val || strcmp(val, "cublas") != 0) return usage_error("--compare: '%s' is not cublas", val ? val : "");
+            opts.profile.compare = val;
+            continue;
+        }
+        if (value_option(argc, argv, &i, "--bench-backend", &val)) {
+            if (!val || (strcmp(val, "event") && strcmp(val, "graph")))
+                return usage_error("--bench-backend: '%s' is not event or graph", val ? val : "");
+            opts.profile.bench.backend = !strcmp(val, "graph") ? BENCH_GRAPH : BENCH_EVENT;
+            continue;
+        }
+        if (value_option(argc, argv, &i, "--consistency", &val)) {
+            char *end;
+            long n = val ? strtol(val, &end, 10) : -1;
+            if (!val || !*val || *end || n < 0 || n > 1000) return usage_error("--consistency: '%s' is not a count from 0 to 1000", val ? val : "");
+            opts.profile.consistency = (int)n;
+            continue;
+        }
+        bool is_noise = value_option(argc, argv, &i, "--max-noise", &val);
+        if (is_noise || value_option(argc, argv, &i, "--max-time", &val)) {
+            char *end;
+            double x = val ? strtod(val, &end) : -1;
+            if (!val || !*val || *end || !(x > 0)) return usage_error("'%s' is not a positive number", val ? val : "");
+            if (is_noise) opts.profile.bench.max_noise = x / 100.0; /* a percentage */
+            else opts.profile.bench.max_time_s = x;
+            continue;
+        }
         if (!strcmp(a, "--no-cache")) { opts.no_cache = true; continue; }
-        const char *val = NULL;
         if (value_option(argc, argv, &i, "--cache-dir", &val)) {
             if (!val) return usage_error("%s needs a directory", "--cache-dir");
             opts.cache_dir = val;
@@ -350,13 +405,9 @@ int main(int argc, char **argv) {
         file = a;
     }
     if (!file) return usage_error("%s", "no input file");
-    RtDevice dev;
-    if (act == ACT_RUN) {
-        char err[256];
-        if (!rt_device_open(&dev, err)) {
-            fprintf(stderr, "tilec: --run needs a GPU: %s\n", err);
-            return EXIT_CUDA;
-        }
+    if (act == ACT_RUN || act == ACT_PROFILE) opts.have_device = rt_device_open(&opts.device, opts.device_err);
+    if (opts.have_device) {
+        RtDevice dev = opts.device;
         if (!arch) {
             /* the exact target of this GPU; Hopper's wgmma and setmaxnreg need the "a" variant */
             static char own[16];
@@ -417,7 +468,7 @@ int main(int argc, char **argv) {
                         overrides[i].name, kernel ? " selected" : "", overrides[i].name);
                 rc = EXIT_USAGE;
             }
-        bool lowers = act == ACT_IR || act == ACT_CUDA || act == ACT_PTX || act == ACT_CUBIN || act == ACT_RUN || print_after;
+        bool lowers = act >= ACT_IR || print_after;
         if (rc == EXIT_OK && lowers) {
             if (kernels.len != 1) {
                 fprintf(stderr, "tilec: %s has %d kernels; choose one with --kernel:", file, kernels.len);

@@ -8,6 +8,7 @@
 #define TILEC_PROFILER_H
 
 #include "frontend.h"
+#include "runtime.h"
 
 /* ---- supply.c: generated inputs ---- */
 
@@ -158,7 +159,7 @@ bool prof_verify(KernelInfo *k, RefEval *ref, HostTensor *got, int n, double rto
  * failed, the first mismatches with their indices. */
 void prof_verify_print(FILE *o, const VerifyResult *r);
 
-/* ---- run.c: one verified run on the GPU ---- */
+/* ---- run.c: a kernel session on the GPU ---- */
 
 typedef struct RunOptions {
     SupplyKind supply;
@@ -167,10 +168,43 @@ typedef struct RunOptions {
     int64_t max_full;      /* check every element up to this many (<= 0: no limit) */
 } RunOptions;
 
-/* Loads the cubin, runs the kernel once on generated inputs (outputs
- * poisoned first), and verifies the results. Returns the exit code: 0, 3
- * (mismatch) or 4 (a CUDA failure, said in one sentence). The device must
- * be open (rt_device_open). */
+/* A scalar parameter's value in the layout the kernel expects. */
+typedef union ScalarArg {
+    double f64;
+    float f32;
+    long long i64;
+    int i32;
+    short i16;
+    signed char i8;
+    uint16_t bits16;
+    bool b;
+} ScalarArg;
+
+/* The kernel loaded, its inputs generated and in device memory. */
+typedef struct Session {
+    KernelInfo *k;
+    RtModule *mod;
+    RtKernel fn;
+    long long grid[3], block, smem;
+    HostTensor *in;        /* per tensor parameter: the inputs (values before the kernel) */
+    HostTensor *got;       /* the results copied back (storage of out/inout tensors) */
+    int n;
+    uint64_t *dev;         /* device buffers, per tensor parameter */
+    void **params;         /* kernel arguments, per parameter */
+    ScalarArg *scalars;
+} Session;
+
+/* Loads the cubin and prepares inputs and buffers (the device must be
+ * open). Each returns an exit code: 0, 3 (mismatch) or 4 (a CUDA failure,
+ * said in one sentence on stderr). */
+int prof_session_open(Session *s, KernelInfo *k, const char *kernel_name, const void *cubin, size_t cubin_size,
+                      const int64_t grid[3], int64_t block, int64_t smem, const RunOptions *o);
+/* Inputs back to their generated values, outputs poisoned. */
+int prof_session_reset(Session *s);
+/* reset, one launch, results back, verification (verified: a reference existed). */
+int prof_session_verify(Session *s, const RunOptions *o, VerifyResult *res, bool *verified);
+void prof_session_close(Session *s);
+/* `--run`: open, verify, print, close. */
 int prof_run(KernelInfo *k, const char *kernel_name, const void *cubin, size_t cubin_size, const int64_t grid[3],
              int64_t block, int64_t smem, const RunOptions *o);
 
@@ -263,5 +297,123 @@ typedef struct Profile {
     int n_opportunities;
     const char *root_cause;   /* two sentences */
 } Profile;
+
+/* ---- bench.c ---- */
+
+/* Event backend, max_noise 0.005, min_samples 10, max_time_s 2.0, L2 flush. */
+BenchOptions prof_bench_defaults(void);
+/* Times one kernel launch (fn, grid, block, smem, params) as DESIGN.md says:
+ * warm-up (3 launches and 20 ms, none timed), an L2 flush before every
+ * sample (a buffer of l2_bytes, the device's L2 size, rewritten on the
+ * timing stream; its GPU time is the sample's flush_us), one event pair per
+ * sample around one launch (BENCH_EVENT) or around one replay of a CUDA
+ * graph of K launches (BENCH_GRAPH: K so a replay lasts >= ~50 us, at most
+ * 1000; the time is per kernel, and only the first kernel of a replay runs
+ * after the flush), the stopping rule of BenchOptions (at most 10000
+ * samples), and the SM clock measured before sample 0, 10, 20, ... The
+ * kernel runs many times on the same buffers. Never changes clocks or GPU
+ * modes. o NULL: the defaults. On failure *r is zeroed. *r must later go to
+ * prof_bench_free. */
+bool prof_bench(const RtKernel *fn, const long long grid[3], long long block, long long smem, void **params,
+                long long l2_bytes, const BenchOptions *o, BenchResult *r, char err[256]);
+void prof_bench_free(BenchResult *r);  /* safe on a zeroed result and twice */
+/* Runs the kernel `runs` (>= 2) times on the same inputs and sets
+ * *consistent when the outputs are bitwise identical each time; outputs[i]
+ * are device pointers with bytes[i] sizes. Their contents before the first
+ * run are put back before every run (inout tensors, atomic accumulation);
+ * afterwards they hold the last run's results. Launches on the default
+ * stream. Returns false (and *consistent false) when a run or copy fails. */
+bool prof_consistency(const RtKernel *fn, const long long grid[3], long long block, long long smem, void **params,
+                      const uint64_t *outputs, const size_t *bytes, int n_outputs, int runs, bool *consistent,
+                      char err[256]);
+/* The SM clock in MHz, measured by a one-thread kernel counting clock64()
+ * cycles over ~20 us of %globaltimer (compiled once with rt_compile for the
+ * device's arch); 0, with a sentence in err, when it cannot measure. The
+ * device must open (rt_device_open). Thread-safe. */
+double prof_measure_sm_clock(char err[256]);
+
+/* ---- metrics.c ---- */
+
+/* NAN in Derived means "does not apply / not measured"; 0 in DeviceInfo's
+ * peaks means unknown. The strings these functions make live in static
+ * storage of metrics.c until the next call (one profile per process). */
+
+/* FLOPs and bytes, and the sentences that say how they were obtained:
+ * from the flops/bytes clauses when present ("flops clause: 4*B*H*S*S*D/
+ * (causal+1)"); else FLOPs derived from the reference (2 per multiply-add
+ * inside a sum, 1 per other arithmetic op or math function (fma 2),
+ * comparisons, selects, casts and index arithmetic 0; each op counted once
+ * per combination of the index variables it depends on, so a row statistic
+ * counts once per row; of the branches of a non-constant `c ? a : b` the
+ * costlier) and bytes from the tensor parameters (inputs read once,
+ * outputs written once, inout both). Sets the rates to NAN. */
+void prof_derive_work(KernelInfo *k, Derived *d);
+/* The dtype of the first input tensor parameter (else the first inout one;
+ * DT_NONE when there is none): what prof_device_peaks wants. */
+Dtype prof_input_dtype(const KernelInfo *k);
+/* peak_gbps = 2 x memory clock x bus width / 8; peak_tflops = SMs x SM clock
+ * x FLOP/clock/SM from a table per (compute capability, input dtype),
+ * peak_source naming where the per-SM rate comes from (sm_80 and sm_90:
+ * f16, bf16, f8, and f32 on CUDA cores). Uses d->sms, d->sm_clock_mhz,
+ * d->mem_clock_mhz and d->bus_width_bits. */
+void prof_device_peaks(DeviceInfo *d, int cc_major, int cc_minor, Dtype input_dtype);
+/* TFLOP/s, GB/s, % of the peaks, arithmetic intensity, ridge point
+ * (peak_flops / peak_bytes) and the bound: "latency" under 10 us or below
+ * 10% of both roofs, else "compute" when the intensity exceeds the ridge
+ * point, else "memory"; NULL when not timed or the peaks are unknown. */
+void prof_derive_rates(Derived *d, const DeviceInfo *dev, double median_ms);
+/* p->root_cause (two sentences) and up to three ranked opportunities, each
+ * one sentence with the number that triggered it (spills, low occupancy,
+ * grid under one wave or a ragged last wave, far from both roofs, memory-
+ * bound under 70% of bandwidth, compute-bound under 60% of peak, very short
+ * kernels, a faster --compare peer, throttled or noisy samples). Needs
+ * p->derived (with rates), p->bench, p->res, p->device and p->compare. */
+void prof_diagnose(Profile *p);
+
+/* ---- report.c ---- */
+
+/* The report's sections (configuration, correctness, timings, resources,
+ * throughput, bottleneck and root cause, top opportunities, vs baseline) as
+ * aligned text; colors only on a terminal and without NO_COLOR. */
+void prof_report_terminal(FILE *o, const Profile *p);
+/* The writers below write PATH.tmp.PID and rename it over PATH; when PATH
+ * cannot be written they return false with one sentence in err and leave
+ * nothing behind. */
+/* --json: schema 1 (LANGUAGE.md §7), exactly its fields; null where a value
+ * does not apply or was not measured; compare null when not asked for. */
+bool prof_write_json(const char *path, const Profile *p, char err[256]);
+/* --report: the same sections as markdown tables (the profile-report contract). */
+bool prof_write_markdown(const char *path, const Profile *p, char err[256]);
+/* --trace: Chrome trace events (us): compile on a host track; warm-up, every
+ * L2 flush and every sample on the GPU's stream track. */
+bool prof_write_trace(const char *path, const Profile *p, char err[256]);
+/* --roofline: a log-log SVG 1.1 plot: memory and compute roofs, the ridge
+ * point, the kernel's point labelled with its TFLOP/s. */
+bool prof_write_roofline_svg(const char *path, const Profile *p, char err[256]);
+
+/* ---- profile.c ---- */
+
+typedef struct ProfileOptions {
+    RunOptions run;
+    BenchOptions bench;
+    int consistency;          /* runs compared bitwise (0 or 1: skip) */
+    const char *json, *report, *trace, *roofline;  /* output files, or NULL */
+    const char *compare;      /* "cublas", or NULL */
+} ProfileOptions;
+
+/* The compiled kernel being profiled. */
+typedef struct ProfileTarget {
+    const char *file, *symbol, *arch;
+    const void *cubin;
+    size_t cubin_size;
+    int64_t grid[3], block, smem;
+    bool cache_hit;
+    double compile_s;
+    int spill_bytes;          /* from ptxas; -1 when unknown (cache hit) */
+} ProfileTarget;
+
+/* Verify, consistency, benchmark, report; returns the exit code (0; 2 an
+ * output file could not be written; 3 mismatch or inconsistent; 4 CUDA). */
+int prof_profile(KernelInfo *k, const ProfileTarget *t, const RtDevice *dev, const ProfileOptions *o);
 
 #endif

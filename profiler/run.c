@@ -1,23 +1,12 @@
-/* run.c - `tilec --run`: generated inputs, poisoned outputs, one launch,
- * results back, verification against the reference. */
+/* run.c - a kernel session on the GPU: generated inputs in device memory,
+ * outputs poisoned before each verified launch, results copied back and
+ * verified against the reference. `--run` is one verified launch; the
+ * profile (profile.c) adds consistency runs and timing on the same session. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "profiler.h"
-#include "runtime.h"
-
-/* A scalar parameter's value in the layout the kernel expects. */
-typedef union ScalarArg {
-    double f64;
-    float f32;
-    long long i64;
-    int i32;
-    short i16;
-    signed char i8;
-    uint16_t bits16;
-    bool b;
-} ScalarArg;
 
 static void scalar_arg(const Sym *p, ScalarArg *a) {
     double v = p->value_float ? p->value.f : (double)p->value.i;
@@ -35,92 +24,119 @@ static void scalar_arg(const Sym *p, ScalarArg *a) {
     }
 }
 
-int prof_run(KernelInfo *k, const char *kernel_name, const void *cubin, size_t cubin_size, const int64_t grid[3],
-             int64_t block, int64_t smem, const RunOptions *o) {
+int prof_session_open(Session *s, KernelInfo *k, const char *kernel_name, const void *cubin, size_t cubin_size,
+                      const int64_t grid[3], int64_t block, int64_t smem, const RunOptions *o) {
+    memset(s, 0, sizeof *s);
+    s->k = k;
+    for (int d = 0; d < 3; d++) s->grid[d] = grid[d];
+    s->block = block;
+    s->smem = smem;
     char err[256];
-    RtModule *mod = NULL;
-    RtKernel fn;
-    if (!rt_module_load(cubin, cubin_size, &mod, err) || !rt_kernel_get(mod, kernel_name, &fn, err)) {
+    if (!rt_module_load(cubin, cubin_size, &s->mod, err) || !rt_kernel_get(s->mod, kernel_name, &s->fn, err)) {
         fprintf(stderr, "tilec: %s\n", err);
-        if (mod) rt_module_unload(mod);
+        prof_session_close(s);
         return 4;
     }
-    HostTensor *in = NULL;
-    int n = 0;
-    if (!prof_supply(k, o->supply, o->seed, &in, &n)) {
-        rt_module_unload(mod);
+    if (!prof_supply(k, o->supply, o->seed, &s->in, &s->n)) {
+        prof_session_close(s);
         return 4;
     }
-    int rc = 0;
-    uint64_t *dev = calloc((size_t)n + 1, sizeof *dev);
-    void **params = calloc((size_t)k->params.len + 1, sizeof *params);
-    ScalarArg *scalars = calloc((size_t)k->params.len + 1, sizeof *scalars);
-    HostTensor *got = calloc((size_t)n + 1, sizeof *got);
-    if (!dev || !params || !scalars || !got) die("out of memory");
+    s->dev = calloc((size_t)s->n + 1, sizeof *s->dev);
+    s->params = calloc((size_t)k->params.len + 1, sizeof *s->params);
+    s->scalars = calloc((size_t)k->params.len + 1, sizeof *s->scalars);
+    s->got = calloc((size_t)s->n + 1, sizeof *s->got);
+    if (!s->dev || !s->params || !s->scalars || !s->got) die("out of memory");
     for (int i = 0, t = 0; i < k->params.len; i++) {
         Sym *p = k->params.items[i];
         if (p->kind != SYM_TENSOR) {
-            scalar_arg(p, &scalars[i]);
-            params[i] = &scalars[i];
+            scalar_arg(p, &s->scalars[i]);
+            s->params[i] = &s->scalars[i];
             continue;
         }
-        HostTensor *h = &in[t];
-        bool ok = rt_malloc(&dev[t], h->storage_bytes, err);
-        /* Outputs start as 0xFF bytes (NaN for floats), so elements the
-         * kernel never writes cannot pass as correct. */
-        if (ok) ok = p->mode == MODE_OUT ? rt_memset8(dev[t], 0xFF, h->storage_bytes, err)
-                                         : rt_memcpy_htod(dev[t], h->storage, h->storage_bytes, err);
-        if (!ok) {
+        HostTensor *h = &s->in[t];
+        s->got[t] = *h;
+        s->got[t].values = NULL;
+        s->got[t].storage = NULL;
+        if (!rt_malloc(&s->dev[t], h->storage_bytes, err)) {
             fprintf(stderr, "tilec: %s\n", err);
-            rc = 4;
-            goto done;
+            prof_session_close(s);
+            return 4;
         }
-        params[i] = &dev[t];
+        s->params[i] = &s->dev[t];
         t++;
     }
-    long long g[3] = {grid[0], grid[1], grid[2]};
-    if (!rt_launch(&fn, g, block, smem, params, NULL, err) || !rt_synchronize(err)) {
-        fprintf(stderr, "tilec: %s\n", err);
-        rc = 4;
-        goto done;
-    }
-    for (int t = 0; t < n; t++) {
-        got[t] = in[t];
-        got[t].values = NULL;
-        got[t].storage = NULL;
-        if (in[t].sym->mode == MODE_IN) continue;
-        got[t].storage = malloc(in[t].storage_bytes ? in[t].storage_bytes : 1);
-        if (!got[t].storage) die("out of memory");
-        if (!rt_memcpy_dtoh(got[t].storage, dev[t], in[t].storage_bytes, err)) {
+    return 0;
+}
+
+/* Inputs (and inout tensors' old values) to the device; outputs to 0xFF
+ * bytes (NaN for floats), so elements the kernel never writes cannot pass
+ * as correct. */
+int prof_session_reset(Session *s) {
+    char err[256];
+    for (int t = 0; t < s->n; t++) {
+        HostTensor *h = &s->in[t];
+        bool ok = h->sym->mode == MODE_OUT ? rt_memset8(s->dev[t], 0xFF, h->storage_bytes, err)
+                                           : rt_memcpy_htod(s->dev[t], h->storage, h->storage_bytes, err);
+        if (!ok) {
             fprintf(stderr, "tilec: %s\n", err);
-            rc = 4;
-            goto done;
+            return 4;
         }
     }
-    if (!k->has_reference) {
-        printf("verify: not verified: kernel '%s' has no reference block\n", k->name->s);
-        goto done;
+    return 0;
+}
+
+int prof_session_verify(Session *s, const RunOptions *o, VerifyResult *res, bool *verified) {
+    char err[256];
+    *verified = false;
+    memset(res, 0, sizeof *res);
+    int rc = prof_session_reset(s);
+    if (rc) return rc;
+    if (!rt_launch(&s->fn, s->grid, s->block, s->smem, s->params, NULL, err) || !rt_synchronize(err)) {
+        fprintf(stderr, "tilec: %s\n", err);
+        return 4;
     }
-    RefEval *ref = prof_ref_new(k, in, n);
-    if (!ref) {
-        rc = 4;
-        goto done;
+    for (int t = 0; t < s->n; t++) {
+        if (s->in[t].sym->mode == MODE_IN) continue;
+        if (!s->got[t].storage) s->got[t].storage = malloc(s->in[t].storage_bytes ? s->in[t].storage_bytes : 1);
+        if (!s->got[t].storage) die("out of memory");
+        if (!rt_memcpy_dtoh(s->got[t].storage, s->dev[t], s->in[t].storage_bytes, err)) {
+            fprintf(stderr, "tilec: %s\n", err);
+            return 4;
+        }
     }
-    VerifyResult res;
-    prof_verify(k, ref, got, n, o->rtol, o->atol, o->max_full, &res);
-    prof_verify_print(stdout, &res);
-    if (!res.passed) rc = 3;
+    if (!s->k->has_reference) return 0;
+    RefEval *ref = prof_ref_new(s->k, s->in, s->n);
+    if (!ref) return 4;
+    prof_verify(s->k, ref, s->got, s->n, o->rtol, o->atol, o->max_full, res);
     prof_ref_free(ref);
-done:
-    for (int t = 0; t < n; t++) {
-        rt_free(dev[t]);
-        free(got[t].storage);
+    *verified = true;
+    return res->passed ? 0 : 3;
+}
+
+void prof_session_close(Session *s) {
+    for (int t = 0; s->dev && t < s->n; t++) rt_free(s->dev[t]);
+    for (int t = 0; s->got && t < s->n; t++) free(s->got[t].storage);
+    if (s->in) prof_tensors_free(s->in, s->n);
+    free(s->dev);
+    free(s->params);
+    free(s->scalars);
+    free(s->got);
+    if (s->mod) rt_module_unload(s->mod);
+    memset(s, 0, sizeof *s);
+}
+
+int prof_run(KernelInfo *k, const char *kernel_name, const void *cubin, size_t cubin_size, const int64_t grid[3],
+             int64_t block, int64_t smem, const RunOptions *o) {
+    Session s;
+    int rc = prof_session_open(&s, k, kernel_name, cubin, cubin_size, grid, block, smem, o);
+    if (rc) return rc;
+    VerifyResult res;
+    bool verified;
+    rc = prof_session_verify(&s, o, &res, &verified);
+    if (rc != 4) {
+        if (verified) prof_verify_print(stdout, &res);
+        else printf("verify: not verified: kernel '%s' has no reference block\n", k->name->s);
     }
-    prof_tensors_free(in, n);
-    free(dev);
-    free(params);
-    free(scalars);
-    free(got);
-    rt_module_unload(mod);
+    prof_session_close(&s);
     return rc;
 }

@@ -638,3 +638,140 @@ void rt_event_destroy(RtEvent *e) {
     if (ensure_context(NULL)) driver.api.event_destroy((CUevent)e->ev);
     e->ev = NULL;
 }
+
+/* ---- streams, asynchronous memset and CUDA graphs (the profiler's timing) ----
+ * These functions sit in a second table, resolved on first use after the
+ * device is open, so a driver that lacks one of them fails only the calls
+ * below and never rt_device_open. Entries follow DRIVER_FUNCTIONS: the type
+ * comes from cuda.h's prototype, versioned symbols where cuda.h maps the name
+ * (cuStreamDestroy to _v2, cuStreamBeginCapture to _v2 with a capture mode,
+ * cuGraphInstantiate to cuGraphInstantiateWithFlags). */
+#define TIMING_DRIVER_FUNCTIONS(X)                                            \
+    X(stream_create, cuStreamCreate)                                          \
+    X(stream_destroy, cuStreamDestroy_v2)                                     \
+    X(stream_synchronize, cuStreamSynchronize)                                \
+    X(stream_begin_capture, cuStreamBeginCapture_v2)                          \
+    X(stream_end_capture, cuStreamEndCapture)                                 \
+    X(graph_instantiate, cuGraphInstantiateWithFlags)                         \
+    X(graph_launch, cuGraphLaunch)                                            \
+    X(graph_exec_destroy, cuGraphExecDestroy)                                 \
+    X(graph_destroy, cuGraphDestroy)                                          \
+    X(memset_d8_async, cuMemsetD8Async)
+
+#define TIMING_DECLARE_FIELD(field, symbol) __typeof__(&symbol) field;
+typedef struct TimingDriverApi {
+    TIMING_DRIVER_FUNCTIONS(TIMING_DECLARE_FIELD)
+} TimingDriverApi;
+
+#define TIMING_SYMBOL_ENTRY(field, symbol) {#symbol, NULL, offsetof(TimingDriverApi, field)},
+static const DriverSymbol timing_symbols[] = {TIMING_DRIVER_FUNCTIONS(TIMING_SYMBOL_ENTRY)};
+
+static struct {
+    pthread_once_t load_once;
+    TimingDriverApi api;
+    char load_error[256];  /* "" once every function is resolved */
+} timing = {.load_once = PTHREAD_ONCE_INIT};
+
+static void load_timing_functions(void) {
+    for (size_t i = 0; i < sizeof timing_symbols / sizeof timing_symbols[0]; i++) {
+        void *fn = dlsym(driver.library, timing_symbols[i].name);
+        if (!fn) {
+            snprintf(timing.load_error, sizeof timing.load_error,
+                     "the CUDA driver (" DRIVER_LIBRARY ") is too old to time kernels: it has no %s",
+                     timing_symbols[i].name);
+            memset(&timing.api, 0, sizeof timing.api);
+            return;
+        }
+        memcpy((char *)&timing.api + timing_symbols[i].offset, &fn, sizeof fn);
+    }
+}
+
+/* ensure_context succeeds only once the library is loaded and the device open. */
+static bool timing_ready(char *err) {
+    if (!ensure_context(err)) return false;
+    pthread_once(&timing.load_once, load_timing_functions);
+    if (timing.load_error[0]) return fail(err, "%s", timing.load_error);
+    return true;
+}
+
+bool rt_stream_create(void **stream, char err[256]) {
+    if (stream) *stream = NULL;
+    if (!stream) return fail(err, "rt_stream_create needs somewhere to put the stream");
+    if (!timing_ready(err)) return false;
+    /* Non-blocking: the legacy default stream (rt_memcpy_*, rt_memset8, other
+     * libraries) neither waits for this stream nor is waited for, so work
+     * there cannot slip into a timed interval or invalidate a capture here. */
+    CUstream s;
+    CUresult rc = timing.api.stream_create(&s, CU_STREAM_NON_BLOCKING);
+    if (rc != CUDA_SUCCESS) return cu_fail(err, rc, "could not create a CUDA stream");
+    *stream = s;
+    return true;
+}
+
+bool rt_stream_synchronize(void *stream, char err[256]) {
+    if (!timing_ready(err)) return false;
+    CUresult rc = timing.api.stream_synchronize((CUstream)stream);
+    if (rc != CUDA_SUCCESS) return cu_fail(err, rc, "could not wait for a CUDA stream");
+    return true;
+}
+
+void rt_stream_destroy(void *stream) {
+    /* The driver releases the stream once its pending work is done. */
+    if (stream && timing_ready(NULL)) timing.api.stream_destroy((CUstream)stream);
+}
+
+bool rt_memset8_async(uint64_t dst, unsigned char value, size_t n, void *stream, char err[256]) {
+    if (n == 0) return true;
+    if (!timing_ready(err)) return false;
+    CUresult rc = timing.api.memset_d8_async((CUdeviceptr)dst, value, n, (CUstream)stream);
+    if (rc != CUDA_SUCCESS) return cu_fail(err, rc, "could not set %zu bytes of device memory", n);
+    return true;
+}
+
+bool rt_capture_begin(void *stream, char err[256]) {
+    if (!stream) return fail(err, "a CUDA graph cannot be captured on the default stream");
+    if (!timing_ready(err)) return false;
+    /* Relaxed: the capture puts no restriction on other calls of this or any
+     * other thread (rt_launch may set a function attribute while capturing). */
+    CUresult rc = timing.api.stream_begin_capture((CUstream)stream, CU_STREAM_CAPTURE_MODE_RELAXED);
+    if (rc != CUDA_SUCCESS) return cu_fail(err, rc, "could not start capturing a CUDA graph");
+    return true;
+}
+
+bool rt_capture_end(void *stream, RtGraph *g, char err[256]) {
+    if (g) g->exec = NULL;
+    if (!stream) return fail(err, "a CUDA graph cannot be captured on the default stream");
+    if (!timing_ready(err)) return false;
+    CUgraph graph = NULL;
+    CUresult rc = timing.api.stream_end_capture((CUstream)stream, &graph);
+    if (rc != CUDA_SUCCESS) {
+        if (graph) timing.api.graph_destroy(graph);
+        return cu_fail(err, rc, "could not finish capturing a CUDA graph");
+    }
+    if (!g) {
+        if (graph) timing.api.graph_destroy(graph);
+        return true;
+    }
+    if (!graph) return fail(err, "capturing a CUDA graph gave no graph");
+    /* The executable graph is a snapshot, independent of the captured one. */
+    CUgraphExec exec;
+    rc = timing.api.graph_instantiate(&exec, graph, 0);
+    timing.api.graph_destroy(graph);
+    if (rc != CUDA_SUCCESS) return cu_fail(err, rc, "could not instantiate a CUDA graph");
+    g->exec = exec;
+    return true;
+}
+
+bool rt_graph_launch(const RtGraph *g, void *stream, char err[256]) {
+    if (!g || !g->exec) return fail(err, "rt_graph_launch needs a graph from rt_capture_end");
+    if (!timing_ready(err)) return false;
+    CUresult rc = timing.api.graph_launch((CUgraphExec)g->exec, (CUstream)stream);
+    if (rc != CUDA_SUCCESS) return cu_fail(err, rc, "could not launch a CUDA graph");
+    return true;
+}
+
+void rt_graph_destroy(RtGraph *g) {
+    if (!g || !g->exec) return;
+    if (timing_ready(NULL)) timing.api.graph_exec_destroy((CUgraphExec)g->exec);
+    g->exec = NULL;
+}

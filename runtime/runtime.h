@@ -124,6 +124,28 @@ bool rt_event_record(RtEvent *e, void *stream, char err[256]);
 bool rt_event_elapsed_ms(RtEvent *start, RtEvent *end, float *ms, char err[256]);
 void rt_event_destroy(RtEvent *e);  /* sets e->ev to NULL; NULL events are fine */
 
+/* Streams, an asynchronous memset and CUDA graphs, for the profiler's
+ * timing. A stream is a CUstream as void * (what rt_launch, rt_event_record
+ * take); rt_stream_create makes a non-blocking one, which never synchronises
+ * with the legacy default stream that the copies and rt_memset8 use, so
+ * ordering against them is the caller's (rt_synchronize). */
+bool rt_stream_create(void **stream, char err[256]);
+bool rt_stream_synchronize(void *stream, char err[256]);
+void rt_stream_destroy(void *stream);  /* NULL is fine; pending work still completes */
+/* Sets n bytes to value, in stream order; returns at once. */
+bool rt_memset8_async(uint64_t dst, unsigned char value, size_t n, void *stream, char err[256]);
+
+typedef struct RtGraph { void *exec; } RtGraph;  /* an instantiated CUDA graph (CUgraphExec) */
+/* Between rt_capture_begin and rt_capture_end (same thread, non-NULL
+ * stream) work put on the stream (rt_launch, ...) is recorded, not run.
+ * rt_capture_end always ends the capture; it instantiates the recording
+ * into *g, or discards it when g is NULL (after a failed launch). */
+bool rt_capture_begin(void *stream, char err[256]);
+bool rt_capture_end(void *stream, RtGraph *g, char err[256]);
+/* Runs the whole graph on the stream, asynchronously. */
+bool rt_graph_launch(const RtGraph *g, void *stream, char err[256]);
+void rt_graph_destroy(RtGraph *g);  /* sets g->exec to NULL; NULL graphs are fine */
+
 /* ---- cache.c ---- */
 typedef struct RtCache {
     char dir[4096];

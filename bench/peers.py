@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""peers.py - the peers tilec is measured against, timed in the same run on
+the same GPU: cuBLAS (torch.matmul), torch SDPA, copy bandwidth, torch.softmax,
+F.rms_norm, F.layer_norm. Prints one JSON object per workload on stdout.
+
+Method as tilec's profiler: warm-up, L2 flushed (a buffer the size of L2
+rewritten) before every sample, CUDA events per sample, median of samples
+until the relative spread is small or 2 s have passed."""
+import json
+import statistics
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+dev = torch.device("cuda")
+props = torch.cuda.get_device_properties(dev)
+l2 = getattr(props, "L2_cache_size", 60 << 20) or (60 << 20)
+flush_buf = torch.empty(l2, dtype=torch.uint8, device=dev)
+
+
+def bench(fn, max_time=2.0, max_noise=0.005):
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    t0 = time.time()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    while True:
+        flush_buf.fill_(len(times) & 0xFF)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+        if len(times) >= 10:
+            mean = statistics.fmean(times)
+            if statistics.pstdev(times) / mean <= max_noise or time.time() - t0 > max_time:
+                break
+    return statistics.median(times)
+
+
+def emit(name, ms, flops=None, nbytes=None, **extra):
+    rec = {"workload": name, "median_ms": ms, "device": props.name}
+    if flops:
+        rec["tflops"] = flops / ms / 1e9
+    if nbytes:
+        rec["gbps"] = nbytes / ms / 1e6
+    rec.update(extra)
+    print(json.dumps(rec), flush=True)
+
+
+def gemm(n, dtype, name):
+    a = torch.randn(n, n, device=dev, dtype=dtype)
+    b = torch.randn(n, n, device=dev, dtype=dtype)
+    emit(name, bench(lambda: torch.matmul(a, b)), flops=2 * n ** 3, peer="cublas")
+
+
+def main(which):
+    if "gemm" in which:
+        gemm(4096, torch.float16, "gemm_f16_4096")
+        gemm(8192, torch.float16, "gemm_f16_8192")
+        gemm(4096, torch.bfloat16, "gemm_bf16_4096")
+    if "copy" in which:
+        x = torch.empty(1 << 30, dtype=torch.uint8, device=dev)
+        y = torch.empty_like(x)
+        emit("copy_1GiB", bench(lambda: y.copy_(x)), nbytes=2 * x.numel(), peer="copy")
+    if "softmax" in which:
+        x = torch.randn(32768, 4096, device=dev, dtype=torch.float16)
+        emit("softmax_f16_32768x4096", bench(lambda: torch.softmax(x, dim=-1)), nbytes=2 * 2 * x.numel(), peer="torch.softmax")
+    if "norm" in which:
+        x = torch.randn(16384, 8192, device=dev, dtype=torch.bfloat16)
+        w = torch.randn(8192, device=dev, dtype=torch.bfloat16)
+        emit("rmsnorm_bf16_16384x8192", bench(lambda: F.rms_norm(x, (8192,), w, 1e-6)), nbytes=2 * 2 * x.numel(), peer="F.rms_norm")
+        x = torch.randn(8192, 4096, device=dev, dtype=torch.float16)
+        w = torch.randn(4096, device=dev, dtype=torch.float16)
+        emit("layernorm_f16_8192x4096", bench(lambda: F.layer_norm(x, (4096,), w, w, 1e-5)), nbytes=2 * 2 * x.numel(), peer="F.layer_norm")
+    if "attn" in which:
+        for causal in (False, True):
+            q = torch.randn(8, 16, 4096, 128, device=dev, dtype=torch.float16)
+            k, v = torch.randn_like(q), torch.randn_like(q)
+            f = 4 * 8 * 16 * 4096 * 4096 * 128 / (2 if causal else 1)
+            emit(f"attn_f16_s4096_d128{'_causal' if causal else ''}",
+                 bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)), flops=f, peer="torch SDPA")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:] or ["gemm", "copy", "softmax", "norm", "attn"])

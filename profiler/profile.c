@@ -1,0 +1,109 @@
+/* profile.c - `tilec --profile`: verify first (a wrong kernel is never
+ * timed as if it were right), check that runs are bitwise consistent,
+ * time, derive the rates against the device's roofs, and report. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "profiler.h"
+
+int prof_profile(KernelInfo *k, const ProfileTarget *t, const RtDevice *dev, const ProfileOptions *o) {
+    Profile p;
+    memset(&p, 0, sizeof p);
+    p.file = t->file;
+    p.kernel = k->name->s;
+    p.kernel_symbol = t->symbol;
+    p.arch = t->arch;
+    p.info = k;
+    p.cache_hit = t->cache_hit;
+    p.compile_s = t->compile_s;
+    Session s;
+    int rc = prof_session_open(&s, k, t->symbol, t->cubin, t->cubin_size, t->grid, t->block, t->smem, &o->run);
+    if (rc) return rc;
+    char err[256];
+
+    rc = prof_session_verify(&s, &o->run, &p.verify, &p.verified);
+    if (rc == 4) goto done;
+    if (p.verified) prof_verify_print(stdout, &p.verify);
+    else printf("verify: NOT VERIFIED: kernel '%s' has no reference block; its output is timed unchecked\n", p.kernel);
+    if (rc == 3) {
+        printf("not timed: the output does not match the reference\n");
+        goto done;
+    }
+
+    /* Races show up as runs that disagree on the same inputs. */
+    p.consistency_runs = o->consistency;
+    p.consistent = true;
+    if (o->consistency >= 2) {
+        uint64_t outs[64];
+        size_t bytes[64];
+        int n = 0;
+        for (int i = 0; i < s.n && n < 64; i++)
+            if (s.in[i].sym->mode != MODE_IN) {
+                outs[n] = s.dev[i];
+                bytes[n++] = s.in[i].storage_bytes;
+            }
+        if (!prof_consistency(&s.fn, s.grid, s.block, s.smem, s.params, outs, bytes, n, o->consistency, &p.consistent,
+                              err)) {
+            fprintf(stderr, "tilec: %s\n", err);
+            rc = 4;
+            goto done;
+        }
+        printf("consistency: %s over %d runs on the same inputs\n", p.consistent ? "PASSED (bitwise identical)" : "FAILED (outputs differ)",
+               o->consistency);
+        if (!p.consistent) {
+            printf("not timed: the kernel gives different results on the same inputs (a race?)\n");
+            rc = 3;
+            goto done;
+        }
+    }
+
+    if (!prof_bench(&s.fn, s.grid, s.block, s.smem, s.params, dev->l2_bytes, &o->bench, &p.bench, err)) {
+        fprintf(stderr, "tilec: %s\n", err);
+        rc = 4;
+        goto done;
+    }
+
+    /* Resources: the loaded function's attributes, ptxas's spill count. */
+    Resources *r = &p.res;
+    r->registers = -1;
+    if (!rt_kernel_attrs(&s.fn, &r->registers, &r->local_bytes, &r->static_smem, err)) r->registers = -1;
+    r->spill_bytes = t->spill_bytes;
+    r->dynamic_smem = t->smem;
+    r->block_threads = (int)t->block;
+    r->grid_blocks = t->grid[0] * t->grid[1] * t->grid[2];
+    if (rt_occupancy(&s.fn, t->block, t->smem, &r->blocks_per_sm, err) && dev->max_threads_per_sm > 0) {
+        r->occupancy = (double)r->blocks_per_sm * (double)t->block / dev->max_threads_per_sm;
+        if (r->blocks_per_sm > 0) r->waves = (double)r->grid_blocks / ((double)r->blocks_per_sm * dev->sms);
+    }
+
+    DeviceInfo *d = &p.device;
+    snprintf(d->name, sizeof d->name, "%s", dev->name);
+    d->cc_major = dev->cc_major;
+    d->cc_minor = dev->cc_minor;
+    d->sms = dev->sms;
+    d->sm_clock_mhz = dev->sm_clock_khz / 1000.0;
+    d->mem_clock_mhz = dev->mem_clock_khz / 1000.0;
+    d->bus_width_bits = dev->bus_width_bits;
+    d->l2_bytes = dev->l2_bytes;
+    prof_device_peaks(d, dev->cc_major, dev->cc_minor, prof_input_dtype(k));
+
+    prof_derive_work(k, &p.derived);
+    prof_derive_rates(&p.derived, d, p.bench.median_ms);
+    p.compare.name = o->compare;
+    if (o->compare) p.compare.note = "--compare cublas is not implemented in this build yet";
+    prof_diagnose(&p);
+    prof_report_terminal(stdout, &p);
+
+    const struct { const char *path; bool (*write)(const char *, const Profile *, char *); } outs[] = {
+        {o->json, prof_write_json}, {o->report, prof_write_markdown}, {o->trace, prof_write_trace},
+        {o->roofline, prof_write_roofline_svg}};
+    for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
+        if (outs[i].path && !outs[i].write(outs[i].path, &p, err)) {
+            fprintf(stderr, "tilec: %s\n", err);
+            rc = 2;
+        }
+    prof_bench_free(&p.bench);
+done:
+    prof_session_close(&s);
+    return rc;
+}

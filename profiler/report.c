@@ -1,0 +1,866 @@
+/* report.c - what `tilec --profile` prints and writes: the terminal report,
+ * --json (schema 1, LANGUAGE.md §7), --report (markdown), --trace (Chrome
+ * trace events that Perfetto opens) and --roofline (an SVG 1.1 plot). The
+ * sections follow the profile-report contract: configuration, timings,
+ * resources, bottleneck with its root cause, top opportunities, vs baseline.
+ *
+ * Every file is written atomically (PATH.tmp.PID, then rename): a reader
+ * never sees half a file, and a failure leaves nothing behind. Values that
+ * were not measured (NAN in Derived, 0 where the header says so) print as
+ * "n/a" and are null in JSON, never invented. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "profiler.h"
+
+static bool known(double x) { return isfinite(x); }
+static bool timed(const Profile *p) { return p->bench.samples > 0 && p->bench.median_ms > 0; }
+static bool res_known(const Profile *p) { return p->res.registers > 0; }
+
+static const char *kernel_name(const Profile *p) {
+    if (p->kernel) return p->kernel;
+    if (p->info && p->info->name) return p->info->name->s;
+    return "kernel";
+}
+
+static const char *backend_name(BenchBackend b) { return b == BENCH_GRAPH ? "graph" : "event"; }
+
+static const char *bound_title(const char *b) {
+    if (!b) return "Not classified";
+    if (!strcmp(b, "compute")) return "Compute-bound";
+    if (!strcmp(b, "memory")) return "Memory-bound";
+    if (!strcmp(b, "latency")) return "Latency-bound";
+    return b;
+}
+
+/* Human-readable number: `fmt` when known, else "n/a". */
+static const char *num(char buf[48], const char *fmt, double v) {
+    if (!known(v)) return "n/a";
+    snprintf(buf, 48, fmt, v);
+    return buf;
+}
+
+/* 1.37e+11 -> "137.4 G" style, for FLOP and byte counts. */
+static const char *si(char buf[48], double v, const char *unit) {
+    if (!known(v)) return "n/a";
+    static const char *const pre[] = {"", "K", "M", "G", "T", "P", "E"};
+    int i = 0;
+    double a = v;
+    while (fabs(a) >= 1000 && i < 6) {
+        a /= 1000;
+        i++;
+    }
+    if (i == 0) snprintf(buf, 48, "%.0f %s", a, unit);
+    else snprintf(buf, 48, "%.4g %s%s", a, pre[i], unit);
+    return buf;
+}
+
+static const char *value_text(char buf[48], const Sym *s) {
+    if (!s->has_value) return "n/a";
+    if (s->value_float) snprintf(buf, 48, "%.17g", s->value.f);
+    else snprintf(buf, 48, "%lld", (long long)s->value.i);
+    return buf;
+}
+
+/* The short name of an opportunity: its text before " (trigger". */
+static void opportunity_name(char *buf, size_t n, const char *text) {
+    const char *e = strstr(text, " (trigger");
+    size_t l = e ? (size_t)(e - text) : strlen(text);
+    if (l >= n) l = n - 1;
+    memcpy(buf, text, l);
+    buf[l] = 0;
+}
+
+static Dtype input_dtype(const Profile *p) { return p->info ? prof_input_dtype(p->info) : DT_NONE; }
+
+/* ---- atomic files ---- */
+
+typedef void (*Writer)(FILE *f, const Profile *p);
+
+static bool write_atomic(const char *path, const Profile *p, Writer w, char err[256]) {
+    err[0] = 0;
+    if (!path || !*path) {
+        snprintf(err, 256, "no output file was named.");
+        return false;
+    }
+    size_t n = strlen(path) + 32;
+    char *tmp = malloc(n);
+    if (!tmp) {
+        snprintf(err, 256, "cannot write '%s': out of memory.", path);
+        return false;
+    }
+    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        snprintf(err, 256, "cannot write '%s': %s.", path, strerror(errno));
+        free(tmp);
+        return false;
+    }
+    w(f, p);
+    int bad = ferror(f);
+    int e = errno;
+    if (fflush(f) != 0) bad = 1, e = errno;
+    if (fclose(f) != 0 && !bad) bad = 1, e = errno;
+    if (bad) {
+        snprintf(err, 256, "cannot write '%s': %s.", path, strerror(e ? e : EIO));
+        unlink(tmp);
+        free(tmp);
+        return false;
+    }
+    if (rename(tmp, path) != 0) {
+        snprintf(err, 256, "cannot write '%s': %s.", path, strerror(errno));
+        unlink(tmp);
+        free(tmp);
+        return false;
+    }
+    free(tmp);
+    return true;
+}
+
+/* ---- terminal ---- */
+
+typedef struct Term {
+    FILE *o;
+    bool color;
+} Term;
+
+static const char *c_on(const Term *t, const char *code) { return t->color ? code : ""; }
+static const char *c_off(const Term *t) { return t->color ? "\x1b[0m" : ""; }
+
+static void heading(const Term *t, const char *s) { fprintf(t->o, "\n%s%s%s\n", c_on(t, "\x1b[1m"), s, c_off(t)); }
+
+static void row(const Term *t, const char *label, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void row(const Term *t, const char *label, const char *fmt, ...) {
+    fprintf(t->o, "  %-12s ", label);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(t->o, fmt, ap);
+    va_end(ap);
+    fputc('\n', t->o);
+}
+
+void prof_report_terminal(FILE *o, const Profile *p) {
+    Term t = {o, false};
+    const char *nc = getenv("NO_COLOR");
+    t.color = isatty(fileno(o)) && !(nc && *nc);
+    char b1[48], b2[48], b3[48], b4[48], b5[48];
+    const Derived *d = &p->derived;
+    const BenchResult *b = &p->bench;
+    const Resources *r = &p->res;
+    const DeviceInfo *dev = &p->device;
+
+    fprintf(o, "%sProfile: %s%s", c_on(&t, "\x1b[1m"), kernel_name(p), c_off(&t));
+    if (p->file) fprintf(o, "  (%s)", p->file);
+    fputc('\n', o);
+
+    heading(&t, "Configuration");
+    if (p->info && p->info->values.len) {
+        fprintf(o, "  ");
+        int col = 2;
+        for (int i = 0; i < p->info->values.len; i++) {
+            const Sym *s = p->info->values.items[i];
+            char item[128];
+            int l = snprintf(item, sizeof item, "%s = %s", s->name->s, value_text(b1, s));
+            if (col > 2 && col + l + 3 > 100) {
+                fprintf(o, "\n  ");
+                col = 2;
+            }
+            fprintf(o, "%s%s", col > 2 ? "   " : "", item);
+            col += l + (col > 2 ? 3 : 0);
+        }
+        fputc('\n', o);
+    }
+    Dtype in = input_dtype(p);
+    row(&t, "device", "%s (%s, %d SMs)", dev->name[0] ? dev->name : "n/a", p->arch ? p->arch : "n/a", dev->sms);
+    if (in != DT_NONE) row(&t, "inputs", "%s", dtype_name(in));
+    if (r->grid_blocks > 0 || r->block_threads > 0)
+        row(&t, "launch", "%lld blocks x %d threads", r->grid_blocks, r->block_threads);
+    row(&t, "compile", "%s s%s", num(b1, "%.3f", p->compile_s), p->cache_hit ? " (cache hit)" : "");
+
+    heading(&t, "Correctness");
+    if (p->verified) {
+        const VerifyResult *v = &p->verify;
+        row(&t, "verify", "%s%s%s %lld of %lld elements checked%s, %lld mismatches (max abs err %s, max rel err %s, "
+            "rel fro err %s; rtol %g, atol %g)",
+            c_on(&t, v->passed ? "\x1b[32m" : "\x1b[31m"), v->passed ? "PASSED" : "FAILED", c_off(&t),
+            (long long)v->checked, (long long)v->total, v->sampled ? " (a sample)" : "", (long long)v->mismatches,
+            num(b1, "%.3g", v->max_abs_err), num(b2, "%.3g", v->max_rel_err), num(b3, "%.3g", v->rel_fro_err), v->rtol,
+            v->atol);
+    } else {
+        row(&t, "verify", "%snot verified%s: the kernel has no reference", c_on(&t, "\x1b[33m"), c_off(&t));
+    }
+    if (p->consistency_runs > 0)
+        row(&t, "consistent", "%s%s%s over %d runs compared bitwise", c_on(&t, p->consistent ? "\x1b[32m" : "\x1b[31m"),
+            p->consistent ? "yes" : "NO", c_off(&t), p->consistency_runs);
+    else
+        row(&t, "consistent", "not checked");
+
+    heading(&t, "Timings");
+    if (timed(p)) {
+        row(&t, "median", "%s ms   (min %s, p95 %s, max %s, mean %s)", num(b1, "%.4g", b->median_ms),
+            num(b2, "%.4g", b->min_ms), num(b3, "%.4g", b->p95_ms), num(b4, "%.4g", b->max_ms),
+            num(b5, "%.4g", b->mean_ms));
+        row(&t, "samples", "%d, rel stddev %s%%, %s (%s backend%s)", b->samples, num(b1, "%.2f", 100 * b->rel_stddev),
+            b->stopped_on_noise ? "stopped on noise" : "stopped on the time cap", backend_name(b->backend),
+            b->backend == BENCH_GRAPH && b->launches_per_sample > 1 ? ", time per kernel" : "");
+        if (b->backend == BENCH_GRAPH && b->launches_per_sample > 0)
+            row(&t, "per replay", "%d launches", b->launches_per_sample);
+        row(&t, "warm-up", "%d runs, %s ms", b->warmup_runs, num(b1, "%.3g", b->warmup_ms));
+        if (b->l2_flush) row(&t, "L2 flush", "before every sample (%s)", si(b1, (double)b->l2_flush_bytes, "B"));
+        else row(&t, "L2 flush", "off");
+        if (b->sm_clock_mhz > 0)
+            row(&t, "SM clock", "%.0f MHz median (max %.0f), %d throttled sample%s", b->sm_clock_mhz,
+                dev->sm_clock_mhz, b->throttled_samples, b->throttled_samples == 1 ? "" : "s");
+        else
+            row(&t, "SM clock", "not measured");
+    } else {
+        row(&t, "median", "not measured");
+    }
+
+    heading(&t, "Resources");
+    if (res_known(p)) {
+        row(&t, "registers", "%d per thread, %d bytes spilled%s", r->registers, r->spill_bytes,
+            r->local_bytes > 0 ? "" : "");
+        if (r->local_bytes > 0) row(&t, "local", "%d bytes per thread", r->local_bytes);
+        row(&t, "shared mem", "%d static + %lld dynamic bytes per block", r->static_smem, r->dynamic_smem);
+        row(&t, "occupancy", "%s%% (%d block%s/SM), %s waves over %d SMs", num(b1, "%.0f", 100 * r->occupancy),
+            r->blocks_per_sm, r->blocks_per_sm == 1 ? "" : "s", num(b2, "%.2f", r->waves), dev->sms);
+    } else {
+        row(&t, "registers", "not known");
+    }
+
+    heading(&t, "Throughput");
+    row(&t, "work", "%s (%s)", si(b1, d->flops, "FLOP"), d->flop_model ? d->flop_model : "n/a");
+    row(&t, "bytes", "%s (%s)", si(b1, d->bytes, "B"), d->byte_model ? d->byte_model : "n/a");
+    row(&t, "compute", "%s TFLOP/s = %s%% of %s TFLOP/s peak", num(b1, "%.4g", d->tflops),
+        num(b2, "%.1f", d->pct_peak_compute), dev->peak_tflops > 0 ? num(b3, "%.4g", dev->peak_tflops) : "n/a");
+    if (dev->peak_source) row(&t, "", "(%s)", dev->peak_source);
+    row(&t, "memory", "%s GB/s = %s%% of %s GB/s peak (2 x memory clock x bus width)", num(b1, "%.4g", d->gbps),
+        num(b2, "%.1f", d->pct_peak_bandwidth), dev->peak_gbps > 0 ? num(b3, "%.4g", dev->peak_gbps) : "n/a");
+    row(&t, "intensity", "%s FLOP/byte (ridge point %s)", num(b1, "%.4g", d->arithmetic_intensity),
+        num(b2, "%.4g", d->ridge_point));
+
+    char h[64];
+    snprintf(h, sizeof h, "Bottleneck: %s", bound_title(d->bound));
+    heading(&t, h);
+    fprintf(o, "  Root cause: %s\n", p->root_cause ? p->root_cause : "not diagnosed.");
+
+    heading(&t, "Top opportunities (ranked by estimated impact)");
+    if (p->n_opportunities == 0) fprintf(o, "  none found: every measured metric is in its healthy range\n");
+    for (int i = 0; i < p->n_opportunities && i < 3; i++) fprintf(o, "  %d. %s\n", i + 1, p->opportunities[i]);
+
+    heading(&t, "vs Baseline");
+    if (p->compare.present) {
+        const char *nm = p->compare.name ? p->compare.name : "baseline";
+        row(&t, nm, "%s ms", num(b1, "%.4g", p->compare.median_ms));
+        row(&t, "tilec", "%s ms", num(b1, "%.4g", b->median_ms));
+        row(&t, "speedup", "%sx (%s / tilec; above 1: tilec is faster)", num(b1, "%.3f", p->compare.speedup), nm);
+    } else {
+        fprintf(o, "  %s\n", p->compare.note ? p->compare.note : "none (--compare not given)");
+    }
+}
+
+/* ---- JSON ---- */
+
+/* A string as JSON: escapes quotes, backslashes and control characters;
+ * bytes that are not valid UTF-8 become U+FFFD. */
+static void jstr(FILE *f, const char *s) {
+    if (!s) {
+        fputs("null", f);
+        return;
+    }
+    fputc('"', f);
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') {
+            fputc('\\', f);
+            fputc(c, f);
+            i++;
+        } else if (c == '\n') {
+            fputs("\\n", f), i++;
+        } else if (c == '\t') {
+            fputs("\\t", f), i++;
+        } else if (c == '\r') {
+            fputs("\\r", f), i++;
+        } else if (c < 0x20 || c == 0x7f) {
+            fprintf(f, "\\u%04x", c), i++;
+        } else if (c < 0x80) {
+            fputc(c, f), i++;
+        } else {
+            uint32_t cp;
+            int l = utf8_decode((const unsigned char *)s + i, n - i, &cp);
+            if (l <= 0) {
+                fputs("\\ufffd", f);
+                i++;
+            } else {
+                fwrite(s + i, 1, (size_t)l, f);
+                i += (size_t)l;
+            }
+        }
+    }
+    fputc('"', f);
+}
+
+/* The shortest of %.1g ... %.17g that reads back exactly; null when not finite. */
+static void jnum(FILE *f, double v) {
+    if (!known(v)) {
+        fputs("null", f);
+        return;
+    }
+    char b[40];
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(b, sizeof b, "%.*g", prec, v);
+        if (strtod(b, NULL) == v) break;
+    }
+    fputs(b, f);
+}
+
+typedef struct J {
+    FILE *f;
+    int depth;
+    bool first[16];
+} J;
+
+static void jkey(J *j, const char *k) {
+    if (!j->first[j->depth]) fputc(',', j->f);
+    j->first[j->depth] = false;
+    fprintf(j->f, "\n%*s", 2 * j->depth, "");
+    if (k) {
+        jstr(j->f, k);
+        fputs(": ", j->f);
+    }
+}
+static void jopen(J *j, const char *k) {
+    jkey(j, k);
+    fputc('{', j->f);
+    j->first[++j->depth] = true;
+}
+static void jclose(J *j) {
+    bool empty = j->first[j->depth--];
+    if (!empty) fprintf(j->f, "\n%*s", 2 * j->depth, "");
+    fputc('}', j->f);
+}
+static void jnumk(J *j, const char *k, double v) { jkey(j, k), jnum(j->f, v); }
+static void jintk(J *j, const char *k, long long v) { jkey(j, k), fprintf(j->f, "%lld", v); }
+static void jboolk(J *j, const char *k, bool v) { jkey(j, k), fputs(v ? "true" : "false", j->f); }
+static void jstrk(J *j, const char *k, const char *v) { jkey(j, k), jstr(j->f, v); }
+static void jnullk(J *j, const char *k) { jkey(j, k), fputs("null", j->f); }
+/* A positive measurement, or null (0 means "not measured" in these fields). */
+static void jposk(J *j, const char *k, double v) { jnumk(j, k, v > 0 ? v : NAN); }
+
+static void write_json(FILE *f, const Profile *p) {
+    J j = {f, 0, {true}};
+    const Derived *d = &p->derived;
+    const BenchResult *b = &p->bench;
+    const Resources *r = &p->res;
+    fputc('{', f);
+    jintk(&j, "schema", 1);
+    jstrk(&j, "tilec", TILEC_VERSION);
+    jstrk(&j, "kernel", kernel_name(p));
+
+    jopen(&j, "values");
+    for (int i = 0; p->info && i < p->info->values.len; i++) {
+        const Sym *s = p->info->values.items[i];
+        if (!s->has_value) jnullk(&j, s->name->s);
+        else if (s->value_float) jnumk(&j, s->name->s, s->value.f);
+        else jintk(&j, s->name->s, (long long)s->value.i);
+    }
+    jclose(&j);
+
+    jopen(&j, "device");
+    jstrk(&j, "name", p->device.name[0] ? p->device.name : NULL);
+    jstrk(&j, "arch", p->arch);
+    if (p->device.sms > 0) jintk(&j, "sms", p->device.sms);
+    else jnullk(&j, "sms");
+    jposk(&j, "peak_tflops", p->device.peak_tflops);
+    jposk(&j, "peak_gbps", p->device.peak_gbps);
+    jclose(&j);
+
+    jopen(&j, "compile");
+    jboolk(&j, "cache_hit", p->cache_hit);
+    jnumk(&j, "seconds", p->compile_s >= 0 ? p->compile_s : NAN);
+    if (res_known(p)) {
+        jintk(&j, "registers", r->registers);
+        jintk(&j, "shared_bytes", (long long)r->static_smem + r->dynamic_smem);
+        jintk(&j, "spill_bytes", r->spill_bytes);
+        jposk(&j, "occupancy", r->occupancy);
+    } else {
+        jnullk(&j, "registers");
+        jnullk(&j, "shared_bytes");
+        jnullk(&j, "spill_bytes");
+        jnullk(&j, "occupancy");
+    }
+    jclose(&j);
+
+    jopen(&j, "verify");
+    if (p->verified) {
+        const VerifyResult *v = &p->verify;
+        jboolk(&j, "passed", v->passed);
+        jintk(&j, "checked", (long long)v->checked);
+        jintk(&j, "mismatches", (long long)v->mismatches);
+        jnumk(&j, "max_abs_err", v->max_abs_err);
+        jnumk(&j, "max_rel_err", v->max_rel_err);
+        jnumk(&j, "rel_fro_err", v->rel_fro_err);
+        jnumk(&j, "rtol", v->rtol);
+        jnumk(&j, "atol", v->atol);
+    } else {
+        static const char *const vk[] = {"passed", "checked", "mismatches", "max_abs_err", "max_rel_err",
+                                         "rel_fro_err", "rtol", "atol"};
+        for (size_t i = 0; i < sizeof vk / sizeof vk[0]; i++) jnullk(&j, vk[i]);
+    }
+    jclose(&j);
+
+    jopen(&j, "consistent");
+    if (p->consistency_runs > 0) jboolk(&j, "passed", p->consistent);
+    else jnullk(&j, "passed");
+    jintk(&j, "runs", p->consistency_runs);
+    jclose(&j);
+
+    jopen(&j, "bench");
+    if (timed(p)) {
+        jstrk(&j, "backend", backend_name(b->backend));
+        jintk(&j, "samples", b->samples);
+        jnumk(&j, "median_ms", b->median_ms);
+        jnumk(&j, "min_ms", b->min_ms);
+        jnumk(&j, "max_ms", b->max_ms);
+        jnumk(&j, "p95_ms", b->p95_ms);
+        jnumk(&j, "rel_stddev", b->rel_stddev);
+        jboolk(&j, "l2_flush", b->l2_flush);
+        jposk(&j, "sm_clock_mhz", b->sm_clock_mhz);
+    } else {
+        static const char *const bk[] = {"backend", "samples", "median_ms", "min_ms", "max_ms",
+                                         "p95_ms", "rel_stddev", "l2_flush", "sm_clock_mhz"};
+        for (size_t i = 0; i < sizeof bk / sizeof bk[0]; i++) jnullk(&j, bk[i]);
+    }
+    jclose(&j);
+
+    jopen(&j, "derived");
+    jnumk(&j, "flops", d->flops);
+    jnumk(&j, "bytes", d->bytes);
+    jstrk(&j, "flop_model", d->flop_model);
+    jnumk(&j, "tflops", d->tflops);
+    jnumk(&j, "gbps", d->gbps);
+    jnumk(&j, "pct_peak_compute", d->pct_peak_compute);
+    jnumk(&j, "pct_peak_bandwidth", d->pct_peak_bandwidth);
+    jstrk(&j, "bound", d->bound);
+    jclose(&j);
+
+    if (p->compare.present) {
+        jopen(&j, "compare");
+        jstrk(&j, "name", p->compare.name);
+        jposk(&j, "median_ms", p->compare.median_ms);
+        jposk(&j, "speedup", p->compare.speedup);
+        jclose(&j);
+    } else {
+        jnullk(&j, "compare");
+    }
+    fputs("\n}\n", f);
+}
+
+bool prof_write_json(const char *path, const Profile *p, char err[256]) {
+    return write_atomic(path, p, write_json, err);
+}
+
+/* ---- markdown ---- */
+
+/* Text for a table cell: '|' escaped, newlines as spaces. */
+static void mdcell(FILE *f, const char *s) {
+    for (; s && *s; s++) {
+        if (*s == '|') fputs("\\|", f);
+        else if (*s == '\n' || *s == '\r') fputc(' ', f);
+        else fputc(*s, f);
+    }
+}
+
+static void mdrow(FILE *f, const char *k, const char *v) {
+    fputs("| ", f);
+    mdcell(f, k);
+    fputs(" | ", f);
+    mdcell(f, v);
+    fputs(" |\n", f);
+}
+
+static void write_markdown(FILE *f, const Profile *p) {
+    char b1[48], b2[48], b3[48], v[512];
+    const Derived *d = &p->derived;
+    const BenchResult *b = &p->bench;
+    const Resources *r = &p->res;
+    const DeviceInfo *dev = &p->device;
+
+    fprintf(f, "## Profile: ");
+    mdcell(f, kernel_name(p));
+    if (p->file) {
+        fputs(" (", f);
+        mdcell(f, p->file);
+        fputs(")", f);
+    }
+    fputs("\n\n### Configuration\n", f);
+    fputs("| Name | Value |\n|---|---|\n", f);
+    for (int i = 0; p->info && i < p->info->values.len; i++) {
+        const Sym *s = p->info->values.items[i];
+        mdrow(f, s->name->s, value_text(b1, s));
+    }
+    Dtype in = input_dtype(p);
+    mdrow(f, "dtype (first input)", in == DT_NONE ? "n/a" : dtype_name(in));
+    snprintf(v, sizeof v, "%s (%s, %d SMs)", dev->name[0] ? dev->name : "n/a", p->arch ? p->arch : "n/a", dev->sms);
+    mdrow(f, "device", v);
+    if (r->grid_blocks > 0 || r->block_threads > 0) {
+        snprintf(v, sizeof v, "%lld blocks x %d threads", r->grid_blocks, r->block_threads);
+        mdrow(f, "launch", v);
+    }
+    snprintf(v, sizeof v, "%s s%s", num(b1, "%.3f", p->compile_s), p->cache_hit ? " (cache hit)" : "");
+    mdrow(f, "compile", v);
+    if (p->verified) {
+        snprintf(v, sizeof v, "%s: %lld of %lld elements checked%s, %lld mismatches, max abs err %s, max rel err %s",
+                 p->verify.passed ? "PASSED" : "FAILED", (long long)p->verify.checked, (long long)p->verify.total,
+                 p->verify.sampled ? " (a sample)" : "", (long long)p->verify.mismatches,
+                 num(b1, "%.3g", p->verify.max_abs_err), num(b2, "%.3g", p->verify.max_rel_err));
+        mdrow(f, "verify", v);
+    } else {
+        mdrow(f, "verify", "not verified: no reference");
+    }
+    if (p->consistency_runs > 0) {
+        snprintf(v, sizeof v, "%s over %d runs", p->consistent ? "bitwise identical" : "INCONSISTENT",
+                 p->consistency_runs);
+        mdrow(f, "consistent", v);
+    } else {
+        mdrow(f, "consistent", "not checked");
+    }
+
+    fputs("\n### Stages\n", f);
+    fputs("| Stage | Duration (us) | TC% | DRAM% | Occ% | Bottleneck | Key Issue |\n", f);
+    fputs("|-------|---------------|-----|-------|------|------------|-----------|\n", f);
+    char issue[200] = "none";
+    if (p->n_opportunities > 0 && p->opportunities[0]) opportunity_name(issue, sizeof issue, p->opportunities[0]);
+    fputs("| ", f);
+    mdcell(f, kernel_name(p));
+    fprintf(f, " | %s | %s | %s | %s | %s | ", timed(p) ? num(b1, "%.2f", b->median_ms * 1e3) : "n/a",
+            num(b2, "%.1f", d->pct_peak_compute), num(b3, "%.1f", d->pct_peak_bandwidth),
+            res_known(p) && r->occupancy > 0 ? num(v, "%.0f", 100 * r->occupancy) : "n/a", bound_title(d->bound));
+    mdcell(f, issue);
+    fputs(" |\n", f);
+
+    fputs("\n### Timings\n| Metric | Value |\n|---|---|\n", f);
+    if (timed(p)) {
+        mdrow(f, "median (ms)", num(b1, "%.6g", b->median_ms));
+        mdrow(f, "min (ms)", num(b1, "%.6g", b->min_ms));
+        mdrow(f, "p95 (ms)", num(b1, "%.6g", b->p95_ms));
+        mdrow(f, "max (ms)", num(b1, "%.6g", b->max_ms));
+        mdrow(f, "mean (ms)", num(b1, "%.6g", b->mean_ms));
+        snprintf(v, sizeof v, "%d (%s)", b->samples, b->stopped_on_noise ? "stopped on noise" : "stopped on the time cap");
+        mdrow(f, "samples", v);
+        mdrow(f, "rel stddev (%)", num(b1, "%.2f", 100 * b->rel_stddev));
+        snprintf(v, sizeof v, "%s%s", backend_name(b->backend),
+                 b->backend == BENCH_GRAPH ? " (CUDA-graph replays, time per kernel)" : " (CUDA events per launch)");
+        mdrow(f, "backend", v);
+        snprintf(v, sizeof v, "%d runs, %s ms", b->warmup_runs, num(b1, "%.3g", b->warmup_ms));
+        mdrow(f, "warm-up", v);
+        if (b->l2_flush) snprintf(v, sizeof v, "before every sample (%lld bytes)", b->l2_flush_bytes);
+        else snprintf(v, sizeof v, "off");
+        mdrow(f, "L2 flush", v);
+        if (b->sm_clock_mhz > 0)
+            snprintf(v, sizeof v, "%.0f MHz median, %d throttled samples", b->sm_clock_mhz, b->throttled_samples);
+        else
+            snprintf(v, sizeof v, "not measured");
+        mdrow(f, "SM clock", v);
+    } else {
+        mdrow(f, "median (ms)", "not measured");
+    }
+
+    fputs("\n### Resources\n| Metric | Value |\n|---|---|\n", f);
+    if (res_known(p)) {
+        snprintf(v, sizeof v, "%d", r->registers);
+        mdrow(f, "registers per thread", v);
+        snprintf(v, sizeof v, "%d", r->spill_bytes);
+        mdrow(f, "spill bytes per thread", v);
+        snprintf(v, sizeof v, "%d static + %lld dynamic", r->static_smem, r->dynamic_smem);
+        mdrow(f, "shared memory per block (bytes)", v);
+        snprintf(v, sizeof v, "%s%% (%d blocks/SM)", num(b1, "%.0f", 100 * r->occupancy), r->blocks_per_sm);
+        mdrow(f, "occupancy", v);
+        mdrow(f, "waves", num(b1, "%.2f", r->waves));
+    } else {
+        mdrow(f, "registers per thread", "not known");
+    }
+
+    fputs("\n### Throughput\n| Metric | Value | Model |\n|---|---|---|\n", f);
+    fprintf(f, "| FLOPs | %s | ", num(b1, "%.6g", d->flops));
+    mdcell(f, d->flop_model ? d->flop_model : "n/a");
+    fprintf(f, " |\n| bytes | %s | ", num(b1, "%.6g", d->bytes));
+    mdcell(f, d->byte_model ? d->byte_model : "n/a");
+    fprintf(f, " |\n| TFLOP/s | %s | %s%% of %s peak; ", num(b1, "%.4g", d->tflops), num(b2, "%.1f", d->pct_peak_compute),
+            dev->peak_tflops > 0 ? num(b3, "%.4g", dev->peak_tflops) : "n/a");
+    mdcell(f, dev->peak_source ? dev->peak_source : "no peak source");
+    fprintf(f, " |\n| GB/s | %s | %s%% of %s peak (2 x memory clock x bus width) |\n", num(b1, "%.4g", d->gbps),
+            num(b2, "%.1f", d->pct_peak_bandwidth), dev->peak_gbps > 0 ? num(b3, "%.4g", dev->peak_gbps) : "n/a");
+    fprintf(f, "| arithmetic intensity (FLOP/byte) | %s | ridge point %s |\n", num(b1, "%.4g", d->arithmetic_intensity),
+            num(b2, "%.4g", d->ridge_point));
+
+    fprintf(f, "\n### Bottleneck: %s\nRoot cause: %s\n", bound_title(d->bound),
+            p->root_cause ? p->root_cause : "not diagnosed.");
+
+    fputs("\n### Top 3 Opportunities (ranked by estimated impact)\n", f);
+    if (p->n_opportunities == 0) fputs("None found: every measured metric is in its healthy range.\n", f);
+    for (int i = 0; i < p->n_opportunities && i < 3; i++) fprintf(f, "%d. %s\n", i + 1, p->opportunities[i]);
+
+    fputs("\n### vs Baseline\n", f);
+    if (p->compare.present) {
+        const char *nm = p->compare.name ? p->compare.name : "baseline";
+        fputs("| Metric | ", f);
+        mdcell(f, nm);
+        fputs(" | tilec | Change |\n|--------|---------|---------|--------|\n", f);
+        fprintf(f, "| median (ms) | %s | %s | %sx |\n", num(b1, "%.4g", p->compare.median_ms),
+                num(b2, "%.4g", b->median_ms), num(b3, "%.3f", p->compare.speedup));
+    } else {
+        fprintf(f, "%s\n", p->compare.note ? p->compare.note : "No baseline (--compare not given).");
+    }
+}
+
+bool prof_write_markdown(const char *path, const Profile *p, char err[256]) {
+    return write_atomic(path, p, write_markdown, err);
+}
+
+/* ---- Chrome trace ---- */
+
+enum { PID_HOST = 1, PID_GPU = 2, TID_COMPILE = 1, TID_STREAM = 1 };
+
+static void trace_event(FILE *f, bool *first, const char *name, const char *cat, double ts, double dur, int pid,
+                        int tid) {
+    fputs(*first ? "\n" : ",\n", f);
+    *first = false;
+    fputs("{\"name\":", f);
+    jstr(f, name);
+    fputs(",\"cat\":", f);
+    jstr(f, cat);
+    fputs(",\"ph\":\"X\",\"ts\":", f);
+    jnum(f, ts);
+    fputs(",\"dur\":", f);
+    jnum(f, dur > 0 ? dur : 0);
+    fprintf(f, ",\"pid\":%d,\"tid\":%d,\"args\":{", pid, tid);
+}
+
+static void trace_meta(FILE *f, bool *first, const char *what, int pid, int tid, const char *name) {
+    fputs(*first ? "\n" : ",\n", f);
+    *first = false;
+    fprintf(f, "{\"name\":\"%s\",\"ph\":\"M\",\"ts\":0,\"pid\":%d,\"tid\":%d,\"args\":{\"name\":", what, pid, tid);
+    jstr(f, name);
+    fputs("}}", f);
+}
+
+static void write_trace(FILE *f, const Profile *p) {
+    const BenchResult *b = &p->bench;
+    bool first = true;
+    char gpu[300];
+    snprintf(gpu, sizeof gpu, "GPU: %s", p->device.name[0] ? p->device.name : "device");
+    fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", f);
+    trace_meta(f, &first, "process_name", PID_HOST, 0, "tilec (host)");
+    trace_meta(f, &first, "process_name", PID_GPU, 0, gpu);
+    trace_meta(f, &first, "thread_name", PID_HOST, TID_COMPILE, "compile");
+    trace_meta(f, &first, "thread_name", PID_GPU, TID_STREAM, "stream 1 (timing)");
+
+    /* Time line (us): compile from 0, then the warm-up, then the samples at
+     * their host start times, each after its L2 flush. Events on one track
+     * never overlap (Perfetto rejects misnested slices), so an event that
+     * would start before the previous one ended is moved after it. */
+    double t = 0;
+    double compile_us = known(p->compile_s) && p->compile_s > 0 ? p->compile_s * 1e6 : 0;
+    trace_event(f, &first, "compile", "host", 0, compile_us, PID_HOST, TID_COMPILE);
+    fputs("\"kernel\":", f);
+    jstr(f, kernel_name(p));
+    fprintf(f, ",\"cache_hit\":%s}}", p->cache_hit ? "true" : "false");
+    t = compile_us;
+    double warm_us = known(b->warmup_ms) && b->warmup_ms > 0 ? b->warmup_ms * 1e3 : 0;
+    if (b->warmup_runs > 0 || warm_us > 0) {
+        trace_event(f, &first, "warm-up", "gpu", t, warm_us, PID_GPU, TID_STREAM);
+        fprintf(f, "\"runs\":%d}}", b->warmup_runs);
+        t += warm_us;
+    }
+    /* The benchmark's origin: early enough that the first flush fits. */
+    double lead = 0;
+    for (int i = 0; i < b->samples && b->sample; i++) {
+        double need = (b->l2_flush ? b->sample[i].flush_us : 0) - b->sample[i].start_us;
+        if (need > lead) lead = need;
+    }
+    double origin = t + lead, cursor = t;
+    int per = b->backend == BENCH_GRAPH && b->launches_per_sample > 1 ? b->launches_per_sample : 1;
+    for (int i = 0; i < b->samples && b->sample; i++) {
+        const BenchSample *s = &b->sample[i];
+        double start = origin + (known(s->start_us) ? s->start_us : 0);
+        if (b->l2_flush && s->flush_us > 0) {
+            double fs = start - s->flush_us;
+            if (fs < cursor) fs = cursor;
+            trace_event(f, &first, "L2 flush", "gpu", fs, s->flush_us, PID_GPU, TID_STREAM);
+            fprintf(f, "\"sample\":%d,\"bytes\":%lld}}", i, b->l2_flush_bytes);
+            cursor = fs + s->flush_us;
+        }
+        if (start < cursor) start = cursor;
+        double dur = known(s->ms) && s->ms > 0 ? s->ms * 1e3 * per : 0;
+        trace_event(f, &first, kernel_name(p), "kernel", start, dur, PID_GPU, TID_STREAM);
+        fprintf(f, "\"sample\":%d,\"ms\":", i);
+        jnum(f, s->ms);
+        if (per > 1) fprintf(f, ",\"launches\":%d", per);
+        fputs(",\"sm_clock_mhz\":", f);
+        jnum(f, s->sm_clock_mhz > 0 ? s->sm_clock_mhz : NAN);
+        fprintf(f, ",\"throttled\":%s}}", s->throttled ? "true" : "false");
+        cursor = start + dur;
+    }
+    fputs("\n]}\n", f);
+}
+
+bool prof_write_trace(const char *path, const Profile *p, char err[256]) {
+    return write_atomic(path, p, write_trace, err);
+}
+
+/* ---- roofline SVG ---- */
+
+static void xml_text(FILE *f, const char *s) {
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default:
+            if ((unsigned char)*s >= 0x20 || *s == '\t') fputc(*s, f);
+            break;
+        }
+    }
+}
+
+enum { SVG_W = 760, SVG_H = 520, PL = 90, PR = 40, PT = 50, PB = 70 };
+
+typedef struct Axes {
+    double lx0, lx1, ly0, ly1; /* log10 of the ranges */
+} Axes;
+
+static double sx(const Axes *a, double x) { return PL + (log10(x) - a->lx0) / (a->lx1 - a->lx0) * (SVG_W - PL - PR); }
+static double sy(const Axes *a, double y) {
+    return SVG_H - PB - (log10(y) - a->ly0) / (a->ly1 - a->ly0) * (SVG_H - PT - PB);
+}
+
+static void write_svg(FILE *f, const Profile *p) {
+    const Derived *d = &p->derived;
+    const DeviceInfo *dev = &p->device;
+    double bw = dev->peak_gbps > 0 ? dev->peak_gbps / 1e3 : NAN; /* TFLOP/s per FLOP/byte */
+    double peak = dev->peak_tflops > 0 ? dev->peak_tflops : NAN;
+    double ridge = known(bw) && known(peak) ? peak / bw : NAN;
+    double ai = d->arithmetic_intensity, perf = d->tflops;
+    bool point = known(ai) && ai > 0 && known(perf) && perf > 0;
+
+    /* Ranges: a decade around everything that is drawn. */
+    double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
+    if (known(ridge)) xmin = fmin(xmin, ridge), xmax = fmax(xmax, ridge);
+    if (point) xmin = fmin(xmin, ai), xmax = fmax(xmax, ai), ymin = fmin(ymin, perf), ymax = fmax(ymax, perf);
+    if (!isfinite(xmin)) xmin = 1, xmax = 100;
+    Axes a;
+    a.lx0 = floor(log10(xmin)) - 1;
+    a.lx1 = ceil(log10(xmax)) + 1;
+    if (known(peak)) ymax = fmax(ymax, peak);
+    if (known(bw)) ymin = fmin(ymin, bw * pow(10, a.lx0 + 0.5));
+    if (known(peak)) ymin = fmin(ymin, peak / 100);
+    if (!isfinite(ymin)) ymin = 1, ymax = 100;
+    a.ly1 = ceil(log10(ymax * 1.5));
+    a.ly0 = floor(log10(ymin));
+    if (a.ly1 - a.ly0 > 8) a.ly0 = a.ly1 - 8;
+    if (a.ly1 <= a.ly0) a.ly1 = a.ly0 + 1;
+
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%d\" "
+               "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n",
+            SVG_W, SVG_H, SVG_W, SVG_H);
+    fprintf(f, "<title>Roofline: ");
+    xml_text(f, kernel_name(p));
+    fputs("</title>\n", f);
+    fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"white\"/>\n", SVG_W, SVG_H);
+    fprintf(f, "<defs><clipPath id=\"plot\"><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/></clipPath></defs>\n",
+            PL, PT, SVG_W - PL - PR, SVG_H - PT - PB);
+    fprintf(f, "<text x=\"%d\" y=\"28\" font-size=\"15\" font-weight=\"bold\">Roofline: ", PL);
+    xml_text(f, kernel_name(p));
+    if (dev->name[0]) {
+        fputs(" on ", f);
+        xml_text(f, dev->name);
+    }
+    Dtype in = input_dtype(p);
+    if (in != DT_NONE) fprintf(f, " (%s)", dtype_name(in));
+    fputs("</text>\n", f);
+
+    /* Grid and decade labels. */
+    fputs("<g stroke=\"#dddddd\" stroke-width=\"1\">\n", f);
+    for (int e = (int)a.lx0; e <= (int)a.lx1; e++)
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>\n", sx(&a, pow(10, e)), PT,
+                sx(&a, pow(10, e)), SVG_H - PB);
+    for (int e = (int)a.ly0; e <= (int)a.ly1; e++)
+        fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n", PL, sy(&a, pow(10, e)), SVG_W - PR,
+                sy(&a, pow(10, e)));
+    fputs("</g>\n<g fill=\"#333333\">\n", f);
+    for (int e = (int)a.lx0; e <= (int)a.lx1; e++)
+        fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g</text>\n", sx(&a, pow(10, e)),
+                SVG_H - PB + 18, pow(10, e));
+    for (int e = (int)a.ly0; e <= (int)a.ly1; e++)
+        fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", PL - 8, sy(&a, pow(10, e)) + 4,
+                pow(10, e));
+    fputs("</g>\n", f);
+    fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#333333\"/>\n", PL, PT,
+            SVG_W - PL - PR, SVG_H - PT - PB);
+    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">Arithmetic intensity (FLOP/byte)</text>\n",
+            PL + (SVG_W - PL - PR) / 2, SVG_H - 22);
+    fprintf(f, "<text x=\"22\" y=\"%d\" text-anchor=\"middle\" transform=\"rotate(-90 22 %d)\">TFLOP/s</text>\n",
+            PT + (SVG_H - PT - PB) / 2, PT + (SVG_H - PT - PB) / 2);
+
+    /* The roofs, clipped to the plot. */
+    double x0 = pow(10, a.lx0), x1 = pow(10, a.lx1);
+    fputs("<g clip-path=\"url(#plot)\" fill=\"none\" stroke-width=\"2.5\">\n", f);
+    if (known(bw)) {
+        double xe = known(ridge) ? ridge : x1;
+        fprintf(f, "<line class=\"memory-roof\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#1f77b4\"/>\n",
+                sx(&a, x0), sy(&a, bw * x0), sx(&a, xe), sy(&a, bw * xe));
+    }
+    if (known(peak)) {
+        double xs = known(ridge) ? ridge : x0;
+        fprintf(f, "<line class=\"compute-roof\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\"/>\n",
+                sx(&a, xs), sy(&a, peak), sx(&a, x1), sy(&a, peak));
+    }
+    if (known(ridge))
+        fprintf(f, "<line class=\"ridge\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#7f7f7f\" "
+                   "stroke-width=\"1\" stroke-dasharray=\"4,4\"/>\n",
+                sx(&a, ridge), SVG_H - PB, sx(&a, ridge), sy(&a, peak));
+    fputs("</g>\n", f);
+    if (known(bw))
+        fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#1f77b4\">memory roof: %.4g GB/s</text>\n", PL + 10, PT + 18,
+                dev->peak_gbps);
+    if (known(peak))
+        fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#d62728\">compute roof: %.4g TFLOP/s</text>\n", PL + 10, PT + 34,
+                peak);
+    if (known(ridge))
+        fprintf(f, "<text x=\"%.1f\" y=\"%d\" fill=\"#7f7f7f\" text-anchor=\"middle\">ridge %.3g FLOP/B</text>\n",
+                sx(&a, ridge), SVG_H - PB - 6, ridge);
+    if (!known(bw) || !known(peak))
+        fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#7f7f7f\">%s unknown: %s</text>\n", PL + 10, PT + 50,
+                !known(bw) && !known(peak) ? "both roofs" : !known(bw) ? "the memory roof" : "the compute roof",
+                "the device's peaks were not available");
+
+    /* The kernel. */
+    if (point) {
+        double px = sx(&a, ai), py = sy(&a, perf);
+        fprintf(f, "<circle class=\"kernel\" cx=\"%.1f\" cy=\"%.1f\" r=\"6\" fill=\"#2ca02c\" stroke=\"black\"/>\n",
+                px, py);
+        bool left = px > SVG_W - PR - 200;
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" font-weight=\"bold\">", left ? px - 10 : px + 10,
+                py - 8, left ? "end" : "start");
+        xml_text(f, kernel_name(p));
+        fprintf(f, ": %.4g TFLOP/s", perf);
+        if (known(d->pct_peak_compute)) fprintf(f, " (%.0f%% of peak)", d->pct_peak_compute);
+        fputs("</text>\n", f);
+    } else {
+        fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#7f7f7f\">the kernel is not placed: %s</text>\n", PL + 10, PT + 66,
+                !known(perf) ? "it was not timed or its FLOPs are unknown"
+                             : "no FLOPs or no bytes, so no point on a log scale");
+    }
+    fputs("</svg>\n", f);
+}
+
+bool prof_write_roofline_svg(const char *path, const Profile *p, char err[256]) {
+    return write_atomic(path, p, write_svg, err);
+}

@@ -1,0 +1,896 @@
+/* test_report.c - the profiler's derived metrics and report writers, on a
+ * Profile built by hand (no GPU): FLOPs and bytes from references and
+ * clauses, device peaks from their formulas, the bound, the diagnosis, and
+ * the files --json, --trace, --report and --roofline write (parsed back with
+ * a small strict JSON parser; also python3 -m json.tool when present). */
+#include <dirent.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "profiler.h"
+
+static int failures, checks;
+
+#define CHECK(cond, ...)                                                  \
+    do {                                                                  \
+        checks++;                                                         \
+        if (!(cond)) {                                                    \
+            failures++;                                                   \
+            fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                 \
+            fputc('\n', stderr);                                          \
+        }                                                                 \
+    } while (0)
+
+static bool near(double a, double b, double tol) {
+    if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
+    return fabs(a - b) <= tol * (1 + fabs(b));
+}
+#define CHECK_NEAR(got, want, tol) CHECK(near((got), (want), (tol)), "got %.17g, want %.17g", (double)(got), (double)(want))
+#define CHECK_STR(got, want) CHECK((got) && !strcmp((got), (want)), "got \"%s\", want \"%s\"", (got) ? (got) : "(null)", (want))
+
+static char tmpdir[64];
+
+/* Parses and checks a one-kernel program. */
+static KernelInfo *load(Ctx *c, const char *src) {
+    ctx_init(c, stderr);
+    source_from_string(&c->src, "test.tile", src, strlen(src));
+    Node *prog = fe_parse(c);
+    if (c->errors) {
+        fprintf(stderr, "parse errors in:\n%s\n", src);
+        exit(1);
+    }
+    SemaOptions opt = {0};
+    PtrVec ks = sema_check(c, prog, &opt);
+    if (c->errors || ks.len != 1) {
+        fprintf(stderr, "check errors in:\n%s\n", src);
+        exit(1);
+    }
+    return ks.items[0];
+}
+
+static char *slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *s = malloc(cap);
+    size_t r;
+    while ((r = fread(s + n, 1, cap - n - 1, f)) > 0) {
+        n += r;
+        if (n + 1 == cap) s = realloc(s, cap *= 2);
+    }
+    fclose(f);
+    s[n] = 0;
+    if (len) *len = n;
+    return s;
+}
+
+static bool exists(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* Files in tmpdir whose name contains `part`. */
+static int count_files(const char *part) {
+    DIR *d = opendir(tmpdir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (strstr(e->d_name, part)) n++;
+    if (d) closedir(d);
+    return n;
+}
+
+/* ---- a small strict JSON parser ---- */
+
+typedef enum { JNULL, JBOOL, JNUM, JSTR, JARR, JOBJ } JType;
+typedef struct JV JV;
+struct JV {
+    JType t;
+    bool b;
+    double num;
+    char *str;
+    JV **items;
+    char **keys;
+    int n;
+};
+
+typedef struct JP {
+    const char *s;
+    bool bad;
+} JP;
+
+static void jws(JP *p) {
+    while (*p->s == ' ' || *p->s == '\t' || *p->s == '\n' || *p->s == '\r') p->s++;
+}
+
+static JV *jnew(JType t) {
+    JV *v = calloc(1, sizeof *v);
+    v->t = t;
+    return v;
+}
+
+static void put_utf8(char **o, unsigned cp) {
+    unsigned char *u = (unsigned char *)*o;
+    if (cp < 0x80) *u++ = (unsigned char)cp;
+    else if (cp < 0x800) *u++ = (unsigned char)(0xC0 | cp >> 6), *u++ = (unsigned char)(0x80 | (cp & 63));
+    else if (cp < 0x10000)
+        *u++ = (unsigned char)(0xE0 | cp >> 12), *u++ = (unsigned char)(0x80 | (cp >> 6 & 63)),
+        *u++ = (unsigned char)(0x80 | (cp & 63));
+    else
+        *u++ = (unsigned char)(0xF0 | cp >> 18), *u++ = (unsigned char)(0x80 | (cp >> 12 & 63)),
+        *u++ = (unsigned char)(0x80 | (cp >> 6 & 63)), *u++ = (unsigned char)(0x80 | (cp & 63));
+    *o = (char *)u;
+}
+
+static int hex4(const char *s) {
+    int v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = s[i];
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0) return -1;
+        v = v * 16 + d;
+    }
+    return v;
+}
+
+static char *jstring(JP *p) {
+    if (*p->s != '"') {
+        p->bad = true;
+        return NULL;
+    }
+    p->s++;
+    char *out = malloc(strlen(p->s) * 2 + 8), *o = out;
+    while (*p->s != '"') {
+        unsigned char c = (unsigned char)*p->s;
+        if (!c || c < 0x20) {
+            p->bad = true;
+            break;
+        }
+        if (c != '\\') {
+            *o++ = *p->s++;
+            continue;
+        }
+        p->s++;
+        char e = *p->s++;
+        switch (e) {
+        case '"': *o++ = '"'; break;
+        case '\\': *o++ = '\\'; break;
+        case '/': *o++ = '/'; break;
+        case 'b': *o++ = '\b'; break;
+        case 'f': *o++ = '\f'; break;
+        case 'n': *o++ = '\n'; break;
+        case 'r': *o++ = '\r'; break;
+        case 't': *o++ = '\t'; break;
+        case 'u': {
+            int cp = hex4(p->s);
+            if (cp < 0) {
+                p->bad = true;
+                break;
+            }
+            p->s += 4;
+            if (cp >= 0xD800 && cp < 0xDC00 && p->s[0] == '\\' && p->s[1] == 'u') {
+                int lo = hex4(p->s + 2);
+                if (lo >= 0xDC00 && lo < 0xE000) {
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                    p->s += 6;
+                }
+            }
+            put_utf8(&o, (unsigned)cp);
+            break;
+        }
+        default: p->bad = true; break;
+        }
+        if (p->bad) break;
+    }
+    if (*p->s == '"') p->s++;
+    else p->bad = true;
+    *o = 0;
+    return out;
+}
+
+static JV *jvalue(JP *p, int depth);
+
+static JV *jnumber(JP *p) {
+    const char *s = p->s;
+    if (*s == '-') s++;
+    if (*s == '0') s++;
+    else if (*s >= '1' && *s <= '9') while (*s >= '0' && *s <= '9') s++;
+    else {
+        p->bad = true;
+        return NULL;
+    }
+    if (*s == '.') {
+        s++;
+        if (!(*s >= '0' && *s <= '9')) p->bad = true;
+        while (*s >= '0' && *s <= '9') s++;
+    }
+    if (*s == 'e' || *s == 'E') {
+        s++;
+        if (*s == '+' || *s == '-') s++;
+        if (!(*s >= '0' && *s <= '9')) p->bad = true;
+        while (*s >= '0' && *s <= '9') s++;
+    }
+    JV *v = jnew(JNUM);
+    v->num = strtod(p->s, NULL);
+    p->s = s;
+    return v;
+}
+
+static JV *jvalue(JP *p, int depth) {
+    jws(p);
+    if (depth > 64) {
+        p->bad = true;
+        return NULL;
+    }
+    if (*p->s == '{' || *p->s == '[') {
+        bool obj = *p->s == '{';
+        char close = obj ? '}' : ']';
+        JV *v = jnew(obj ? JOBJ : JARR);
+        int cap = 8;
+        v->items = malloc(sizeof *v->items * (size_t)cap);
+        v->keys = malloc(sizeof *v->keys * (size_t)cap);
+        p->s++;
+        jws(p);
+        if (*p->s == close) {
+            p->s++;
+            return v;
+        }
+        for (;;) {
+            jws(p);
+            char *key = NULL;
+            if (obj) {
+                key = jstring(p);
+                jws(p);
+                if (p->bad || *p->s != ':') {
+                    p->bad = true;
+                    return v;
+                }
+                p->s++;
+            }
+            JV *item = jvalue(p, depth + 1);
+            if (p->bad) return v;
+            if (v->n == cap) {
+                cap *= 2;
+                v->items = realloc(v->items, sizeof *v->items * (size_t)cap);
+                v->keys = realloc(v->keys, sizeof *v->keys * (size_t)cap);
+            }
+            v->keys[v->n] = key;
+            v->items[v->n++] = item;
+            jws(p);
+            if (*p->s == ',') {
+                p->s++;
+                continue;
+            }
+            if (*p->s == close) {
+                p->s++;
+                return v;
+            }
+            p->bad = true;
+            return v;
+        }
+    }
+    if (*p->s == '"') {
+        JV *v = jnew(JSTR);
+        v->str = jstring(p);
+        return v;
+    }
+    if (!strncmp(p->s, "null", 4)) return p->s += 4, jnew(JNULL);
+    if (!strncmp(p->s, "true", 4)) {
+        JV *v = jnew(JBOOL);
+        v->b = true;
+        p->s += 4;
+        return v;
+    }
+    if (!strncmp(p->s, "false", 5)) return p->s += 5, jnew(JBOOL);
+    return jnumber(p);
+}
+
+/* The whole text must be one JSON value; NULL when it is not. */
+static JV *json_parse(const char *text) {
+    JP p = {text, false};
+    JV *v = jvalue(&p, 0);
+    jws(&p);
+    if (p.bad || *p.s) return NULL;
+    return v;
+}
+
+static void json_free(JV *v) {
+    if (!v) return;
+    for (int i = 0; i < v->n; i++) {
+        json_free(v->items[i]);
+        if (v->keys) free(v->keys[i]);
+    }
+    free(v->items);
+    free(v->keys);
+    free(v->str);
+    free(v);
+}
+
+static JV *jfield(const JV *o, const char *key) {
+    if (!o || o->t != JOBJ) return NULL;
+    for (int i = 0; i < o->n; i++)
+        if (!strcmp(o->keys[i], key)) return o->items[i];
+    return NULL;
+}
+
+/* "a.b.c" */
+static JV *jpath(const JV *root, const char *path) {
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", path);
+    const JV *v = root;
+    for (char *save = NULL, *t = strtok_r(buf, ".", &save); t; t = strtok_r(NULL, ".", &save)) {
+        v = jfield(v, t);
+        if (!v) return NULL;
+    }
+    return (JV *)v;
+}
+
+static bool have_python(void) { return system("command -v python3 >/dev/null 2>&1") == 0; }
+
+static void check_python_json(const char *path) {
+    if (!have_python()) return;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "python3 -m json.tool '%s' >/dev/null", path);
+    CHECK(system(cmd) == 0, "python3 -m json.tool rejects %s", path);
+}
+
+/* ---- FLOPs and bytes ---- */
+
+static void test_work(void) {
+    Ctx c;
+    Derived d;
+    /* Matmul: 2*M*N*K, bytes of A, B (f16) and C (f32). */
+    KernelInfo *k = load(&c, "kernel mm(A: f16[M, K], B: f16[K, N], out C: f32[M, N])\n"
+                             "    where M = 96, N = 80, K = 48 { }\n"
+                             "reference { C[i, j] = sum(k: A[i, k] * B[k, j]); }\n");
+    prof_derive_work(k, &d);
+    CHECK_NEAR(d.flops, 2.0 * 96 * 80 * 48, 0);
+    CHECK_NEAR(d.bytes, 96.0 * 48 * 2 + 48.0 * 80 * 2 + 96.0 * 80 * 4, 0);
+    CHECK(d.flop_model && !strncmp(d.flop_model, "derived from the reference", 26), "%s", d.flop_model);
+    CHECK(d.byte_model && strstr(d.byte_model, "read once"), "%s", d.byte_model);
+    CHECK(isnan(d.tflops) && !d.bound, "rates start unknown");
+    CHECK(prof_input_dtype(k) == DT_F16, "input dtype %d", prof_input_dtype(k));
+    ctx_free(&c);
+
+    /* Softmax (LANGUAGE.md §6): max MN, subtract and exp 2MN, the row sum MN
+     * (once per row element, not once per output element), divide MN. */
+    k = load(&c, "kernel softmax(X: f16[M, N], out Y: f16[M, N])\n"
+                 "    where M = 300, N = 200 { }\n"
+                 "reference {\n"
+                 "    m[i] = max(j: X[i, j]);\n"
+                 "    e[i, j] = exp(X[i, j] - m[i]);\n"
+                 "    Y[i, j] = e[i, j] / sum(k: e[i, k]);\n"
+                 "}\n");
+    prof_derive_work(k, &d);
+    CHECK_NEAR(d.flops, 5.0 * 300 * 200, 0);
+    CHECK_NEAR(d.bytes, 2.0 * 300 * 200 * 2, 0);
+    ctx_free(&c);
+
+    /* rmsnorm: the sum of squares 2MN, /N, +eps and sqrt per row, the
+     * division and the product with W per element; scalars are not tensors. */
+    k = load(&c, "kernel rmsnorm(X: bf16[M, N], W: bf16[N], out Y: bf16[M, N], eps: f32)\n"
+                 "    where M = 64, N = 128, eps = 1e-6 { }\n"
+                 "reference { Y[i, j] = X[i, j] / sqrt(sum(k: X[i, k] * X[i, k]) / N + eps) * W[j]; }\n");
+    prof_derive_work(k, &d);
+    CHECK_NEAR(d.flops, 4.0 * 64 * 128 + 3.0 * 64, 0);
+    CHECK_NEAR(d.bytes, 2.0 * 64 * 128 * 2 + 128.0 * 2, 0);
+    ctx_free(&c);
+
+    /* Attention without a clause: the constant `scale` costs nothing, the
+     * select is free (its costlier branch counts), index arithmetic is free. */
+    k = load(&c, "kernel att(Q: f16[B, H, S, D], K: f16[B, H, S, D], V: f16[B, H, S, D], out O: f16[B, H, S, D])\n"
+                 "    where B = 2, H = 3, S = 40, D = 16, causal = 0 { }\n"
+                 "reference {\n"
+                 "    let scale = 1.0 / sqrt(f64(D));\n"
+                 "    s[b, h, i, j] = (causal == 0 || j <= i) ? scale * sum(d: Q[b, h, i, d] * K[b, h, j, d]) : -inf;\n"
+                 "    m[b, h, i] = max(j: s[b, h, i, j]);\n"
+                 "    p[b, h, i, j] = exp(s[b, h, i, j] - m[b, h, i]);\n"
+                 "    O[b, h, i, d] = sum(j: p[b, h, i, j] * V[b, h, j, d]) / sum(j: p[b, h, i, j]);\n"
+                 "}\n");
+    prof_derive_work(k, &d);
+    double B = 2, H = 3, S = 40, D = 16;
+    CHECK_NEAR(d.flops, 4 * B * H * S * S * D + 5 * B * H * S * S + B * H * S * D, 0);
+    CHECK_NEAR(d.bytes, 4 * B * H * S * D * 2, 0);
+    ctx_free(&c);
+
+    /* inout tensors count twice; fma is a multiply-add. */
+    k = load(&c, "kernel axpy(X: f32[N], inout Y: f32[N], a: f32) where N = 1000, a = 2.0 { }\n"
+                 "reference { Y[i] = fma(a, X[i], Y[i]); }\n");
+    prof_derive_work(k, &d);
+    CHECK_NEAR(d.flops, 2.0 * 1000, 0);
+    CHECK_NEAR(d.bytes, 1000.0 * 4 + 2 * 1000.0 * 4, 0);
+    ctx_free(&c);
+
+    /* The clauses win over the reference, and the model quotes them. */
+    k = load(&c, "kernel att(Q: f16[B, H, S, D], K: f16[B, H, S, D], V: f16[B, H, S, D], out O: f16[B, H, S, D])\n"
+                 "    where B = 2, H = 3, S = 40, D = 16, causal = 1\n"
+                 "    flops 4 * B * H * S * S * D / (causal + 1)\n"
+                 "    bytes 2 * (4 * B * H * S * D) - (B - 1)\n"
+                 "{ }\n"
+                 "reference {\n"
+                 "    let scale = 1.0 / sqrt(f64(D));\n"
+                 "    s[b, h, i, j] = (causal == 0 || j <= i) ? scale * sum(d: Q[b, h, i, d] * K[b, h, j, d]) : -inf;\n"
+                 "    m[b, h, i] = max(j: s[b, h, i, j]);\n"
+                 "    p[b, h, i, j] = exp(s[b, h, i, j] - m[b, h, i]);\n"
+                 "    O[b, h, i, d] = sum(j: p[b, h, i, j] * V[b, h, j, d]) / sum(j: p[b, h, i, j]);\n"
+                 "}\n");
+    prof_derive_work(k, &d);
+    CHECK_NEAR(d.flops, 4 * B * H * S * S * D / 2, 0);
+    CHECK_STR(d.flop_model, "flops clause: 4*B*H*S*S*D/(causal+1)");
+    CHECK_NEAR(d.bytes, 2 * (4 * B * H * S * D) - (B - 1), 0);
+    CHECK_STR(d.byte_model, "bytes clause: 2*(4*B*H*S*D)-(B-1)");
+    ctx_free(&c);
+
+    /* No reference and no clause: FLOPs unknown, bytes still from the tensors. */
+    k = load(&c, "kernel cp(X: f16[N], out Y: f16[N]) where N = 10 { }\n");
+    prof_derive_work(k, &d);
+    CHECK(isnan(d.flops), "flops %g", d.flops);
+    CHECK_NEAR(d.bytes, 40, 0);
+    CHECK(d.flop_model && strstr(d.flop_model, "unknown"), "%s", d.flop_model);
+    ctx_free(&c);
+}
+
+/* ---- peaks and the bound ---- */
+
+static DeviceInfo h200_like(void) {
+    DeviceInfo dev = {0};
+    snprintf(dev.name, sizeof dev.name, "NVIDIA H200-like");
+    dev.cc_major = 9;
+    dev.sms = 132;
+    dev.sm_clock_mhz = 1980;
+    dev.mem_clock_mhz = 2619;
+    dev.bus_width_bits = 5120;
+    dev.l2_bytes = 60ll << 20;
+    return dev;
+}
+
+static void test_peaks(void) {
+    DeviceInfo dev = h200_like();
+    prof_device_peaks(&dev, 9, 0, DT_F16);
+    double gbps = 2 * dev.mem_clock_mhz * 1e6 * dev.bus_width_bits / 8 / 1e9;
+    CHECK_NEAR(dev.peak_gbps, gbps, 1e-12);
+    CHECK_NEAR(dev.peak_tflops, dev.sms * dev.sm_clock_mhz * 1e6 * 4096 / 1e12, 1e-12);
+    CHECK(dev.peak_source && strstr(dev.peak_source, "whitepaper") && strstr(dev.peak_source, "4096"), "%s",
+          dev.peak_source);
+    /* 4096 FLOP/clk/SM reproduces the whitepaper's 989.4 TFLOPS at 132 SMs, 1830 MHz. */
+    CHECK_NEAR(132 * 1830e6 * 4096 / 1e12, 989.4, 1e-3);
+    double f16 = dev.peak_tflops;
+    prof_device_peaks(&dev, 9, 0, DT_BF16);
+    CHECK_NEAR(dev.peak_tflops, f16, 1e-12);
+    prof_device_peaks(&dev, 9, 0, DT_F8E4M3);
+    CHECK_NEAR(dev.peak_tflops, 2 * f16, 1e-12);
+    prof_device_peaks(&dev, 9, 0, DT_F32);
+    CHECK_NEAR(dev.peak_tflops, dev.sms * dev.sm_clock_mhz * 1e6 * 2 * 128 / 1e12, 1e-12);
+    CHECK(strstr(dev.peak_source, "CUDA cores") != NULL, "%s", dev.peak_source);
+
+    DeviceInfo a100 = {0};
+    a100.sms = 108;
+    a100.sm_clock_mhz = 1410;
+    a100.mem_clock_mhz = 1215;
+    a100.bus_width_bits = 5120;
+    prof_device_peaks(&a100, 8, 0, DT_F16);
+    CHECK_NEAR(a100.peak_tflops, 108 * 1410e6 * 2048 / 1e12, 1e-12);
+    CHECK_NEAR(a100.peak_tflops, 312, 2e-3); /* the whitepaper's number */
+    CHECK_NEAR(a100.peak_gbps, 2 * 1215e6 * 5120 / 8 / 1e9, 1e-12);
+    prof_device_peaks(&a100, 8, 0, DT_F32);
+    CHECK_NEAR(a100.peak_tflops, 19.5, 2e-3); /* 64 FP32 lanes per SM on GA100 */
+
+    /* An architecture the table does not know: unknown, said so. */
+    DeviceInfo t4 = {0};
+    t4.sms = 40;
+    t4.sm_clock_mhz = 1590;
+    prof_device_peaks(&t4, 7, 5, DT_F16);
+    CHECK(t4.peak_tflops == 0 && t4.peak_gbps == 0, "%g %g", t4.peak_tflops, t4.peak_gbps);
+    CHECK(t4.peak_source && strstr(t4.peak_source, "sm_75"), "%s", t4.peak_source);
+}
+
+static void test_bound(void) {
+    DeviceInfo dev = h200_like();
+    prof_device_peaks(&dev, 9, 0, DT_F16);
+    double ridge = dev.peak_tflops * 1e12 / (dev.peak_gbps * 1e9);
+    Derived d = {0};
+
+    /* 4096^3 GEMM: intensity above the ridge. */
+    d.flops = 2.0 * 4096 * 4096 * 4096;
+    d.bytes = 3.0 * 4096 * 4096 * 2;
+    prof_derive_rates(&d, &dev, 0.25);
+    CHECK_NEAR(d.tflops, d.flops / 0.25e-3 / 1e12, 1e-12);
+    CHECK_NEAR(d.gbps, d.bytes / 0.25e-3 / 1e9, 1e-12);
+    CHECK_NEAR(d.pct_peak_compute, 100 * d.tflops / dev.peak_tflops, 1e-12);
+    CHECK_NEAR(d.pct_peak_bandwidth, 100 * d.gbps / dev.peak_gbps, 1e-12);
+    CHECK_NEAR(d.arithmetic_intensity, d.flops / d.bytes, 1e-12);
+    CHECK_NEAR(d.ridge_point, ridge, 1e-12);
+    CHECK_STR(d.bound, "compute");
+
+    /* A big elementwise add: below the ridge. */
+    d.flops = 64e6;
+    d.bytes = 3 * 64e6 * 2;
+    prof_derive_rates(&d, &dev, 0.15);
+    CHECK_STR(d.bound, "memory");
+
+    /* A 4 us kernel: latency, whatever its intensity. */
+    prof_derive_rates(&d, &dev, 0.004);
+    CHECK_STR(d.bound, "latency");
+
+    /* Far from both roofs on a long run: latency. */
+    d.flops = 1e9;
+    d.bytes = 1e8;
+    prof_derive_rates(&d, &dev, 10);
+    CHECK(d.pct_peak_compute < 10 && d.pct_peak_bandwidth < 10, "%g %g", d.pct_peak_compute, d.pct_peak_bandwidth);
+    CHECK_STR(d.bound, "latency");
+
+    /* Not timed, or peaks unknown: no bound, no invented rates. */
+    prof_derive_rates(&d, &dev, 0);
+    CHECK(!d.bound && isnan(d.tflops) && isnan(d.pct_peak_compute), "untimed");
+    DeviceInfo none = {0};
+    d.flops = 2.0 * 4096 * 4096 * 4096;
+    d.bytes = 3.0 * 4096 * 4096 * 2;
+    prof_derive_rates(&d, &none, 0.25);
+    CHECK(!d.bound && isnan(d.pct_peak_compute) && isnan(d.ridge_point) && !isnan(d.tflops), "no peaks");
+}
+
+/* ---- a whole profile ---- */
+
+static BenchSample samples[40];
+
+static void make_profile(Profile *p, KernelInfo *k) {
+    memset(p, 0, sizeof *p);
+    p->file = "gemm.tile";
+    p->kernel = "mm";
+    p->kernel_symbol = "tilec_mm_0123abcd";
+    p->arch = "sm_90a";
+    p->info = k;
+    p->cache_hit = false;
+    p->compile_s = 0.84;
+    p->verified = true;
+    p->verify.passed = true;
+    p->verify.checked = p->verify.total = 4096LL * 4096;
+    p->verify.max_abs_err = 0.0039;
+    p->verify.max_rel_err = 0.0021;
+    p->verify.rel_fro_err = 1.5e-4;
+    p->verify.rtol = 1e-2;
+    p->verify.atol = 1e-2;
+    p->consistent = true;
+    p->consistency_runs = 10;
+    BenchResult *b = &p->bench;
+    b->backend = BENCH_EVENT;
+    b->samples = 40;
+    b->sample = samples;
+    for (int i = 0; i < 40; i++) {
+        samples[i].ms = 0.40 + 0.001 * (i % 5);
+        samples[i].flush_us = 20;
+        samples[i].start_us = 10 + 450.0 * i; /* the first flush starts before the benchmark's origin */
+        samples[i].sm_clock_mhz = i % 10 == 0 ? 1980 : 0;
+        samples[i].throttled = i == 30;
+    }
+    b->median_ms = 0.402;
+    b->min_ms = 0.400;
+    b->max_ms = 0.404;
+    b->p95_ms = 0.404;
+    b->mean_ms = 0.402;
+    b->rel_stddev = 0.004;
+    b->warmup_runs = 3;
+    b->warmup_ms = 21.5;
+    b->l2_flush = true;
+    b->l2_flush_bytes = 60ll << 20;
+    b->sm_clock_mhz = 0; /* not measured: null in JSON */
+    b->throttled_samples = 1;
+    b->stopped_on_noise = true;
+    p->device = h200_like();
+    snprintf(p->device.name, sizeof p->device.name, "NVIDIA \"H200\" \\ test\x01");
+    prof_device_peaks(&p->device, 9, 0, prof_input_dtype(k));
+    p->res.registers = 168;
+    p->res.spill_bytes = 24;
+    p->res.static_smem = 0;
+    p->res.dynamic_smem = 98304;
+    p->res.blocks_per_sm = 1;
+    p->res.occupancy = 4.0 / 64;
+    p->res.grid_blocks = 1024;
+    p->res.block_threads = 128;
+    p->res.waves = 1024.0 / 132;
+    prof_derive_work(k, &p->derived);
+    prof_derive_rates(&p->derived, &p->device, b->median_ms);
+    prof_diagnose(p);
+}
+
+/* Sentences end with '.' before a space or the end. */
+static int sentences(const char *s) {
+    int n = 0;
+    for (; *s; s++)
+        if (*s == '.' && (s[1] == ' ' || s[1] == 0)) n++;
+    return n;
+}
+
+static void test_diagnose(KernelInfo *k) {
+    Profile p;
+    make_profile(&p, k);
+    CHECK_STR(p.derived.bound, "compute");
+    CHECK(p.root_cause && sentences(p.root_cause) == 2, "root cause: %s", p.root_cause ? p.root_cause : "(null)");
+    CHECK(p.root_cause && strstr(p.root_cause, "Compute-bound"), "%s", p.root_cause);
+    CHECK(p.n_opportunities == 3, "%d opportunities", p.n_opportunities);
+    bool spill = false;
+    for (int i = 0; i < p.n_opportunities; i++) {
+        CHECK(p.opportunities[i] && strstr(p.opportunities[i], "trigger:"), "%s", p.opportunities[i]);
+        if (strstr(p.opportunities[i], "spill_bytes=24")) spill = true;
+    }
+    CHECK(spill, "the spill is among the top three");
+
+    /* Healthy memory-bound kernel: no opportunity invented. */
+    Profile q;
+    memset(&q, 0, sizeof q);
+    q.info = k;
+    q.device = h200_like();
+    prof_device_peaks(&q.device, 9, 0, DT_F16);
+    q.bench.samples = 20;
+    q.bench.median_ms = 1.0;
+    q.bench.rel_stddev = 0.001;
+    q.bench.stopped_on_noise = true;
+    q.res.registers = 32;
+    q.res.occupancy = 1;
+    q.res.blocks_per_sm = 8;
+    q.res.waves = 20;
+    q.derived.flops = 1e8;
+    q.derived.bytes = 0.9 * q.device.peak_gbps * 1e9 * 1e-3; /* 90% of the bandwidth */
+    prof_derive_rates(&q.derived, &q.device, 1.0);
+    prof_diagnose(&q);
+    CHECK_STR(q.derived.bound, "memory");
+    CHECK(q.n_opportunities == 0, "%d: %s", q.n_opportunities, q.n_opportunities ? q.opportunities[0] : "");
+    CHECK(q.root_cause && sentences(q.root_cause) == 2, "%s", q.root_cause);
+
+    /* Memory-bound at 35%: that is the top finding, with its estimate. */
+    q.derived.bytes = 0.35 * q.device.peak_gbps * 1e9 * 1e-3;
+    prof_derive_rates(&q.derived, &q.device, 1.0);
+    prof_diagnose(&q);
+    CHECK(q.n_opportunities >= 1 && strstr(q.opportunities[0], "bandwidth=35%"), "%s",
+          q.n_opportunities ? q.opportunities[0] : "");
+    CHECK(q.root_cause && strstr(q.root_cause, "Memory-bound") && sentences(q.root_cause) == 2, "%s", q.root_cause);
+
+    /* A tiny grid on a short kernel. */
+    q.bench.median_ms = 0.006;
+    q.res.waves = 0.25;
+    q.res.grid_blocks = 33;
+    prof_derive_rates(&q.derived, &q.device, q.bench.median_ms);
+    prof_diagnose(&q);
+    CHECK_STR(q.derived.bound, "latency");
+    CHECK(q.n_opportunities >= 2 && strstr(q.opportunities[0], "waves=0.25"), "%s",
+          q.n_opportunities ? q.opportunities[0] : "");
+}
+
+static void test_json(KernelInfo *k) {
+    Profile p;
+    make_profile(&p, k);
+    char path[128], err[256];
+    snprintf(path, sizeof path, "%s/p.json", tmpdir);
+    CHECK(prof_write_json(path, &p, err), "%s", err);
+    char *text = slurp(path, NULL);
+    CHECK(text != NULL, "no %s", path);
+    JV *j = text ? json_parse(text) : NULL;
+    CHECK(j && j->t == JOBJ, "the JSON does not parse:\n%s", text ? text : "");
+    check_python_json(path);
+    static const char *const fields[] = {
+        "schema", "tilec", "kernel", "values", "device", "device.name", "device.arch", "device.sms",
+        "device.peak_tflops", "device.peak_gbps", "compile", "compile.cache_hit", "compile.seconds",
+        "compile.registers", "compile.shared_bytes", "compile.spill_bytes", "compile.occupancy", "verify",
+        "verify.passed", "verify.checked", "verify.mismatches", "verify.max_abs_err", "verify.max_rel_err",
+        "verify.rel_fro_err", "verify.rtol", "verify.atol", "consistent", "consistent.passed", "consistent.runs",
+        "bench", "bench.backend", "bench.samples", "bench.median_ms", "bench.min_ms", "bench.max_ms", "bench.p95_ms",
+        "bench.rel_stddev", "bench.l2_flush", "bench.sm_clock_mhz", "derived", "derived.flops", "derived.bytes",
+        "derived.flop_model", "derived.tflops", "derived.gbps", "derived.pct_peak_compute",
+        "derived.pct_peak_bandwidth", "derived.bound", "compare",
+    };
+    for (size_t i = 0; j && i < sizeof fields / sizeof fields[0]; i++)
+        CHECK(jpath(j, fields[i]) != NULL, "no field %s", fields[i]);
+    /* Nothing beyond the schema. */
+    static const char *const top[] = {"schema", "tilec", "kernel", "values", "device", "compile", "verify",
+                                      "consistent", "bench", "derived", "compare"};
+    CHECK(j && j->n == (int)(sizeof top / sizeof top[0]), "%d top-level fields", j ? j->n : -1);
+    CHECK(jpath(j, "derived") && jpath(j, "derived")->n == 8, "derived has extra fields");
+    JV *v;
+    CHECK((v = jpath(j, "schema")) && v->t == JNUM && v->num == 1, "schema");
+    CHECK((v = jpath(j, "tilec")) && v->t == JSTR && !strcmp(v->str, TILEC_VERSION), "tilec");
+    CHECK((v = jpath(j, "kernel")) && v->t == JSTR && !strcmp(v->str, "mm"), "kernel");
+    CHECK((v = jpath(j, "values.M")) && v->t == JNUM && v->num == 96, "values.M");
+    CHECK((v = jpath(j, "values.K")) && v->t == JNUM && v->num == 48, "values.K");
+    CHECK((v = jpath(j, "values.alpha")) && v->t == JNUM && v->num == 0.5, "values.alpha");
+    CHECK((v = jpath(j, "values.BM")) && v->t == JNUM && v->num == 64, "values.BM (a tunable)");
+    CHECK((v = jpath(j, "device.name")) && v->t == JSTR && !strcmp(v->str, p.device.name), "escaped device name");
+    CHECK((v = jpath(j, "device.peak_tflops")) && v->t == JNUM && v->num == p.device.peak_tflops, "peak exact");
+    CHECK((v = jpath(j, "bench.sm_clock_mhz")) && v->t == JNULL, "sm clock not measured -> null");
+    CHECK((v = jpath(j, "bench.backend")) && v->t == JSTR && !strcmp(v->str, "event"), "backend");
+    CHECK((v = jpath(j, "bench.median_ms")) && v->t == JNUM && v->num == 0.402, "median exact");
+    CHECK((v = jpath(j, "compare")) && v->t == JNULL, "compare not asked -> null");
+    CHECK((v = jpath(j, "compile.shared_bytes")) && v->t == JNUM && v->num == 98304, "shared bytes");
+    CHECK((v = jpath(j, "derived.flops")) && v->t == JNUM && v->num == 2.0 * 96 * 80 * 48 + 96 * 80, "flops");
+    CHECK((v = jpath(j, "derived.bound")) && v->t == JSTR && !strcmp(v->str, "compute"), "bound");
+    CHECK((v = jpath(j, "verify.checked")) && v->t == JNUM && v->num == 4096.0 * 4096, "checked");
+    json_free(j);
+    free(text);
+
+    /* Without a reference, a timing, resources or clock: nulls, never zeros;
+     * with --compare: the object. */
+    p.verified = false;
+    p.consistency_runs = 0;
+    p.bench.samples = 0;
+    p.res.registers = 0;
+    p.compare.present = true;
+    p.compare.name = "cublas";
+    p.compare.median_ms = 0.35;
+    p.compare.speedup = 0.35 / 0.402;
+    prof_derive_rates(&p.derived, &p.device, 0);
+    CHECK(prof_write_json(path, &p, err), "%s", err);
+    text = slurp(path, NULL);
+    j = text ? json_parse(text) : NULL;
+    CHECK(j != NULL, "the JSON does not parse:\n%s", text ? text : "");
+    for (size_t i = 0; j && i < sizeof fields / sizeof fields[0]; i++)
+        CHECK(jpath(j, fields[i]) != NULL, "no field %s", fields[i]);
+    CHECK((v = jpath(j, "verify.passed")) && v->t == JNULL, "verify.passed null");
+    CHECK((v = jpath(j, "consistent.passed")) && v->t == JNULL, "consistent.passed null");
+    CHECK((v = jpath(j, "bench.median_ms")) && v->t == JNULL, "median null");
+    CHECK((v = jpath(j, "derived.tflops")) && v->t == JNULL, "tflops null");
+    CHECK((v = jpath(j, "derived.bound")) && v->t == JNULL, "bound null");
+    CHECK((v = jpath(j, "compile.registers")) && v->t == JNULL, "registers null");
+    CHECK((v = jpath(j, "compare.name")) && v->t == JSTR && !strcmp(v->str, "cublas"), "compare.name");
+    CHECK((v = jpath(j, "compare.speedup")) && v->t == JNUM && v->num == p.compare.speedup, "compare.speedup");
+    CHECK(jpath(j, "compare.median_ms") != NULL, "compare.median_ms");
+    json_free(j);
+    free(text);
+    CHECK(count_files(".tmp.") == 0, "a temporary file was left behind");
+}
+
+static void test_trace(KernelInfo *k) {
+    Profile p;
+    make_profile(&p, k);
+    char path[128], err[256];
+    snprintf(path, sizeof path, "%s/p.trace.json", tmpdir);
+    CHECK(prof_write_trace(path, &p, err), "%s", err);
+    char *text = slurp(path, NULL);
+    JV *j = text ? json_parse(text) : NULL;
+    CHECK(j != NULL, "the trace does not parse:\n%s", text ? text : "");
+    check_python_json(path);
+    JV *ev = jpath(j, "traceEvents");
+    CHECK(ev && ev->t == JARR, "no traceEvents array");
+    int x = 0, flushes = 0, kernels = 0, compiles = 0, warm = 0;
+    double gpu_end = -1;
+    for (int i = 0; ev && i < ev->n; i++) {
+        JV *e = ev->items[i], *ph = jfield(e, "ph");
+        CHECK(ph && ph->t == JSTR, "event %d has no ph", i);
+        if (!ph || strcmp(ph->str, "X")) continue;
+        x++;
+        static const char *const keys[] = {"name", "ph", "ts", "dur", "pid", "tid", "args"};
+        for (size_t q = 0; q < sizeof keys / sizeof keys[0]; q++)
+            CHECK(jfield(e, keys[q]) != NULL, "event %d has no %s", i, keys[q]);
+        JV *name = jfield(e, "name"), *ts = jfield(e, "ts"), *dur = jfield(e, "dur"), *pid = jfield(e, "pid");
+        if (!name || !ts || !dur || !pid || name->t != JSTR || ts->t != JNUM || dur->t != JNUM) continue;
+        CHECK(ts->num >= 0 && dur->num >= 0, "event %d at %g for %g", i, ts->num, dur->num);
+        if (!strcmp(name->str, "compile")) compiles++, CHECK_NEAR(dur->num, 0.84e6, 1e-9);
+        if (!strcmp(name->str, "warm-up")) warm++;
+        if (!strcmp(name->str, "L2 flush")) flushes++;
+        if (!strcmp(name->str, "mm")) kernels++, CHECK(dur->num > 399 && dur->num < 405, "sample of %g us", dur->num);
+        if (pid->num == 2) { /* the GPU track: in order, never overlapping */
+            CHECK(ts->num >= gpu_end - 1e-6, "event %d at %g overlaps the previous one (ends %g)", i, ts->num, gpu_end);
+            gpu_end = ts->num + dur->num;
+        }
+    }
+    CHECK(compiles == 1 && warm == 1 && flushes == 40 && kernels == 40 && x == 82,
+          "compile %d, warm-up %d, flushes %d, kernels %d, X events %d", compiles, warm, flushes, kernels, x);
+    json_free(j);
+    free(text);
+}
+
+static void test_svg_markdown_terminal(KernelInfo *k) {
+    Profile p;
+    make_profile(&p, k);
+    char path[128], err[256];
+    size_t n;
+    snprintf(path, sizeof path, "%s/roof.svg", tmpdir);
+    CHECK(prof_write_roofline_svg(path, &p, err), "%s", err);
+    char *text = slurp(path, &n);
+    CHECK(text && !strncmp(text, "<svg", 4), "the SVG does not start with <svg");
+    CHECK(text && n > 8 && !strcmp(text + n - 7, "</svg>\n"), "the SVG does not end with </svg>");
+    CHECK(text && strstr(text, "memory-roof") && strstr(text, "compute-roof") && strstr(text, "class=\"ridge\""),
+          "roofs missing");
+    char label[64];
+    snprintf(label, sizeof label, "%.4g TFLOP/s", p.derived.tflops);
+    CHECK(text && strstr(text, label), "no label %s", label);
+    CHECK(text && !strstr(text, "\"H200\""), "unescaped quote in the SVG");
+    CHECK(text && !strstr(text, "nan") && !strstr(text, "inf"), "NaN or inf in the SVG");
+    free(text);
+    /* Unknown peaks and no timing still give a valid picture. */
+    Profile q = p;
+    q.device.peak_gbps = q.device.peak_tflops = 0;
+    q.bench.samples = 0;
+    prof_derive_rates(&q.derived, &q.device, 0);
+    CHECK(prof_write_roofline_svg(path, &q, err), "%s", err);
+    text = slurp(path, &n);
+    CHECK(text && !strncmp(text, "<svg", 4) && strstr(text, "</svg>") && !strstr(text, "nan"), "degenerate SVG");
+    free(text);
+
+    snprintf(path, sizeof path, "%s/report.md", tmpdir);
+    CHECK(prof_write_markdown(path, &p, err), "%s", err);
+    text = slurp(path, NULL);
+    static const char *const md[] = {"## Profile: mm", "### Configuration", "| M | 96 |", "### Stages",
+                                     "### Timings", "### Resources", "### Bottleneck: Compute-bound",
+                                     "Root cause: ", "### Top 3 Opportunities", "1. ", "3. ", "### vs Baseline"};
+    for (size_t i = 0; text && i < sizeof md / sizeof md[0]; i++) CHECK(strstr(text, md[i]), "markdown lacks %s", md[i]);
+    free(text);
+
+    FILE *f = tmpfile();
+    prof_report_terminal(f, &p);
+    rewind(f);
+    char buf[16384];
+    n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    static const char *const term[] = {"Profile: mm", "Configuration", "M = 96", "Timings", "Resources",
+                                       "Throughput", "Bottleneck: Compute-bound", "Root cause:", "1. ",
+                                       "vs Baseline"};
+    for (size_t i = 0; i < sizeof term / sizeof term[0]; i++) CHECK(strstr(buf, term[i]), "terminal lacks %s", term[i]);
+    CHECK(!strchr(buf, '\x1b'), "colors in a file");
+}
+
+static void test_unwritable(KernelInfo *k) {
+    Profile p;
+    make_profile(&p, k);
+    char err[256], path[160];
+    bool (*const writers[])(const char *, const Profile *, char *) = {prof_write_json, prof_write_markdown,
+                                                                      prof_write_trace, prof_write_roofline_svg};
+    for (size_t i = 0; i < sizeof writers / sizeof writers[0]; i++) {
+        /* A folder that does not exist. */
+        snprintf(path, sizeof path, "%s/missing/out.file", tmpdir);
+        err[0] = 0;
+        CHECK(!writers[i](path, &p, err), "writer %zu wrote into a missing folder", i);
+        CHECK(err[0] && strstr(err, "missing/out.file") && err[strlen(err) - 1] == '.', "err \"%s\"", err);
+        CHECK(!exists(path), "file left at %s", path);
+        /* A path that is a folder: the rename fails, the temporary goes. */
+        snprintf(path, sizeof path, "%s/adir", tmpdir);
+        mkdir(path, 0700);
+        err[0] = 0;
+        CHECK(!writers[i](path, &p, err), "writer %zu replaced a folder", i);
+        CHECK(err[0] != 0, "no err");
+        CHECK(count_files(".tmp.") == 0, "a temporary file was left behind");
+        rmdir(path);
+    }
+    err[0] = 0;
+    CHECK(!prof_write_json("", &p, err) && err[0], "empty path");
+}
+
+static void remove_tmpdir(void) {
+    DIR *d = opendir(tmpdir);
+    char path[512];
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        snprintf(path, sizeof path, "%s/%s", tmpdir, e->d_name);
+        if (remove(path) != 0) rmdir(path);
+    }
+    if (d) closedir(d);
+    rmdir(tmpdir);
+}
+
+int main(void) {
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/test_report.XXXXXX");
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_work();
+    test_peaks();
+    test_bound();
+    Ctx c;
+    KernelInfo *k = load(&c, "kernel mm(A: f16[M, K], B: f16[K, N], out C: f32[M, N], alpha: f32)\n"
+                             "    where M = 96, N = 80, K = 48, alpha = 0.5\n"
+                             "    tune BM = 64 in [64, 128]\n"
+                             "{ }\n"
+                             "reference { C[i, j] = alpha * sum(k: A[i, k] * B[k, j]); }\n");
+    test_diagnose(k);
+    test_json(k);
+    test_trace(k);
+    test_svg_markdown_terminal(k);
+    test_unwritable(k);
+    ctx_free(&c);
+    remove_tmpdir();
+    printf("test_report: %d checks, %d failed\n", checks, failures);
+    return failures ? 1 : 0;
+}
