@@ -417,6 +417,7 @@ typedef struct Finding {
     char text[320];      /* one sentence with the triggering number */
     char cause[200];     /* the root cause's second sentence when this one ranks first */
     bool measurement;    /* about the measurement, not the kernel: never the root cause */
+    bool symptom;        /* restates the bound (far from a roof): a mechanism explains more */
 } Finding;
 
 static char root_cause_buf[640];
@@ -499,24 +500,27 @@ void prof_diagnose(Profile *p) {
     }
     if (timed && bound && !strcmp(bound, "memory") && known(pb) && pb < 70) {
         x = add(f, &n, 1 - pb / 70);
+        x->symptom = true;
         snprintf(x->text, sizeof x->text,
                  "Move data faster (trigger: bandwidth=%.0f%% of peak, healthy > 70%%): est. up to %.0f%% less time "
                  "with wider (16-byte) accesses, deeper pipelining or more bytes in flight per SM.",
                  pb, 100 * x->score);
-        snprintf(x->cause, sizeof x->cause, "It moves %.0f GB/s, %.0f%% of peak bandwidth, below the 70%% a "
-                 "streaming kernel should reach.", d->gbps, pb);
+        snprintf(x->cause, sizeof x->cause, "Below the 70%% a streaming kernel should reach, too few bytes are in "
+                 "flight (narrow accesses, shallow pipelining or too few resident warps).");
     }
     if (timed && bound && !strcmp(bound, "compute") && known(pc) && pc < 60) {
         x = add(f, &n, 1 - pc / 60);
+        x->symptom = true;
         snprintf(x->text, sizeof x->text,
                  "Feed the math units (trigger: compute=%.0f%% of peak, healthy > 60%%): est. up to %.0f%% less time "
                  "with larger tiles, deeper pipelines or the architecture's async MMA path.",
                  pc, 100 * x->score);
-        snprintf(x->cause, sizeof x->cause, "It reaches %.1f TFLOP/s, %.0f%% of the math peak, below the 60%% a "
-                 "compute-bound kernel should reach.", d->tflops, pc);
+        snprintf(x->cause, sizeof x->cause, "Below the 60%% a compute-bound kernel should reach, the math units "
+                 "mostly wait for operands (tile loads, pipeline depth or synchronisation).");
     }
     if (timed && known(pc) && known(pb) && pc < 10 && pb < 10 && b->median_ms * 1e3 >= LATENCY_US) {
         x = add(f, &n, 0.5);
+        x->symptom = true;
         snprintf(x->text, sizeof x->text,
                  "Find the serialisation (trigger: compute=%.1f%%, bandwidth=%.1f%% of peak): neither roof is near, "
                  "so look for barriers, dependent loads and too little parallelism (--ncu shows the stalls).",
@@ -535,6 +539,7 @@ void prof_diagnose(Profile *p) {
     }
     if (p->compare.present && p->compare.speedup > 0 && p->compare.speedup < 0.95) {
         x = add(f, &n, 1 - p->compare.speedup);
+        x->symptom = true;
         snprintf(x->text, sizeof x->text,
                  "Close the gap to %s (trigger: speedup=%.2fx, %s takes %.4g ms): est. up to %.0f%% less time is "
                  "known to be reachable on this problem.",
@@ -599,6 +604,8 @@ void prof_diagnose(Profile *p) {
                  hnum(h1, d->gbps));
     }
     const Finding *top = NULL;
+    for (int i = 0; i < n && !top; i++) /* a mechanism first, else a symptom */
+        if (!f[i].measurement && !f[i].symptom) top = &f[i];
     for (int i = 0; i < n && !top; i++)
         if (!f[i].measurement) top = &f[i];
     const char *second = top ? top->cause

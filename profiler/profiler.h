@@ -223,7 +223,7 @@ typedef struct BenchOptions {
 typedef struct BenchSample {
     double ms;             /* kernel time of the sample */
     double start_us;       /* host time the sample started, from the start of the benchmark */
-    double flush_us;       /* the L2 flush before it, host-timed */
+    double flush_us;       /* the L2 flush before it, GPU time (an event pair) */
     double sm_clock_mhz;   /* measured around the sample (0: not measured) */
     bool throttled;        /* clock below 95% of the median clock of all samples */
 } BenchSample;
@@ -310,8 +310,10 @@ BenchOptions prof_bench_defaults(void);
  * graph of K launches (BENCH_GRAPH: K so a replay lasts >= ~50 us, at most
  * 1000; the time is per kernel, and only the first kernel of a replay runs
  * after the flush), the stopping rule of BenchOptions (at most 10000
- * samples), and the SM clock measured before sample 0, 10, 20, ... The
- * kernel runs many times on the same buffers. Never changes clocks or GPU
+ * samples), and the SM clock measured before sample 0, 10, 20, ... A
+ * sample's start_us counts from the start of sampling (after the warm-up)
+ * to when its flush and launch were queued: its flush runs from about then,
+ * the kernel right after. The kernel runs many times on the same buffers. Never changes clocks or GPU
  * modes. o NULL: the defaults. On failure *r is zeroed. *r must later go to
  * prof_bench_free. */
 bool prof_bench(const RtKernel *fn, const long long grid[3], long long block, long long smem, void **params,
@@ -321,8 +323,8 @@ void prof_bench_free(BenchResult *r);  /* safe on a zeroed result and twice */
  * *consistent when the outputs are bitwise identical each time; outputs[i]
  * are device pointers with bytes[i] sizes. Their contents before the first
  * run are put back before every run (inout tensors, atomic accumulation);
- * afterwards they hold the last run's results. Launches on the default
- * stream. Returns false (and *consistent false) when a run or copy fails. */
+ * afterwards they hold the last run's results (0 bytes in all: consistent,
+ * nothing runs). Launches on the default stream. Returns false (and *consistent false) when a run or copy fails. */
 bool prof_consistency(const RtKernel *fn, const long long grid[3], long long block, long long smem, void **params,
                       const uint64_t *outputs, const size_t *bytes, int n_outputs, int runs, bool *consistent,
                       char err[256]);
@@ -380,7 +382,8 @@ void prof_report_terminal(FILE *o, const Profile *p);
  * cannot be written they return false with one sentence in err and leave
  * nothing behind. */
 /* --json: schema 1 (LANGUAGE.md §7), exactly its fields; null where a value
- * does not apply or was not measured; compare null when not asked for. */
+ * does not apply or was not measured; compare null when not asked for (no
+ * compare.name), its numbers null when asked for but not measured. */
 bool prof_write_json(const char *path, const Profile *p, char err[256]);
 /* --report: the same sections as markdown tables (the profile-report contract). */
 bool prof_write_markdown(const char *path, const Profile *p, char err[256]);

@@ -58,6 +58,17 @@ static const char *si(char buf[48], double v, const char *unit) {
     return buf;
 }
 
+/* Bytes in binary units: "60 MiB". */
+static const char *bin_bytes(char buf[48], long long v) {
+    static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+    double a = (double)v;
+    int i = 0;
+    while (a >= 1024 && i < 4) a /= 1024, i++;
+    if (i == 0) snprintf(buf, 48, "%lld bytes", v);
+    else snprintf(buf, 48, "%.4g %s", a, unit[i]);
+    return buf;
+}
+
 static const char *value_text(char buf[48], const Sym *s) {
     if (!s->has_value) return "n/a";
     if (s->value_float) snprintf(buf, 48, "%.17g", s->value.f);
@@ -209,7 +220,7 @@ void prof_report_terminal(FILE *o, const Profile *p) {
         if (b->backend == BENCH_GRAPH && b->launches_per_sample > 0)
             row(&t, "per replay", "%d launches", b->launches_per_sample);
         row(&t, "warm-up", "%d runs, %s ms", b->warmup_runs, num(b1, "%.3g", b->warmup_ms));
-        if (b->l2_flush) row(&t, "L2 flush", "before every sample (%s)", si(b1, (double)b->l2_flush_bytes, "B"));
+        if (b->l2_flush) row(&t, "L2 flush", "before every sample (%s)", bin_bytes(b1, b->l2_flush_bytes));
         else row(&t, "L2 flush", "off");
         if (b->sm_clock_mhz > 0)
             row(&t, "SM clock", "%.0f MHz median (max %.0f), %d throttled sample%s", b->sm_clock_mhz,
@@ -305,16 +316,25 @@ static void jstr(FILE *f, const char *s) {
     fputc('"', f);
 }
 
-/* The shortest of %.1g ... %.17g that reads back exactly; null when not finite. */
+/* The shortest text that reads back exactly (at most 17 significant
+ * digits): plain decimals between 1e-4 and 1e15, else %g; null when not
+ * finite. */
 static void jnum(FILE *f, double v) {
     if (!known(v)) {
         fputs("null", f);
         return;
     }
-    char b[40];
-    for (int prec = 1; prec <= 17; prec++) {
+    char b[64];
+    double a = fabs(v);
+    bool done = false;
+    if (a == 0 || (a >= 1e-4 && a < 1e15))
+        for (int dec = 0; dec <= 20 && !done; dec++) {
+            snprintf(b, sizeof b, "%.*f", dec, v);
+            done = strtod(b, NULL) == v;
+        }
+    for (int prec = 1; prec <= 17 && !done; prec++) {
         snprintf(b, sizeof b, "%.*g", prec, v);
-        if (strtod(b, NULL) == v) break;
+        done = strtod(b, NULL) == v;
     }
     fputs(b, f);
 }
@@ -353,7 +373,7 @@ static void jnullk(J *j, const char *k) { jkey(j, k), fputs("null", j->f); }
 static void jposk(J *j, const char *k, double v) { jnumk(j, k, v > 0 ? v : NAN); }
 
 static void write_json(FILE *f, const Profile *p) {
-    J j = {f, 0, {true}};
+    J j = {f, 1, {true, true}}; /* inside the top-level object */
     const Derived *d = &p->derived;
     const BenchResult *b = &p->bench;
     const Resources *r = &p->res;
@@ -449,15 +469,17 @@ static void write_json(FILE *f, const Profile *p) {
     jstrk(&j, "bound", d->bound);
     jclose(&j);
 
-    if (p->compare.present) {
+    /* Asked for (a name) but not measured: the object with null numbers. */
+    if (p->compare.present || p->compare.name) {
         jopen(&j, "compare");
         jstrk(&j, "name", p->compare.name);
-        jposk(&j, "median_ms", p->compare.median_ms);
-        jposk(&j, "speedup", p->compare.speedup);
+        jposk(&j, "median_ms", p->compare.present ? p->compare.median_ms : NAN);
+        jposk(&j, "speedup", p->compare.present ? p->compare.speedup : NAN);
         jclose(&j);
     } else {
         jnullk(&j, "compare");
     }
+    j.depth = 0;
     fputs("\n}\n", f);
 }
 
@@ -559,7 +581,7 @@ static void write_markdown(FILE *f, const Profile *p) {
         mdrow(f, "backend", v);
         snprintf(v, sizeof v, "%d runs, %s ms", b->warmup_runs, num(b1, "%.3g", b->warmup_ms));
         mdrow(f, "warm-up", v);
-        if (b->l2_flush) snprintf(v, sizeof v, "before every sample (%lld bytes)", b->l2_flush_bytes);
+        if (b->l2_flush) snprintf(v, sizeof v, "before every sample (%s)", bin_bytes(b1, b->l2_flush_bytes));
         else snprintf(v, sizeof v, "off");
         mdrow(f, "L2 flush", v);
         if (b->sm_clock_mhz > 0)
@@ -579,7 +601,8 @@ static void write_markdown(FILE *f, const Profile *p) {
         mdrow(f, "spill bytes per thread", v);
         snprintf(v, sizeof v, "%d static + %lld dynamic", r->static_smem, r->dynamic_smem);
         mdrow(f, "shared memory per block (bytes)", v);
-        snprintf(v, sizeof v, "%s%% (%d blocks/SM)", num(b1, "%.0f", 100 * r->occupancy), r->blocks_per_sm);
+        snprintf(v, sizeof v, "%s%% (%d block%s/SM)", num(b1, "%.0f", 100 * r->occupancy), r->blocks_per_sm,
+                 r->blocks_per_sm == 1 ? "" : "s");
         mdrow(f, "occupancy", v);
         mdrow(f, "waves", num(b1, "%.2f", r->waves));
     } else {

@@ -85,6 +85,10 @@ static void test_refused_arguments(void) {
                 "prof_consistency without outputs");
     check_error(prof_consistency(NULL, grid, 32, 0, NULL, &out, &bytes, 1, 5, &consistent, err), err,
                 "prof_consistency without a kernel");
+    size_t no_bytes = 0;
+    consistent = false;
+    bool ok = prof_consistency(&fake, grid, 32, 0, NULL, &out, &no_bytes, 1, 5, &consistent, err);
+    check(ok && consistent, "prof_consistency of 0 output bytes: consistent, without running anything");
 }
 
 /* ---- without a GPU ---- */
@@ -239,7 +243,7 @@ static void check_result(const char *what, const BenchResult *r, const BenchOpti
     for (int i = 0; i < r->samples; i++) {
         const BenchSample *s = &r->sample[i];
         flush_times = flush_times && (o->l2_flush ? s->flush_us > 0 : s->flush_us == 0);
-        increasing = increasing && s->start_us > 0 && (i == 0 || s->start_us > r->sample[i - 1].start_us);
+        increasing = increasing && s->start_us >= 0 && (i == 0 || s->start_us > r->sample[i - 1].start_us);
         clocks = clocks && s->sm_clock_mhz > 0;
         flags = flags && s->throttled == (s->sm_clock_mhz < 0.95 * r->sm_clock_mhz);
         throttled += s->throttled;
@@ -297,12 +301,15 @@ static void test_bandwidth(const RtDevice *d, const Kernels *k) {
     if (ok) check_result("graph", &r, &o, d);
     prof_bench_free(&r);
 
-    /* A noise limit of 50% is met at once, one of 0 never (timings vary). */
+    /* A noise limit of 50% is met at once, one of 0 never (event timings vary). */
     o = prof_bench_defaults();
     o.max_noise = 0.5;
     ok = prof_bench(&k->axpb, grid, BLOCK, 0, params, d->l2_bytes, &o, &r, err);
     if (!ok) printf("  error: %s\n", err);
-    check(ok && r.stopped_on_noise && r.samples == o.min_samples, "a 50% noise limit stops at min_samples");
+    if (ok) printf("  50%% noise limit: %d samples\n", r.samples);
+    /* min_samples exactly, unless an outlier among the first 10 (another user of the GPU) delays it. */
+    check(ok && r.stopped_on_noise && r.samples >= o.min_samples && r.samples <= 2 * o.min_samples,
+          "a 50% noise limit stops on noise at (about) min_samples");
     prof_bench_free(&r);
     o.max_noise = 0;
     o.max_time_s = 0.2;

@@ -2,7 +2,10 @@
  * Profile built by hand (no GPU): FLOPs and bytes from references and
  * clauses, device peaks from their formulas, the bound, the diagnosis, and
  * the files --json, --trace, --report and --roofline write (parsed back with
- * a small strict JSON parser; also python3 -m json.tool when present). */
+ * a small strict JSON parser; also python3 -m json.tool when present).
+ *
+ *   test_report               run the tests (exit 0 when all pass)
+ *   test_report --show DIR    print the sample report, write its files to DIR */
 #include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
@@ -588,7 +591,7 @@ static void make_profile(Profile *p, KernelInfo *k) {
     p->res.dynamic_smem = 98304;
     p->res.blocks_per_sm = 1;
     p->res.occupancy = 4.0 / 64;
-    p->res.grid_blocks = 1024;
+    p->res.grid_blocks = 1024; /* 128x128 tiles */
     p->res.block_threads = 128;
     p->res.waves = 1024.0 / 132;
     prof_derive_work(k, &p->derived);
@@ -692,8 +695,8 @@ static void test_json(KernelInfo *k) {
     CHECK((v = jpath(j, "schema")) && v->t == JNUM && v->num == 1, "schema");
     CHECK((v = jpath(j, "tilec")) && v->t == JSTR && !strcmp(v->str, TILEC_VERSION), "tilec");
     CHECK((v = jpath(j, "kernel")) && v->t == JSTR && !strcmp(v->str, "mm"), "kernel");
-    CHECK((v = jpath(j, "values.M")) && v->t == JNUM && v->num == 96, "values.M");
-    CHECK((v = jpath(j, "values.K")) && v->t == JNUM && v->num == 48, "values.K");
+    CHECK((v = jpath(j, "values.M")) && v->t == JNUM && v->num == 4096, "values.M");
+    CHECK((v = jpath(j, "values.K")) && v->t == JNUM && v->num == 2048, "values.K");
     CHECK((v = jpath(j, "values.alpha")) && v->t == JNUM && v->num == 0.5, "values.alpha");
     CHECK((v = jpath(j, "values.BM")) && v->t == JNUM && v->num == 64, "values.BM (a tunable)");
     CHECK((v = jpath(j, "device.name")) && v->t == JSTR && !strcmp(v->str, p.device.name), "escaped device name");
@@ -703,7 +706,7 @@ static void test_json(KernelInfo *k) {
     CHECK((v = jpath(j, "bench.median_ms")) && v->t == JNUM && v->num == 0.402, "median exact");
     CHECK((v = jpath(j, "compare")) && v->t == JNULL, "compare not asked -> null");
     CHECK((v = jpath(j, "compile.shared_bytes")) && v->t == JNUM && v->num == 98304, "shared bytes");
-    CHECK((v = jpath(j, "derived.flops")) && v->t == JNUM && v->num == 2.0 * 96 * 80 * 48 + 96 * 80, "flops");
+    CHECK((v = jpath(j, "derived.flops")) && v->t == JNUM && v->num == 2.0 * 4096 * 4096 * 2048 + 4096 * 4096, "flops");
     CHECK((v = jpath(j, "derived.bound")) && v->t == JSTR && !strcmp(v->str, "compute"), "bound");
     CHECK((v = jpath(j, "verify.checked")) && v->t == JNUM && v->num == 4096.0 * 4096, "checked");
     json_free(j);
@@ -737,6 +740,18 @@ static void test_json(KernelInfo *k) {
     CHECK(jpath(j, "compare.median_ms") != NULL, "compare.median_ms");
     json_free(j);
     free(text);
+
+    /* --compare asked for but not available: the object, numbers null. */
+    p.compare.present = false;
+    p.compare.note = "not implemented";
+    CHECK(prof_write_json(path, &p, err), "%s", err);
+    text = slurp(path, NULL);
+    j = text ? json_parse(text) : NULL;
+    CHECK((v = jpath(j, "compare.name")) && v->t == JSTR && !strcmp(v->str, "cublas"), "compare.name");
+    CHECK((v = jpath(j, "compare.median_ms")) && v->t == JNULL, "compare.median_ms null");
+    CHECK((v = jpath(j, "compare.speedup")) && v->t == JNULL, "compare.speedup null");
+    json_free(j);
+    free(text);
     CHECK(count_files(".tmp.") == 0, "a temporary file was left behind");
 }
 
@@ -765,10 +780,16 @@ static void test_trace(KernelInfo *k) {
         JV *name = jfield(e, "name"), *ts = jfield(e, "ts"), *dur = jfield(e, "dur"), *pid = jfield(e, "pid");
         if (!name || !ts || !dur || !pid || name->t != JSTR || ts->t != JNUM || dur->t != JNUM) continue;
         CHECK(ts->num >= 0 && dur->num >= 0, "event %d at %g for %g", i, ts->num, dur->num);
-        if (!strcmp(name->str, "compile")) compiles++, CHECK_NEAR(dur->num, 0.84e6, 1e-9);
+        if (!strcmp(name->str, "compile")) {
+            compiles++;
+            CHECK_NEAR(dur->num, 0.84e6, 1e-9);
+        }
         if (!strcmp(name->str, "warm-up")) warm++;
         if (!strcmp(name->str, "L2 flush")) flushes++;
-        if (!strcmp(name->str, "mm")) kernels++, CHECK(dur->num > 399 && dur->num < 405, "sample of %g us", dur->num);
+        if (!strcmp(name->str, "mm")) {
+            kernels++;
+            CHECK(dur->num > 399 && dur->num < 405, "sample of %g us", dur->num);
+        }
         if (pid->num == 2) { /* the GPU track: in order, never overlapping */
             CHECK(ts->num >= gpu_end - 1e-6, "event %d at %g overlaps the previous one (ends %g)", i, ts->num, gpu_end);
             gpu_end = ts->num + dur->num;
@@ -811,7 +832,7 @@ static void test_svg_markdown_terminal(KernelInfo *k) {
     snprintf(path, sizeof path, "%s/report.md", tmpdir);
     CHECK(prof_write_markdown(path, &p, err), "%s", err);
     text = slurp(path, NULL);
-    static const char *const md[] = {"## Profile: mm", "### Configuration", "| M | 96 |", "### Stages",
+    static const char *const md[] = {"## Profile: mm", "### Configuration", "| M | 4096 |", "### Stages",
                                      "### Timings", "### Resources", "### Bottleneck: Compute-bound",
                                      "Root cause: ", "### Top 3 Opportunities", "1. ", "3. ", "### vs Baseline"};
     for (size_t i = 0; text && i < sizeof md / sizeof md[0]; i++) CHECK(strstr(text, md[i]), "markdown lacks %s", md[i]);
@@ -824,7 +845,7 @@ static void test_svg_markdown_terminal(KernelInfo *k) {
     n = fread(buf, 1, sizeof buf - 1, f);
     buf[n] = 0;
     fclose(f);
-    static const char *const term[] = {"Profile: mm", "Configuration", "M = 96", "Timings", "Resources",
+    static const char *const term[] = {"Profile: mm", "Configuration", "M = 4096", "Timings", "Resources",
                                        "Throughput", "Bottleneck: Compute-bound", "Root cause:", "1. ",
                                        "vs Baseline"};
     for (size_t i = 0; i < sizeof term / sizeof term[0]; i++) CHECK(strstr(buf, term[i]), "terminal lacks %s", term[i]);
@@ -869,7 +890,35 @@ static void remove_tmpdir(void) {
     rmdir(tmpdir);
 }
 
-int main(void) {
+/* test_report --show DIR: the sample profile's terminal report on stdout and
+ * its files in DIR (p.json, p.trace.json, report.md, roof.svg), to look at. */
+static int show(const char *dir) {
+    Ctx c;
+    KernelInfo *k = load(&c, "kernel mm(A: f16[M, K], B: f16[K, N], out C: f32[M, N], alpha: f32)\n"
+                             "    where M = 4096, N = 4096, K = 2048, alpha = 0.5\n"
+                             "    tune BM = 64 in [64, 128]\n"
+                             "{ }\n"
+                             "reference { C[i, j] = alpha * sum(k: A[i, k] * B[k, j]); }\n");
+    Profile p;
+    make_profile(&p, k);
+    prof_report_terminal(stdout, &p);
+    char path[512], err[256];
+    bool ok = true;
+    snprintf(path, sizeof path, "%s/p.json", dir);
+    ok &= prof_write_json(path, &p, err);
+    snprintf(path, sizeof path, "%s/p.trace.json", dir);
+    ok &= prof_write_trace(path, &p, err);
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    ok &= prof_write_markdown(path, &p, err);
+    snprintf(path, sizeof path, "%s/roof.svg", dir);
+    ok &= prof_write_roofline_svg(path, &p, err);
+    if (!ok) fprintf(stderr, "test_report: %s\n", err);
+    ctx_free(&c);
+    return ok ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+    if (argc == 3 && !strcmp(argv[1], "--show")) return show(argv[2]);
     snprintf(tmpdir, sizeof tmpdir, "/tmp/test_report.XXXXXX");
     if (!mkdtemp(tmpdir)) {
         perror("mkdtemp");
@@ -880,7 +929,7 @@ int main(void) {
     test_bound();
     Ctx c;
     KernelInfo *k = load(&c, "kernel mm(A: f16[M, K], B: f16[K, N], out C: f32[M, N], alpha: f32)\n"
-                             "    where M = 96, N = 80, K = 48, alpha = 0.5\n"
+                             "    where M = 4096, N = 4096, K = 2048, alpha = 0.5\n"
                              "    tune BM = 64 in [64, 128]\n"
                              "{ }\n"
                              "reference { C[i, j] = alpha * sum(k: A[i, k] * B[k, j]); }\n");
