@@ -31,9 +31,9 @@ int prof_profile(KernelInfo *k, const ProfileTarget *t, const RtDevice *dev, con
     }
 
     /* Races show up as runs that disagree on the same inputs. */
-    p.consistency_runs = o->consistency;
     p.consistent = true;
     if (o->consistency >= 2) {
+        p.consistency_runs = o->consistency;
         uint64_t outs[64];
         size_t bytes[64];
         int n = 0;
