@@ -12,6 +12,8 @@
  *   2(lane%4) and +1.
  * - Hence A from registers: an accumulator of two neighbouring n8 tiles,
  *   converted to 16 bits, is exactly the A operand of one k16 step. */
+#include <string.h>
+
 #include "codegen.h"
 
 static Arena *arena(Cg *g) { return &g->k->c->arena; }
@@ -19,6 +21,31 @@ static Arena *arena(Cg *g) { return &g->k->c->arena; }
 static char *smem_addr(Cg *g, const IrBuf *b, const char *row, const char *col) {
     char *coords[2] = {(char *)row, (char *)col};
     return arena_printf(arena(g), "tl_smem_addr(&%s[%s])", b->cname, cg_shared_offset(g, b, coords));
+}
+
+/* The shared address of an ldmatrix row for row = Rc + rv, column chunk
+ * = Cc + cv + wc (16-byte chunks): Rc, Cc step with the k/m/n loops, rv and
+ * cv are the lane's part, wc the warp's column offset in chunks. The XOR
+ * swizzle of a row only depends on rv (Rc is a multiple of 16, the rows of
+ * a swizzle period), and with wc a multiple of the period the chunk is
+ * wc + Cc rounded to the period + ((Cc mod period + cv) ^ f(rv)): only a
+ * few lane-dependent terms for all the loads of a warp tile, so the
+ * compiler keeps a few registers instead of one address per load. NULL
+ * when the buffer does not allow it. */
+static char *ldm_addr(Cg *g, const IrBuf *b, const char *Rc, const char *rv, const char *Cc, const char *cv,
+                      const char *wc, int64_t wc_step) {
+    int eb = dtype_bytes(b->dtype), pc = 16 / eb, P = b->swizzle_chunks;
+    int64_t cols = b->shape[b->rank - 1];
+    if (b->rank != 2 || !P || cols % pc) return NULL;
+    int64_t chunks = cols / pc, rpl = chunks >= 8 ? 1 : 8 / chunks;
+    if (16 % (rpl * P) != 0 || (wc_step % P != 0 && strcmp(wc, "0") != 0)) return NULL;
+    const char *stage = cg_stage(g, b);
+    int64_t stage_elems = b->stage_bytes / eb;
+    return arena_printf(arena(g),
+                        "tl_smem_addr(&%s[(%s) * %lld + ((%s) + (%s)) * %lld + ((%s) + (%s) / %d * %d + ((((%s) %% %d) + (%s)) ^ "
+                        "(((%s) / %lld) %% %d))) * %d])",
+                        b->cname, stage, (long long)stage_elems, Rc, rv, (long long)cols, wc, Cc, P, P, Cc, P, cv, rv,
+                        (long long)rpl, P, pc);
 }
 
 static bool whole(const IrRegion *r) {
@@ -64,11 +91,17 @@ static void gemm_mma(Cg *g, IrStmt *s) {
             if (!s->trans_a) {
                 char *row = arena_printf(arena(g), "%s + %d + lane %% 16", wm, mi * 16);
                 char *col = arena_printf(arena(g), "%s * 16 + lane / 16 * 8", kk);
-                cg_line(g, "tl_ldmatrix_x4(a[%d], %s);", mi, smem_addr(g, A, row, col));
+                char *fast = ldm_addr(g, A, arena_printf(arena(g), "%d", mi * 16), arena_printf(arena(g), "%s + lane %% 16", wm),
+                                      arena_printf(arena(g), "%s * 2", kk), "lane / 16", "0", 0);
+                cg_line(g, "tl_ldmatrix_x4(a[%d], %s);", mi, fast ? fast : smem_addr(g, A, row, col));
             } else { /* stored [K][M]: transposed loads */
                 char *row = arena_printf(arena(g), "%s * 16 + lane / 16 * 8 + lane %% 8", kk);
                 char *col = arena_printf(arena(g), "%s + %d + lane / 8 %% 2 * 8", wm, mi * 16);
-                cg_line(g, "tl_ldmatrix_x4_trans(a[%d], %s);", mi, smem_addr(g, A, row, col));
+                int pc = 16 / dtype_bytes(A->dtype);
+                char *fast = ldm_addr(g, A, arena_printf(arena(g), "%s * 16", kk), "lane / 16 * 8 + lane % 8",
+                                      arena_printf(arena(g), "%d", mi * 2), "lane / 8 % 2",
+                                      arena_printf(arena(g), "%s / %d", wm, pc), l->wtm / pc);
+                cg_line(g, "tl_ldmatrix_x4_trans(a[%d], %s);", mi, fast ? fast : smem_addr(g, A, row, col));
             }
         }
     }
@@ -83,14 +116,21 @@ static void gemm_mma(Cg *g, IrStmt *s) {
         if (!s->trans_b) { /* stored [K][N] */
             char *row = arena_printf(arena(g), "%s * 16 + lane / 8 %% 2 * 8 + lane %% 8", kk);
             char *col = arena_printf(arena(g), "%s + %d + lane / 16 * 8", wn, nj * 16);
-            if (pair) cg_line(g, "tl_ldmatrix_x4_trans(%s, %s);", t, smem_addr(g, B, row, col));
+            int pc = 16 / dtype_bytes(B->dtype);
+            char *fast = ldm_addr(g, B, arena_printf(arena(g), "%s * 16", kk), "lane / 8 % 2 * 8 + lane % 8",
+                                  arena_printf(arena(g), "%d", nj * 2), "lane / 16", arena_printf(arena(g), "%s / %d", wn, pc),
+                                  l->wtn / pc);
+            if (pair) cg_line(g, "tl_ldmatrix_x4_trans(%s, %s);", t, fast ? fast : smem_addr(g, B, row, col));
             else cg_line(g, "tl_ldmatrix_x2_trans(*(unsigned (*)[2])%s, %s);", t,
                          smem_addr(g, B, arena_printf(arena(g), "%s * 16 + lane / 8 %% 2 * 8 + lane %% 8", kk),
                                    arena_printf(arena(g), "%s + %d", wn, nj * 16)));
         } else { /* stored [N][K] */
             char *row = arena_printf(arena(g), "%s + %d + lane / 16 * 8 + lane %% 8", wn, nj * 16);
             char *col = arena_printf(arena(g), "%s * 16 + lane / 8 %% 2 * 8", kk);
-            if (pair) cg_line(g, "tl_ldmatrix_x4(%s, %s);", t, smem_addr(g, B, row, col));
+            char *fast = ldm_addr(g, B, arena_printf(arena(g), "%d", nj * 16),
+                                  arena_printf(arena(g), "%s + lane / 16 * 8 + lane %% 8", wn),
+                                  arena_printf(arena(g), "%s * 2", kk), "lane / 8 % 2", "0", 0);
+            if (pair) cg_line(g, "tl_ldmatrix_x4(%s, %s);", t, fast ? fast : smem_addr(g, B, row, col));
             else cg_line(g, "tl_ldmatrix_x2(*(unsigned (*)[2])%s, %s);", t,
                          smem_addr(g, B, arena_printf(arena(g), "%s + %d + lane %% 8", wn, nj * 16),
                                    arena_printf(arena(g), "%s * 16 + lane / 8 %% 2 * 8", kk)));
