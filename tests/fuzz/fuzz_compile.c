@@ -1,0 +1,32 @@
+/* fuzz_compile.c - a libFuzzer target over the whole compile path: parse,
+ * check, build the IR, run the passes, generate CUDA C. Any crash, hang,
+ * leak or sanitizer report is a bug; diagnostics are the expected outcome
+ * for most inputs. Build and run: see tests/fuzz/README.md. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "codegen.h"
+
+static FILE *sink;
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
+    if (!sink) sink = fopen("/dev/null", "w");
+    Ctx c;
+    ctx_init(&c, sink);
+    source_from_string(&c.src, "fuzz.tile", (const char *)data, size);
+    Node *prog = fe_parse(&c);
+    if (!c.errors) {
+        SemaOptions opt = {0};
+        PtrVec kernels = sema_check(&c, prog, &opt);
+        for (int i = 0; i < kernels.len && !c.errors; i++) {
+            IrKernel *k = ir_build(&c, kernels.items[i], 90);
+            if (!pass_run_all(k, NULL)) break;
+            CgKernel ck;
+            if (cg_emit(k, "fuzz.tile", &ck)) cg_kernel_free(&ck);
+        }
+    }
+    ctx_free(&c);
+    return 0;
+}
