@@ -60,6 +60,9 @@ const char *cg_stage(Cg *g, const IrBuf *b);
 /* Offset of element (coords) in a shared buffer, with its swizzle; coords
  * are C expressions. */
 char *cg_shared_offset(Cg *g, const IrBuf *b, char **coords);
+/* The same, with the swizzle computed from xor_row, a row that is known to
+ * equal the real one modulo the swizzle's 8 rows (cheaper to keep live). */
+char *cg_shared_offset_x(Cg *g, const IrBuf *b, char **coords, const char *xor_row);
 /* Row-major offset in a global tensor and the in-bounds condition. */
 char *cg_global_offset(Cg *g, const IrBuf *b, char **coords);
 char *cg_global_inbounds(Cg *g, const IrBuf *b, char **coords);

@@ -111,7 +111,9 @@ const char *cg_stage(Cg *g, const IrBuf *b) {
     return "0";
 }
 
-char *cg_shared_offset(Cg *g, const IrBuf *b, char **coords) {
+char *cg_shared_offset(Cg *g, const IrBuf *b, char **coords) { return cg_shared_offset_x(g, b, coords, NULL); }
+
+char *cg_shared_offset_x(Cg *g, const IrBuf *b, char **coords, const char *xor_row) {
     Arena *a = &g->k->c->arena;
     int64_t cols = b->shape[b->rank - 1];
     /* rows: all dims but the last, flattened */
@@ -130,7 +132,8 @@ char *cg_shared_offset(Cg *g, const IrBuf *b, char **coords) {
     int period = b->swizzle_chunks;
     int64_t rows_per_line = chunks >= 8 ? 1 : 8 / chunks;
     return arena_printf(a, "%s(%s) * %lld + ((((%s) / %d) ^ (((%s) / %lld) %% %d)) * %d + (%s) %% %d)", base, row,
-                        (long long)cols, col, per_chunk, row, (long long)rows_per_line, period, per_chunk, col, per_chunk);
+                        (long long)cols, col, per_chunk, xor_row ? xor_row : row, (long long)rows_per_line, period,
+                        per_chunk, col, per_chunk);
 }
 
 char *cg_global_offset(Cg *g, const IrBuf *b, char **coords) {

@@ -205,6 +205,20 @@ static void copy_cooperative(Cg *g, IrStmt *s) {
     int64_t chunks = total / vec, t = local ? 1 : g->k->threads;
     int64_t rounds = (chunks + t - 1) / t;
     const char *q = cg_tmp(g, "q"), *l = cg_tmp(g, "l");
+    /* Tiles whose rows are a whole number of rounds apart: each thread's
+     * column is fixed and its row advances by a constant per round, so the
+     * addresses are one per-thread base plus constants. */
+    int64_t C = src->ext[src->buf->rank - 1];
+    bool rows_form = !local && src->buf->rank >= 2 && dst->buf->rank >= 2 && (t * vec) % C == 0 && C % vec == 0;
+    for (int d = 0; rows_form && d < src->buf->rank - 2; d++) rows_form = src->ext[d] == 1;
+    for (int d = 0; rows_form && d < dst->buf->rank - 2; d++) rows_form = dst->ext[d] == 1;
+    int64_t rpr = rows_form ? t * vec / C : 0;
+    const char *tr = NULL, *tc = NULL;
+    if (rows_form) {
+        tr = cg_tmp(g, "tr");
+        tc = cg_tmp(g, "tc");
+        cg_line(g, "const int %s = tid * %d / %lld, %s = tid * %d %% %lld;", tr, vec, (long long)C, tc, vec, (long long)C);
+    }
     if (rounds <= 64) cg_line(g, "#pragma unroll");
     cg_line(g, "for (int %s = 0; %s < %lld; ++%s) {", q, q, (long long)rounds, q);
     g->ind++;
@@ -212,10 +226,36 @@ static void copy_cooperative(Cg *g, IrStmt *s) {
     else cg_line(g, "const long long %s = (tid + (long long)%s * %lld) * %d;", l, q, (long long)t, vec);
     if (!local && chunks % t) cg_line(g, "if (%s >= %lld) break;", l, (long long)total);
     char *sc[MAX_RANK], *dc[MAX_RANK], *scond, *dcond;
-    region_coords(g, src, l, sc);
-    region_coords(g, dst, l, dc);
-    char *sref = region_ref(g, src, sc, &scond);
-    char *dref = region_ref(g, dst, dc, &dcond);
+    const IrRegion *sides[2] = {src, dst};
+    char **coords[2] = {sc, dc};
+    for (int side = 0; side < 2; side++) {
+        const IrRegion *r = sides[side];
+        if (!rows_form) {
+            region_coords(g, r, l, coords[side]);
+            continue;
+        }
+        int rk = r->buf->rank;
+        for (int d = 0; d < rk; d++) {
+            const char *start = r->idx[d] ? cg_expr_str(g, r->idx[d]) : "0";
+            coords[side][d] = d < rk - 2 ? arena_printf(arena(g), "(%s)", start)
+                            : d == rk - 2 ? arena_printf(arena(g), "(%s + %s + %s * %lld)", start, tr, q, (long long)rpr)
+                                          : arena_printf(arena(g), "(%s + %s)", start, tc);
+        }
+    }
+    char *sref, *dref;
+    for (int side = 0; side < 2; side++) {
+        const IrRegion *r = sides[side];
+        char **cs = coords[side], **cond = side ? &dcond : &scond, **ref = side ? &dref : &sref;
+        /* a shared tile starting at row 0, rows advancing by multiples of
+         * 8: the swizzle only needs the thread's first row */
+        bool x = rows_form && r->buf->scope == SCOPE_SHARED && rpr % 8 == 0 && r->buf->rank == 2 && !r->idx[0];
+        if (x) {
+            *cond = NULL;
+            *ref = arena_printf(arena(g), "%s[%s]", r->buf->cname, cg_shared_offset_x(g, r->buf, cs, tr));
+        } else {
+            *ref = region_ref(g, r, cs, cond);
+        }
+    }
     if (async) {
         /* src-size 0 makes cp.async write zeros: chunks past the edge */
         /* with src-size 0 nothing is read, but keep the address valid anyway */
