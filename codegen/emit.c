@@ -199,7 +199,9 @@ static char *element_ref(Cg *g, const Node *e, char **cond) {
 
 static const char *math_name(const char *f, bool dbl) {
     static const struct { const char *tile, *flt, *dbl; } map[] = {
-        {"exp", "expf", "exp"}, {"exp2", "exp2f", "exp2"}, {"log", "logf", "log"}, {"log2", "log2f", "log2"},
+        /* exp2 in f32 is the hardware's ex2.approx (2 ulp; the accurate
+         * exp2f costs registers that flash attention's loop cannot spare) */
+        {"exp", "expf", "exp"}, {"exp2", "tl_exp2", "exp2"}, {"log", "logf", "log"}, {"log2", "log2f", "log2"},
         {"sqrt", "sqrtf", "sqrt"}, {"rsqrt", "rsqrtf", "rsqrt"}, {"tanh", "tanhf", "tanh"},
         {"erf", "erff", "erf"}, {"floor", "floorf", "floor"}, {"ceil", "ceilf", "ceil"}, {"sin", "sinf", "sin"},
         {"cos", "cosf", "cos"}, {"pow", "powf", "pow"}, {"fma", "fmaf", "fma"}, {"min", "fminf", "fmin"},

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# gpu_sanitize.sh TILEC ROOT - compute-sanitizer's memcheck, racecheck and
+# synccheck on every example at small sizes (ragged, so the edge code runs);
+# each must report no errors. Exits 77 without a GPU or compute-sanitizer.
+set -u
+tilec=$1
+root=$2
+cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+[ -x "$cs" ] || { echo "no compute-sanitizer"; exit 77; }
+"$tilec" --run --set N=1000 "$root/examples/add.tile" > /dev/null 2>&1
+[ $? = 4 ] && { echo "no GPU"; exit 77; }
+small() {
+    case $1 in
+    gemm|gemm_bf16|gemm_bias_gelu) echo "--set M=200,N=264,K=136" ;;
+    add) echo "--set N=5000" ;;
+    softmax|row_reduce|layernorm|rmsnorm) echo "--set M=3,N=2048" ;;
+    swiglu|transpose) echo "--set M=100,N=130" ;;
+    flash_attn) echo "--set B=1,H=1,S=200" ;;
+    esac
+}
+pass=0
+fail=0
+for f in "$root"/examples/*.tile; do
+    k=$(basename "$f" .tile)
+    for tool in memcheck racecheck synccheck; do
+        log=$(timeout 600 "$cs" --tool "$tool" --error-exitcode 9 "$tilec" --run --no-cache $(small "$k") "$f" 2>&1)
+        rc=$?
+        summary=$(printf '%s\n' "$log" | grep -m1 "ERROR SUMMARY" || echo "no summary")
+        if [ $rc = 0 ]; then
+            pass=$((pass + 1))
+            echo "ok   $k $tool: $summary"
+        else
+            fail=$((fail + 1))
+            echo "FAIL $k $tool (exit $rc): $summary"
+            printf '%s\n' "$log" | grep -v "^=========     " | head -15
+        fi
+    done
+done
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
