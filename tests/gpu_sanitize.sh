@@ -25,7 +25,7 @@ for f in "$root"/examples/*.tile; do
     for tool in memcheck racecheck synccheck; do
         log=$(timeout 600 "$cs" --tool "$tool" --error-exitcode 9 "$tilec" --run --no-cache $(small "$k") "$f" 2>&1)
         rc=$?
-        summary=$(printf '%s\n' "$log" | grep -m1 "ERROR SUMMARY" || echo "no summary")
+        summary=$(printf '%s\n' "$log" | grep -m1 -E "(ERROR|RACECHECK) SUMMARY" || echo "no summary")
         if [ $rc = 0 ]; then
             pass=$((pass + 1))
             echo "ok   $k $tool: $summary"
