@@ -5,6 +5,8 @@
 #   x.err present: `tilec --check x.tile` must exit 1 and print exactly x.err;
 #   x.ast present: `tilec --emit-ast x.tile` must exit 0 and print exactly x.ast;
 #   x.ir present:  the IR after pass P, where DIR is named P, must be x.ir;
+#   x.cu present:  `tilec --emit-cuda x.tile` must print exactly x.cu (from
+#                  the kernel on, after the pasted device header);
 #   neither:       `tilec --check x.tile` must exit 0 and print nothing.
 # A first line `// expect-error: LINE: ...` also requires the first error to
 # be on LINE; a line `// args: ...` adds command-line arguments.
@@ -22,6 +24,9 @@ for f in *.tile; do
     expect_line=$(sed -n '1s#^// expect-error: \([0-9]*\):.*#\1#p' "$f")
     if [ -f "$base.ast" ]; then
         out=$(timeout 20 "$tilec" --emit-ast $args "$f" 2>&1); rc=$?; want=0; golden=$base.ast
+    elif [ -f "$base.cu" ]; then
+        out=$(timeout 20 "$tilec" --emit-cuda $args "$f" 2>&1 | sed -n '/^extern "C"/,$p'); rc=${PIPESTATUS[0]}
+        want=0; golden=$base.cu
     elif [ -f "$base.ir" ]; then
         out=$(timeout 20 "$tilec" --print-ir-after="$(basename "$PWD")" --emit-cuda $args "$f" 2>&1 >/dev/null); rc=$?
         want=0; golden=$base.ir

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# replay.sh TILEC - every input under crashers/ (each once crashed tilec)
+# replay.sh TILEC - every input under regressions/ (fuzzer findings and hostile inputs)
 # must now end with exit 0 or 1, under the time limit.
 set -u
 tilec=$1
-dir=$(dirname "$0")/crashers
+dir=$(dirname "$0")/regressions
 pass=0
 fail=0
 for f in "$dir"/*; do

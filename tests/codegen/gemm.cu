@@ -1,0 +1,136 @@
+extern "C" __global__ void __launch_bounds__(128) tilec_gemm_db12e3e7(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C) {
+    extern __shared__ __align__(128) unsigned char tl_smem[];
+    const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    (void)lane; (void)warp;
+    int tl_bx, tl_by;
+    {
+        const long long lin = (long long)blockIdx.y * gridDim.x + blockIdx.x;
+        const long long per_panel = 8LL * 32;
+        const long long first = lin / per_panel * 8, rem = lin % per_panel;
+        const long long width = min(8LL, 32LL - first);
+        tl_bx = (int)(first + rem % width); tl_by = (int)(rem / width);
+    }
+    const int bx = tl_bx, by = tl_by;
+    __half *const A_s = (__half *)(tl_smem + 0);  // 3 stages, swizzle 4
+    __half *const B_s = (__half *)(tl_smem + 24576);  // 3 stages, swizzle 8
+    float acc[128];  // the mma accumulator layout with 2x2 warps of 64x64
+    #pragma unroll
+    for (int r0_ = 0; r0_ < 128; ++r0_) acc[r0_] = (float)(0);
+    {
+        const int n1_ = 128;
+        #pragma unroll
+        for (int kp2_ = 0; kp2_ < 2; ++kp2_) {
+            if (kp2_ < n1_) {
+                const int tr6_ = tid * 8 / 32, tc7_ = tid * 8 % 32;
+                #pragma unroll
+                for (int q4_ = 0; q4_ < 4; ++q4_) {
+                    const long long l5_ = (tid + (long long)q4_ * 128) * 8;
+                    tl_cp_async16(tl_smem_addr(&A_s[(kp2_) * 4096 + ((0 + tr6_ + q4_ * 32)) * 32 + (((((0 + tc7_)) / 8) ^ (((tr6_) / 2) % 4)) * 8 + ((0 + tc7_)) % 8)]), ((unsigned long long)(long long)(((by * 128) + tr6_ + q4_ * 32)) < 4096ULL && (unsigned long long)(long long)(((kp2_ * 32) + tc7_)) < 4096ULL) ? (const void *)&A[((long long)(((by * 128) + tr6_ + q4_ * 32))) * 4096LL + (((kp2_ * 32) + tc7_))] : (const void *)A, (unsigned long long)(long long)(((by * 128) + tr6_ + q4_ * 32)) < 4096ULL && (unsigned long long)(long long)(((kp2_ * 32) + tc7_)) < 4096ULL);
+                }
+                const int tr10_ = tid * 8 / 128, tc11_ = tid * 8 % 128;
+                #pragma unroll
+                for (int q8_ = 0; q8_ < 4; ++q8_) {
+                    const long long l9_ = (tid + (long long)q8_ * 128) * 8;
+                    tl_cp_async16(tl_smem_addr(&B_s[(kp2_) * 4096 + ((0 + tr10_ + q8_ * 8)) * 128 + (((((0 + tc11_)) / 8) ^ (((tr10_) / 1) % 8)) * 8 + ((0 + tc11_)) % 8)]), ((unsigned long long)(long long)(((kp2_ * 32) + tr10_ + q8_ * 8)) < 4096ULL && (unsigned long long)(long long)(((bx * 128) + tc11_)) < 4096ULL) ? (const void *)&B[((long long)(((kp2_ * 32) + tr10_ + q8_ * 8))) * 4096LL + (((bx * 128) + tc11_))] : (const void *)B, (unsigned long long)(long long)(((kp2_ * 32) + tr10_ + q8_ * 8)) < 4096ULL && (unsigned long long)(long long)(((bx * 128) + tc11_)) < 4096ULL);
+                }
+            }
+            tl_cp_async_commit();
+        }
+        for (int k = 0; k < n1_; ++k) {
+            {
+                const int kp2_ = k + 2;
+                if (kp2_ < n1_) {
+                    const int tr14_ = tid * 8 / 32, tc15_ = tid * 8 % 32;
+                    #pragma unroll
+                    for (int q12_ = 0; q12_ < 4; ++q12_) {
+                        const long long l13_ = (tid + (long long)q12_ * 128) * 8;
+                        tl_cp_async16(tl_smem_addr(&A_s[((kp2_ % 3)) * 4096 + ((0 + tr14_ + q12_ * 32)) * 32 + (((((0 + tc15_)) / 8) ^ (((tr14_) / 2) % 4)) * 8 + ((0 + tc15_)) % 8)]), ((unsigned long long)(long long)(((by * 128) + tr14_ + q12_ * 32)) < 4096ULL && (unsigned long long)(long long)(((kp2_ * 32) + tc15_)) < 4096ULL) ? (const void *)&A[((long long)(((by * 128) + tr14_ + q12_ * 32))) * 4096LL + (((kp2_ * 32) + tc15_))] : (const void *)A, (unsigned long long)(long long)(((by * 128) + tr14_ + q12_ * 32)) < 4096ULL && (unsigned long long)(long long)(((kp2_ * 32) + tc15_)) < 4096ULL);
+                    }
+                    const int tr18_ = tid * 8 / 128, tc19_ = tid * 8 % 128;
+                    #pragma unroll
+                    for (int q16_ = 0; q16_ < 4; ++q16_) {
+                        const long long l17_ = (tid + (long long)q16_ * 128) * 8;
+                        tl_cp_async16(tl_smem_addr(&B_s[((kp2_ % 3)) * 4096 + ((0 + tr18_ + q16_ * 8)) * 128 + (((((0 + tc19_)) / 8) ^ (((tr18_) / 1) % 8)) * 8 + ((0 + tc19_)) % 8)]), ((unsigned long long)(long long)(((kp2_ * 32) + tr18_ + q16_ * 8)) < 4096ULL && (unsigned long long)(long long)(((bx * 128) + tc19_)) < 4096ULL) ? (const void *)&B[((long long)(((kp2_ * 32) + tr18_ + q16_ * 8))) * 4096LL + (((bx * 128) + tc19_))] : (const void *)B, (unsigned long long)(long long)(((kp2_ * 32) + tr18_ + q16_ * 8)) < 4096ULL && (unsigned long long)(long long)(((bx * 128) + tc19_)) < 4096ULL);
+                    }
+                }
+                tl_cp_async_commit();
+            }
+            tl_cp_async_wait<2>();
+            __syncthreads();
+            const int stage3_ = k % 3;
+            {
+                const int wm21_ = warp / 2 * 64, wn22_ = warp % 2 * 64;
+                #pragma unroll 1
+                for (int kk20_ = 0; kk20_ < 2; ++kk20_) {
+                    unsigned a[4][4];
+                    tl_ldmatrix_x4(a[0], tl_smem_addr(&A_s[(stage3_) * 4096 + ((0) + (wm21_ + lane % 16)) * 32 + ((0) + (kk20_ * 2) / 4 * 4 + ((((kk20_ * 2) % 4) + (lane / 16)) ^ (((wm21_ + lane % 16) / 2) % 4))) * 8]));
+                    tl_ldmatrix_x4(a[1], tl_smem_addr(&A_s[(stage3_) * 4096 + ((16) + (wm21_ + lane % 16)) * 32 + ((0) + (kk20_ * 2) / 4 * 4 + ((((kk20_ * 2) % 4) + (lane / 16)) ^ (((wm21_ + lane % 16) / 2) % 4))) * 8]));
+                    tl_ldmatrix_x4(a[2], tl_smem_addr(&A_s[(stage3_) * 4096 + ((32) + (wm21_ + lane % 16)) * 32 + ((0) + (kk20_ * 2) / 4 * 4 + ((((kk20_ * 2) % 4) + (lane / 16)) ^ (((wm21_ + lane % 16) / 2) % 4))) * 8]));
+                    tl_ldmatrix_x4(a[3], tl_smem_addr(&A_s[(stage3_) * 4096 + ((48) + (wm21_ + lane % 16)) * 32 + ((0) + (kk20_ * 2) / 4 * 4 + ((((kk20_ * 2) % 4) + (lane / 16)) ^ (((wm21_ + lane % 16) / 2) % 4))) * 8]));
+                    {
+                        unsigned t23_[4];
+                        tl_ldmatrix_x4_trans(t23_, tl_smem_addr(&B_s[(stage3_) * 4096 + ((kk20_ * 16) + (lane / 8 % 2 * 8 + lane % 8)) * 128 + ((wn22_ / 8) + (0) / 8 * 8 + ((((0) % 8) + (lane / 16)) ^ (((lane / 8 % 2 * 8 + lane % 8) / 1) % 8))) * 8]));
+                        const unsigned b24_[2][2] = {{t23_[0], t23_[1]}, {t23_[2], t23_[3]}};
+                        tl_mma_f16_16816(*(float (*)[4])&acc[0], a[0], b24_[0]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[32], a[1], b24_[0]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[64], a[2], b24_[0]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[96], a[3], b24_[0]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[4], a[0], b24_[1]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[36], a[1], b24_[1]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[68], a[2], b24_[1]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[100], a[3], b24_[1]);
+                    }
+                    {
+                        unsigned t25_[4];
+                        tl_ldmatrix_x4_trans(t25_, tl_smem_addr(&B_s[(stage3_) * 4096 + ((kk20_ * 16) + (lane / 8 % 2 * 8 + lane % 8)) * 128 + ((wn22_ / 8) + (2) / 8 * 8 + ((((2) % 8) + (lane / 16)) ^ (((lane / 8 % 2 * 8 + lane % 8) / 1) % 8))) * 8]));
+                        const unsigned b26_[2][2] = {{t25_[0], t25_[1]}, {t25_[2], t25_[3]}};
+                        tl_mma_f16_16816(*(float (*)[4])&acc[8], a[0], b26_[0]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[40], a[1], b26_[0]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[72], a[2], b26_[0]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[104], a[3], b26_[0]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[12], a[0], b26_[1]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[44], a[1], b26_[1]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[76], a[2], b26_[1]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[108], a[3], b26_[1]);
+                    }
+                    {
+                        unsigned t27_[4];
+                        tl_ldmatrix_x4_trans(t27_, tl_smem_addr(&B_s[(stage3_) * 4096 + ((kk20_ * 16) + (lane / 8 % 2 * 8 + lane % 8)) * 128 + ((wn22_ / 8) + (4) / 8 * 8 + ((((4) % 8) + (lane / 16)) ^ (((lane / 8 % 2 * 8 + lane % 8) / 1) % 8))) * 8]));
+                        const unsigned b28_[2][2] = {{t27_[0], t27_[1]}, {t27_[2], t27_[3]}};
+                        tl_mma_f16_16816(*(float (*)[4])&acc[16], a[0], b28_[0]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[48], a[1], b28_[0]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[80], a[2], b28_[0]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[112], a[3], b28_[0]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[20], a[0], b28_[1]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[52], a[1], b28_[1]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[84], a[2], b28_[1]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[116], a[3], b28_[1]);
+                    }
+                    {
+                        unsigned t29_[4];
+                        tl_ldmatrix_x4_trans(t29_, tl_smem_addr(&B_s[(stage3_) * 4096 + ((kk20_ * 16) + (lane / 8 % 2 * 8 + lane % 8)) * 128 + ((wn22_ / 8) + (6) / 8 * 8 + ((((6) % 8) + (lane / 16)) ^ (((lane / 8 % 2 * 8 + lane % 8) / 1) % 8))) * 8]));
+                        const unsigned b30_[2][2] = {{t29_[0], t29_[1]}, {t29_[2], t29_[3]}};
+                        tl_mma_f16_16816(*(float (*)[4])&acc[24], a[0], b30_[0]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[56], a[1], b30_[0]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[88], a[2], b30_[0]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[120], a[3], b30_[0]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[28], a[0], b30_[1]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[60], a[1], b30_[1]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[92], a[2], b30_[1]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[124], a[3], b30_[1]);
+                    }
+                }
+            }
+            __syncthreads();
+        }
+    }
+    #pragma unroll
+    for (int q31_ = 0; q31_ < 64; ++q31_) {
+        {
+            union { unsigned v; __half e[2]; } v32_;
+            v32_.e[0] = tl_from_float<__half>((float)((acc[(q31_ * 2 + 0) + 0])));
+            v32_.e[1] = tl_from_float<__half>((float)((acc[(q31_ * 2 + 0) + 1])));
+            if ((unsigned long long)(long long)(((by * 128) + (warp / 2 * 64 + ((q31_ * 2 + 0)) / 32 * 16 + (((q31_ * 2 + 0)) / 2 % 2) * 8 + lane / 4))) < 4096ULL && (unsigned long long)(long long)(((bx * 128) + (warp % 2 * 64 + ((q31_ * 2 + 0)) / 4 % 8 * 8 + (lane % 4) * 2 + ((q31_ * 2 + 0)) % 2))) < 4096ULL) *(unsigned *)&C[((long long)(((by * 128) + (warp / 2 * 64 + ((q31_ * 2 + 0)) / 32 * 16 + (((q31_ * 2 + 0)) / 2 % 2) * 8 + lane / 4)))) * 4096LL + (((bx * 128) + (warp % 2 * 64 + ((q31_ * 2 + 0)) / 4 % 8 * 8 + (lane % 4) * 2 + ((q31_ * 2 + 0)) % 2)))] = v32_.v;
+        }
+    }
+}
