@@ -5,11 +5,8 @@
 
 #include <unistd.h>
 
-#include "codegen.h"
-#include "profiler.h"
-#include "runtime.h"
+#include "driver.h"
 
-enum { EXIT_OK = 0, EXIT_SOURCE = 1, EXIT_USAGE = 2, EXIT_VERIFY = 3, EXIT_CUDA = 4 };
 
 static const char usage[] =
     "usage: tilec [options] FILE.tile\n"
@@ -25,6 +22,8 @@ static const char usage[] =
     "  --emit-cubin -o FILE write the cubin (NVRTC)\n"
     "  --run                compile, run once on generated inputs, verify against the reference\n"
     "  --profile            --run, then a consistency check, a benchmark and a roofline report\n"
+    "  --autotune           search the tune lists; later --run/--profile use the fastest\n"
+    "                       verified configuration (--json FILE lists every candidate)\n"
     "\n"
     "Options:\n"
     "  --kernel NAME        the kernel to use (default: every kernel for --check,\n"
@@ -50,22 +49,9 @@ static const char usage[] =
     "3 verification failed, 4 CUDA, driver or NVRTC failure.\n";
 
 /* Options of LANGUAGE.md §7 that later layers of tilec implement. */
-static const char *const not_yet[] = {"--emit-sass", "--autotune", "--backend", "--ncu", NULL};
+static const char *const not_yet[] = {"--emit-sass", "--backend", "--ncu", NULL};
 
-static bool verbose;
-
-typedef enum Action { ACT_CHECK, ACT_AST, ACT_IR, ACT_CUDA, ACT_PTX, ACT_CUBIN, ACT_RUN, ACT_PROFILE } Action;
-
-/* What --run and --profile need besides the action. */
-typedef struct Options {
-    const char *cache_dir;
-    bool no_cache;
-    RunOptions run;
-    ProfileOptions profile;
-    RtDevice device;
-    bool have_device;
-    char device_err[256];   /* why there is no device */
-} Options;
+bool verbose;
 
 /* --name VALUE or --name=VALUE; advances *i past a separate value. *val is
  * NULL when the value is missing. */
@@ -80,7 +66,7 @@ static bool value_option(int argc, char **argv, int *i, const char *name, const 
 
 /* Writes data to path atomically: a temporary file beside it, then rename,
  * so a reader never sees half a file. */
-static bool write_file_atomic(const char *path, const void *data, size_t n) {
+bool write_file_atomic(const char *path, const void *data, size_t n) {
     char tmp[4096];
     if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp) return false;
     FILE *f = fopen(tmp, "wb");
@@ -102,14 +88,6 @@ static int parse_arch(const char *a) {
     return v;
 }
 
-/* A cubin from the cache or from NVRTC. */
-typedef struct Binary {
-    void *cubin;
-    size_t size;
-    bool cache_hit;
-    double compile_s;
-    int registers, spill_bytes;   /* from ptxas; -1 on a cache hit */
-} Binary;
 
 /* Generated code that does not compile is a tilec bug: keep the evidence
  * where the user can send it, say so in one sentence, exit 4. */
@@ -124,7 +102,7 @@ static int nvrtc_failed(Ctx *c, const CgKernel *ck, const char *cu_name, const R
     return EXIT_CUDA;
 }
 
-static int obtain_cubin(Ctx *c, const CgKernel *ck, const char *arch, const Options *opts, Binary *bin) {
+int obtain_cubin(Ctx *c, const CgKernel *ck, const char *arch, const Options *opts, Binary *bin) {
     memset(bin, 0, sizeof *bin);
     bin->registers = bin->spill_bytes = -1;
     RtCache cache;
@@ -291,6 +269,7 @@ int main(int argc, char **argv) {
         if (!strcmp(a, "--emit-cubin")) { act = ACT_CUBIN; continue; }
         if (!strcmp(a, "--run")) { act = ACT_RUN; continue; }
         if (!strcmp(a, "--profile")) { act = ACT_PROFILE; continue; }
+        if (!strcmp(a, "--autotune")) { act = ACT_AUTOTUNE; continue; }
         if (value_option(argc, argv, &i, "--json", &val)) { if (!val) return usage_error("%s needs a file", "--json"); opts.profile.json = val; continue; }
         if (value_option(argc, argv, &i, "--trace", &val)) { if (!val) return usage_error("%s needs a file", "--trace"); opts.profile.trace = val; continue; }
         if (value_option(argc, argv, &i, "--report", &val)) { if (!val) return usage_error("%s needs a file", "--report"); opts.profile.report = val; continue; }
@@ -405,7 +384,8 @@ int main(int argc, char **argv) {
         file = a;
     }
     if (!file) return usage_error("%s", "no input file");
-    if (act == ACT_RUN || act == ACT_PROFILE) opts.have_device = rt_device_open(&opts.device, opts.device_err);
+    if (act == ACT_RUN || act == ACT_PROFILE || act == ACT_AUTOTUNE)
+        opts.have_device = rt_device_open(&opts.device, opts.device_err);
     if (opts.have_device) {
         RtDevice dev = opts.device;
         if (!arch) {
@@ -475,8 +455,21 @@ int main(int argc, char **argv) {
                 for (int i = 0; i < kernels.len; i++) fprintf(stderr, " %s", ((KernelInfo *)kernels.items[i])->name->s);
                 fputc('\n', stderr);
                 rc = kernels.len ? EXIT_USAGE : EXIT_SOURCE;
+            } else if (act == ACT_AUTOTUNE) {
+                rc = autotune(&c, prog, kernels.items[0], file, arch, overrides, n_overrides, &opts, opts.profile.json);
             } else {
-                rc = generate(&c, kernels.items[0], act, file, arch, out_path, print_after, &opts);
+                KernelInfo *k = kernels.items[0];
+                if (act == ACT_RUN || act == ACT_PROFILE) {
+                    /* a stored autotuning result, unless --set fixes it */
+                    int added = autotune_lookup(&c, k, arch, &opts, overrides, n_overrides, 64);
+                    if (added) {
+                        SemaOptions again = {.overrides = overrides, .n_overrides = n_overrides + added, .only_kernel = kernel};
+                        PtrVec ks = sema_check(&c, prog, &again);
+                        if (c.errors || ks.len != 1) rc = EXIT_SOURCE;
+                        else k = ks.items[0];
+                    }
+                }
+                if (rc == EXIT_OK) rc = generate(&c, k, act, file, arch, out_path, print_after, &opts);
             }
         }
     }

@@ -1,0 +1,327 @@
+/* autotune.c - `tilec --autotune`: search the kernel's `tune` space.
+ *
+ * 1. every combination of the tune lists (less what --set fixes) is
+ *    specialised, lowered and pruned when it cannot fit the target (threads,
+ *    shared memory, shapes the instructions need: the same checks as a
+ *    normal compile, errors kept quiet);
+ * 2. the survivors compile in parallel, one NVRTC program per thread;
+ * 3. each is verified against the reference on the GPU (wrong ones are
+ *    reported, never chosen) and timed with the profiler's method, briefly;
+ * 4. the fastest verified configuration goes into the cache, keyed by the
+ *    source, the kernel's other values, the target and the GPU's name;
+ *    later --run and --profile use it unless --set says otherwise. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "driver.h"
+
+enum { MAX_TUNABLES = 16, MAX_CONFIGS = 4096 };
+
+typedef struct Candidate {
+    Override ov[MAX_TUNABLES];
+    int n;
+    char label[256];
+    const char *status;     /* why it was dropped, or "ok" */
+    CgKernel ck;
+    RtCompileResult res;
+    bool compiled;
+    double median_ms;
+    bool verified, correct;
+    int registers, spills;
+} Candidate;
+
+typedef struct CompileJobs {
+    Candidate *cand;
+    int n, next;
+    const char *arch;
+    pthread_mutex_t lock;
+} CompileJobs;
+
+static void *compile_worker(void *arg) {
+    CompileJobs *j = arg;
+    for (;;) {
+        pthread_mutex_lock(&j->lock);
+        int i = j->next++;
+        pthread_mutex_unlock(&j->lock);
+        if (i >= j->n) return NULL;
+        Candidate *c = &j->cand[i];
+        if (strcmp(c->status, "ok") != 0) continue;
+        RtCompileOptions ro = {.arch = j->arch, .want_cubin = true};
+        c->compiled = rt_compile(c->ck.source, c->ck.name, &ro, &c->res);
+        if (!c->compiled) c->status = "NVRTC failed (a tilec bug)";
+    }
+}
+
+/* Specialises k with user overrides plus a candidate's values. Diagnostics
+ * of candidates that cannot fit are not the user's errors: they go to
+ * /dev/null and only make the candidate drop out. */
+static KernelInfo *specialise(Ctx *c, Node *prog, const char *kernel, Override *user, int n_user, const Candidate *cd,
+                              FILE *quiet) {
+    Override all[MAX_TUNABLES + 64];
+    int n = 0;
+    for (int i = 0; i < n_user && n < 64; i++) all[n++] = user[i];
+    for (int i = 0; cd && i < cd->n; i++) all[n++] = cd->ov[i];
+    for (int i = 0; i < n; i++) all[i].used = false, all[i].invalid = NULL;
+    FILE *err = c->err;
+    int errors = c->errors;
+    if (quiet) c->err = quiet;
+    SemaOptions so = {.overrides = all, .n_overrides = n, .only_kernel = kernel};
+    PtrVec ks = sema_check(c, prog, &so);
+    c->err = err;
+    bool ok = c->errors == errors && ks.len == 1;
+    for (int i = 0; i < n; i++) ok &= all[i].invalid == NULL;
+    c->errors = errors;
+    c->too_many = false;
+    return ok ? ks.items[0] : NULL;
+}
+
+static bool lower(Ctx *c, KernelInfo *k, const char *file, int archnum, CgKernel *ck, FILE *quiet) {
+    FILE *err = c->err;
+    int errors = c->errors;
+    c->err = quiet;
+    IrKernel *ir = ir_build(c, k, archnum);
+    bool ok = pass_run_all(ir, NULL) && cg_emit(ir, file, ck);
+    c->err = err;
+    ok &= c->errors == errors;
+    c->errors = errors;
+    c->too_many = false;
+    return ok;
+}
+
+/* The cache key of a tuning result: source file, kernel, its values other
+ * than tunables, target, GPU name. */
+static void tune_key(Ctx *c, KernelInfo *k, const char *arch, const char *device, char key[33]) {
+    char *vals = arena_printf(&c->arena, "%s", "");
+    for (int i = 0; i < k->values.len; i++) {
+        Sym *v = k->values.items[i];
+        if (v->kind == SYM_TUNE) continue;
+        vals = v->value_float ? arena_printf(&c->arena, "%s%s=%.17g,", vals, v->name->s, v->value.f)
+                              : arena_printf(&c->arena, "%s%s=%lld,", vals, v->name->s, (long long)v->value.i);
+    }
+    const char *parts[] = {c->src.text, k->name->s, vals, arch, device, TILEC_VERSION, "autotune"};
+    rt_cache_key(key, parts, 7);
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static bool overridden_by_user(const char *name, Override *user, int n_user) {
+    for (int i = 0; i < n_user; i++)
+        if (!strcmp(user[i].name, name)) return true;
+    return false;
+}
+
+int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *arch, Override *user, int n_user,
+             const Options *opts, const char *json_path) {
+    if (!opts->have_device) {
+        fprintf(stderr, "tilec: --autotune needs a GPU: %s\n", opts->device_err);
+        return EXIT_CUDA;
+    }
+    /* The space: tunables with lists, minus those --set fixes. */
+    Sym *tun[MAX_TUNABLES];
+    int nt = 0;
+    int64_t space = 1;
+    for (int i = 0; i < k->values.len; i++) {
+        Sym *v = k->values.items[i];
+        if (v->kind != SYM_TUNE || !v->decl->u.tunable.has_choices || overridden_by_user(v->name->s, user, n_user)) continue;
+        if (nt == MAX_TUNABLES) break;
+        tun[nt++] = v;
+        space *= v->decl->u.tunable.choices.len;
+    }
+    if (nt == 0) {
+        fprintf(stderr, "tilec: kernel '%s' has no tune lists to search\n", k->name->s);
+        return EXIT_USAGE;
+    }
+    if (space > MAX_CONFIGS) {
+        fprintf(stderr, "tilec: the tune space of '%s' has %lld configurations; at most %d are searched (fix some with --set)\n",
+                k->name->s, (long long)space, MAX_CONFIGS);
+        return EXIT_USAGE;
+    }
+    const char *kernel = k->name->s;
+    double t0 = now_s();
+    Candidate *cand = calloc((size_t)space, sizeof *cand);
+    if (!cand) die("out of memory");
+    FILE *quiet = fopen("/dev/null", "w");
+    int archnum = 0;
+    sscanf(arch, "sm_%d", &archnum);
+    int viable = 0;
+    for (int64_t idx = 0; idx < space; idx++) {
+        Candidate *cd = &cand[idx];
+        int64_t rest = idx;
+        size_t len = 0;
+        for (int t = nt - 1; t >= 0; t--) {
+            NodeList *ch = &tun[t]->decl->u.tunable.choices;
+            Node *v = ch->items[rest % ch->len];
+            rest /= ch->len;
+            Override *o = &cd->ov[cd->n++];
+            o->name = tun[t]->name->s;
+            o->is_float = v->const_float;
+            if (v->const_float) o->f = v->cval.f;
+            else o->i = v->cval.i;
+        }
+        for (int t = cd->n - 1; t >= 0; t--) {
+            Override *o = &cd->ov[t];
+            len += (size_t)snprintf(cd->label + len, sizeof cd->label - len, "%s%s=", len ? "," : "", o->name);
+            len += (size_t)(o->is_float ? snprintf(cd->label + len, sizeof cd->label - len, "%g", o->f)
+                                        : snprintf(cd->label + len, sizeof cd->label - len, "%lld", (long long)o->i));
+            if (len >= sizeof cd->label) len = sizeof cd->label - 1;
+        }
+        KernelInfo *ki = specialise(c, prog, kernel, user, n_user, cd, quiet);
+        if (!ki) cd->status = "invalid for these values (sema)";
+        else if (!lower(c, ki, file, archnum, &cd->ck, quiet)) cd->status = "does not fit the target (shared memory, layout or shape)";
+        else {
+            cd->status = "ok";
+            viable++;
+        }
+    }
+    printf("autotune %s: %lld configurations, %d viable after pruning\n", kernel, (long long)space, viable);
+
+    /* Compile in parallel: NVRTC is thread-safe, one program per thread. */
+    CompileJobs jobs = {.cand = cand, .n = (int)space, .arch = arch};
+    pthread_mutex_init(&jobs.lock, NULL);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int nthreads = ncpu < 1 ? 1 : ncpu > 32 ? 32 : (int)ncpu;
+    pthread_t th[32];
+    for (int i = 0; i < nthreads; i++) pthread_create(&th[i], NULL, compile_worker, &jobs);
+    for (int i = 0; i < nthreads; i++) pthread_join(th[i], NULL);
+    printf("autotune %s: compiled on %d threads in %.1f s\n", kernel, nthreads, now_s() - t0);
+
+    /* Verify and time each, briefly. */
+    ProfileOptions po = opts->profile;
+    po.bench.max_time_s = 0.25;
+    po.bench.max_noise = 0.01;
+    int best = -1, done = 0;
+    for (int64_t i = 0; i < space; i++) {
+        Candidate *cd = &cand[i];
+        if (!cd->compiled) continue;
+        cd->registers = cd->res.registers;
+        cd->spills = cd->res.spill_store_bytes;
+        /* the candidate's specialisation again: node annotations are per run */
+        KernelInfo *ki = specialise(c, prog, kernel, user, n_user, cd, quiet);
+        Session s;
+        int rc = ki ? prof_session_open(&s, ki, cd->ck.name, cd->res.cubin, cd->res.cubin_size, cd->ck.grid, cd->ck.block,
+                                        cd->ck.smem_bytes, &opts->run)
+                    : 4;
+        if (rc) {
+            cd->status = "could not be loaded or run";
+            continue;
+        }
+        VerifyResult vr;
+        rc = prof_session_verify(&s, &opts->run, &vr, &cd->verified);
+        cd->correct = rc == 0;
+        char err[256];
+        BenchResult br;
+        if (rc == 0 && prof_bench(&s.fn, s.grid, s.block, s.smem, s.params, opts->device.l2_bytes, &po.bench, &br, err)) {
+            cd->median_ms = br.median_ms;
+            prof_bench_free(&br);
+            if (best < 0 || cd->median_ms < cand[best].median_ms) best = (int)i;
+        } else if (rc == 3) {
+            cd->status = "WRONG: does not match the reference";
+        } else {
+            cd->status = "failed on the GPU";
+        }
+        prof_session_close(&s);
+        done++;
+        if (isatty(fileno(stdout)))
+            printf("\r  [%d/%d] %-60s %9.4f ms   best %9.4f ms", done, viable, cd->label, cd->median_ms,
+                   best >= 0 ? cand[best].median_ms : 0.0);
+        else
+            printf("  [%d/%d] %s: %s%s%.4f ms, %d registers, %d B spills\n", done, viable, cd->label,
+                   cd->correct ? "" : cd->status, cd->correct ? "" : " ", cd->median_ms, cd->registers, cd->spills);
+        fflush(stdout);
+    }
+    if (isatty(fileno(stdout))) putchar('\n');
+    int rc = EXIT_OK;
+    if (best < 0) {
+        printf("autotune %s: no configuration ran correctly\n", kernel);
+        rc = EXIT_VERIFY;
+    } else {
+        Candidate *b = &cand[best];
+        printf("autotune %s: best %s at %.4f ms (%d configurations timed, %.1f s in all)\n", kernel, b->label,
+               b->median_ms, done, now_s() - t0);
+        RtCache cache;
+        char warn[256], key[33];
+        rt_cache_init(&cache, opts->cache_dir, opts->no_cache, warn);
+        if (warn[0]) fprintf(stderr, "tilec: warning: %s\n", warn);
+        tune_key(c, k, arch, opts->device.name, key);
+        rt_cache_put(&cache, key, b->label, strlen(b->label) + 1);
+        if (cache.enabled) printf("autotune %s: stored for later --run and --profile (%s)\n", kernel, key);
+    }
+    if (json_path) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        fprintf(f, "{\"schema\": 1, \"tilec\": \"%s\", \"kernel\": \"%s\", \"autotune\": {\"best\": %s%s%s, \"candidates\": [",
+                TILEC_VERSION, kernel, best >= 0 ? "\"" : "", best >= 0 ? cand[best].label : "null", best >= 0 ? "\"" : "");
+        for (int64_t i = 0; i < space; i++) {
+            Candidate *cd = &cand[i];
+            fprintf(f, "%s\n  {\"config\": \"%s\", \"status\": \"%s\", \"verified\": %s, \"median_ms\": ", i ? "," : "",
+                    cd->label, cd->correct ? "ok" : cd->status, cd->correct ? "true" : "false");
+            if (cd->median_ms > 0) fprintf(f, "%.6g", cd->median_ms);
+            else fputs("null", f);
+            fprintf(f, ", \"registers\": %d, \"spill_bytes\": %d}", cd->compiled ? cd->registers : -1,
+                    cd->compiled ? cd->spills : -1);
+        }
+        fputs("\n]}}\n", f);
+        fclose(f);
+        if (!write_file_atomic(json_path, buf, len)) {
+            fprintf(stderr, "tilec: cannot write '%s'\n", json_path);
+            rc = EXIT_USAGE;
+        }
+        free(buf);
+    }
+    for (int64_t i = 0; i < space; i++) {
+        cg_kernel_free(&cand[i].ck);
+        rt_compile_result_free(&cand[i].res);
+    }
+    free(cand);
+    fclose(quiet);
+    return rc;
+}
+
+int autotune_lookup(Ctx *c, KernelInfo *k, const char *arch, const Options *opts, Override *ov, int n_ov, int max) {
+    if (!opts->have_device) return 0;
+    RtCache cache;
+    char warn[256], key[33];
+    rt_cache_init(&cache, opts->cache_dir, opts->no_cache, warn);
+    if (!cache.enabled) return 0;
+    tune_key(c, k, arch, opts->device.name, key);
+    void *data;
+    size_t size;
+    if (!rt_cache_get(&cache, key, &data, &size)) return 0;
+    char *text = arena_strndup(&c->arena, data, size);
+    const char *shown = arena_strndup(&c->arena, data, size);
+    free(data);
+    int added = 0;
+    for (char *save = NULL, *item = strtok_r(text, ",", &save); item && n_ov + added < max;
+         item = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(item, '=');
+        if (!eq) continue;
+        *eq = 0;
+        bool fixed = false;
+        for (int i = 0; i < n_ov; i++) fixed |= !strcmp(ov[i].name, item);
+        if (fixed) continue; /* --set wins */
+        Override *o = &ov[n_ov + added];
+        memset(o, 0, sizeof *o);
+        o->name = item;
+        char *end;
+        long long iv = strtoll(eq + 1, &end, 10);
+        if (*end) {
+            o->is_float = true;
+            o->f = strtod(eq + 1, NULL);
+        } else {
+            o->i = iv;
+        }
+        added++;
+    }
+    if (added) fprintf(stderr, "tilec: using the autotuned configuration %s of kernel '%s' (--set overrides it)\n", shown,
+                       k->name->s);
+    return added;
+}

@@ -1,0 +1,52 @@
+/* driver.h - the command line's pieces shared by tilec.c (options, the
+ * actions) and autotune.c (the search over `tune` spaces). */
+#ifndef TILEC_DRIVER_H
+#define TILEC_DRIVER_H
+
+#include "codegen.h"
+#include "profiler.h"
+#include "runtime.h"
+
+enum { EXIT_OK = 0, EXIT_SOURCE = 1, EXIT_USAGE = 2, EXIT_VERIFY = 3, EXIT_CUDA = 4 };
+
+extern bool verbose;
+
+typedef enum Action { ACT_CHECK, ACT_AST, ACT_IR, ACT_CUDA, ACT_PTX, ACT_CUBIN, ACT_RUN, ACT_PROFILE, ACT_AUTOTUNE } Action;
+
+/* What --run, --profile and --autotune need besides the action. */
+typedef struct Options {
+    const char *cache_dir;
+    bool no_cache;
+    RunOptions run;
+    ProfileOptions profile;
+    RtDevice device;
+    bool have_device;
+    char device_err[256];   /* why there is no device */
+} Options;
+
+/* tilec.c */
+/* Writes data to path atomically (temporary file, then rename). */
+bool write_file_atomic(const char *path, const void *data, size_t n);
+/* A cubin from the cache or from NVRTC (exit code; 4 after an NVRTC failure). */
+typedef struct Binary {
+    void *cubin;
+    size_t size;
+    bool cache_hit;
+    double compile_s;
+    int registers, spill_bytes;   /* from ptxas; -1 on a cache hit */
+} Binary;
+int obtain_cubin(Ctx *c, const CgKernel *ck, const char *arch, const Options *opts, Binary *bin);
+
+/* autotune.c */
+/* `--autotune`: every configuration of the kernel's tune lists (less those
+ * --set fixes), pruned by what cannot fit the target, compiled in parallel,
+ * verified and timed on the GPU; the fastest verified one is stored in the
+ * cache for later --run/--profile. Returns the exit code. */
+int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *arch, Override *user, int n_user,
+             const Options *opts, const char *json_path);
+/* The autotuned configuration stored for k (same source, values, target
+ * and device), as overrides appended to ov (tunables --set did not fix);
+ * returns how many were appended, and says so on stderr. */
+int autotune_lookup(Ctx *c, KernelInfo *k, const char *arch, const Options *opts, Override *ov, int n_ov, int max);
+
+#endif
