@@ -14,6 +14,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,9 +268,28 @@ static cudaDataType cuda_type(Dtype t) {
 }
 
 /* Row-major C = A.B is column-major C^T = B^T.A^T, so cuBLAS gets B as its
- * first operand and A as its second, with n and m swapped; with
- * CUBLAS_COMPUTE_32F alpha and beta are floats, read at the call (host
- * pointer mode), so locals will do. */
+ * first operand and A as its second, with n and m swapped (run_gemm). */
+static void gemm_from_shape(const GemmShape *sh, Gemm *g) {
+    g->op_a = sh->trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+    g->op_b = sh->trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+    g->m = (int)sh->m;
+    g->n = (int)sh->n;
+    g->k = (int)sh->k;
+    /* A leading dimension is the row length of the row-major storage:
+     * cuBLAS reads each stored row as a column. */
+    g->lda = (int)(sh->trans_a ? sh->m : sh->k);
+    g->ldb = (int)(sh->trans_b ? sh->k : sh->n);
+    g->ldc = (int)sh->n;
+    g->batch = (int)sh->batch;
+    g->stride_a = sh->m * sh->k;
+    g->stride_b = sh->k * sh->n;
+    g->stride_c = sh->m * sh->n;
+    g->ab = cuda_type(sh->ab);
+    g->cd = cuda_type(sh->cd);
+}
+
+/* With CUBLAS_COMPUTE_32F alpha and beta are floats, read during the call
+ * (host pointer mode), so locals will do. */
 static bool run_gemm(Gemm *g) {
     const float alpha = 1, beta = 0;
     cublasStatus_t st =
@@ -404,11 +424,10 @@ bool prof_compare_cublas(KernelInfo *k, Session *s, long long l2_bytes, const Be
     /* GemmEx with CUBLAS_COMPUTE_32F takes 16-bit inputs into the same type or
      * f32, and f32 into f32 only; it has no f16 <-> bf16 or f32 -> 16-bit forms. */
     if (shape.ab != shape.cd && shape.cd != DT_F32)
-        return no_comparison(out, "no vendor equivalent: cuBLAS has no GEMM from %s matrices to a %s result",
+        return no_comparison(out, "no vendor equivalent: cuBLAS has no GEMM from %s matrices to %s results",
                              dtype_name(shape.ab), dtype_name(shape.cd));
-    if (shape.m == 0 || shape.n == 0 || shape.batch == 0)
+    if (shape.m == 0 || shape.n == 0 || shape.k == 0 || shape.batch == 0)
         return no_comparison(out, "nothing to compare: the matrix product is empty");
-    long long ld_a = shape.trans_a ? shape.m : shape.k, ld_b = shape.trans_b ? shape.k : shape.n;
     if (!fits_int(shape.m) || !fits_int(shape.n) || !fits_int(shape.k) || !fits_int(shape.batch))
         return no_comparison(out, "no vendor equivalent: a dimension of the product exceeds cuBLAS's 32-bit sizes");
     if (!s || !s->dev || !s->in)
@@ -418,22 +437,11 @@ bool prof_compare_cublas(KernelInfo *k, Session *s, long long l2_bytes, const Be
     pthread_once(&cublas.once, load_cublas);
     if (cublas.error[0]) return no_comparison(out, "no cuBLAS to compare with: %s", cublas.error);
 
-    Gemm g = {
-        .op_a = shape.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N,
-        .op_b = shape.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,
-        .m = (int)shape.m, .n = (int)shape.n, .k = (int)shape.k,
-        /* The leading dimension is the row length of the row-major storage:
-         * cuBLAS reads each stored row as a column. */
-        .lda = (int)ld_a, .ldb = (int)ld_b, .ldc = (int)shape.n,
-        .batch = (int)shape.batch,
-        .stride_a = shape.m * shape.k, .stride_b = shape.k * shape.n, .stride_c = shape.m * shape.n,
-        .ab = cuda_type(shape.ab), .cd = cuda_type(shape.cd),
-        .a = (const void *)(uintptr_t)s->dev[shape.a],
-        .b = (const void *)(uintptr_t)s->dev[shape.b],
-        .c = (void *)(uintptr_t)s->dev[shape.c],
-        .flush_bytes = o->l2_flush ? (size_t)l2_bytes : 0,
-        .err = err,
-    };
+    Gemm g = {.err = err, .flush_bytes = o->l2_flush ? (size_t)l2_bytes : 0};
+    gemm_from_shape(&shape, &g);
+    g.a = (const void *)(uintptr_t)s->dev[shape.a];
+    g.b = (const void *)(uintptr_t)s->dev[shape.b];
+    g.c = (void *)(uintptr_t)s->dev[shape.c];
     const HostTensor *c = &s->in[shape.c];
     const void *want = s->got ? s->got[shape.c].storage : NULL;
     double rel = 0, median_ms = 0;
@@ -449,8 +457,9 @@ bool prof_compare_cublas(KernelInfo *k, Session *s, long long l2_bytes, const Be
     if (ok && (st = cublas.api.set_stream(g.handle, (cudaStream_t)g.stream)) != CUBLAS_STATUS_SUCCESS)
         ok = fail(err, "could not give cuBLAS the timing stream: %s", status_text(st));
     /* C is poisoned first (0xFF bytes are NaN), so a call that writes
-     * nothing cannot pass the check. */
-    ok = ok && rt_memset8(s->dev[shape.c], 0xFF, c->storage_bytes, err) && run_gemm(&g) &&
+     * nothing cannot pass the check; cuMemsetD8 may return before it is done,
+     * and the timing stream does not wait for the legacy one, hence the wait. */
+    ok = ok && rt_memset8(s->dev[shape.c], 0xFF, c->storage_bytes, err) && rt_synchronize(err) && run_gemm(&g) &&
          rt_stream_synchronize(g.stream, err);
     if (ok && want) {
         ok = check_result(&g, c, want, s->dev[shape.c], &rel);

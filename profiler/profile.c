@@ -90,7 +90,8 @@ int prof_profile(KernelInfo *k, const ProfileTarget *t, const RtDevice *dev, con
     prof_derive_work(k, &p.derived);
     prof_derive_rates(&p.derived, d, p.bench.median_ms);
     p.compare.name = o->compare;
-    if (o->compare) p.compare.note = "--compare cublas is not implemented in this build yet";
+    if (o->compare && !prof_compare_cublas(k, &s, dev->l2_bytes, &o->bench, p.bench.median_ms, &p.compare, err))
+        fprintf(stderr, "tilec: --compare cublas: %s\n", err);
     prof_diagnose(&p);
     prof_report_terminal(stdout, &p);
 

@@ -419,4 +419,41 @@ typedef struct ProfileTarget {
  * output file could not be written; 3 mismatch or inconsistent; 4 CUDA). */
 int prof_profile(KernelInfo *k, const ProfileTarget *t, const RtDevice *dev, const ProfileOptions *o);
 
+/* ---- compare.c ---- */
+
+/* One GEMM as cuBLAS gets it. a, b, c index Session.in / dev (the order of
+ * k's tensor parameters). Row-major: A is [(batch,) m, k], or [(batch,) k, m]
+ * when trans_a; B is [(batch,) k, n], or [(batch,) n, k] when trans_b; C is
+ * [(batch,) m, n]; batch is 1 without a batch variable. */
+typedef struct GemmShape {
+    int a, b, c;
+    long long m, n, k, batch;
+    bool trans_a, trans_b;
+    Dtype ab, cd;             /* the inputs' dtype, C's dtype */
+} GemmShape;
+
+/* Whether k's reference is matmul-shaped: exactly one definition (lets
+ * aside), of an out tensor C[(b,) i, j] = sum(k: A[(b,) i|k, k|i] *
+ * B[(b,) k|j, j|k]) (the factors in either order) with A, B input tensors of
+ * one dtype (f16, bf16 or f32), C f16/bf16/f32, and an optional batch
+ * variable b indexing the leading dim of all three; fills *g. s may be NULL
+ * (the indices are then positions among k's tensor parameters). */
+bool prof_matmul_shape(KernelInfo *k, const Session *s, GemmShape *g);
+/* Times cuBLAS's GemmEx (StridedBatchedEx when batched; f32 compute, alpha 1,
+ * beta 0) on the session's device buffers with bench.c's method (warm-up, L2
+ * flush of l2_bytes unless o says not, one event pair per call, o's stopping
+ * rule; event pairs even when o asks for graphs); o NULL: the defaults.
+ * libcublas.so.13 (else .so.12, .so) is loaded with dlopen, never linked.
+ * It overwrites C, so call it after verification; when s->got holds the
+ * verified output of C, cuBLAS's first result must match it (relative
+ * Frobenius error <= 0.05) before it is timed. Fills out: name "cublas",
+ * present, median_ms, speedup = median_ms / tilec_median_ms. Returns true
+ * when out is filled in, with present false and a one-sentence note when
+ * there is nothing to compare (the reference is not a matrix product, the
+ * dtypes have no cuBLAS GEMM, cuBLAS cannot be loaded); false with one
+ * sentence in err (and out->note) when cuBLAS or CUDA failed. The note lives
+ * in static storage until the next call. */
+bool prof_compare_cublas(KernelInfo *k, Session *s, long long l2_bytes, const BenchOptions *o, double tilec_median_ms,
+                         CompareResult *out, char err[256]);
+
 #endif
