@@ -106,11 +106,6 @@ static void tune_key(Ctx *c, KernelInfo *k, const char *arch, const char *device
     rt_cache_key(key, parts, 7);
 }
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static bool overridden_by_user(const char *name, Override *user, int n_user) {
     for (int i = 0; i < n_user; i++)
@@ -145,7 +140,7 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
         return EXIT_USAGE;
     }
     const char *kernel = k->name->s;
-    double t0 = now_s();
+    double t0 = rt_now_s();
     Candidate *cand = calloc((size_t)space, sizeof *cand);
     if (!cand) die("out of memory");
     FILE *quiet = fopen("/dev/null", "w");
@@ -191,7 +186,7 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
     pthread_t th[32];
     for (int i = 0; i < nthreads; i++) pthread_create(&th[i], NULL, compile_worker, &jobs);
     for (int i = 0; i < nthreads; i++) pthread_join(th[i], NULL);
-    printf("autotune %s: compiled on %d threads in %.1f s\n", kernel, nthreads, now_s() - t0);
+    printf("autotune %s: compiled on %d threads in %.1f s\n", kernel, nthreads, rt_now_s() - t0);
 
     /* Verify and time each, briefly. */
     ProfileOptions po = opts->profile;
@@ -245,7 +240,7 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
     } else {
         Candidate *b = &cand[best];
         printf("autotune %s: best %s at %.4f ms (%d configurations timed, %.1f s in all)\n", kernel, b->label,
-               b->median_ms, done, now_s() - t0);
+               b->median_ms, done, rt_now_s() - t0);
         RtCache cache;
         char warn[256], key[33];
         rt_cache_init(&cache, opts->cache_dir, opts->no_cache, warn);

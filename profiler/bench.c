@@ -33,22 +33,7 @@ static const double WARMUP_MIN_S = 0.020;
 static const double GRAPH_TARGET_MS = 0.050;  /* a graph replay lasts at least this long */
 static const double THROTTLE_FRACTION = 0.95; /* of the median clock */
 
-static bool fail(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static bool fail(char *err, const char *fmt, ...) {
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, 256, fmt, ap);
-        va_end(ap);
-    }
-    return false;
-}
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int compare_doubles(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -156,7 +141,7 @@ double prof_measure_sm_clock(char err[256]) {
     if (!rt_device_open(&dev, err)) return 0;
     pthread_once(&sm_clock.once, build_clock_kernel);
     if (!sm_clock.ready) {
-        fail(err, "%s", sm_clock.error);
+        rt_fail(err, "%s", sm_clock.error);
         return 0;
     }
     unsigned long long window = CLOCK_WINDOW_NS, got[2] = {0, 0};
@@ -170,12 +155,12 @@ double prof_measure_sm_clock(char err[256]) {
     pthread_mutex_unlock(&sm_clock.lock);
     if (!ok) return 0;
     if (got[0] == 0 || got[1] == 0) {
-        fail(err, "the SM clock kernel saw the GPU timer stand still");
+        rt_fail(err, "the SM clock kernel saw the GPU timer stand still");
         return 0;
     }
     double mhz = (double)got[1] / (double)got[0] * 1e3;  /* cycles per ns, in MHz */
     if (!(mhz > 1 && mhz < 1e4)) {
-        fail(err, "the SM clock kernel measured an implausible %.6g MHz", mhz);
+        rt_fail(err, "the SM clock kernel measured an implausible %.6g MHz", mhz);
         return 0;
     }
     return mhz;
@@ -184,10 +169,8 @@ double prof_measure_sm_clock(char err[256]) {
 /* ---- the benchmark ---- */
 
 typedef struct Bench {
-    const RtKernel *fn;
-    const long long *grid;
-    long long block, smem;
-    void **params;
+    BenchLaunch launch;       /* one unit of the timed work, on a stream */
+    void *arg;
     BenchBackend backend;
     void *stream;
     RtEvent flush_start, start, end;
@@ -198,8 +181,18 @@ typedef struct Bench {
     char *err;
 } Bench;
 
-static bool launch_kernel(Bench *b) {
-    return rt_launch(b->fn, b->grid, b->block, b->smem, b->params, b->stream, b->err);
+static bool launch_kernel(Bench *b) { return b->launch(b->arg, b->stream, b->err); }
+
+typedef struct KernelLaunch {
+    const RtKernel *fn;
+    const long long *grid;
+    long long block, smem;
+    void **params;
+} KernelLaunch;
+
+static bool launch_one_kernel(void *arg, void *stream, char err[256]) {
+    KernelLaunch *k = arg;
+    return rt_launch(k->fn, k->grid, k->block, k->smem, k->params, stream, err);
 }
 
 /* Times one unit of work (a launch, or a replay of the graph) on the stream
@@ -231,9 +224,9 @@ static bool time_unit(Bench *b, bool graph, unsigned char flush_value, double *m
  * up from idle, so none of them is timed: launches continue until at least 3
  * ran and 20 ms passed. Returns the fastest (event-timed) launch in *best_ms. */
 static bool warm_up(Bench *b, int *runs, double *best_ms) {
-    double t0 = now_s();
+    double t0 = rt_now_s();
     *best_ms = INFINITY;
-    for (*runs = 0; *runs < WARMUP_MIN_RUNS || now_s() - t0 < WARMUP_MIN_S;) {
+    for (*runs = 0; *runs < WARMUP_MIN_RUNS || rt_now_s() - t0 < WARMUP_MIN_S;) {
         double ms;
         if (!time_unit(b, false, 0, &ms, NULL)) return false;
         ++*runs;
@@ -289,15 +282,15 @@ static bool calibrate_graph(Bench *b, double kernel_ms, int *untimed_runs) {
 
 static bool check_options(const BenchOptions *o, long long l2_bytes, char *err) {
     if (o->backend != BENCH_EVENT && o->backend != BENCH_GRAPH)
-        return fail(err, "unknown benchmark backend %d: it is either events or graphs", (int)o->backend);
+        return rt_fail(err, "unknown benchmark backend %d: it is either events or graphs", (int)o->backend);
     if (!(o->max_noise >= 0))
-        return fail(err, "the benchmark's noise limit must be 0 or more, not %g", o->max_noise);
+        return rt_fail(err, "the benchmark's noise limit must be 0 or more, not %g", o->max_noise);
     if (o->min_samples < 1 || o->min_samples > MAX_SAMPLES)
-        return fail(err, "the benchmark needs 1 to %d samples at least, not %d", MAX_SAMPLES, o->min_samples);
+        return rt_fail(err, "the benchmark needs 1 to %d samples at least, not %d", MAX_SAMPLES, o->min_samples);
     if (!(o->max_time_s > 0))
-        return fail(err, "the benchmark's time limit must be more than 0 seconds, not %g", o->max_time_s);
+        return rt_fail(err, "the benchmark's time limit must be more than 0 seconds, not %g", o->max_time_s);
     if (o->l2_flush && l2_bytes <= 0)
-        return fail(err, "cannot flush L2 between samples: the device's L2 size is unknown (%lld bytes)", l2_bytes);
+        return rt_fail(err, "cannot flush L2 between samples: the device's L2 size is unknown (%lld bytes)", l2_bytes);
     return true;
 }
 
@@ -306,7 +299,7 @@ static bool check_options(const BenchOptions *o, long long l2_bytes, char *err) 
 static bool summarise(BenchResult *r, char *err) {
     int n = r->samples;
     double *sorted = malloc((size_t)n * sizeof *sorted);
-    if (!sorted) return fail(err, "out of memory summarising %d samples", n);
+    if (!sorted) return rt_fail(err, "out of memory summarising %d samples", n);
     double sum = 0;
     for (int i = 0; i < n; i++) {
         sorted[i] = r->sample[i].ms;
@@ -356,20 +349,20 @@ static bool run_bench(Bench *b, const BenchOptions *o, BenchResult *r) {
     char clock_err[256];
     prof_measure_sm_clock(clock_err);
 
-    double warm_t0 = now_s(), best_ms;
+    double warm_t0 = rt_now_s(), best_ms;
     if (!warm_up(b, &r->warmup_runs, &best_ms)) return false;
     b->launches = 1;
     if (b->backend == BENCH_GRAPH && !calibrate_graph(b, best_ms, &r->warmup_runs)) return false;
-    r->warmup_ms = (now_s() - warm_t0) * 1e3;
+    r->warmup_ms = (rt_now_s() - warm_t0) * 1e3;
     r->launches_per_sample = b->launches;
 
     r->sample = malloc(MAX_SAMPLES * sizeof *r->sample);
-    if (!r->sample) return fail(b->err, "out of memory for %d benchmark samples", MAX_SAMPLES);
+    if (!r->sample) return rt_fail(b->err, "out of memory for %d benchmark samples", MAX_SAMPLES);
 
     /* Stopping rule: at least min_samples, then the first of: relative
      * standard deviation <= max_noise (from 2 samples on), max_time_s spent
      * sampling, MAX_SAMPLES samples. Running mean and variance (Welford). */
-    double t_sampling = now_s(), clock_mhz = 0, mean = 0, m2 = 0;
+    double t_sampling = rt_now_s(), clock_mhz = 0, mean = 0, m2 = 0;
     int n = 0;
     while (n < MAX_SAMPLES) {
         if (n % CLOCK_EVERY_SAMPLES == 0) {
@@ -378,7 +371,7 @@ static bool run_bench(Bench *b, const BenchOptions *o, BenchResult *r) {
         }
         BenchSample *s = &r->sample[n];
         memset(s, 0, sizeof *s);
-        s->start_us = (now_s() - t_sampling) * 1e6;  /* when its flush and launch were queued */
+        s->start_us = (rt_now_s() - t_sampling) * 1e6;  /* when its flush and launch were queued */
         /* A new byte value every sample, so each flush really rewrites all
          * of the buffer's lines. */
         if (!time_unit(b, b->backend == BENCH_GRAPH, n % 2 ? 0xA5 : 0x5A, &s->ms, &s->flush_us)) return false;
@@ -397,7 +390,7 @@ static bool run_bench(Bench *b, const BenchOptions *o, BenchResult *r) {
                 break;
             }
         }
-        if (now_s() - t_sampling >= o->max_time_s) break;
+        if (rt_now_s() - t_sampling >= o->max_time_s) break;
     }
     BenchSample *shrunk = realloc(r->sample, (size_t)n * sizeof *shrunk);
     if (shrunk) r->sample = shrunk;
@@ -409,14 +402,24 @@ bool prof_bench(const RtKernel *fn, const long long grid[3], long long block, lo
     char local_err[256];
     if (!err) err = local_err;
     if (r) memset(r, 0, sizeof *r);
-    if (!fn || !fn->fn) return fail(err, "prof_bench needs a kernel from rt_kernel_get");
-    if (!grid || !r) return fail(err, "prof_bench needs a grid and a result to fill in");
+    if (!fn || !fn->fn) return rt_fail(err, "prof_bench needs a kernel from rt_kernel_get");
+    if (!grid || !r) return rt_fail(err, "prof_bench needs a grid and a result to fill in");
+    KernelLaunch k = {fn, grid, block, smem, params};
+    return prof_bench_launch(launch_one_kernel, &k, l2_bytes, o, r, err);
+}
+
+bool prof_bench_launch(BenchLaunch launch, void *arg, long long l2_bytes, const BenchOptions *o, BenchResult *r,
+                       char err[256]) {
+    char local_err[256];
+    if (!err) err = local_err;
+    if (r) memset(r, 0, sizeof *r);
+    if (!launch || !r) return rt_fail(err, "prof_bench_launch needs work to time and a result to fill in");
     BenchOptions defaults = prof_bench_defaults();
     if (!o) o = &defaults;
     if (!check_options(o, l2_bytes, err)) return false;
 
     Bench b = {
-        .fn = fn, .grid = grid, .block = block, .smem = smem, .params = params, .backend = o->backend,
+        .launch = launch, .arg = arg, .backend = o->backend,
         /* A buffer the size of L2, rewritten before every sample, evicts
          * the kernel's inputs and outputs of the previous run, so each
          * sample reads from DRAM as a first call in a real program would,
@@ -480,16 +483,16 @@ bool prof_consistency(const RtKernel *fn, const long long grid[3], long long blo
     char local_err[256];
     if (!err) err = local_err;
     if (consistent) *consistent = false;
-    if (!fn || !fn->fn) return fail(err, "prof_consistency needs a kernel from rt_kernel_get");
-    if (!grid || !consistent) return fail(err, "prof_consistency needs a grid and somewhere to put the verdict");
+    if (!fn || !fn->fn) return rt_fail(err, "prof_consistency needs a kernel from rt_kernel_get");
+    if (!grid || !consistent) return rt_fail(err, "prof_consistency needs a grid and somewhere to put the verdict");
     if (n_outputs < 1 || !outputs || !bytes)
-        return fail(err, "prof_consistency needs at least one output to compare");
-    if (runs < 2) return fail(err, "a consistency check needs at least 2 runs to compare, not %d", runs);
+        return rt_fail(err, "prof_consistency needs at least one output to compare");
+    if (runs < 2) return rt_fail(err, "a consistency check needs at least 2 runs to compare, not %d", runs);
     size_t total = 0;
     for (int i = 0; i < n_outputs; i++) {
         if (bytes[i] > 0 && outputs[i] == 0)
-            return fail(err, "output %d of the consistency check has no device memory", i);
-        if (bytes[i] > (size_t)-1 - total) return fail(err, "the outputs of the consistency check are too big");
+            return rt_fail(err, "output %d of the consistency check has no device memory", i);
+        if (bytes[i] > (size_t)-1 - total) return rt_fail(err, "the outputs of the consistency check are too big");
         total += bytes[i];
     }
     if (total == 0) {
@@ -501,7 +504,7 @@ bool prof_consistency(const RtKernel *fn, const long long grid[3], long long blo
     unsigned char *first = malloc(total);
     unsigned char *chunk = malloc(total < CONSISTENCY_CHUNK ? total : CONSISTENCY_CHUNK);
     bool ok = first && chunk;
-    if (!ok) fail(err, "out of memory for the %zu output bytes of the consistency check", total);
+    if (!ok) rt_fail(err, "out of memory for the %zu output bytes of the consistency check", total);
     /* Anything still running on the default stream finishes first. */
     ok = ok && rt_synchronize(err) && rt_malloc(&saved, total, err);
     size_t off = 0;

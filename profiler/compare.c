@@ -25,32 +25,14 @@
 #include "profiler.h"
 
 enum {
-    WARMUP_MIN_RUNS = 3,            /* as bench.c */
-    MAX_SAMPLES = 10000,            /* as bench.c */
     CHECK_CHUNK_ELEMS = 1 << 16,    /* elements of C compared per copy back */
 };
-static const double WARMUP_MIN_S = 0.020;  /* as bench.c */
 /* Both results approximate the same product from the same inputs with f32
  * accumulation, so they differ by rounding (about 1e-3 relative); a wrong
  * transpose, leading dimension or stride makes an error of order 1. */
 static const double CHECK_MAX_REL_ERR = 0.05;
 
-static bool fail(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static bool fail(char *err, const char *fmt, ...) {
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, 256, fmt, ap);
-        va_end(ap);
-    }
-    return false;
-}
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* ---- recognising a matrix product ---- */
 
@@ -257,9 +239,6 @@ typedef struct Gemm {
     void *c;
     /* timing, as bench.c does it */
     void *stream;
-    RtEvent start, end;
-    uint64_t flush_buffer;
-    size_t flush_bytes;  /* 0: no flush */
     char *err;
 } Gemm;
 
@@ -300,62 +279,21 @@ static bool run_gemm(Gemm *g) {
                                               CUBLAS_GEMM_DEFAULT)
             : cublas.api.gemm(g->handle, g->op_b, g->op_a, g->n, g->m, g->k, &alpha, g->b, g->ab, g->ldb, g->a,
                               g->ab, g->lda, &beta, g->c, g->cd, g->ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-    if (st != CUBLAS_STATUS_SUCCESS) return fail(g->err, "cuBLAS's GEMM failed: %s", status_text(st));
+    if (st != CUBLAS_STATUS_SUCCESS) return rt_fail(g->err, "cuBLAS's GEMM failed: %s", status_text(st));
     return true;
 }
 
-/* One call between an event pair on the stream, after the flush when asked:
- * the memset goes before the start event, so stream order keeps it out of the
- * timed interval while the host queues the GEMM behind it (bench.c's time_unit). */
-static bool time_call(Gemm *g, bool flush, unsigned char flush_value, double *ms) {
-    if (flush && g->flush_bytes && !rt_memset8_async(g->flush_buffer, flush_value, g->flush_bytes, g->stream, g->err))
-        return false;
-    float f = 0;
-    if (!rt_event_record(&g->start, g->stream, g->err) || !run_gemm(g) ||
-        !rt_event_record(&g->end, g->stream, g->err) || !rt_event_elapsed_ms(&g->start, &g->end, &f, g->err))
-        return false;
-    *ms = f;
-    return true;
-}
-
-static int compare_doubles(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* bench.c's warm-up (at least 3 calls and 20 ms, untimed) and stopping rule
- * (min_samples, then relative standard deviation <= max_noise, max_time_s of
- * sampling or MAX_SAMPLES samples); *median_ms as numpy's median. */
-static bool measure(Gemm *g, const BenchOptions *o, double *median_ms) {
-    double t0 = now_s(), ms;
-    for (int runs = 0; runs < WARMUP_MIN_RUNS || now_s() - t0 < WARMUP_MIN_S; runs++)
-        if (!time_call(g, false, 0, &ms)) return false;
-    double *sample = malloc(MAX_SAMPLES * sizeof *sample);
-    if (!sample) return fail(g->err, "out of memory for %d cuBLAS samples", MAX_SAMPLES);
-    double t_sampling = now_s(), mean = 0, m2 = 0;
-    int n = 0;
-    while (n < MAX_SAMPLES) {
-        /* A new byte value every sample, so each flush rewrites every line. */
-        if (!time_call(g, true, n % 2 ? 0xA5 : 0x5A, &sample[n])) {
-            free(sample);
-            return false;
-        }
-        n++;
-        double delta = sample[n - 1] - mean;
-        mean += delta / n;
-        m2 += delta * (sample[n - 1] - mean);
-        if (n < o->min_samples) continue;
-        if (n >= 2) {
-            double stddev = sqrt(m2 / (n - 1));
-            double rel = mean > 0 ? stddev / mean : (stddev == 0 ? 0 : INFINITY);
-            if (rel <= o->max_noise) break;
-        }
-        if (now_s() - t_sampling >= o->max_time_s) break;
+/* One GEMM on the stream the benchmark gives (bench.c's method: warm-up,
+ * L2 flush, event pairs, the same stopping rule as tilec's kernel). */
+static bool launch_gemm(void *arg, void *stream, char err[256]) {
+    Gemm *g = arg;
+    g->err = err;
+    if (stream != g->stream) {
+        cublasStatus_t st = cublas.api.set_stream(g->handle, (cudaStream_t)stream);
+        if (st != CUBLAS_STATUS_SUCCESS) return rt_fail(err, "could not give cuBLAS the timing stream: %s", status_text(st));
+        g->stream = stream;
     }
-    qsort(sample, (size_t)n, sizeof *sample, compare_doubles);
-    *median_ms = n % 2 ? sample[n / 2] : 0.5 * (sample[n / 2 - 1] + sample[n / 2]);
-    free(sample);
-    return true;
+    return run_gemm(g);
 }
 
 /* cuBLAS's C against tilec's verified output (s->got), in chunks: a guard
@@ -366,7 +304,7 @@ static bool check_result(const Gemm *g, const HostTensor *c, const void *want, u
     unsigned char *chunk = malloc((size_t)CHECK_CHUNK_ELEMS * (size_t)eb);
     double *x = malloc(CHECK_CHUNK_ELEMS * sizeof *x), *y = malloc(CHECK_CHUNK_ELEMS * sizeof *y);
     bool ok = chunk && x && y;
-    if (!ok) fail(g->err, "out of memory checking cuBLAS's result");
+    if (!ok) rt_fail(g->err, "out of memory checking cuBLAS's result");
     double diff = 0, norm = 0;
     bool nonfinite_mismatch = false;
     for (int64_t off = 0; ok && off < c->elems; off += CHECK_CHUNK_ELEMS) {
@@ -431,13 +369,13 @@ bool prof_compare_cublas(KernelInfo *k, Session *s, long long l2_bytes, const Be
     if (!fits_int(shape.m) || !fits_int(shape.n) || !fits_int(shape.k) || !fits_int(shape.batch))
         return no_comparison(out, "no vendor equivalent: a dimension of the product exceeds cuBLAS's 32-bit sizes");
     if (!s || !s->dev || !s->in)
-        return fail(err, "prof_compare_cublas needs an open session with device buffers");
+        return rt_fail(err, "prof_compare_cublas needs an open session with device buffers");
     if (o->l2_flush && l2_bytes <= 0)
-        return fail(err, "cannot flush L2 between cuBLAS samples: the device's L2 size is unknown");
+        return rt_fail(err, "cannot flush L2 between cuBLAS samples: the device's L2 size is unknown");
     pthread_once(&cublas.once, load_cublas);
     if (cublas.error[0]) return no_comparison(out, "no cuBLAS to compare with: %s", cublas.error);
 
-    Gemm g = {.err = err, .flush_bytes = o->l2_flush ? (size_t)l2_bytes : 0};
+    Gemm g = {.err = err};
     gemm_from_shape(&shape, &g);
     g.a = (const void *)(uintptr_t)s->dev[shape.a];
     g.b = (const void *)(uintptr_t)s->dev[shape.b];
@@ -450,12 +388,11 @@ bool prof_compare_cublas(KernelInfo *k, Session *s, long long l2_bytes, const Be
     /* rt_synchronize makes the primary context current in this thread (cuBLAS
      * then uses it, as the runtime adopts a current context) and lets the
      * legacy stream's work finish, which the non-blocking stream would not wait for. */
-    bool ok = rt_synchronize(err) && rt_stream_create(&g.stream, err) && rt_event_create(&g.start, err) &&
-              rt_event_create(&g.end, err) && (!g.flush_bytes || rt_malloc(&g.flush_buffer, g.flush_bytes, err));
+    bool ok = rt_synchronize(err) && rt_stream_create(&g.stream, err);
     if (ok && (st = cublas.api.create(&g.handle)) != CUBLAS_STATUS_SUCCESS)
-        ok = fail(err, "could not create a cuBLAS handle: %s", status_text(st));
+        ok = rt_fail(err, "could not create a cuBLAS handle: %s", status_text(st));
     if (ok && (st = cublas.api.set_stream(g.handle, (cudaStream_t)g.stream)) != CUBLAS_STATUS_SUCCESS)
-        ok = fail(err, "could not give cuBLAS the timing stream: %s", status_text(st));
+        ok = rt_fail(err, "could not give cuBLAS the timing stream: %s", status_text(st));
     /* C is poisoned first (0xFF bytes are NaN), so a call that writes
      * nothing cannot pass the check; cuMemsetD8 may return before it is done,
      * and the timing stream does not wait for the legacy one, hence the wait. */
@@ -464,19 +401,27 @@ bool prof_compare_cublas(KernelInfo *k, Session *s, long long l2_bytes, const Be
     if (ok && want) {
         ok = check_result(&g, c, want, s->dev[shape.c], &rel);
         if (ok && !(rel <= CHECK_MAX_REL_ERR))
-            ok = fail(err, "cuBLAS's result differs from tilec's verified output (relative error %.3g), so the "
+            ok = rt_fail(err, "cuBLAS's result differs from tilec's verified output (relative error %.3g), so the "
                       "GEMM given to it is not the reference's product", rel);
     }
-    ok = ok && measure(&g, o, &median_ms);
+    if (ok) {
+        /* cuBLAS runs one event pair per call: graphs would need capturing it */
+        BenchOptions eo = *o;
+        eo.backend = BENCH_EVENT;
+        BenchResult br;
+        void *own = g.stream;
+        ok = prof_bench_launch(launch_gemm, &g, l2_bytes, &eo, &br, err);
+        g.err = err;
+        if (ok) median_ms = br.median_ms;
+        prof_bench_free(&br);
+        g.stream = own;
+    }
 
     /* Whatever happened: the stream is drained before its resources go. */
     char ignored[256];
     if (g.stream) rt_stream_synchronize(g.stream, ignored);
     if (g.handle) cublas.api.destroy(g.handle);
-    rt_event_destroy(&g.start);
-    rt_event_destroy(&g.end);
     rt_stream_destroy(g.stream);
-    rt_free(g.flush_buffer);
     if (!ok) {
         no_comparison(out, "cuBLAS was not timed: %.200s", err);
         return false;

@@ -319,6 +319,11 @@ BenchOptions prof_bench_defaults(void);
 bool prof_bench(const RtKernel *fn, const long long grid[3], long long block, long long smem, void **params,
                 long long l2_bytes, const BenchOptions *o, BenchResult *r, char err[256]);
 void prof_bench_free(BenchResult *r);  /* safe on a zeroed result and twice */
+/* The same method for any work: `launch` queues one unit of it on the
+ * stream it is given (cuBLAS for --compare, say). */
+typedef bool (*BenchLaunch)(void *arg, void *stream, char err[256]);
+bool prof_bench_launch(BenchLaunch launch, void *arg, long long l2_bytes, const BenchOptions *o, BenchResult *r,
+                       char err[256]);
 /* Runs the kernel `runs` (>= 2) times on the same inputs and sets
  * *consistent when the outputs are bitwise identical each time; outputs[i]
  * are device pointers with bytes[i] sizes. Their contents before the first

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The CUDA driver's Linux soname; "libcuda.so" without the version is the
  * toolkit's link-time stub and only exists where the toolkit does. */
@@ -118,8 +119,13 @@ static _Thread_local bool context_current_here;
 
 /* ---- error sentences ---- */
 
-static bool fail(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static bool fail(char *err, const char *fmt, ...) {
+double rt_now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+bool rt_fail(char *err, const char *fmt, ...) {
     if (err) {
         va_list ap;
         va_start(ap, fmt);
@@ -184,8 +190,8 @@ static bool cu_fail_with_tail(char *err, CUresult rc, const char *tail, const ch
     else
         snprintf(code, sizeof code, "CUDA error %d", (int)rc);
     if (text)
-        return fail(err, "%s: %s (%s)%s", what, text, code, tail);
-    return fail(err, "%s (%s)%s", what, code, tail);
+        return rt_fail(err, "%s: %s (%s)%s", what, text, code, tail);
+    return rt_fail(err, "%s (%s)%s", what, code, tail);
 }
 #define cu_fail(err, rc, ...) cu_fail_with_tail(err, rc, "", __VA_ARGS__)
 
@@ -217,7 +223,7 @@ static void load_driver(void) {
 
 static bool driver_loaded(char *err) {
     pthread_once(&driver.load_once, load_driver);
-    if (driver.load_error[0]) return fail(err, "%s", driver.load_error);
+    if (driver.load_error[0]) return rt_fail(err, "%s", driver.load_error);
     return true;
 }
 
@@ -225,7 +231,7 @@ static bool driver_loaded(char *err) {
 static bool ensure_context(char *err) {
     if (!atomic_load_explicit(&driver.opened, memory_order_acquire)) {
         if (!driver_loaded(err)) return false;
-        return fail(err, "the CUDA device is not open (rt_device_open was not called or failed)");
+        return rt_fail(err, "the CUDA device is not open (rt_device_open was not called or failed)");
     }
     if (context_current_here) return true;
     CUresult rc = driver.api.ctx_set_current(driver.context);
@@ -245,7 +251,7 @@ static bool choose_ordinal(int count, int *ordinal, char *err) {
     errno = 0;
     long v = strtol(text, &end, 10);
     if (errno || *end || end == text || v < 0 || v >= count)
-        return fail(err, "TILEC_DEVICE='%.32s' is not a device number: this machine has %d CUDA device%s (0 to %d)",
+        return rt_fail(err, "TILEC_DEVICE='%.32s' is not a device number: this machine has %d CUDA device%s (0 to %d)",
                     text, count, count == 1 ? "" : "s", count - 1);
     *ordinal = (int)v;
     return true;
@@ -296,12 +302,12 @@ static bool read_device(CUdevice cu_dev, int ordinal, RtDevice *d, char *err) {
 /* The first successful open, under open_lock. */
 static bool open_device(char *err) {
     CUresult rc = driver.api.init(0);
-    if (rc == CUDA_ERROR_NO_DEVICE) return fail(err, "no CUDA device found");
+    if (rc == CUDA_ERROR_NO_DEVICE) return rt_fail(err, "no CUDA device found");
     if (rc != CUDA_SUCCESS) return cu_fail(err, rc, "the CUDA driver could not start");
     int count = 0;
     rc = driver.api.device_get_count(&count);
     if (rc != CUDA_SUCCESS) return cu_fail(err, rc, "could not count the CUDA devices");
-    if (count <= 0) return fail(err, "no CUDA device found");
+    if (count <= 0) return rt_fail(err, "no CUDA device found");
     int ordinal;
     if (!choose_ordinal(count, &ordinal, err)) return false;
     CUdevice cu_dev;
@@ -330,7 +336,7 @@ static bool open_device(char *err) {
 }
 
 bool rt_device_open(RtDevice *dev, char err[256]) {
-    if (!dev) return fail(err, "rt_device_open needs a device to fill in");
+    if (!dev) return rt_fail(err, "rt_device_open needs a device to fill in");
     if (!driver_loaded(err)) return false;
     pthread_mutex_lock(&driver.open_lock);
     bool ok = atomic_load_explicit(&driver.opened, memory_order_acquire) || open_device(err);
@@ -367,8 +373,8 @@ static bool is_image_mismatch(CUresult rc) {
 
 bool rt_module_load(const void *cubin, size_t size, RtModule **out, char err[256]) {
     if (out) *out = NULL;
-    if (!out) return fail(err, "rt_module_load needs somewhere to put the module");
-    if (!cubin || size == 0) return fail(err, "the module image to load is empty");
+    if (!out) return rt_fail(err, "rt_module_load needs somewhere to put the module");
+    if (!cubin || size == 0) return rt_fail(err, "the module image to load is empty");
     if (!ensure_context(err)) return false;
 
     /* PTX text need not end in a NUL in the caller's buffer, so it gets a
@@ -377,7 +383,7 @@ bool rt_module_load(const void *cubin, size_t size, RtModule **out, char err[256
     const void *image = cubin;
     if (!is_binary_image(cubin, size) && memchr(cubin, 0, size) == NULL) {
         ptx_copy = malloc(size + 1);
-        if (!ptx_copy) return fail(err, "out of memory copying a %zu-byte PTX module", size);
+        if (!ptx_copy) return rt_fail(err, "out of memory copying a %zu-byte PTX module", size);
         memcpy(ptx_copy, cubin, size);
         ptx_copy[size] = 0;
         image = ptx_copy;
@@ -407,7 +413,7 @@ bool rt_module_load(const void *cubin, size_t size, RtModule **out, char err[256
     RtModule *m = malloc(sizeof *m);
     if (!m) {
         driver.api.module_unload(handle);
-        return fail(err, "out of memory loading a module");
+        return rt_fail(err, "out of memory loading a module");
     }
     m->handle = handle;
     *out = m;
@@ -422,11 +428,11 @@ void rt_module_unload(RtModule *m) {
 
 bool rt_kernel_get(RtModule *m, const char *name, RtKernel *k, char err[256]) {
     if (k) k->fn = NULL;
-    if (!m || !name || !k) return fail(err, "rt_kernel_get needs a module, a kernel name and a kernel to fill in");
+    if (!m || !name || !k) return rt_fail(err, "rt_kernel_get needs a module, a kernel name and a kernel to fill in");
     if (!ensure_context(err)) return false;
     CUfunction fn;
     CUresult rc = driver.api.module_get_function(&fn, m->handle, name);
-    if (rc == CUDA_ERROR_NOT_FOUND) return fail(err, "the module has no kernel named '%.100s'", name);
+    if (rc == CUDA_ERROR_NOT_FOUND) return rt_fail(err, "the module has no kernel named '%.100s'", name);
     if (rc != CUDA_SUCCESS) return cu_fail(err, rc, "could not find kernel '%.100s' in the module", name);
     k->fn = fn;
     return true;
@@ -435,14 +441,14 @@ bool rt_kernel_get(RtModule *m, const char *name, RtKernel *k, char err[256]) {
 /* ---- launching ---- */
 
 static bool check_kernel(const RtKernel *k, const char *who, char *err) {
-    if (!k || !k->fn) return fail(err, "%s needs a kernel from rt_kernel_get", who);
+    if (!k || !k->fn) return rt_fail(err, "%s needs a kernel from rt_kernel_get", who);
     return ensure_context(err);
 }
 
 static bool check_block(long long block, long long smem, char *err) {
     if (block < 1 || block > 1024)
-        return fail(err, "a block of %lld threads is impossible: blocks hold 1 to 1024 threads", block);
-    if (smem < 0 || smem > INT_MAX) return fail(err, "%lld bytes of dynamic shared memory is impossible", smem);
+        return rt_fail(err, "a block of %lld threads is impossible: blocks hold 1 to 1024 threads", block);
+    if (smem < 0 || smem > INT_MAX) return rt_fail(err, "%lld bytes of dynamic shared memory is impossible", smem);
     return true;
 }
 
@@ -461,7 +467,7 @@ static bool opt_in_shared_memory(CUfunction fn, long long smem, char *err) {
     if (rc == CUDA_SUCCESS) return true;
     if (rc == CUDA_ERROR_INVALID_VALUE) {
         driver.api.func_get_attribute(&static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn);
-        return fail(err,
+        return rt_fail(err,
                     "the kernel needs %lld bytes of dynamic and %d bytes of static shared memory, more than the "
                     "%lld bytes a block may have on %s",
                     smem, static_smem, driver.device.smem_per_block_optin, driver.device.name);
@@ -475,7 +481,7 @@ static bool explain_refused_launch(CUfunction fn, CUresult rc, long long block, 
     if (rc == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES &&
         driver.api.func_get_attribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn) == CUDA_SUCCESS &&
         driver.api.func_get_attribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn) == CUDA_SUCCESS && block > max_threads)
-        return fail(err,
+        return rt_fail(err,
                     "could not launch the kernel: it uses %d registers per thread, so a block may have at most %d "
                     "threads, not %lld",
                     regs, max_threads, block);
@@ -485,12 +491,12 @@ static bool explain_refused_launch(CUfunction fn, CUresult rc, long long block, 
 bool rt_launch(const RtKernel *k, const long long grid[3], long long block, long long smem, void **params,
                void *stream, char err[256]) {
     if (!check_kernel(k, "rt_launch", err) || !check_block(block, smem, err)) return false;
-    if (!grid) return fail(err, "rt_launch needs a grid");
+    if (!grid) return rt_fail(err, "rt_launch needs a grid");
     /* The hardware's grid limits: 2^31 - 1 blocks in x, 65535 in y and z. */
     const long long grid_limit[3] = {INT_MAX, 65535, 65535};
     for (int i = 0; i < 3; i++)
         if (grid[i] < 1 || grid[i] > grid_limit[i])
-            return fail(err,
+            return rt_fail(err,
                         "a grid of %lld x %lld x %lld blocks is impossible: x may be 1 to 2147483647, y and z "
                         "1 to 65535",
                         grid[0], grid[1], grid[2]);
@@ -506,7 +512,7 @@ bool rt_launch(const RtKernel *k, const long long grid[3], long long block, long
 
 bool rt_occupancy(const RtKernel *k, long long block, long long smem, int *blocks_per_sm, char err[256]) {
     if (blocks_per_sm) *blocks_per_sm = 0;
-    if (!blocks_per_sm) return fail(err, "rt_occupancy needs somewhere to put the result");
+    if (!blocks_per_sm) return rt_fail(err, "rt_occupancy needs somewhere to put the result");
     if (!check_kernel(k, "rt_occupancy", err) || !check_block(block, smem, err)) return false;
     /* The calculator honours the function's dynamic shared memory limit, so
      * it needs the same opt-in as a launch to count blocks above 48 KiB. */
@@ -539,7 +545,7 @@ bool rt_kernel_attrs(const RtKernel *k, int *regs, int *local_bytes, int *static
 
 bool rt_malloc(uint64_t *ptr, size_t bytes, char err[256]) {
     if (ptr) *ptr = 0;
-    if (!ptr) return fail(err, "rt_malloc needs somewhere to put the pointer");
+    if (!ptr) return rt_fail(err, "rt_malloc needs somewhere to put the pointer");
     if (bytes == 0) return true;  /* cuMemAlloc refuses 0 bytes */
     if (!ensure_context(err)) return false;
     CUdeviceptr p;
@@ -603,7 +609,7 @@ bool rt_synchronize(char err[256]) {
 
 bool rt_event_create(RtEvent *e, char err[256]) {
     if (e) e->ev = NULL;
-    if (!e) return fail(err, "rt_event_create needs an event to fill in");
+    if (!e) return rt_fail(err, "rt_event_create needs an event to fill in");
     if (!ensure_context(err)) return false;
     CUevent ev;
     /* CU_EVENT_DEFAULT keeps timing on, which CU_EVENT_DISABLE_TIMING would turn off. */
@@ -614,7 +620,7 @@ bool rt_event_create(RtEvent *e, char err[256]) {
 }
 
 bool rt_event_record(RtEvent *e, void *stream, char err[256]) {
-    if (!e || !e->ev) return fail(err, "rt_event_record needs an event from rt_event_create");
+    if (!e || !e->ev) return rt_fail(err, "rt_event_record needs an event from rt_event_create");
     if (!ensure_context(err)) return false;
     CUresult rc = driver.api.event_record((CUevent)e->ev, (CUstream)stream);
     if (rc != CUDA_SUCCESS) return cu_fail(err, rc, "could not record a CUDA event");
@@ -624,7 +630,7 @@ bool rt_event_record(RtEvent *e, void *stream, char err[256]) {
 bool rt_event_elapsed_ms(RtEvent *start, RtEvent *end, float *ms, char err[256]) {
     if (ms) *ms = 0;
     if (!start || !start->ev || !end || !end->ev || !ms)
-        return fail(err, "rt_event_elapsed_ms needs two events from rt_event_create and somewhere to put the time");
+        return rt_fail(err, "rt_event_elapsed_ms needs two events from rt_event_create and somewhere to put the time");
     if (!ensure_context(err)) return false;
     CUresult rc = driver.api.event_synchronize((CUevent)end->ev);
     if (rc != CUDA_SUCCESS) return cu_fail(err, rc, "could not wait for a CUDA event");
@@ -690,13 +696,13 @@ static void load_timing_functions(void) {
 static bool timing_ready(char *err) {
     if (!ensure_context(err)) return false;
     pthread_once(&timing.load_once, load_timing_functions);
-    if (timing.load_error[0]) return fail(err, "%s", timing.load_error);
+    if (timing.load_error[0]) return rt_fail(err, "%s", timing.load_error);
     return true;
 }
 
 bool rt_stream_create(void **stream, char err[256]) {
     if (stream) *stream = NULL;
-    if (!stream) return fail(err, "rt_stream_create needs somewhere to put the stream");
+    if (!stream) return rt_fail(err, "rt_stream_create needs somewhere to put the stream");
     if (!timing_ready(err)) return false;
     /* Non-blocking: the legacy default stream (rt_memcpy_*, rt_memset8, other
      * libraries) neither waits for this stream nor is waited for, so work
@@ -729,7 +735,7 @@ bool rt_memset8_async(uint64_t dst, unsigned char value, size_t n, void *stream,
 }
 
 bool rt_capture_begin(void *stream, char err[256]) {
-    if (!stream) return fail(err, "a CUDA graph cannot be captured on the default stream");
+    if (!stream) return rt_fail(err, "a CUDA graph cannot be captured on the default stream");
     if (!timing_ready(err)) return false;
     /* Relaxed: the capture puts no restriction on other calls of this or any
      * other thread (rt_launch may set a function attribute while capturing). */
@@ -740,7 +746,7 @@ bool rt_capture_begin(void *stream, char err[256]) {
 
 bool rt_capture_end(void *stream, RtGraph *g, char err[256]) {
     if (g) g->exec = NULL;
-    if (!stream) return fail(err, "a CUDA graph cannot be captured on the default stream");
+    if (!stream) return rt_fail(err, "a CUDA graph cannot be captured on the default stream");
     if (!timing_ready(err)) return false;
     CUgraph graph = NULL;
     CUresult rc = timing.api.stream_end_capture((CUstream)stream, &graph);
@@ -752,7 +758,7 @@ bool rt_capture_end(void *stream, RtGraph *g, char err[256]) {
         if (graph) timing.api.graph_destroy(graph);
         return true;
     }
-    if (!graph) return fail(err, "capturing a CUDA graph gave no graph");
+    if (!graph) return rt_fail(err, "capturing a CUDA graph gave no graph");
     /* The executable graph is a snapshot, independent of the captured one. */
     CUgraphExec exec;
     rc = timing.api.graph_instantiate(&exec, graph, 0);
@@ -763,7 +769,7 @@ bool rt_capture_end(void *stream, RtGraph *g, char err[256]) {
 }
 
 bool rt_graph_launch(const RtGraph *g, void *stream, char err[256]) {
-    if (!g || !g->exec) return fail(err, "rt_graph_launch needs a graph from rt_capture_end");
+    if (!g || !g->exec) return rt_fail(err, "rt_graph_launch needs a graph from rt_capture_end");
     if (!timing_ready(err)) return false;
     CUresult rc = timing.api.graph_launch((CUgraphExec)g->exec, (CUstream)stream);
     if (rc != CUDA_SUCCESS) return cu_fail(err, rc, "could not launch a CUDA graph");

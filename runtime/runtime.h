@@ -46,6 +46,12 @@ void rt_compile_result_free(RtCompileResult *r);
 const char *rt_nvrtc_version(void);
 
 /* ---- driver.c ---- */
+/* Writes one sentence into err (256 bytes, may be NULL) and returns false:
+ * the shape of every failure in this layer and the profiler's. */
+bool rt_fail(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A monotonic clock in seconds. */
+double rt_now_s(void);
+
 /* Running cubins on the GPU through the CUDA driver API. libcuda.so.1 is
  * opened with dlopen on first use, never linked, so tilec starts (and the
  * NVRTC part works) on machines without a GPU or driver; there every call
