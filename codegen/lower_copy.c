@@ -128,8 +128,10 @@ static void copy_with_frag(Cg *g, IrStmt *s, bool frag_is_src) {
     }
     /* Elements held in consecutive registers and consecutive columns. */
     int group = f->layout.kind == LAYOUT_BLOCKED ? f->layout.vec : f->layout.kind == LAYOUT_ACC ? 2 : 1;
+    /* the widest aligned vector access (at most 16 bytes) within a group */
     int vec = group;
-    if (!(o->buf->scope == SCOPE_GLOBAL || o->buf->scope == SCOPE_SHARED) || !vector_ok(o, vec)) vec = 1;
+    while (vec > 1 && (!vector_type(vec * dtype_bytes(o->buf->dtype)) || !vector_ok(o, vec))) vec /= 2;
+    if (!(o->buf->scope == SCOPE_GLOBAL || o->buf->scope == SCOPE_SHARED)) vec = 1;
     const char *q = cg_tmp(g, "q");
     int64_t groups = f->layout.regs / group;
     cg_line(g, "#pragma unroll");

@@ -98,18 +98,34 @@ static Layout replicated(const IrBuf *b) {
     return l;
 }
 
-/* Chunks of `vec` elements dealt round-robin over the threads. The row of
- * a register is a compile-time constant (fast row reductions) when the row
- * length is a multiple of threads x vec or there is one row; vec shrinks
- * to get there, down to 1 (other shapes work, with slower reductions). */
+typedef struct ReduceUse {
+    const IrBuf *buf;
+    bool reduced;
+} ReduceUse;
+
+static void find_reduce(IrStmt *s, void *arg) {
+    ReduceUse *u = arg;
+    if (s->op == IR_REDUCE && s->src.buf == u->buf) u->reduced = true;
+}
+
+/* Chunks of `vec` elements dealt round-robin over the threads: up to 8
+ * (16 bytes of f16, so copies from f16/bf16 tensors are 16-byte accesses;
+ * wider chunks split into several vector accesses). A fragment that is
+ * reduced wants the row of each register to be a compile-time constant
+ * (fast row reductions): true with one row, or when the row length is a
+ * multiple of threads x vec; vec shrinks to get there, down to 1 (other
+ * shapes still work, with the slower staged reduction). */
 static bool blocked_layout(Infer *in, IrBuf *b, Layout *l) {
     int64_t total = buf_elems(b), cols = b->shape[b->rank - 1], rows = total / cols, t = in->k->threads;
-    int vec = 16 / dtype_bytes(b->dtype);
-    if (vec < 1) vec = 1;
+    int vec = 8;
     while (vec > 1 && cols % vec != 0) vec /= 2;
-    int v = vec;
-    while (v > 1 && rows > 1 && cols % (t * v) != 0) v /= 2;
-    if (rows == 1 || cols % (t * v) == 0) vec = v;
+    ReduceUse use = {.buf = b};
+    ir_walk(&in->k->body, find_reduce, &use);
+    if (use.reduced && rows > 1) {
+        int v = vec;
+        while (v > 1 && cols % (t * v) != 0) v /= 2;
+        if (cols % (t * v) == 0) vec = v;
+    }
     memset(l, 0, sizeof *l);
     l->kind = LAYOUT_BLOCKED;
     l->vec = vec;

@@ -3,20 +3,24 @@ extern "C" __global__ void __launch_bounds__(256) tilec_softmax_29e17c2d(const _
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     (void)lane; (void)warp;
     const int bx = blockIdx.x;
-    float x[16];  // a blocked layout (4 elements per chunk)
+    float x[16];  // a blocked layout (8 elements per chunk)
     float mx[1];  // a replicated layout (every thread holds every element)
     float sm[1];  // a replicated layout (every thread holds every element)
     double *const tl_scratch = (double *)(tl_smem + 0);
     #pragma unroll
-    for (int q0_ = 0; q0_ < 4; ++q0_) {
+    for (int q0_ = 0; q0_ < 2; ++q0_) {
         {
-            union { uint2 v; __half e[4]; } v1_;
-            v1_.v = make_uint2(0u, 0u);
-            if ((unsigned long long)(long long)(((bx * 1) + (((tid + ((q0_ * 4 + 0)) / 4 * 256) * 4 + ((q0_ * 4 + 0)) % 4) / 4096))) < 32768ULL && (unsigned long long)(long long)((0 + (((tid + ((q0_ * 4 + 0)) / 4 * 256) * 4 + ((q0_ * 4 + 0)) % 4) / 1 % 4096))) < 4096ULL) v1_.v = *(const uint2 *)&X[((long long)(((bx * 1) + (((tid + ((q0_ * 4 + 0)) / 4 * 256) * 4 + ((q0_ * 4 + 0)) % 4) / 4096)))) * 4096LL + ((0 + (((tid + ((q0_ * 4 + 0)) / 4 * 256) * 4 + ((q0_ * 4 + 0)) % 4) / 1 % 4096)))];
-            x[(q0_ * 4 + 0) + 0] = (float)(tl_to_float(v1_.e[0]));
-            x[(q0_ * 4 + 0) + 1] = (float)(tl_to_float(v1_.e[1]));
-            x[(q0_ * 4 + 0) + 2] = (float)(tl_to_float(v1_.e[2]));
-            x[(q0_ * 4 + 0) + 3] = (float)(tl_to_float(v1_.e[3]));
+            union { uint4 v; __half e[8]; } v1_;
+            v1_.v = make_uint4(0u, 0u, 0u, 0u);
+            if ((unsigned long long)(long long)(((bx * 1) + (((tid + ((q0_ * 8 + 0)) / 8 * 256) * 8 + ((q0_ * 8 + 0)) % 8) / 4096))) < 32768ULL && (unsigned long long)(long long)((0 + (((tid + ((q0_ * 8 + 0)) / 8 * 256) * 8 + ((q0_ * 8 + 0)) % 8) / 1 % 4096))) < 4096ULL) v1_.v = *(const uint4 *)&X[((long long)(((bx * 1) + (((tid + ((q0_ * 8 + 0)) / 8 * 256) * 8 + ((q0_ * 8 + 0)) % 8) / 4096)))) * 4096LL + ((0 + (((tid + ((q0_ * 8 + 0)) / 8 * 256) * 8 + ((q0_ * 8 + 0)) % 8) / 1 % 4096)))];
+            x[(q0_ * 8 + 0) + 0] = (float)(tl_to_float(v1_.e[0]));
+            x[(q0_ * 8 + 0) + 1] = (float)(tl_to_float(v1_.e[1]));
+            x[(q0_ * 8 + 0) + 2] = (float)(tl_to_float(v1_.e[2]));
+            x[(q0_ * 8 + 0) + 3] = (float)(tl_to_float(v1_.e[3]));
+            x[(q0_ * 8 + 0) + 4] = (float)(tl_to_float(v1_.e[4]));
+            x[(q0_ * 8 + 0) + 5] = (float)(tl_to_float(v1_.e[5]));
+            x[(q0_ * 8 + 0) + 6] = (float)(tl_to_float(v1_.e[6]));
+            x[(q0_ * 8 + 0) + 7] = (float)(tl_to_float(v1_.e[7]));
         }
     }
     {
@@ -59,8 +63,8 @@ extern "C" __global__ void __launch_bounds__(256) tilec_softmax_29e17c2d(const _
     {
         #pragma unroll
         for (int r5_ = 0; r5_ < 16; ++r5_) {
-            const int i = (((tid + (r5_) / 4 * 256) * 4 + (r5_) % 4) / 4096);
-            const int j = (((tid + (r5_) / 4 * 256) * 4 + (r5_) % 4) / 1 % 4096);
+            const int i = (((tid + (r5_) / 8 * 256) * 8 + (r5_) % 8) / 4096);
+            const int j = (((tid + (r5_) / 8 * 256) * 8 + (r5_) % 8) / 1 % 4096);
             x[r5_] = (float)(expf((float)(((x[r5_]) - (mx[i])))));
         }
     }
@@ -104,20 +108,24 @@ extern "C" __global__ void __launch_bounds__(256) tilec_softmax_29e17c2d(const _
     {
         #pragma unroll
         for (int r9_ = 0; r9_ < 16; ++r9_) {
-            const int i = (((tid + (r9_) / 4 * 256) * 4 + (r9_) % 4) / 4096);
-            const int j = (((tid + (r9_) / 4 * 256) * 4 + (r9_) % 4) / 1 % 4096);
+            const int i = (((tid + (r9_) / 8 * 256) * 8 + (r9_) % 8) / 4096);
+            const int j = (((tid + (r9_) / 8 * 256) * 8 + (r9_) % 8) / 1 % 4096);
             x[r9_] = (float)(((x[r9_]) / (sm[i])));
         }
     }
     #pragma unroll
-    for (int q10_ = 0; q10_ < 4; ++q10_) {
+    for (int q10_ = 0; q10_ < 2; ++q10_) {
         {
-            union { uint2 v; __half e[4]; } v11_;
-            v11_.e[0] = tl_from_float<__half>((float)((x[(q10_ * 4 + 0) + 0])));
-            v11_.e[1] = tl_from_float<__half>((float)((x[(q10_ * 4 + 0) + 1])));
-            v11_.e[2] = tl_from_float<__half>((float)((x[(q10_ * 4 + 0) + 2])));
-            v11_.e[3] = tl_from_float<__half>((float)((x[(q10_ * 4 + 0) + 3])));
-            if ((unsigned long long)(long long)(((bx * 1) + (((tid + ((q10_ * 4 + 0)) / 4 * 256) * 4 + ((q10_ * 4 + 0)) % 4) / 4096))) < 32768ULL && (unsigned long long)(long long)((0 + (((tid + ((q10_ * 4 + 0)) / 4 * 256) * 4 + ((q10_ * 4 + 0)) % 4) / 1 % 4096))) < 4096ULL) *(uint2 *)&Y[((long long)(((bx * 1) + (((tid + ((q10_ * 4 + 0)) / 4 * 256) * 4 + ((q10_ * 4 + 0)) % 4) / 4096)))) * 4096LL + ((0 + (((tid + ((q10_ * 4 + 0)) / 4 * 256) * 4 + ((q10_ * 4 + 0)) % 4) / 1 % 4096)))] = v11_.v;
+            union { uint4 v; __half e[8]; } v11_;
+            v11_.e[0] = tl_from_float<__half>((float)((x[(q10_ * 8 + 0) + 0])));
+            v11_.e[1] = tl_from_float<__half>((float)((x[(q10_ * 8 + 0) + 1])));
+            v11_.e[2] = tl_from_float<__half>((float)((x[(q10_ * 8 + 0) + 2])));
+            v11_.e[3] = tl_from_float<__half>((float)((x[(q10_ * 8 + 0) + 3])));
+            v11_.e[4] = tl_from_float<__half>((float)((x[(q10_ * 8 + 0) + 4])));
+            v11_.e[5] = tl_from_float<__half>((float)((x[(q10_ * 8 + 0) + 5])));
+            v11_.e[6] = tl_from_float<__half>((float)((x[(q10_ * 8 + 0) + 6])));
+            v11_.e[7] = tl_from_float<__half>((float)((x[(q10_ * 8 + 0) + 7])));
+            if ((unsigned long long)(long long)(((bx * 1) + (((tid + ((q10_ * 8 + 0)) / 8 * 256) * 8 + ((q10_ * 8 + 0)) % 8) / 4096))) < 32768ULL && (unsigned long long)(long long)((0 + (((tid + ((q10_ * 8 + 0)) / 8 * 256) * 8 + ((q10_ * 8 + 0)) % 8) / 1 % 4096))) < 4096ULL) *(uint4 *)&Y[((long long)(((bx * 1) + (((tid + ((q10_ * 8 + 0)) / 8 * 256) * 8 + ((q10_ * 8 + 0)) % 8) / 4096)))) * 4096LL + ((0 + (((tid + ((q10_ * 8 + 0)) / 8 * 256) * 8 + ((q10_ * 8 + 0)) % 8) / 1 % 4096)))] = v11_.v;
         }
     }
 }
