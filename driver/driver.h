@@ -21,6 +21,9 @@ typedef struct Options {
     ProfileOptions profile;
     RtDevice device;
     bool have_device;
+    bool ncu;               /* --ncu */
+    int argc;               /* the command line, for the --ncu child */
+    char **argv;
     char device_err[256];   /* why there is no device */
 } Options;
 
@@ -36,6 +39,12 @@ typedef struct Binary {
     int registers, spill_bytes;   /* from ptxas; -1 on a cache hit */
 } Binary;
 int obtain_cubin(Ctx *c, const CgKernel *ck, const char *arch, const Options *opts, Binary *bin);
+
+/* ncu.c */
+/* `--ncu`: the kernel once more under Nsight Compute (same arguments,
+ * --run), its counters printed after the report; says so plainly when ncu
+ * is absent. */
+int ncu_report(int argc, char **argv, const char *symbol);
 
 /* autotune.c */
 /* `--autotune`: every configuration of the kernel's tune lists (less those

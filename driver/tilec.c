@@ -35,6 +35,8 @@ static const char usage[] =
     "  --consistency N      runs compared bitwise for the race check (default 10; 0 skips)\n"
     "  --bench-backend event|graph, --max-noise PCT, --max-time S\n"
     "                       how samples are taken and when sampling stops (0.5%, 2 s)\n"
+    "  --compare cublas     also time cuBLAS on the same problem (matmul-shaped references)\n"
+    "  --ncu                also run once under Nsight Compute (where present) for its counters\n"
     "  --json FILE, --report FILE, --trace FILE, --roofline FILE.svg\n"
     "                       schema-1 JSON, markdown report, Chrome trace, roofline plot\n"
     "  --cache-dir DIR, --no-cache\n"
@@ -49,7 +51,7 @@ static const char usage[] =
     "3 verification failed, 4 CUDA, driver or NVRTC failure.\n";
 
 /* Options of LANGUAGE.md §7 that later layers of tilec implement. */
-static const char *const not_yet[] = {"--emit-sass", "--backend", "--ncu", NULL};
+static const char *const not_yet[] = {"--emit-sass", "--backend", NULL};
 
 bool verbose;
 
@@ -188,6 +190,7 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
             ProfileOptions po2 = opts->profile;
             po2.run = opts->run;
             rc = prof_profile(info, &t, &opts->device, &po2);
+            if (rc == EXIT_OK && opts->ncu) rc = ncu_report(opts->argc, opts->argv, ck.name);
         }
         free(bin.cubin);
     }
@@ -247,7 +250,7 @@ int main(int argc, char **argv) {
     const char *file = NULL, *kernel = NULL, *arch = NULL, *out_path = NULL, *print_after = NULL, *val = NULL;
     Action act = ACT_CHECK;
     Options opts = {.run = {.supply = SUPPLY_NORMAL, .rtol = -1, .atol = -1, .max_full = 1 << 24},
-                    .profile = {.bench = prof_bench_defaults(), .consistency = 10}};
+                    .profile = {.bench = prof_bench_defaults(), .consistency = 10}, .argc = argc, .argv = argv};
     Override overrides[64];
     int n_overrides = 0;
     for (int i = 1; i < argc; i++) {
@@ -270,6 +273,7 @@ int main(int argc, char **argv) {
         if (!strcmp(a, "--run")) { act = ACT_RUN; continue; }
         if (!strcmp(a, "--profile")) { act = ACT_PROFILE; continue; }
         if (!strcmp(a, "--autotune")) { act = ACT_AUTOTUNE; continue; }
+        if (!strcmp(a, "--ncu")) { opts.ncu = true; continue; }
         if (value_option(argc, argv, &i, "--json", &val)) { if (!val) return usage_error("%s needs a file", "--json"); opts.profile.json = val; continue; }
         if (value_option(argc, argv, &i, "--trace", &val)) { if (!val) return usage_error("%s needs a file", "--trace"); opts.profile.trace = val; continue; }
         if (value_option(argc, argv, &i, "--report", &val)) { if (!val) return usage_error("%s needs a file", "--report"); opts.profile.report = val; continue; }
