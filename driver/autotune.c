@@ -20,6 +20,8 @@
 #include "driver.h"
 
 enum { MAX_TUNABLES = 16, MAX_CONFIGS = 4096 };
+/* slower than this times the best so far after a short look: not timed further */
+static const double EARLY_STOP_RATIO = 1.25;
 
 typedef struct Candidate {
     Override ov[MAX_TUNABLES];
@@ -31,6 +33,7 @@ typedef struct Candidate {
     bool compiled;
     double median_ms;
     bool verified, correct;
+    bool early_stopped;     /* clearly slower than the best so far: the short look's median */
     int registers, spills;
 } Candidate;
 
@@ -213,10 +216,26 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
         cd->correct = rc == 0;
         char err[256];
         BenchResult br;
-        if (rc == 0 && prof_bench(&s.fn, s.grid, s.block, s.smem, s.params, opts->device.l2_bytes, &po.bench, &br, err)) {
+        /* Early stop: a short look first; a candidate clearly slower than
+         * the best so far is not measured further. */
+        BenchOptions quick = po.bench;
+        quick.max_time_s = 0.02;
+        bool timed = rc == 0 && prof_bench(&s.fn, s.grid, s.block, s.smem, s.params, opts->device.l2_bytes, &quick, &br, err);
+        if (timed) {
             cd->median_ms = br.median_ms;
             prof_bench_free(&br);
-            if (best < 0 || cd->median_ms < cand[best].median_ms) best = (int)i;
+            bool hopeless = best >= 0 && cd->median_ms > EARLY_STOP_RATIO * cand[best].median_ms;
+            if (hopeless) {
+                cd->early_stopped = true;
+            } else if (prof_bench(&s.fn, s.grid, s.block, s.smem, s.params, opts->device.l2_bytes, &po.bench, &br, err)) {
+                cd->median_ms = br.median_ms;
+                prof_bench_free(&br);
+            } else {
+                timed = false;
+            }
+        }
+        if (timed) {
+            if (!cd->early_stopped && (best < 0 || cd->median_ms < cand[best].median_ms)) best = (int)i;
         } else if (rc == 3) {
             cd->status = "WRONG: does not match the reference";
         } else {
@@ -228,8 +247,9 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
             printf("\r  [%d/%d] %-60s %9.4f ms   best %9.4f ms", done, viable, cd->label, cd->median_ms,
                    best >= 0 ? cand[best].median_ms : 0.0);
         else
-            printf("  [%d/%d] %s: %s%s%.4f ms, %d registers, %d B spills\n", done, viable, cd->label,
-                   cd->correct ? "" : cd->status, cd->correct ? "" : " ", cd->median_ms, cd->registers, cd->spills);
+            printf("  [%d/%d] %s: %s%s%.4f ms%s, %d registers, %d B spills\n", done, viable, cd->label,
+                   cd->correct ? "" : cd->status, cd->correct ? "" : " ", cd->median_ms,
+                   cd->early_stopped ? " (early stop: clearly slower)" : "", cd->registers, cd->spills);
         fflush(stdout);
     }
     if (isatty(fileno(stdout))) putchar('\n');
@@ -261,8 +281,8 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
                     cd->label, cd->correct ? "ok" : cd->status, cd->correct ? "true" : "false");
             if (cd->median_ms > 0) fprintf(f, "%.6g", cd->median_ms);
             else fputs("null", f);
-            fprintf(f, ", \"registers\": %d, \"spill_bytes\": %d}", cd->compiled ? cd->registers : -1,
-                    cd->compiled ? cd->spills : -1);
+            fprintf(f, ", \"early_stopped\": %s, \"registers\": %d, \"spill_bytes\": %d}", cd->early_stopped ? "true" : "false",
+                    cd->compiled ? cd->registers : -1, cd->compiled ? cd->spills : -1);
         }
         fputs("\n]}}\n", f);
         fclose(f);
