@@ -122,10 +122,8 @@ static void copy_frag_frag(Cg *g, IrStmt *s) {
 static void copy_with_frag(Cg *g, IrStmt *s, bool frag_is_src) {
     const IrBuf *f = frag_is_src ? s->src.buf : s->dst.buf;
     const IrRegion *o = frag_is_src ? &s->dst : &s->src;
-    if (f->layout.kind == LAYOUT_ROW) {
-        /* rows are duplicated over the quad's lanes: fine for loads, and
-         * stores of equal values are harmless */
-    }
+    /* (row layouts repeat each row over a quad's lanes: loads are fine,
+     * and the repeated stores write equal values) */
     /* Elements held in consecutive registers and consecutive columns. */
     int group = f->layout.kind == LAYOUT_BLOCKED ? f->layout.vec : f->layout.kind == LAYOUT_ACC ? 2 : 1;
     /* the widest aligned vector access (at most 16 bytes) within a group */

@@ -48,7 +48,6 @@ void cg_frag_coords(Cg *g, const IrBuf *b, const char *reg, char **coords, char 
 }
 
 void cg_parallel(Cg *g, IrStmt *s) {
-    Arena *a = &g->k->c->arena;
     const IrBuf *d = s->driver;
     const char *saved_reg = g->reg;
     const IrBuf *saved_driver = g->driver;
@@ -89,7 +88,6 @@ void cg_parallel(Cg *g, IrStmt *s) {
         g->driver = NULL;
         g->reg = NULL;
     }
-    (void)a;
     cg_block(g, &s->body);
     g->ind--;
     cg_line(g, "}");

@@ -107,11 +107,26 @@ const char *token_describe(int code) {
     case TK_MINUSEQ: return "'-='";
     case TK_STAREQ: return "'*='";
     case TK_SLASHEQ: return "'/='";
-    default: {
-        /* the remaining codes are operators */
-        static char buf[16];
-        snprintf(buf, sizeof buf, "'%s'", op_spelling(code));
-        return buf;
-    }
+    case TK_OROR: return "'||'";
+    case TK_ANDAND: return "'&&'";
+    case TK_PIPE: return "'|'";
+    case TK_CARET: return "'^'";
+    case TK_AMP: return "'&'";
+    case TK_EQ: return "'=='";
+    case TK_NE: return "'!='";
+    case TK_LT: return "'<'";
+    case TK_LE: return "'<='";
+    case TK_GT: return "'>'";
+    case TK_GE: return "'>='";
+    case TK_SHL: return "'<<'";
+    case TK_SHR: return "'>>'";
+    case TK_PLUS: return "'+'";
+    case TK_MINUS: return "'-'";
+    case TK_STAR: return "'*'";
+    case TK_SLASH: return "'/'";
+    case TK_PERCENT: return "'%'";
+    case TK_BANG: return "'!'";
+    case TK_TILDE: return "'~'";
+    default: return "token";
     }
 }

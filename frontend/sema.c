@@ -482,7 +482,6 @@ PtrVec sema_check(Ctx *c, Node *program, const SemaOptions *opt) {
         Sym *sym = consts.items[i];
         sym_value(&s, sym, sym->loc);
     }
-    bool found = false;
     for (int i = 0; i < items->len && !c->too_many; i++) {
         Node *it = items->items[i];
         if (it->kind != N_KERNEL) continue;
@@ -494,14 +493,12 @@ PtrVec sema_check(Ctx *c, Node *program, const SemaOptions *opt) {
             }
         }
         if (opt->only_kernel && strcmp(opt->only_kernel, it->u.kernel.name->s) != 0) continue;
-        found = true;
         KernelInfo *k = arena_alloc(&c->arena, sizeof *k);
         k->node = it;
         k->name = it->u.kernel.name;
         check_kernel(&s, k);
         vec_push(&c->arena, &kernels, k);
     }
-    (void)found;
     /* Leave the names unbound so another Ctx-less walk starts clean. */
     while (s.depth > 0) scope_pop(&s);
     for (int i = 0; i < s.scope_syms.len; i++) ((Sym *)s.scope_syms.items[i])->name->binding = NULL;

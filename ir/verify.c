@@ -21,8 +21,7 @@ static void visit(IrStmt *s, void *arg) {
     check_region(v, &s->a, "A");
     check_region(v, &s->b, "B");
     check_region(v, &s->c, "C");
-    if ((s->op == IR_FOR) != (s->sym != NULL && s->op != IR_LET && s->op != IR_VAR) && s->op == IR_FOR)
-        die("after %s: a for loop without a variable", v->pass);
+    if (s->op == IR_FOR && !s->sym) die("after %s: a for loop without a variable", v->pass);
     if (s->pipeline && (s->op != IR_COPY || s->pipeline->loop != LOOP_PIPELINED))
         die("after %s: a pipeline producer that is not a copy in a pipelined loop", v->pass);
 }
