@@ -13,7 +13,7 @@ for dir in "$@"; do
     for f in "$dir"/*.tile; do
         for k in $(sed -n 's/^kernel \([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' "$f"); do
             for arch in sm_80 sm_90a; do
-                if "$tilec" -v --kernel "$k" --arch "$arch" --emit-cubin -o "$out" "$f" > "$out.log" 2>&1; then
+                if "$tilec" -v --no-cache --kernel "$k" --arch "$arch" --emit-cubin -o "$out" "$f" > "$out.log" 2>&1; then
                     pass=$((pass + 1))
                     line=$(grep -m1 ' registers, ' "$out.log" | sed 's/^tilec: //')
                     echo "ok   $f $k: $line"
