@@ -44,19 +44,19 @@ out=$("$tilec" -v --cache-dir "$tmp/cache" --emit-cubin -o "$tmp/k.cubin" "$ex" 
 case "$out" in *"cache hit"*) pass=$((pass + 1)) ;; *) fail=$((fail + 1)); echo "FAIL second compile is not a cache hit: $out" ;; esac
 # an unwritable cache directory degrades to a warning, not a failure
 expect 0 "unusable cache directory" "$tilec" --cache-dir /dev/null/cache --emit-cubin -o "$tmp/k.cubin" "$ex"
-# without a GPU, --run says so in one line with exit 4
-"$tilec" --run --set M=128,N=128,K=128 "$ex" > "$tmp/run.out" 2>&1
-rc=$?
-if [ "$rc" != 0 ]; then
-    if [ "$rc" = 4 ]; then
-        lines=$(wc -l < "$tmp/run.out")
-        if [ "$lines" = 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL --run without GPU printed $lines lines"; cat "$tmp/run.out"; fi
+# without a GPU, --run, --profile and --autotune say so in one line with exit 4
+# (--run and --profile after checking and compiling the kernel)
+for action in --run --profile --autotune; do
+    "$tilec" $action --cache-dir "$tmp/cache" --set M=128,N=128,K=128 "$ex" > "$tmp/run.out" 2>&1
+    rc=$?
+    if [ "$rc" = 0 ]; then
+        pass=$((pass + 1)) # a GPU is present and it worked
+    elif [ "$rc" = 4 ] && [ "$(wc -l < "$tmp/run.out")" = 1 ]; then
+        pass=$((pass + 1))
     else
-        fail=$((fail + 1)); echo "FAIL --run exit $rc"; head -5 "$tmp/run.out"
+        fail=$((fail + 1)); echo "FAIL $action without a GPU: exit $rc"; head -5 "$tmp/run.out"
     fi
-else
-    pass=$((pass + 1)) # a GPU is present and the run verified
-fi
+done
 rm -rf "$tmp"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
