@@ -49,9 +49,10 @@ static bool scan_string(Lexer *lx, Token *t) {
     char *buf = arena_alloc(&lx->c->arena, (size_t)(lx->lim - p) + 1);
     size_t n = 0;
     for (;;) {
-        if (p >= lx->lim || *p == '\n') {
+        /* a backslash in the last byte escapes the sentinel: unterminated too */
+        if (p >= lx->lim || *p == '\n' || (*p == '\\' && p + 1 >= lx->lim)) {
             diag_error(lx->c, loc_at(lx, start), "unterminated string literal");
-            lx->cur = p;
+            lx->cur = p < lx->lim && *p == '\n' ? p : lx->lim; /* the newline is still a token boundary */
             return false;
         }
         if (*p == '"') break;
