@@ -53,10 +53,27 @@ static Sym *declare_index(Sema *s, Node *n, const char *role) {
     return v;
 }
 
+/* A later statement of the reference that defines `name`, if any. */
+static Node *later_definition(Sema *s, const Name *name) {
+    Node *ref = s->k->node->u.kernel.ref;
+    for (int i = 0; ref && i < ref->u.list.len; i++) {
+        Node *st = ref->u.list.items[i];
+        if (st->kind == N_ASSIGN && st->u.assign.lhs->kind == N_INDEX && st->u.assign.lhs->u.index.name == name)
+            return st;
+    }
+    return NULL;
+}
+
 bool check_ref_index(Sema *s, Node *e) {
     Sym *sym = sym_lookup(e->u.index.name);
     if (!sym) {
-        diag_error(s->c, e->loc, "undefined name '%s'", e->u.index.name->s);
+        Node *def = later_definition(s, e->u.index.name);
+        if (def) {
+            diag_error(s->c, e->loc, "'%s' is used before the statement that defines it", e->u.index.name->s);
+            diag_note(s->c, def->u.assign.lhs->loc, "'%s' is defined here", e->u.index.name->s);
+        } else {
+            diag_error(s->c, e->loc, "undefined name '%s'", e->u.index.name->s);
+        }
         return false;
     }
     e->sym = sym;
