@@ -362,14 +362,16 @@ int main(int argc, char **argv) {
             continue;
         }
         if (!strcmp(a, "--set") || !strncmp(a, "--set=", 6)) {
-            char *list = a[5] == '=' ? a + 6 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!list) return usage_error("%s needs NAME=VALUE", "--set");
+            const char *arg = a[5] == '=' ? a + 6 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!arg) return usage_error("%s needs NAME=VALUE", "--set");
+            /* tokenised in a copy: argv stays intact for the --ncu child */
+            char *list = strdup(arg);
+            if (!list) die("out of memory");
             for (char *save = NULL, *item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
                 if (n_overrides == 64) return usage_error("%s: too many values (at most 64)", "--set");
                 Override *o = &overrides[n_overrides];
                 memset(o, 0, sizeof *o);
-                char *copy = item;
-                if (!parse_override(copy, o)) return usage_error("--set: '%s' is not NAME=NUMBER", item);
+                if (!parse_override(item, o)) return usage_error("--set: '%s' is not NAME=NUMBER", item);
                 for (int j = 0; j < n_overrides; j++)
                     if (!strcmp(overrides[j].name, o->name)) return usage_error("--set: '%s' is given twice", o->name);
                 n_overrides++;
