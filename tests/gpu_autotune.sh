@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# gpu_autotune.sh TILEC ROOT - --autotune on every example with a tune list
+# (at moderate sizes so the whole run takes minutes): each must find a
+# verified best configuration, and a following --run must use it. Exits 77
+# (skipped) without a GPU.
+set -u
+tilec=$1
+root=$2
+cache=$(mktemp -d)
+"$tilec" --autotune --cache-dir "$cache" --set N=4096 "$root/examples/add.tile" > /dev/null 2>&1
+[ $? = 4 ] && { echo "no GPU"; rm -rf "$cache"; exit 77; }
+sizes() {
+    case $1 in
+    gemm|gemm_bf16|gemm_bias_gelu) echo "--set M=2048,N=2048,K=2048" ;;
+    flash_attn) echo "--set B=2,H=4,S=1024" ;;
+    add) echo "--set N=16777216" ;;
+    *) echo "" ;;
+    esac
+}
+pass=0
+fail=0
+for f in "$root"/examples/*.tile; do
+    grep -q ' in \[' "$f" || continue
+    k=$(basename "$f" .tile)
+    out=$(timeout 300 "$tilec" --autotune --cache-dir "$cache" $(sizes "$k") "$f" 2>&1)
+    rc=$?
+    best=$(printf '%s\n' "$out" | grep -m1 "best " || true)
+    used=$("$tilec" --run --cache-dir "$cache" $(sizes "$k") "$f" 2>&1 | grep -c "using the autotuned configuration")
+    if [ $rc = 0 ] && [ -n "$best" ] && [ "$used" = 1 ]; then
+        pass=$((pass + 1))
+        echo "ok   $k: $best"
+    else
+        fail=$((fail + 1))
+        echo "FAIL $k (exit $rc, used $used)"
+        printf '%s\n' "$out" | tail -15
+    fi
+done
+rm -rf "$cache"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ] && [ "$pass" -gt 0 ]
