@@ -10,37 +10,11 @@
 #include <string.h>
 
 #include "profiler.h"
+#include "test_util.h"
 
-static int failures, checks;
+static KernelInfo *load(Ctx *c, const char *src) { return load_with(c, src, NULL, 0); }
 
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        checks++;                                                         \
-        if (!(cond)) {                                                    \
-            failures++;                                                   \
-            fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                 \
-            fputc('\n', stderr);                                          \
-        }                                                                 \
-    } while (0)
 
-/* Parses and checks a one-kernel program. */
-static KernelInfo *load(Ctx *c, const char *src) {
-    ctx_init(c, stderr);
-    source_from_string(&c->src, "test.tile", src, strlen(src));
-    Node *prog = fe_parse(c);
-    if (c->errors) {
-        fprintf(stderr, "parse errors in:\n%s\n", src);
-        exit(1);
-    }
-    SemaOptions opt = {0};
-    PtrVec ks = sema_check(c, prog, &opt);
-    if (c->errors || ks.len != 1) {
-        fprintf(stderr, "check errors in:\n%s\n", src);
-        exit(1);
-    }
-    return ks.items[0];
-}
 
 /* What prof_matmul_shape should say about a program (ok false: not a GEMM). */
 typedef struct Case {

@@ -11,26 +11,10 @@
 #include <time.h>
 
 #include "profiler.h"
+#include "test_util.h"
 
-static int failures, checks;
 
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        checks++;                                                         \
-        if (!(cond)) {                                                    \
-            failures++;                                                   \
-            fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                 \
-            fputc('\n', stderr);                                          \
-        }                                                                 \
-    } while (0)
 
-static bool near(double a, double b, double tol) {
-    if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
-    if (isinf(a) || isinf(b)) return a == b;
-    return fabs(a - b) <= tol * (1 + fabs(b));
-}
-#define CHECK_NEAR(got, want, tol) CHECK(near((got), (want), (tol)), "got %.17g, want %.17g", (double)(got), (double)(want))
 #define CHECK_EQ(got, want) CHECK((got) == (want) || (isnan(got) && isnan(want)), "got %.17g, want %.17g", (double)(got), (double)(want))
 
 static double now(void) {
@@ -39,23 +23,6 @@ static double now(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Parses and checks a one-kernel program (with --set style overrides when given). */
-static KernelInfo *load(Ctx *c, const char *src, Override *ov, int nov) {
-    ctx_init(c, stderr);
-    source_from_string(&c->src, "test.tile", src, strlen(src));
-    Node *prog = fe_parse(c);
-    if (c->errors) {
-        fprintf(stderr, "parse errors in:\n%s\n", src);
-        exit(1);
-    }
-    SemaOptions opt = {.overrides = ov, .n_overrides = nov};
-    PtrVec ks = sema_check(c, prog, &opt);
-    if (c->errors || ks.len != 1) {
-        fprintf(stderr, "check errors in:\n%s\n", src);
-        exit(1);
-    }
-    return ks.items[0];
-}
 
 static HostTensor *tensor(HostTensor *t, int n, const char *name) {
     for (int i = 0; i < n; i++)
@@ -141,7 +108,7 @@ static void test_conversions(void) {
 
 static void test_supply(void) {
     Ctx c;
-    KernelInfo *k = load(&c,
+    KernelInfo *k = load_with(&c,
         "kernel s(A: f16[N], B: bf16[N], I: i32[N], U: u8[N], F: f32[N], T: bool[N], inout C: f32[N], n: i32, out O: f16[N])\n"
         "    where N = 100000, n = 3 { }\n"
         "reference { O[i] = A[i]; C[i] = C[i] + B[i]; }\n", NULL, 0);
@@ -214,7 +181,7 @@ static void test_supply(void) {
 
 static void test_matmul(void) {
     Ctx c;
-    KernelInfo *k = load(&c,
+    KernelInfo *k = load_with(&c,
         "kernel mm(A: f16[M, K], B: f16[K, N], out C: f32[M, N])\n"
         "    where M = 3, K = 2, N = 4 { }\n"
         "reference { C[i, j] = sum(k: A[i, k] * B[k, j]); }\n", NULL, 0);
@@ -280,7 +247,7 @@ static void test_matmul(void) {
 
 static void test_softmax(void) {
     Ctx c;
-    KernelInfo *k = load(&c,
+    KernelInfo *k = load_with(&c,
         "kernel sm(X: f32[M, N], out Y: f32[M, N], out Z: f32[M, N])\n"
         "    where M = 2, N = 3 { }\n"
         "reference {\n"
@@ -316,7 +283,7 @@ static void test_softmax(void) {
 
 static void test_attention(void) {
     Ctx c;
-    KernelInfo *k = load(&c,
+    KernelInfo *k = load_with(&c,
         "kernel att(Q: f64[S, D], K: f64[S, D], V: f64[S, D], W: f64[R], out O: f64[S, D], out P: f64[S, S])\n"
         "    where S = 5, D = 3, R = 1000, causal = 1 { }\n"
         "reference {\n"
@@ -364,7 +331,7 @@ static void test_attention(void) {
 
 static void test_inout(void) {
     Ctx c;
-    KernelInfo *k = load(&c,
+    KernelInfo *k = load_with(&c,
         "kernel acc(A: f32[M, N], inout C: f32[M, N], inout D: f32[M, N], out E: f32[M, N])\n"
         "    where M = 2, N = 3 { }\n"
         "reference {\n"
@@ -412,7 +379,7 @@ static void test_inout(void) {
 
 static void test_edges_and_functions(void) {
     Ctx c;
-    KernelInfo *k = load(&c,
+    KernelInfo *k = load_with(&c,
         "const C3 = 3;\n"
         "kernel fx(X: f64[N], I: i32[N], out Y: f64[N], out Z: f64[N], out CD: i32[N], out H: f64[N],\n"
         "          out B: f64[N], out T: i32[N], out Q: i32[N], out R: i32[N], out F: f64[N], out G: f64[N],\n"
@@ -476,7 +443,7 @@ static void test_edges_and_functions(void) {
 /* Many threads filling memo tables at once, and sampling. */
 static void test_verify_parallel_and_sampled(void) {
     Ctx c;
-    KernelInfo *k = load(&c,
+    KernelInfo *k = load_with(&c,
         "kernel ln(X: f32[M, N], out Y: f32[M, N])\n"
         "    where M = 300, N = 300 { }\n"
         "reference {\n"
@@ -539,7 +506,7 @@ static void test_verify_parallel_and_sampled(void) {
 
 static void bench(void) {
     Ctx c;
-    KernelInfo *k = load(&c,
+    KernelInfo *k = load_with(&c,
         "kernel gemm(A: f16[M, K], B: f16[K, N], out C: f16[M, N])\n"
         "    where M = 4096, N = 4096, K = 4096 { }\n"
         "reference { C[i, j] = sum(k: A[i, k] * B[k, j]); }\n", NULL, 0);
@@ -580,7 +547,7 @@ static void bench(void) {
         "}\n",
     };
     for (int p = 0; p < 2; p++) {
-        k = load(&c, rowwise[p], NULL, 0);
+        k = load_with(&c, rowwise[p], NULL, 0);
         if (!prof_supply(k, SUPPLY_NORMAL, 0, &t, &n)) exit(1);
         r = prof_ref_new(k, t, n);
         HostTensor *Y = tensor(t, n, "Y");
@@ -598,7 +565,7 @@ static void bench(void) {
         ctx_free(&c);
     }
 
-    k = load(&c,
+    k = load_with(&c,
         "kernel flash_fwd(Q: f16[B, H, S, D], K: f16[B, H, S, D], V: f16[B, H, S, D], out O: f16[B, H, S, D])\n"
         "    where B = 8, H = 16, S = 4096, D = 128, causal = 0 { }\n"
         "reference {\n"

@@ -14,46 +14,15 @@
 #include <unistd.h>
 
 #include "profiler.h"
+#include "test_util.h"
 
-static int failures, checks;
+static KernelInfo *load(Ctx *c, const char *src) { return load_with(c, src, NULL, 0); }
 
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        checks++;                                                         \
-        if (!(cond)) {                                                    \
-            failures++;                                                   \
-            fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                 \
-            fputc('\n', stderr);                                          \
-        }                                                                 \
-    } while (0)
 
-static bool near(double a, double b, double tol) {
-    if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
-    return fabs(a - b) <= tol * (1 + fabs(b));
-}
-#define CHECK_NEAR(got, want, tol) CHECK(near((got), (want), (tol)), "got %.17g, want %.17g", (double)(got), (double)(want))
 #define CHECK_STR(got, want) CHECK((got) && !strcmp((got), (want)), "got \"%s\", want \"%s\"", (got) ? (got) : "(null)", (want))
 
 static char tmpdir[64];
 
-/* Parses and checks a one-kernel program. */
-static KernelInfo *load(Ctx *c, const char *src) {
-    ctx_init(c, stderr);
-    source_from_string(&c->src, "test.tile", src, strlen(src));
-    Node *prog = fe_parse(c);
-    if (c->errors) {
-        fprintf(stderr, "parse errors in:\n%s\n", src);
-        exit(1);
-    }
-    SemaOptions opt = {0};
-    PtrVec ks = sema_check(c, prog, &opt);
-    if (c->errors || ks.len != 1) {
-        fprintf(stderr, "check errors in:\n%s\n", src);
-        exit(1);
-    }
-    return ks.items[0];
-}
 
 static char *slurp(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
