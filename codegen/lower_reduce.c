@@ -179,6 +179,9 @@ static void reduce_staged(Cg *g, IrStmt *s) {
         const char *c = d == s->dim ? k : (dst->rank ? dc[j++] : "0");
         sl = sl ? arena_printf(arena(g), "(%s) * %lld + %s", sl, (long long)src->shape[d], c) : arena_printf(arena(g), "(%s)", c);
     }
+    /* rolled: unrolled for every destination register it would multiply
+     * the code (and the compile time) by the reduced extent */
+    cg_line(g, "#pragma unroll 1");
     cg_line(g, "for (int %s = 0; %s < %lld; ++%s) %s = %s;", k, k, (long long)src->shape[s->dim], k, v,
             combine(g, merge, v, arena_printf(arena(g), "(%s)tl_scratch[%s]", ty, sl), dbl));
     store_result(g, s, dr, v, dbl);
