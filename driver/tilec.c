@@ -29,6 +29,7 @@ static const char usage[] =
     "  --kernel NAME        the kernel to use (default: every kernel for --check,\n"
     "                       else the only one)\n"
     "  --arch sm_XX[a]      target (default: the GPU present, else sm_90a)\n"
+    "  --backend nvrtc      how PTX is made (NVRTC; the LLVM backend is not built yet)\n"
     "  --supply normal|uniform|integer|ones, --seed N\n"
     "                       how --run generates inputs (default: normal, seed 0)\n"
     "  --rtol X, --atol X   verification tolerances (default: by output dtype)\n"
@@ -51,7 +52,7 @@ static const char usage[] =
     "3 verification failed, 4 CUDA, driver or NVRTC failure.\n";
 
 /* Options of LANGUAGE.md §7 that later layers of tilec implement. */
-static const char *const not_yet[] = {"--emit-sass", "--backend", NULL};
+static const char *const not_yet[] = {"--emit-sass", NULL};
 
 bool verbose;
 
@@ -274,6 +275,11 @@ int main(int argc, char **argv) {
         if (!strcmp(a, "--profile")) { act = ACT_PROFILE; continue; }
         if (!strcmp(a, "--autotune")) { act = ACT_AUTOTUNE; continue; }
         if (!strcmp(a, "--ncu")) { opts.ncu = true; continue; }
+        if (value_option(argc, argv, &i, "--backend", &val)) {
+            if (val && !strcmp(val, "nvrtc")) continue; /* the only PTX producer so far */
+            if (val && !strcmp(val, "llvm")) return usage_error("%s is not available in this build yet", "--backend llvm");
+            return usage_error("--backend: '%s' is not nvrtc or llvm", val ? val : "");
+        }
         if (value_option(argc, argv, &i, "--json", &val)) { if (!val) return usage_error("%s needs a file", "--json"); opts.profile.json = val; continue; }
         if (value_option(argc, argv, &i, "--trace", &val)) { if (!val) return usage_error("%s needs a file", "--trace"); opts.profile.trace = val; continue; }
         if (value_option(argc, argv, &i, "--report", &val)) { if (!val) return usage_error("%s needs a file", "--report"); opts.profile.report = val; continue; }
