@@ -2,6 +2,7 @@
  * sentinel; a NUL before the end is an error, as is every byte that is not
  * part of a token (reported once per run of such bytes). */
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,11 @@ static double parse_float(Lexer *lx, const char *s, const char *e, bool *fsuffix
     char tmp[128];
     size_t n = 0;
     *fsuffix = false;
+    if (e - s >= (ptrdiff_t)sizeof tmp) {
+        /* f64 holds 17 significant digits; longer spellings are mistakes */
+        diag_error(lx->c, loc_at(lx, s), "float literal is too long (%td characters)", e - s);
+        return 0;
+    }
     for (const char *p = s; p < e && n < sizeof tmp - 1; p++) {
         if (*p == '_') continue;
         if (*p == 'f' || *p == 'F') { *fsuffix = true; continue; }
