@@ -398,14 +398,10 @@ int main(int argc, char **argv) {
     if (!file) return usage_error("%s", "no input file");
     if (act == ACT_RUN || act == ACT_PROFILE || act == ACT_AUTOTUNE)
         opts.have_device = rt_device_open(&opts.device, opts.device_err);
-    if (opts.have_device) {
-        RtDevice dev = opts.device;
-        if (!arch) {
-            /* the exact target of this GPU; Hopper's wgmma and setmaxnreg need the "a" variant */
-            static char own[16];
-            snprintf(own, sizeof own, "sm_%d%d%s", dev.cc_major, dev.cc_minor, dev.cc_major >= 9 ? "a" : "");
-            arch = own;
-        }
+    static char own_arch[16];
+    if (opts.have_device && !arch) {
+        rt_device_arch(&opts.device, own_arch);
+        arch = own_arch;
     }
     if (!arch) arch = "sm_90a";
     if (act == ACT_CUBIN && !out_path) return usage_error("%s needs -o FILE", "--emit-cubin");

@@ -125,6 +125,12 @@ double rt_now_s(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+void rt_device_arch(const RtDevice *d, char out[16]) {
+    /* from Hopper on, wgmma, setmaxnreg and TMA multicast exist only in the
+     * architecture-specific "a" target */
+    snprintf(out, 16, "sm_%d%d%s", d->cc_major, d->cc_minor, d->cc_major >= 9 ? "a" : "");
+}
+
 bool rt_fail(char *err, const char *fmt, ...) {
     if (err) {
         va_list ap;

@@ -86,6 +86,8 @@ typedef struct RtDevice {
 /* Loads the driver, initialises it and makes the primary context of device
  * 0 (or of $TILEC_DEVICE) current. Idempotent: later calls return the device
  * opened first, whatever $TILEC_DEVICE says by then. */
+/* The exact NVRTC target of the device: sm_80, sm_90a, ... */
+void rt_device_arch(const RtDevice *d, char out[16]);
 bool rt_device_open(RtDevice *dev, char err[256]);
 
 /* A loaded cubin (also a fatbin, or NUL-terminated or sized PTX text, which

@@ -15,33 +15,13 @@
  * Exit 0: all passed; 1: a check failed; 77: skipped. */
 #include "profiler.h"
 #include "runtime.h"
+#include "gpu_test_util.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { EXIT_SKIP = 77 };
-
-static int failures;
-
-static void check(bool cond, const char *what) {
-    printf("  %-4s %s\n", cond ? "ok" : "FAIL", what);
-    if (!cond) failures++;
-}
-
-/* One plain sentence: not empty, one line, no trailing period or space. */
-static bool one_sentence(const char *err) {
-    size_t n = strlen(err);
-    return n > 0 && n < 256 && strchr(err, '\n') == NULL && err[n - 1] != '.' && err[n - 1] != ' ';
-}
-
-static void check_error(bool ok, const char *err, const char *what) {
-    printf("  %s -> %s\n", what, ok ? "(succeeded)" : err);
-    char line[200];
-    snprintf(line, sizeof line, "%s fails with one sentence", what);
-    check(!ok && one_sentence(err), line);
-}
 
 /* ---- argument errors, with or without a GPU ---- */
 
@@ -183,8 +163,8 @@ typedef struct Kernels {
 } Kernels;
 
 static bool compile_for(const RtDevice *d, RtCompileResult *r) {
-    char arch[32];
-    snprintf(arch, sizeof arch, "sm_%d%d%s", d->cc_major, d->cc_minor, d->cc_major == 9 ? "a" : "");
+    char arch[16];
+    rt_device_arch(d, arch);
     RtCompileOptions opt = {.arch = arch, .want_cubin = true};
     bool ok = rt_compile(kernels_source, "test_bench.cu", &opt, r);
     printf("NVRTC %s compiled the kernels for %s: %s\n", rt_nvrtc_version(), arch, ok ? "ok" : r->error);
@@ -193,14 +173,6 @@ static bool compile_for(const RtDevice *d, RtCompileResult *r) {
     return ok;
 }
 
-static bool get_kernel(RtModule *m, const char *name, RtKernel *k) {
-    char err[256], what[96];
-    bool ok = rt_kernel_get(m, name, k, err);
-    snprintf(what, sizeof what, "rt_kernel_get finds %s", name);
-    if (!ok) printf("  error: %s\n", err);
-    check(ok, what);
-    return ok;
-}
 
 static void print_result(const char *what, const BenchResult *r) {
     printf("  %s: %d samples, median %.4f ms, min %.4f, p95 %.4f, max %.4f, mean %.4f, rel stddev %.4f, "

@@ -12,33 +12,13 @@
  * (which leaves the context unusable, so nothing runs after it).
  * Exit 0: all passed; 1: a check failed; 77: skipped. */
 #include "runtime.h"
+#include "gpu_test_util.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { EXIT_SKIP = 77 };
-
-static int failures;
-
-static void check(bool cond, const char *what) {
-    printf("  %-4s %s\n", cond ? "ok" : "FAIL", what);
-    if (!cond) failures++;
-}
-
-/* One plain sentence: not empty, one line, no trailing period or space. */
-static bool one_sentence(const char *err) {
-    size_t n = strlen(err);
-    return n > 0 && n < 256 && strchr(err, '\n') == NULL && err[n - 1] != '.' && err[n - 1] != ' ';
-}
-
-static void check_error(bool ok, const char *err, const char *what) {
-    printf("  %s -> %s\n", what, ok ? "(succeeded)" : err);
-    char line[200];
-    snprintf(line, sizeof line, "%s fails with one sentence", what);
-    check(!ok && one_sentence(err), line);
-}
 
 /* ---- without a GPU ---- */
 
@@ -137,15 +117,11 @@ static void test_device(const RtDevice *d) {
 /* Compiles the test kernels for the device's own architecture; the 'a'
  * suffix (sm_90a) allows Hopper's architecture-specific instructions. */
 static bool compile_for(const RtDevice *d, RtCompileResult *r) {
-    char arch[32];
-    snprintf(arch, sizeof arch, "sm_%d%d%s", d->cc_major, d->cc_minor, d->cc_major == 9 ? "a" : "");
-    /* Where the driver is installed, NVRTC 13 keeps compiled code in the
-     * driver's compute cache (~/.nv/ComputeCache), and a cache hit returns no
-     * ptxas -v log, hence no register count; --no-cache (new in NVRTC 13)
-     * makes every compile run ptxas. */
-    int nvrtc_major = atoi(rt_nvrtc_version());
-    static const char *const no_cache[] = {"--no-cache", NULL};
-    RtCompileOptions opt = {.arch = arch, .want_cubin = true, .extra = nvrtc_major >= 13 ? no_cache : NULL};
+    char arch[16];
+    rt_device_arch(d, arch);
+    /* rt_compile passes NVRTC 13's --no-cache itself, so ptxas always runs
+     * and the log always has the register count */
+    RtCompileOptions opt = {.arch = arch, .want_cubin = true};
     bool ok = rt_compile(kernels_source, "test_driver.cu", &opt, r);
     printf("NVRTC %s compiled the kernels for %s: %s, cubin %zu bytes, %d registers\n", rt_nvrtc_version(), arch,
            ok ? "ok" : r->error, r->cubin_size, r->registers);
@@ -154,14 +130,6 @@ static bool compile_for(const RtDevice *d, RtCompileResult *r) {
     return ok;
 }
 
-static bool get_kernel(RtModule *m, const char *name, RtKernel *k) {
-    char err[256], what[96];
-    bool ok = rt_kernel_get(m, name, k, err);
-    snprintf(what, sizeof what, "rt_kernel_get finds %s", name);
-    if (!ok) printf("  error: %s\n", err);
-    check(ok && k->fn != NULL, what);
-    return ok;
-}
 
 /* y = 2x + 1 over 1<<20 floats, timed with events. */
 static void test_axpb(const RtDevice *d, const RtKernel *k, int registers_from_ptxas) {
