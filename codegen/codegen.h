@@ -5,6 +5,9 @@
 #define TILEC_CODEGEN_H
 
 #include "passes.h"
+#include "tensor_map.h"
+
+enum { CG_MAX_TMA = 4 };
 
 /* What the runtime needs to launch the kernel. */
 typedef struct CgKernel {
@@ -14,6 +17,9 @@ typedef struct CgKernel {
     int64_t grid[3];
     int64_t block;
     int64_t smem_bytes;      /* dynamic shared memory */
+    /* TMA tensor maps, passed after the parameters (sm_90a GEMM path) */
+    RtTensorMapSpec tma[CG_MAX_TMA];
+    int ntma;
 } CgKernel;
 
 /* Generates the kernel; false after reporting an error (located) for what
@@ -70,6 +76,9 @@ char *cg_global_inbounds(Cg *g, const IrBuf *b, char **coords);
  * real element (NULL: always). */
 void cg_frag_coords(Cg *g, const IrBuf *b, const char *reg, char **coords, char **valid);
 void cg_block(Cg *g, IrBlock *b);
+/* A barrier over every thread that runs the kernel's statements: the whole
+ * block, or only the consumer warpgroups of a warp-specialised kernel. */
+void cg_sync(Cg *g);
 
 /* lower_copy.c, lower_gemm.c, lower_reduce.c, lower_parallel.c */
 void cg_copy(Cg *g, IrStmt *s);
@@ -78,5 +87,12 @@ void cg_atomic_add(Cg *g, IrStmt *s);
 void cg_gemm(Cg *g, IrStmt *s);
 void cg_reduce(Cg *g, IrStmt *s);
 void cg_parallel(Cg *g, IrStmt *s);
+
+/* lower_hopper.c: the warp-specialised sm_90a pipeline (k->ws_loop) */
+void cg_hopper_helpers(const IrKernel *k, FILE *o);    /* before the kernel */
+void cg_hopper_params(const IrKernel *k, FILE *o);     /* after the parameters */
+void cg_hopper_split(Cg *g);                           /* mbarriers and the producer */
+void cg_hopper_consumer(Cg *g, IrStmt *loop);          /* the consumers' loop */
+void cg_hopper_tensor_maps(const IrKernel *k, CgKernel *out);
 
 #endif

@@ -421,7 +421,7 @@ static void cg_pipelined(Cg *g, IrStmt *s) {
         g->ind--;
         cg_line(g, "}");
         cg_line(g, "tl_cp_async_wait<%d>();", S - 1);
-        cg_line(g, "__syncthreads();");
+        cg_sync(g);
     }
     cg_line(g, "const int %s = %s %% %d;", stage, var, S);
     int saved = g->nstage;
@@ -439,14 +439,26 @@ static void cg_pipelined(Cg *g, IrStmt *s) {
         cg_block(g, &one);
     }
     g->nstage = saved;
-    cg_line(g, "__syncthreads();");
+    cg_sync(g);
     g->ind--;
     cg_line(g, "}");
     g->ind--;
     cg_line(g, "}");
 }
 
+void cg_sync(Cg *g) {
+    if (g->k->producer_threads)
+        cg_line(g, "asm volatile(\"bar.sync 1, %lld;\\n\" ::: \"memory\");  // the consumer warpgroups",
+                (long long)g->k->threads);
+    else
+        cg_line(g, "__syncthreads();");
+}
+
 static void cg_for(Cg *g, IrStmt *s) {
+    if (s == g->k->ws_loop) {
+        cg_hopper_consumer(g, s);
+        return;
+    }
     if (s->loop == LOOP_PIPELINED) {
         cg_pipelined(g, s);
         return;
@@ -468,7 +480,7 @@ static void cg_for(Cg *g, IrStmt *s) {
 }
 
 static void cg_stmt(Cg *g, IrStmt *s) {
-    if (s->sync_before) cg_line(g, "__syncthreads();");
+    if (s->sync_before) cg_sync(g);
     switch (s->op) {
     case IR_COPY: cg_copy(g, s); break;
     case IR_GEMM: cg_gemm(g, s); break;
@@ -500,7 +512,7 @@ static void cg_stmt(Cg *g, IrStmt *s) {
                 s->value ? cg_expr_str(g, s->value) : "0");
         break;
     case IR_STORE: cg_store(g, s); break;
-    case IR_SYNC: cg_line(g, "__syncthreads();"); break;
+    case IR_SYNC: cg_sync(g); break;
     case IR_PRINT: cg_print(g, s); break;
     default: break;
     }
@@ -529,6 +541,7 @@ static const char *unique_name(IrKernel *k, const char *source_file) {
         h = fnv(h, &v->value, sizeof v->value);
     }
     h = fnv(h, &k->arch, sizeof k->arch);
+    h = fnv(h, &k->arch_specific, sizeof k->arch_specific);
     (void)source_file;
     return arena_printf(&k->c->arena, "tilec_%s_%08llx", info->name->s, (unsigned long long)(h & 0xffffffffu));
 }
@@ -556,11 +569,16 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
         else fprintf(g.o, " %s=%lld", v->name->s, (long long)v->value.i);
     }
     fprintf(g.o, "\n// launch: grid (%lld, %lld, %lld), block %lld, dynamic shared memory %lld bytes\n",
-            (long long)k->grid[0], (long long)k->grid[1], (long long)k->grid[2], (long long)k->threads,
-            (long long)k->smem_bytes);
+            (long long)k->grid[0], (long long)k->grid[1], (long long)k->grid[2],
+            (long long)(k->threads + k->producer_threads), (long long)k->smem_bytes);
+    if (k->ws_loop)
+        fprintf(g.o, "// sm_90a path: %lld consumer threads (wgmma) + a %lld-thread TMA producer warpgroup\n",
+                (long long)k->threads, (long long)k->producer_threads);
     fputs("#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n\n", g.o);
     fputs(cg_device_header, g.o);
-    fprintf(g.o, "\nextern \"C\" __global__ void __launch_bounds__(%lld) %s(", (long long)k->threads, name);
+    if (k->ws_loop) cg_hopper_helpers(k, g.o);
+    fprintf(g.o, "\nextern \"C\" __global__ void __launch_bounds__(%lld) %s(",
+            (long long)(k->threads + k->producer_threads), name);
     for (int i = 0; i < info->params.len; i++) {
         Sym *p = info->params.items[i];
         if (i) fputs(", ", g.o);
@@ -570,9 +588,17 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
         else
             fprintf(g.o, "%s %s_arg", cg_storage_type(p->dtype), ir_cname(k->c, p->name));
     }
+    if (k->ws_loop) cg_hopper_params(k, g.o);
     fputs(") {\n", g.o);
     g.ind = 1;
-    cg_line(&g, "extern __shared__ __align__(128) unsigned char tl_smem[];");
+    if (k->ws_loop) {
+        /* TMA swizzles by shared-memory address bits: stages start on
+         * 1024-byte boundaries of the window (plan_shared left the room) */
+        cg_line(&g, "extern __shared__ __align__(1024) unsigned char tl_smem_raw[];");
+        cg_line(&g, "unsigned char *const tl_smem = tl_smem_raw + ((1024u - (tl_smem_addr(tl_smem_raw) & 1023u)) & 1023u);");
+    } else {
+        cg_line(&g, "extern __shared__ __align__(128) unsigned char tl_smem[];");
+    }
     cg_line(&g, "const int tid = threadIdx.x, lane = tid %% 32, warp = tid / 32;");
     cg_line(&g, "(void)lane; (void)warp;");
     /* Block indices, in panels when use_swizzle asks (L2 reuse of the
@@ -613,6 +639,7 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     }
     if (k->scratch_bytes)
         cg_line(&g, "double *const tl_scratch = (double *)(tl_smem + %lld);", (long long)k->scratch_offset);
+    if (k->ws_loop) cg_hopper_split(&g);
     cg_block(&g, &k->body);
     fputs("}\n", g.o);
     fclose(g.o);
@@ -624,8 +651,9 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     out->source_len = len;
     out->name = name;
     memcpy(out->grid, k->grid, sizeof out->grid);
-    out->block = k->threads;
+    out->block = k->threads + k->producer_threads;
     out->smem_bytes = k->smem_bytes;
+    if (k->ws_loop) cg_hopper_tensor_maps(k, out);
     return true;
 }
 

@@ -78,7 +78,7 @@ static void reduce_acc(Cg *g, IrStmt *s) {
             cg_line(g, "    tl_scratch[warp %% %d * %lld + warp / %d * %lld + %d + lane / 4] = %s[%d];", l->wn, (long long)rows,
                     l->wn, (long long)l->wtm, (r / 2) * 16 + (r % 2) * 8, p, r);
         cg_line(g, "}");
-        cg_line(g, "__syncthreads();");
+        cg_sync(g);
         for (int r = 0; r < l->mi * 2; r++) {
             char *cur = arena_printf(arena(g), "%s[%d]", p, r);
             cg_line(g, "%s = %s;", cur, identity(kind, dbl));
@@ -89,7 +89,7 @@ static void reduce_acc(Cg *g, IrStmt *s) {
                                              (long long)(w * rows), l->wn, (long long)l->wtm, (r / 2) * 16 + (r % 2) * 8),
                                 dbl));
         }
-        cg_line(g, "__syncthreads();");
+        cg_sync(g);
     }
     for (int r = 0; r < l->mi * 2; r++)
         store_result(g, s, arena_printf(arena(g), "%d", r), arena_printf(arena(g), "%s[%d]", p, r), dbl);
@@ -131,7 +131,7 @@ static void reduce_blocked(Cg *g, IrStmt *s) {
                 combine(g, merge, cur, arena_printf(arena(g), "__shfl_xor_sync(0xffffffffu, %s, %d)", cur, off), dbl));
     cg_line(g, "    if (lane == 0) tl_scratch[warp * %lld + %s] = %s;", (long long)rows, r, cur);
     cg_line(g, "}");
-    cg_line(g, "__syncthreads();");
+    cg_sync(g);
     cg_line(g, "#pragma unroll");
     cg_line(g, "for (int %s = 0; %s < %lld; ++%s) {", r, r, (long long)rows, r);
     cg_line(g, "    %s = %s;", cur, identity(kind, dbl));
@@ -139,7 +139,7 @@ static void reduce_blocked(Cg *g, IrStmt *s) {
     cg_line(g, "    for (int %s = 0; %s < %lld; ++%s) %s = %s;", w, w, (long long)warps, w, cur,
             combine(g, merge, cur, arena_printf(arena(g), "(%s)tl_scratch[%s * %lld + %s]", ty, w, (long long)rows, r), dbl));
     cg_line(g, "}");
-    cg_line(g, "__syncthreads();");
+    cg_sync(g);
     for (int64_t i = 0; i < rows; i++)
         store_result(g, s, arena_printf(arena(g), "%lld", (long long)i), arena_printf(arena(g), "%s[%lld]", p, (long long)i), dbl);
     g->ind--;
@@ -164,7 +164,7 @@ static void reduce_staged(Cg *g, IrStmt *s) {
     cg_line(g, "for (int %s = 0; %s < %lld; ++%s)", r, r, (long long)src->layout.regs, r);
     cg_line(g, "    %stl_scratch[%s] = %s;", valid ? arena_printf(arena(g), "if (%s) ", valid) : "", lin,
             element(g, kind, src, r, dbl));
-    cg_line(g, "__syncthreads();");
+    cg_sync(g);
     const char *dr = cg_tmp(g, "r"), *k = cg_tmp(g, "k"), *v = cg_tmp(g, "v");
     char *dc[MAX_RANK], *dvalid;
     cg_frag_coords(g, dst, dr, dc, &dvalid);
@@ -187,7 +187,7 @@ static void reduce_staged(Cg *g, IrStmt *s) {
     store_result(g, s, dr, v, dbl);
     g->ind--;
     cg_line(g, "}");
-    cg_line(g, "__syncthreads();");
+    cg_sync(g);
     g->ind--;
     cg_line(g, "}");
 }

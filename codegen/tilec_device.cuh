@@ -359,4 +359,101 @@ static __device__ __forceinline__ int tl_atomic_add(int *p, int v) { return atom
 static __device__ __forceinline__ unsigned tl_atomic_add(unsigned *p, unsigned v) { return atomicAdd(p, v); }
 static __device__ __forceinline__ unsigned long long tl_atomic_add(unsigned long long *p, unsigned long long v) { return atomicAdd(p, v); }
 
+/* ------------------------------------------------------------------------ */
+/* 10. Hopper (sm_90a): mbarriers, TMA, wgmma                               */
+/* ------------------------------------------------------------------------ */
+
+/* A CUtensorMap as the kernel receives it: 128 opaque bytes, 64-byte
+ * aligned, passed by value as a `const __grid_constant__` parameter so the
+ * TMA unit can read it from the parameter space by its generic address. */
+struct __align__(64) tl_tensor_map { unsigned long long opaque[16]; };
+
+/* mbarrier: a 64-bit shared-memory object counting arrivals and, for TMA,
+ * transaction bytes. A phase completes when `count` threads have arrived
+ * and every expected byte has landed; waiters name the phase by its parity
+ * (0, 1, 0, ...), so a barrier in a ring of stages is reused without
+ * re-initialisation. */
+static __device__ __forceinline__ void tl_mbar_init(unsigned long long *bar, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(tl_smem_addr(bar)), "r"(count) : "memory");
+}
+
+/* Makes mbarrier.init visible to the async proxy (the TMA unit) and, with
+ * the __syncthreads() that follows, to the other threads. */
+static __device__ __forceinline__ void tl_mbar_fence_init(void)
+{
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+
+/* One arrival that also announces `bytes` of TMA data for this phase. */
+static __device__ __forceinline__ void tl_mbar_arrive_expect_tx(unsigned long long *bar, unsigned bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(tl_smem_addr(bar)), "r"(bytes)
+                 : "memory");
+}
+
+static __device__ __forceinline__ void tl_mbar_arrive(unsigned long long *bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(tl_smem_addr(bar)) : "memory");
+}
+
+/* Spins until the phase of parity `parity` has completed. try_wait may
+ * suspend the thread for a while in hardware before giving up, so the loop
+ * is not a hot spin. (A C loop, not PTX labels: inlined asm is repeated.) */
+static __device__ __forceinline__ void tl_mbar_wait(unsigned long long *bar, unsigned parity)
+{
+    unsigned done;
+    do {
+        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(tl_smem_addr(bar)), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+
+/* TMA: copies the box at element coordinates (c0 innermost, c1) of the
+ * tensor the map describes into shared memory at dst (aligned to the
+ * swizzle's repeat, 1024 bytes for 128-byte swizzle), completing `bytes`
+ * on the mbarrier. Out-of-bounds elements arrive as zeros and still count. */
+static __device__ __forceinline__ void tl_tma_load_2d(void *dst, const tl_tensor_map *map, unsigned long long *bar,
+                                                      int c0, int c1)
+{
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n"
+        ::"r"(tl_smem_addr(dst)), "l"((unsigned long long)map), "r"(tl_smem_addr(bar)), "r"(c0), "r"(c1)
+        : "memory");
+}
+
+/* A wgmma shared-memory matrix descriptor: start address, leading- and
+ * stride-dimension byte offsets (all in 16-byte units, 14 bits each) and
+ * the swizzle mode in bits 62-63 (1: 128-byte, 2: 64-byte, 3: 32-byte).
+ * K-major tiles: SBO is the distance between 8-row groups, LBO unused;
+ * MN-major tiles: LBO is the distance between 64-element (128-byte) column
+ * blocks, SBO between 8-row groups of K (PTX ISA, "Matrix Descriptor"). */
+static __device__ __forceinline__ unsigned long long tl_wgmma_desc(const void *p, unsigned lbo, unsigned sbo,
+                                                                   unsigned mode)
+{
+    return (unsigned long long)((tl_smem_addr(p) & 0x3FFFF) >> 4) |
+           ((unsigned long long)((lbo & 0x3FFFF) >> 4) << 16) | ((unsigned long long)((sbo & 0x3FFFF) >> 4) << 32) |
+           ((unsigned long long)mode << 62);
+}
+
+/* wgmma ordering: fence before the first wgmma that touches registers
+ * written by other instructions; commit closes a group of issued wgmmas;
+ * wait<N> returns once at most N groups are still running. */
+static __device__ __forceinline__ void tl_wgmma_fence(void) { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+static __device__ __forceinline__ void tl_wgmma_commit(void)
+{
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+template <int N>
+static __device__ __forceinline__ void tl_wgmma_wait(void)
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+
+/* Keeps the compiler from moving reads or writes of an accumulator register
+ * across a wgmma fence or wait: the hardware writes it asynchronously. */
+static __device__ __forceinline__ void tl_pin(float &r) { asm volatile("" : "+f"(r)::"memory"); }
+
 #endif /* TILEC_DEVICE_CUH */

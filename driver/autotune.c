@@ -82,11 +82,11 @@ static KernelInfo *specialise(Ctx *c, Node *prog, const char *kernel, Override *
     return ok ? ks.items[0] : NULL;
 }
 
-static bool lower(Ctx *c, KernelInfo *k, const char *file, int archnum, CgKernel *ck, FILE *quiet) {
+static bool lower(Ctx *c, KernelInfo *k, const char *file, const char *arch, CgKernel *ck, FILE *quiet) {
     FILE *err = c->err;
     int errors = c->errors;
     c->err = quiet;
-    IrKernel *ir = ir_build(c, k, archnum);
+    IrKernel *ir = ir_build(c, k, arch);
     bool ok = pass_run_all(ir, NULL) && cg_emit(ir, file, ck);
     c->err = err;
     ok &= c->errors == errors;
@@ -147,8 +147,6 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
     Candidate *cand = calloc((size_t)space, sizeof *cand);
     if (!cand) die("out of memory");
     FILE *quiet = fopen("/dev/null", "w");
-    int archnum = 0;
-    sscanf(arch, "sm_%d", &archnum);
     int viable = 0;
     for (int64_t idx = 0; idx < space; idx++) {
         Candidate *cd = &cand[idx];
@@ -173,7 +171,7 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
         }
         KernelInfo *ki = specialise(c, prog, kernel, user, n_user, cd, quiet);
         if (!ki) cd->status = "invalid for these values (sema)";
-        else if (!lower(c, ki, file, archnum, &cd->ck, quiet)) cd->status = "does not fit the target (shared memory, layout or shape)";
+        else if (!lower(c, ki, file, arch, &cd->ck, quiet)) cd->status = "does not fit the target (shared memory, layout or shape)";
         else {
             cd->status = "ok";
             viable++;
@@ -204,9 +202,8 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
         /* the candidate's specialisation again: node annotations are per run */
         KernelInfo *ki = specialise(c, prog, kernel, user, n_user, cd, quiet);
         Session s;
-        int rc = ki ? prof_session_open(&s, ki, cd->ck.name, cd->res.cubin, cd->res.cubin_size, cd->ck.grid, cd->ck.block,
-                                        cd->ck.smem_bytes, &opts->run)
-                    : 4;
+        LaunchSpec launch = launch_of(&cd->ck);
+        int rc = ki ? prof_session_open(&s, ki, cd->ck.name, cd->res.cubin, cd->res.cubin_size, &launch, &opts->run) : 4;
         if (rc) {
             cd->status = "could not be loaded or run";
             continue;

@@ -11,6 +11,13 @@ enum { EXIT_OK = 0, EXIT_SOURCE = 1, EXIT_USAGE = 2, EXIT_VERIFY = 3, EXIT_CUDA 
 
 extern bool verbose;
 
+/* How to launch what the code generator produced. */
+static inline LaunchSpec launch_of(const CgKernel *ck) {
+    LaunchSpec l = {.block = ck->block, .smem = ck->smem_bytes, .tma = ck->tma, .ntma = ck->ntma};
+    for (int d = 0; d < 3; d++) l.grid[d] = ck->grid[d];
+    return l;
+}
+
 typedef enum Action { ACT_CHECK, ACT_AST, ACT_IR, ACT_CUDA, ACT_PTX, ACT_CUBIN, ACT_RUN, ACT_PROFILE, ACT_AUTOTUNE } Action;
 
 /* What --run, --profile and --autotune need besides the action. */

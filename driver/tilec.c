@@ -83,12 +83,8 @@ bool write_file_atomic(const char *path, const void *data, size_t n) {
 
 /* sm_80, sm_90a, ... -> 80, 90; 0 when malformed. */
 static int parse_arch(const char *a) {
-    if (strncmp(a, "sm_", 3) != 0) return 0;
-    int v = 0, n = 0;
-    const char *p = a + 3;
-    while (*p >= '0' && *p <= '9' && n < 4) v = v * 10 + (*p++ - '0'), n++;
-    if (n < 2 || (*p && strcmp(p, "a") != 0)) return 0;
-    return v;
+    bool specific;
+    return ir_arch_number(a, &specific);
 }
 
 
@@ -148,8 +144,7 @@ int obtain_cubin(Ctx *c, const CgKernel *ck, const char *arch, const Options *op
 /* Lowers one checked kernel to CUDA C and acts on it. */
 static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, const char *arch, const char *out_path,
                     const char *print_after, const Options *opts) {
-    int archnum = parse_arch(arch);
-    IrKernel *k = ir_build(c, info, archnum);
+    IrKernel *k = ir_build(c, info, arch);
     PassOptions po = {.print_after = print_after, .print_to = stderr};
     if (!pass_run_all(k, &po)) return EXIT_SOURCE;
     if (act == ACT_IR) {
@@ -181,13 +176,12 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
             fprintf(stderr, "tilec: cannot write '%s'\n", out_path);
             rc = EXIT_USAGE;
         }
-        if (rc == EXIT_OK && act == ACT_RUN)
-            rc = prof_run(info, ck.name, bin.cubin, bin.size, ck.grid, ck.block, ck.smem_bytes, &opts->run);
+        LaunchSpec launch = launch_of(&ck);
+        if (rc == EXIT_OK && act == ACT_RUN) rc = prof_run(info, ck.name, bin.cubin, bin.size, &launch, &opts->run);
         if (rc == EXIT_OK && act == ACT_PROFILE) {
             ProfileTarget t = {.file = file, .symbol = ck.name, .arch = arch, .cubin = bin.cubin, .cubin_size = bin.size,
-                               .block = ck.block, .smem = ck.smem_bytes, .cache_hit = bin.cache_hit,
-                               .compile_s = bin.compile_s, .spill_bytes = bin.spill_bytes};
-            memcpy(t.grid, ck.grid, sizeof t.grid);
+                               .launch = launch, .cache_hit = bin.cache_hit, .compile_s = bin.compile_s,
+                               .spill_bytes = bin.spill_bytes};
             ProfileOptions po2 = opts->profile;
             po2.run = opts->run;
             rc = prof_profile(info, &t, &opts->device, &po2);

@@ -103,6 +103,7 @@ struct IrStmt {
     /* COPY: mechanism; for pipelined producers, the loop that prefetches. */
     CopyMech mech;
     IrStmt *pipeline;          /* COPY hoisted into this pipelined FOR */
+    bool wgmma;                /* GEMM: Hopper warpgroup MMA from shared-memory descriptors */
     bool sync_before;          /* a block-wide barrier is needed before it */
     NodeList print_args;       /* PRINT */
 };
@@ -123,10 +124,20 @@ typedef struct IrKernel {
     int64_t scratch_offset;    /* reduction scratch in shared memory */
     int64_t scratch_bytes;
     int arch;                  /* 80, 90 ... */
+    bool arch_specific;        /* an "a" target (sm_90a): wgmma and setmaxnreg exist only there */
+    /* Warp specialisation (sm_90a GEMM path): `threads` consumer threads run
+     * the kernel, and one more warpgroup of `producer_threads` issues the TMA
+     * copies of `ws_loop` (0 / NULL: every thread runs everything). */
+    int64_t producer_threads;
+    IrStmt *ws_loop;
+    int64_t mbar_offset;       /* its mbarriers in shared memory: full[stages], then empty[stages] */
 } IrKernel;
 
 /* ---- build.c ---- */
-IrKernel *ir_build(Ctx *c, KernelInfo *k, int arch);
+/* arch: "sm_80", "sm_90a", ... */
+IrKernel *ir_build(Ctx *c, KernelInfo *k, const char *arch);
+/* 80 for "sm_80", 90 for "sm_90a" (*specific: the "a" suffix); 0 if malformed. */
+int ir_arch_number(const char *arch, bool *specific);
 IrBuf *ir_buf_of(IrKernel *k, const Sym *sym);
 void ir_block_push(Ctx *c, IrBlock *b, IrStmt *s);
 /* A user name as spelled in generated code (prefixed when it would clash

@@ -87,7 +87,7 @@ static void print_stmt(FILE *o, const IrStmt *s, int d) {
         print_region(o, &s->b);
         fputs(s->trans_b ? "^T += " : " += ", o);
         print_region(o, &s->c);
-        fprintf(o, " policy=%s%s", policy[s->policy], s->clear ? " clear" : "");
+        fprintf(o, " policy=%s%s%s", policy[s->policy], s->clear ? " clear" : "", s->wgmma ? " [wgmma]" : "");
         break;
     case IR_FILL:
         fputs("fill ", o);
@@ -169,6 +169,7 @@ static void print_block(FILE *o, const IrBlock *b, int d) {
 void ir_print(FILE *o, const IrKernel *k) {
     fprintf(o, "kernel %s grid(%lld, %lld, %lld) threads %lld", k->info->name->s, (long long)k->grid[0],
             (long long)k->grid[1], (long long)k->grid[2], (long long)k->threads);
+    if (k->producer_threads) fprintf(o, " + producer %lld", (long long)k->producer_threads);
     if (k->swizzle_panel) fprintf(o, " rasterize(panel %d, %s)", k->swizzle_panel, k->swizzle_col ? "col" : "row");
     if (k->smem_bytes) fprintf(o, " shared=%lld", (long long)k->smem_bytes);
     fputc('\n', o);

@@ -19,6 +19,9 @@ bool pass_exists(const char *name);
 /* The pass names in order, separated by ", " (for messages). */
 const char *pass_names(void);
 
+/* requires: built IR; provides: on sm_90a, for a GEMM-shaped pipeline, TMA
+ * copies, a wgmma gemm and a producer warpgroup (nothing otherwise) */
+void pass_plan_warpgroups(IrKernel *k);
 /* requires: built IR; provides: a layout for every fragment */
 void pass_infer_layout(IrKernel *k);
 /* requires: layouts; provides: async mechanism and stages for copies in pipelined loops */

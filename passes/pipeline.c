@@ -11,6 +11,7 @@ typedef struct Pass {
 } Pass;
 
 static const Pass passes[] = {
+    {"plan_warpgroups", pass_plan_warpgroups},
     {"infer_layout", pass_infer_layout},
     {"plan_pipeline", pass_plan_pipeline},
     {"plan_shared", pass_plan_shared},
@@ -24,7 +25,7 @@ bool pass_exists(const char *name) {
     return false;
 }
 
-const char *pass_names(void) { return "infer_layout, plan_pipeline, plan_shared, insert_sync"; }
+const char *pass_names(void) { return "plan_warpgroups, infer_layout, plan_pipeline, plan_shared, insert_sync"; }
 
 static bool wanted(const char *list, const char *name) {
     if (!list) return false;

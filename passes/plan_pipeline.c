@@ -86,6 +86,7 @@ static void plan_loop(IrKernel *k, IrStmt *loop) {
     for (int i = 0; i < loop->body.len; i++) {
         IrStmt *s = loop->body.items[i];
         if (s->op != IR_COPY || s->src.buf->scope != SCOPE_GLOBAL || s->dst.buf->scope != SCOPE_SHARED) continue;
+        if (s->mech == COPY_TMA) continue; /* planned by plan_warpgroups */
         bool depends = false;
         for (int d = 0; d < s->src.buf->rank; d++) depends |= uses_any(s->src.idx[d], &defs);
         if (depends) continue;

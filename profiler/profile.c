@@ -17,7 +17,7 @@ int prof_profile(KernelInfo *k, const ProfileTarget *t, const RtDevice *dev, con
     p.cache_hit = t->cache_hit;
     p.compile_s = t->compile_s;
     Session s;
-    int rc = prof_session_open(&s, k, t->symbol, t->cubin, t->cubin_size, t->grid, t->block, t->smem, &o->run);
+    int rc = prof_session_open(&s, k, t->symbol, t->cubin, t->cubin_size, &t->launch, &o->run);
     if (rc) return rc;
     char err[256];
 
@@ -68,11 +68,11 @@ int prof_profile(KernelInfo *k, const ProfileTarget *t, const RtDevice *dev, con
     r->registers = -1;
     if (!rt_kernel_attrs(&s.fn, &r->registers, &r->local_bytes, &r->static_smem, err)) r->registers = -1;
     r->spill_bytes = t->spill_bytes;
-    r->dynamic_smem = t->smem;
-    r->block_threads = (int)t->block;
-    r->grid_blocks = t->grid[0] * t->grid[1] * t->grid[2];
-    if (rt_occupancy(&s.fn, t->block, t->smem, &r->blocks_per_sm, err) && dev->max_threads_per_sm > 0) {
-        r->occupancy = (double)r->blocks_per_sm * (double)t->block / dev->max_threads_per_sm;
+    r->dynamic_smem = t->launch.smem;
+    r->block_threads = (int)t->launch.block;
+    r->grid_blocks = t->launch.grid[0] * t->launch.grid[1] * t->launch.grid[2];
+    if (rt_occupancy(&s.fn, t->launch.block, t->launch.smem, &r->blocks_per_sm, err) && dev->max_threads_per_sm > 0) {
+        r->occupancy = (double)r->blocks_per_sm * (double)t->launch.block / dev->max_threads_per_sm;
         if (r->blocks_per_sm > 0) r->waves = (double)r->grid_blocks / ((double)r->blocks_per_sm * dev->sms);
     }
 

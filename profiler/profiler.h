@@ -190,23 +190,34 @@ typedef struct Session {
     HostTensor *got;       /* the results copied back (storage of out/inout tensors) */
     int n;
     uint64_t *dev;         /* device buffers, per tensor parameter */
-    void **params;         /* kernel arguments, per parameter */
+    void **params;         /* kernel arguments, per parameter, then the TMA tensor maps */
     ScalarArg *scalars;
+    unsigned char *tensor_maps; /* RT_TENSOR_MAP_BYTES each, 64-byte aligned */
 } Session;
+
+/* What a launch needs besides the cubin: the shape, and the TMA tensor maps
+ * that follow the parameters (built for the session's device buffers). */
+typedef struct LaunchSpec {
+    int64_t grid[3];
+    int64_t block;
+    int64_t smem;
+    const RtTensorMapSpec *tma;
+    int ntma;
+} LaunchSpec;
 
 /* Loads the cubin and prepares inputs and buffers (the device must be
  * open). Each returns an exit code: 0, 3 (mismatch) or 4 (a CUDA failure,
  * said in one sentence on stderr). */
 int prof_session_open(Session *s, KernelInfo *k, const char *kernel_name, const void *cubin, size_t cubin_size,
-                      const int64_t grid[3], int64_t block, int64_t smem, const RunOptions *o);
+                      const LaunchSpec *launch, const RunOptions *o);
 /* Inputs back to their generated values, outputs poisoned. */
 int prof_session_reset(Session *s);
 /* reset, one launch, results back, verification (verified: a reference existed). */
 int prof_session_verify(Session *s, const RunOptions *o, VerifyResult *res, bool *verified);
 void prof_session_close(Session *s);
 /* `--run`: open, verify, print, close. */
-int prof_run(KernelInfo *k, const char *kernel_name, const void *cubin, size_t cubin_size, const int64_t grid[3],
-             int64_t block, int64_t smem, const RunOptions *o);
+int prof_run(KernelInfo *k, const char *kernel_name, const void *cubin, size_t cubin_size, const LaunchSpec *launch,
+             const RunOptions *o);
 
 /* ---- the profile (bench.c measures, metrics.c derives, report.c prints) ---- */
 
@@ -414,7 +425,7 @@ typedef struct ProfileTarget {
     const char *file, *symbol, *arch;
     const void *cubin;
     size_t cubin_size;
-    int64_t grid[3], block, smem;
+    LaunchSpec launch;
     bool cache_hit;
     double compile_s;
     int spill_bytes;          /* from ptxas; -1 when unknown (cache hit) */

@@ -25,12 +25,12 @@ static void scalar_arg(const Sym *p, ScalarArg *a) {
 }
 
 int prof_session_open(Session *s, KernelInfo *k, const char *kernel_name, const void *cubin, size_t cubin_size,
-                      const int64_t grid[3], int64_t block, int64_t smem, const RunOptions *o) {
+                      const LaunchSpec *launch, const RunOptions *o) {
     memset(s, 0, sizeof *s);
     s->k = k;
-    for (int d = 0; d < 3; d++) s->grid[d] = grid[d];
-    s->block = block;
-    s->smem = smem;
+    for (int d = 0; d < 3; d++) s->grid[d] = launch->grid[d];
+    s->block = launch->block;
+    s->smem = launch->smem;
     char err[256];
     if (!rt_module_load(cubin, cubin_size, &s->mod, err) || !rt_kernel_get(s->mod, kernel_name, &s->fn, err)) {
         fprintf(stderr, "tilec: %s\n", err);
@@ -42,7 +42,7 @@ int prof_session_open(Session *s, KernelInfo *k, const char *kernel_name, const 
         return 4;
     }
     s->dev = calloc((size_t)s->n + 1, sizeof *s->dev);
-    s->params = calloc((size_t)k->params.len + 1, sizeof *s->params);
+    s->params = calloc((size_t)k->params.len + (size_t)launch->ntma + 1, sizeof *s->params);
     s->scalars = calloc((size_t)k->params.len + 1, sizeof *s->scalars);
     s->got = calloc((size_t)s->n + 1, sizeof *s->got);
     if (!s->dev || !s->params || !s->scalars || !s->got) die("out of memory");
@@ -64,6 +64,20 @@ int prof_session_open(Session *s, KernelInfo *k, const char *kernel_name, const 
         }
         s->params[i] = &s->dev[t];
         t++;
+    }
+    if (launch->ntma > 0) {
+        s->tensor_maps = aligned_alloc(64, (size_t)launch->ntma * RT_TENSOR_MAP_BYTES);
+        if (!s->tensor_maps) die("out of memory");
+    }
+    for (int m = 0; m < launch->ntma; m++) {
+        const RtTensorMapSpec *spec = &launch->tma[m];
+        void *map = s->tensor_maps + (size_t)m * RT_TENSOR_MAP_BYTES;
+        if (!rt_tensor_map_encode(spec, *(uint64_t *)s->params[spec->param], map, err)) {
+            fprintf(stderr, "tilec: %s\n", err);
+            prof_session_close(s);
+            return 4;
+        }
+        s->params[k->params.len + m] = map;
     }
     return 0;
 }
@@ -120,15 +134,16 @@ void prof_session_close(Session *s) {
     free(s->dev);
     free(s->params);
     free(s->scalars);
+    free(s->tensor_maps);
     free(s->got);
     if (s->mod) rt_module_unload(s->mod);
     memset(s, 0, sizeof *s);
 }
 
-int prof_run(KernelInfo *k, const char *kernel_name, const void *cubin, size_t cubin_size, const int64_t grid[3],
-             int64_t block, int64_t smem, const RunOptions *o) {
+int prof_run(KernelInfo *k, const char *kernel_name, const void *cubin, size_t cubin_size, const LaunchSpec *launch,
+             const RunOptions *o) {
     Session s;
-    int rc = prof_session_open(&s, k, kernel_name, cubin, cubin_size, grid, block, smem, o);
+    int rc = prof_session_open(&s, k, kernel_name, cubin, cubin_size, launch, o);
     if (rc) return rc;
     VerifyResult res;
     bool verified;

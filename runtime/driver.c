@@ -787,3 +787,48 @@ void rt_graph_destroy(RtGraph *g) {
     if (timing_ready(NULL)) timing.api.graph_exec_destroy((CUgraphExec)g->exec);
     g->exec = NULL;
 }
+
+/* ---- TMA tensor maps (CUDA 12.0 and later drivers) ---- */
+
+static struct {
+    pthread_once_t load_once;
+    __typeof__(&cuTensorMapEncodeTiled) encode_tiled;
+} tensor_maps = {.load_once = PTHREAD_ONCE_INIT};
+
+static void load_tensor_map_functions(void) {
+    void *fn = dlsym(driver.library, "cuTensorMapEncodeTiled");
+    memcpy(&tensor_maps.encode_tiled, &fn, sizeof fn);
+}
+
+bool rt_tensor_map_encode(const RtTensorMapSpec *s, uint64_t base, void *out, char err[256]) {
+    if (!ensure_context(err)) return false;
+    pthread_once(&tensor_maps.load_once, load_tensor_map_functions);
+    if (!tensor_maps.encode_tiled)
+        return rt_fail(err, "the CUDA driver (" DRIVER_LIBRARY ") is too old for TMA: it has no cuTensorMapEncodeTiled");
+    if (s->rank < 1 || s->rank > 5 || ((uintptr_t)out & 63))
+        return rt_fail(err, "a TMA tensor map needs rank 1 to 5 and a 64-byte aligned home");
+    CUtensorMapDataType type = s->elem_bytes == 4 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                               : s->bf16          ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                               : s->elem_bytes == 2 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                    : CU_TENSOR_MAP_DATA_TYPE_UINT8;
+    CUtensorMapSwizzle swizzle = s->swizzle_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
+                                 : s->swizzle_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                 : s->swizzle_bytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                          : CU_TENSOR_MAP_SWIZZLE_NONE;
+    cuuint64_t dims[5], strides[4];
+    cuuint32_t box[5], elem_strides[5];
+    for (int d = 0; d < s->rank; d++) {
+        dims[d] = s->dims[d];
+        box[d] = s->box[d];
+        elem_strides[d] = 1;
+        if (d + 1 < s->rank) strides[d] = s->strides[d];
+    }
+    /* Out-of-bounds elements of a box read as zeros (FLOAT_OOB_FILL_NONE),
+     * which is what a ragged tile edge of a GEMM needs; 256-byte L2
+     * promotion fetches whole sectors pairs for the 128-byte rows. */
+    CUresult rc = tensor_maps.encode_tiled((CUtensorMap *)out, type, (cuuint32_t)s->rank, (void *)(uintptr_t)base, dims,
+                                           strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+                                           CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (rc != CUDA_SUCCESS) return cu_fail(err, rc, "could not build a TMA tensor map");
+    return true;
+}

@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "tensor_map.h"
+
 /* ---- nvrtc.c ---- */
 typedef struct RtCompileOptions {
     const char *arch;          /* "sm_80", "sm_90a", ... or "compute_80" for PTX only */
@@ -153,6 +155,11 @@ bool rt_capture_end(void *stream, RtGraph *g, char err[256]);
 /* Runs the whole graph on the stream, asynchronously. */
 bool rt_graph_launch(const RtGraph *g, void *stream, char err[256]);
 void rt_graph_destroy(RtGraph *g);  /* sets g->exec to NULL; NULL graphs are fine */
+
+enum { RT_TENSOR_MAP_BYTES = 128 };
+/* Encodes the map of s for the tensor at device address base into out
+ * (RT_TENSOR_MAP_BYTES, 64-byte aligned). */
+bool rt_tensor_map_encode(const RtTensorMapSpec *s, uint64_t base, void *out, char err[256]);
 
 /* ---- cache.c ---- */
 typedef struct RtCache {

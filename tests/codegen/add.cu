@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(256) tilec_add_ab234e05(const __half *__restrict__ X, const __half *__restrict__ Y, __half *__restrict__ Z) {
+extern "C" __global__ void __launch_bounds__(256) tilec_add_ccfd90cc(const __half *__restrict__ X, const __half *__restrict__ Y, __half *__restrict__ Z) {
     extern __shared__ __align__(128) unsigned char tl_smem[];
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     (void)lane; (void)warp;

@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(128) tilec_gemm_db12e3e7(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C) {
+extern "C" __global__ void __launch_bounds__(128) tilec_gemm_30f5bfd7(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C) {
     extern __shared__ __align__(128) unsigned char tl_smem[];
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     (void)lane; (void)warp;

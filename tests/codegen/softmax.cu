@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(256) tilec_softmax_29e17c2d(const __half *__restrict__ X, __half *__restrict__ Y) {
+extern "C" __global__ void __launch_bounds__(256) tilec_softmax_2a25fec4(const __half *__restrict__ X, __half *__restrict__ Y) {
     extern __shared__ __align__(128) unsigned char tl_smem[];
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     (void)lane; (void)warp;

@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
         SemaOptions opt = {0};
         PtrVec kernels = sema_check(&c, prog, &opt);
         for (int i = 0; i < kernels.len && !c.errors; i++) {
-            IrKernel *k = ir_build(&c, kernels.items[i], 90);
+            IrKernel *k = ir_build(&c, kernels.items[i], "sm_90a");
             if (!pass_run_all(k, NULL)) break;
             CgKernel ck;
             if (cg_emit(k, "fuzz.tile", &ck)) cg_kernel_free(&ck);

@@ -1,0 +1,25 @@
+/* tensor_map.h - what a TMA tensor map describes, as plain data: the code
+ * generator fills it in (codegen.h), the runtime encodes it for a device
+ * pointer at launch (runtime.h). No other dependency, so both layers can
+ * include it. */
+#ifndef TILEC_TENSOR_MAP_H
+#define TILEC_TENSOR_MAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* A TMA tensor map (CUtensorMap, 128 bytes) for one tensor parameter,
+ * built on the host for each launch's device pointer and passed to the
+ * kernel by value (a __grid_constant__ parameter). Dimensions are innermost
+ * first; strides are in bytes for dimensions 1.. (multiples of 16). */
+typedef struct RtTensorMapSpec {
+    int param;                /* which kernel parameter (a tensor) it maps */
+    int rank;                 /* 1 to 5 */
+    int elem_bytes;           /* 1, 2 or 4 */
+    bool bf16;                /* 2-byte elements: bf16 rather than f16 */
+    uint64_t dims[5];
+    uint64_t strides[4];
+    uint32_t box[5];          /* elements of one copy, per dimension (at most 256) */
+    int swizzle_bytes;        /* 0, 32, 64 or 128: the shared-memory swizzle span */
+} RtTensorMapSpec;
+#endif
