@@ -20,6 +20,8 @@ typedef struct CgKernel {
     /* TMA tensor maps, passed after the parameters (sm_90a GEMM path) */
     RtTensorMapSpec tma[CG_MAX_TMA];
     int ntma;
+    /* grid[0] is the number of tiles: launch min(tiles, SMs) blocks */
+    bool persistent;
 } CgKernel;
 
 /* Generates the kernel; false after reporting an error (located) for what
@@ -79,6 +81,9 @@ void cg_block(Cg *g, IrBlock *b);
 /* A barrier over every thread that runs the kernel's statements: the whole
  * block, or only the consumer warpgroups of a warp-specialised kernel. */
 void cg_sync(Cg *g);
+/* Defines the kernel's block index names from blockIdx (lin NULL) or from
+ * the linear tile number lin of a persistent kernel. */
+void cg_block_indices(Cg *g, const char *lin);
 
 /* lower_copy.c, lower_gemm.c, lower_reduce.c, lower_parallel.c */
 void cg_copy(Cg *g, IrStmt *s);

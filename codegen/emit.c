@@ -552,6 +552,43 @@ static void emit_frag_decl(Cg *g, IrBuf *b) {
             b->scope == SCOPE_LOCAL ? "per-thread local buffer" : layout_describe(g->k->c, &b->layout));
 }
 
+/* The block indices the kernel names (bx, by, bz), from blockIdx or, in a
+ * persistent kernel, from the linear tile number `lin`; in panels when
+ * use_swizzle asks (L2 reuse of the operand tiles neighbours share). */
+void cg_block_indices(Cg *g, const char *lin) {
+    IrKernel *k = g->k;
+    KernelInfo *info = k->info;
+    static const char *const bidx[3] = {"blockIdx.x", "blockIdx.y", "blockIdx.z"};
+    const char *idx[3] = {bidx[0], bidx[1], bidx[2]};
+    if (lin) {
+        idx[0] = arena_printf(&k->c->arena, "(int)(%s %% %lld)", lin, (long long)k->grid[0]);
+        idx[1] = arena_printf(&k->c->arena, "(int)(%s / %lld %% %lld)", lin, (long long)k->grid[0], (long long)k->grid[1]);
+        idx[2] = arena_printf(&k->c->arena, "(int)(%s / %lld)", lin, (long long)(k->grid[0] * k->grid[1]));
+    }
+    if (k->swizzle_panel > 0 && k->grid_rank >= 2 && info->block_idx.len >= 2) {
+        int a = k->swizzle_col ? 1 : 0, b = 1 - a; /* a: the dimension cut into panels */
+        cg_line(g, "int tl_bx, tl_by;");
+        cg_line(g, "{");
+        if (lin)
+            cg_line(g, "    const long long lin = %s %% %lldLL;", lin, (long long)(k->grid[0] * k->grid[1]));
+        else
+            cg_line(g, "    const long long lin = (long long)blockIdx.y * gridDim.x + blockIdx.x;");
+        cg_line(g, "    const long long per_panel = %dLL * %lld;", k->swizzle_panel, (long long)k->grid[b]);
+        cg_line(g, "    const long long first = lin / per_panel * %d, rem = lin %% per_panel;", k->swizzle_panel);
+        cg_line(g, "    const long long width = min(%dLL, %lldLL - first);", k->swizzle_panel, (long long)k->grid[a]);
+        cg_line(g, "    %s = (int)(first + rem %% width); %s = (int)(rem / width);", a == 0 ? "tl_bx" : "tl_by",
+                a == 0 ? "tl_by" : "tl_bx");
+        cg_line(g, "}");
+        Sym *x = info->block_idx.items[0], *y = info->block_idx.items[1];
+        cg_line(g, "const int %s = tl_bx, %s = tl_by;", ir_cname(k->c, x->name), ir_cname(k->c, y->name));
+        if (info->block_idx.len == 3)
+            cg_line(g, "const int %s = %s;", ir_cname(k->c, ((Sym *)info->block_idx.items[2])->name), idx[2]);
+    } else {
+        for (int i = 0; i < info->block_idx.len; i++)
+            cg_line(g, "const int %s = %s;", ir_cname(k->c, ((Sym *)info->block_idx.items[i])->name), idx[i]);
+    }
+}
+
 bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     memset(out, 0, sizeof *out);
     Cg g = {.k = k};
@@ -572,8 +609,9 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
             (long long)k->grid[0], (long long)k->grid[1], (long long)k->grid[2],
             (long long)(k->threads + k->producer_threads), (long long)k->smem_bytes);
     if (k->ws_loop)
-        fprintf(g.o, "// sm_90a path: %lld consumer threads (wgmma) + a %lld-thread TMA producer warpgroup\n",
-                (long long)k->threads, (long long)k->producer_threads);
+        fprintf(g.o, "// sm_90a path: %lld consumer threads (wgmma) + a %lld-thread TMA producer warpgroup%s\n",
+                (long long)k->threads, (long long)k->producer_threads,
+                k->persistent ? "; persistent: min(tiles, SMs) blocks loop over the grid's tiles" : "");
     fputs("#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n\n", g.o);
     fputs(cg_device_header, g.o);
     if (k->ws_loop) cg_hopper_helpers(k, g.o);
@@ -601,28 +639,7 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     }
     cg_line(&g, "const int tid = threadIdx.x, lane = tid %% 32, warp = tid / 32;");
     cg_line(&g, "(void)lane; (void)warp;");
-    /* Block indices, in panels when use_swizzle asks (L2 reuse of the
-     * operand tiles that neighbouring blocks share). */
-    static const char *const bidx[3] = {"blockIdx.x", "blockIdx.y", "blockIdx.z"};
-    if (k->swizzle_panel > 0 && k->grid_rank >= 2 && info->block_idx.len >= 2) {
-        int a = k->swizzle_col ? 1 : 0, b = 1 - a; /* a: the dimension cut into panels */
-        cg_line(&g, "int tl_bx, tl_by;");
-        cg_line(&g, "{");
-        cg_line(&g, "    const long long lin = (long long)blockIdx.y * gridDim.x + blockIdx.x;");
-        cg_line(&g, "    const long long per_panel = %dLL * %lld;", k->swizzle_panel, (long long)k->grid[b]);
-        cg_line(&g, "    const long long first = lin / per_panel * %d, rem = lin %% per_panel;", k->swizzle_panel);
-        cg_line(&g, "    const long long width = min(%dLL, %lldLL - first);", k->swizzle_panel, (long long)k->grid[a]);
-        cg_line(&g, "    %s = (int)(first + rem %% width); %s = (int)(rem / width);", a == 0 ? "tl_bx" : "tl_by",
-                a == 0 ? "tl_by" : "tl_bx");
-        cg_line(&g, "}");
-        Sym *x = info->block_idx.items[0], *y = info->block_idx.items[1];
-        cg_line(&g, "const int %s = tl_bx, %s = tl_by;", ir_cname(k->c, x->name), ir_cname(k->c, y->name));
-        if (info->block_idx.len == 3)
-            cg_line(&g, "const int %s = blockIdx.z;", ir_cname(k->c, ((Sym *)info->block_idx.items[2])->name));
-    } else {
-        for (int i = 0; i < info->block_idx.len; i++)
-            cg_line(&g, "const int %s = %s;", ir_cname(k->c, ((Sym *)info->block_idx.items[i])->name), bidx[i]);
-    }
+    if (!k->persistent) cg_block_indices(&g, NULL);
     for (int i = 0; i < info->params.len; i++) {
         Sym *p = info->params.items[i];
         if (p->kind == SYM_SCALAR)
@@ -640,7 +657,18 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     if (k->scratch_bytes)
         cg_line(&g, "double *const tl_scratch = (double *)(tl_smem + %lld);", (long long)k->scratch_offset);
     if (k->ws_loop) cg_hopper_split(&g);
+    if (k->ws_loop) cg_line(&g, "int tl_it = 0;  // pipeline iterations so far: the stage and phase to wait for");
+    if (k->persistent) {
+        cg_line(&g, "for (int tl_tile = blockIdx.x; tl_tile < %lld; tl_tile += gridDim.x) {",
+                (long long)(k->grid[0] * k->grid[1] * k->grid[2]));
+        g.ind++;
+        cg_block_indices(&g, "tl_tile");
+    }
     cg_block(&g, &k->body);
+    if (k->persistent) {
+        g.ind--;
+        cg_line(&g, "}");
+    }
     fputs("}\n", g.o);
     fclose(g.o);
     if (g.failed) {
@@ -651,6 +679,11 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     out->source_len = len;
     out->name = name;
     memcpy(out->grid, k->grid, sizeof out->grid);
+    if (k->persistent) {
+        out->persistent = true;
+        out->grid[0] = k->grid[0] * k->grid[1] * k->grid[2];
+        out->grid[1] = out->grid[2] = 1;
+    }
     out->block = k->threads + k->producer_threads;
     out->smem_bytes = k->smem_bytes;
     if (k->ws_loop) cg_hopper_tensor_maps(k, out);

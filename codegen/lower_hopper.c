@@ -129,12 +129,19 @@ void cg_hopper_split(Cg *g) {
         IrStmt *c = loop->body.items[i];
         if (c->op == IR_COPY && c->mech == COPY_TMA) bytes += buf_elems(c->dst.buf) * dtype_bytes(c->dst.buf->dtype);
     }
+    cg_line(g, "int tl_it = 0;");
+    if (k->persistent) {
+        cg_line(g, "for (int tl_tile = blockIdx.x; tl_tile < %lld; tl_tile += gridDim.x) {",
+                (long long)(k->grid[0] * k->grid[1] * k->grid[2]));
+        g->ind++;
+        cg_block_indices(g, "tl_tile");
+    }
     cg_line(g, "const int %s = %s;", n, cg_expr_str(g, loop->hi));
-    cg_line(g, "for (int %s = 0; %s < %s; ++%s) {", var, var, n, var);
+    cg_line(g, "for (int %s = 0; %s < %s; ++%s, ++tl_it) {", var, var, n, var);
     g->ind++;
-    cg_line(g, "const int %s = %s %% %d;", s, var, S);
-    cg_line(g, "if (%s >= %d) tl_mbar_wait(&tl_empty[%s], (%s / %d - 1) & 1);  // the consumers freed the slot", var, S,
-            s, var, S);
+    cg_line(g, "const int %s = tl_it %% %d;", s, S);
+    cg_line(g, "if (tl_it >= %d) tl_mbar_wait(&tl_empty[%s], (tl_it / %d - 1) & 1);  // the consumers freed the slot", S,
+            s, S);
     cg_line(g, "tl_mbar_arrive_expect_tx(&tl_full[%s], %lld);", s, (long long)bytes);
     for (int i = 0; i < loop->body.len; i++) {
         IrStmt *c = loop->body.items[i];
@@ -156,6 +163,10 @@ void cg_hopper_split(Cg *g) {
     }
     g->ind--;
     cg_line(g, "}");
+    if (k->persistent) {
+        g->ind--;
+        cg_line(g, "}");
+    }
     g->ind--;
     cg_line(g, "}");
     cg_line(g, "return;");
@@ -175,16 +186,16 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
     cg_line(g, "{");
     g->ind++;
     cg_line(g, "const int %s = %s;", n, cg_expr_str(g, loop->hi));
-    cg_line(g, "for (int %s = 0; %s < %s; ++%s) {", kt, kt, n, kt);
+    cg_line(g, "for (int %s = 0; %s < %s; ++%s, ++tl_it) {", kt, kt, n, kt);
     g->ind++;
-    cg_line(g, "const int %s = %s %% %d;", s, kt, S);
-    cg_line(g, "tl_mbar_wait(&tl_full[%s], (%s / %d) & 1);  // the tiles have landed", s, kt, S);
+    cg_line(g, "const int %s = tl_it %% %d;", s, S);
+    cg_line(g, "tl_mbar_wait(&tl_full[%s], (tl_it / %d) & 1);  // the tiles have landed", s, S);
     cg_line(g, "const unsigned char *const a_tile = (const unsigned char *)%s + %s * %lld + warp / 4 * %lld;",
             A->cname, s, (long long)A->stage_bytes, (long long)(64 * a_row));
     cg_line(g, "const unsigned char *const b_tile = (const unsigned char *)%s + %s * %lld;", B->cname, s,
             (long long)B->stage_bytes);
-    cg_line(g, "#pragma unroll");
-    cg_line(g, "for (int r = 0; r < %lld; ++r) tl_pin(%s[r]);", (long long)regs, acc);
+    /* the fence orders earlier accumulator writes (the clear) before the
+     * wgmmas; ptxas itself keeps later ones (running wgmmas) in order */
     cg_line(g, "tl_wgmma_fence();");
     for (int64_t kk = 0; kk < bk / 16; kk++) {
         /* A: K-major, rows of a_row bytes, 8-row groups a_row * 8 apart; a
@@ -203,13 +214,16 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
         }
         cg_line(g, "%s(%s, %s, %s);", name, acc, da, db);
     }
+    /* Wait for this tile's wgmmas before handing its slot back. (Keeping
+     * one group in flight with wait<1> and releasing the previous slot was
+     * measured 5-15% slower on the H200: bench/RESULTS.md.) */
     cg_line(g, "tl_wgmma_commit();");
     cg_line(g, "tl_wgmma_wait<0>();");
-    cg_line(g, "#pragma unroll");
-    cg_line(g, "for (int r = 0; r < %lld; ++r) tl_pin(%s[r]);", (long long)regs, acc);
     cg_line(g, "if (lane == 0) tl_mbar_arrive(&tl_empty[%s]);  // this warp is done with the slot", s);
     g->ind--;
     cg_line(g, "}");
+    cg_line(g, "#pragma unroll");
+    cg_line(g, "for (int r = 0; r < %lld; ++r) tl_pin(%s[r]);", (long long)regs, acc);
     g->ind--;
     cg_line(g, "}");
 }

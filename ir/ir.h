@@ -131,6 +131,10 @@ typedef struct IrKernel {
     int64_t producer_threads;
     IrStmt *ws_loop;
     int64_t mbar_offset;       /* its mbarriers in shared memory: full[stages], then empty[stages] */
+    /* Persistent: as many blocks as fit on the GPU at once, each looping
+     * over the grid's tiles (tile = blockIdx.x, + gridDim.x, ...), so a
+     * block's producer loads the next tile during the epilogue of this one. */
+    bool persistent;
 } IrKernel;
 
 /* ---- build.c ---- */

@@ -170,6 +170,7 @@ void ir_print(FILE *o, const IrKernel *k) {
     fprintf(o, "kernel %s grid(%lld, %lld, %lld) threads %lld", k->info->name->s, (long long)k->grid[0],
             (long long)k->grid[1], (long long)k->grid[2], (long long)k->threads);
     if (k->producer_threads) fprintf(o, " + producer %lld", (long long)k->producer_threads);
+    if (k->persistent) fputs(" persistent", o);
     if (k->swizzle_panel) fprintf(o, " rasterize(panel %d, %s)", k->swizzle_panel, k->swizzle_col ? "col" : "row");
     if (k->smem_bytes) fprintf(o, " shared=%lld", (long long)k->smem_bytes);
     fputc('\n', o);

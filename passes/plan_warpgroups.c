@@ -137,6 +137,7 @@ static bool plan(IrKernel *k, IrStmt *loop) {
     k->threads = bm * 2;         /* bm / 16 consumer warps */
     k->producer_threads = 128;
     k->ws_loop = loop;
+    k->persistent = true;
     return true;
 }
 

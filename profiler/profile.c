@@ -70,10 +70,13 @@ int prof_profile(KernelInfo *k, const ProfileTarget *t, const RtDevice *dev, con
     r->spill_bytes = t->spill_bytes;
     r->dynamic_smem = t->launch.smem;
     r->block_threads = (int)t->launch.block;
-    r->grid_blocks = t->launch.grid[0] * t->launch.grid[1] * t->launch.grid[2];
+    /* a persistent kernel launches fewer blocks than it has tiles; waves
+     * count tiles either way */
+    r->grid_blocks = s.grid[0] * s.grid[1] * s.grid[2];
+    int64_t tiles = t->launch.grid[0] * t->launch.grid[1] * t->launch.grid[2];
     if (rt_occupancy(&s.fn, t->launch.block, t->launch.smem, &r->blocks_per_sm, err) && dev->max_threads_per_sm > 0) {
         r->occupancy = (double)r->blocks_per_sm * (double)t->launch.block / dev->max_threads_per_sm;
-        if (r->blocks_per_sm > 0) r->waves = (double)r->grid_blocks / ((double)r->blocks_per_sm * dev->sms);
+        if (r->blocks_per_sm > 0) r->waves = (double)tiles / ((double)r->blocks_per_sm * dev->sms);
     }
 
     DeviceInfo *d = &p.device;

@@ -203,6 +203,7 @@ typedef struct LaunchSpec {
     int64_t smem;
     const RtTensorMapSpec *tma;
     int ntma;
+    bool persistent;   /* grid[0] counts tiles: launch at most one block per SM */
 } LaunchSpec;
 
 /* Loads the cubin and prepares inputs and buffers (the device must be

@@ -37,6 +37,13 @@ int prof_session_open(Session *s, KernelInfo *k, const char *kernel_name, const 
         prof_session_close(s);
         return 4;
     }
+    /* A persistent kernel's blocks loop over its tiles: as many blocks as
+     * can be resident at once, never more than there are tiles. */
+    RtDevice dev;
+    int per_sm = 0;
+    if (launch->persistent && rt_device_open(&dev, err) && rt_occupancy(&s->fn, s->block, s->smem, &per_sm, err) &&
+        per_sm > 0 && s->grid[0] > (long long)per_sm * dev.sms)
+        s->grid[0] = (long long)per_sm * dev.sms;
     if (!prof_supply(k, o->supply, o->seed, &s->in, &s->n)) {
         prof_session_close(s);
         return 4;
