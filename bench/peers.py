@@ -57,11 +57,44 @@ def gemm(n, dtype, name):
     emit(name, bench(lambda: torch.matmul(a, b)), flops=2 * n ** 3, peer="cublas")
 
 
+def triton_gemm(n, name):
+    """A plain Triton matmul (128 x 256 x 64 tiles, 3 stages, 8 warps: the
+    configuration GPU.md lists), written here so the peer is known code."""
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def matmul(a, b, c, n, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+        pm, pn = tl.program_id(0) // tl.cdiv(n, BN), tl.program_id(0) % tl.cdiv(n, BN)
+        rm = pm * BM + tl.arange(0, BM)
+        rn = pn * BN + tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k0 in range(0, n, BK):
+            x = tl.load(a + rm[:, None] * n + (k0 + rk)[None, :])
+            y = tl.load(b + (k0 + rk)[:, None] * n + rn[None, :])
+            acc = tl.dot(x, y, acc)
+        tl.store(c + rm[:, None] * n + rn[None, :], acc.to(tl.float16))
+
+    a = torch.randn(n, n, device=dev, dtype=torch.float16)
+    b = torch.randn(n, n, device=dev, dtype=torch.float16)
+    c = torch.empty_like(a)
+    grid = ((n // 128) * (n // 256),)
+    run = lambda: matmul[grid](a, b, c, n, BM=128, BN=256, BK=64, num_stages=3, num_warps=8)
+    run()
+    torch.testing.assert_close(c[:64, :64].float(), (a[:64].float() @ b[:, :64].float()), rtol=2e-2, atol=1e-1)
+    emit(name, bench(run), flops=2 * n ** 3, peer="triton")
+
+
 def main(which):
     if "gemm" in which:
         gemm(4096, torch.float16, "gemm_f16_4096")
         gemm(8192, torch.float16, "gemm_f16_8192")
         gemm(4096, torch.bfloat16, "gemm_bf16_4096")
+        gemm(8192, torch.bfloat16, "gemm_bf16_8192")
+    if "triton" in which:
+        triton_gemm(4096, "gemm_f16_4096")
+        triton_gemm(8192, "gemm_f16_8192")
     if "copy" in which:
         x = torch.empty(1 << 30, dtype=torch.uint8, device=dev)
         y = torch.empty_like(x)
@@ -77,13 +110,16 @@ def main(which):
         w = torch.randn(4096, device=dev, dtype=torch.float16)
         emit("layernorm_f16_8192x4096", bench(lambda: F.layer_norm(x, (4096,), w, w, 1e-5)), nbytes=2 * 2 * x.numel(), peer="F.layer_norm")
     if "attn" in which:
-        for causal in (False, True):
-            q = torch.randn(8, 16, 4096, 128, device=dev, dtype=torch.float16)
-            k, v = torch.randn_like(q), torch.randn_like(q)
-            f = 4 * 8 * 16 * 4096 * 4096 * 128 / (2 if causal else 1)
-            emit(f"attn_f16_s4096_d128{'_causal' if causal else ''}",
-                 bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)), flops=f, peer="torch SDPA")
+        # (batch, heads, sequence, head dim) as bench/run.sh gives them to examples/flash_attn.tile
+        for b, h, s, d in ((8, 16, 4096, 128), (2, 16, 16384, 128), (8, 16, 4096, 64)):
+            for causal in (False, True):
+                q = torch.randn(b, h, s, d, device=dev, dtype=torch.float16)
+                k, v = torch.randn_like(q), torch.randn_like(q)
+                f = 4 * b * h * s * s * d / (2 if causal else 1)
+                emit(f"attn_f16_s{s}_d{d}{'_causal' if causal else ''}",
+                     bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)), flops=f,
+                     peer="torch SDPA")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or ["gemm", "copy", "softmax", "norm", "attn"])
+    main(sys.argv[1:] or ["gemm", "triton", "copy", "softmax", "norm", "attn"])

@@ -19,7 +19,9 @@ static inline LaunchSpec launch_of(const CgKernel *ck) {
     return l;
 }
 
-typedef enum Action { ACT_CHECK, ACT_AST, ACT_IR, ACT_CUDA, ACT_PTX, ACT_CUBIN, ACT_RUN, ACT_PROFILE, ACT_AUTOTUNE } Action;
+typedef enum Action {
+    ACT_CHECK, ACT_AST, ACT_IR, ACT_CUDA, ACT_PTX, ACT_CUBIN, ACT_SASS, ACT_RUN, ACT_PROFILE, ACT_AUTOTUNE
+} Action;
 
 /* What --run, --profile and --autotune need besides the action. */
 typedef struct Options {
@@ -49,10 +51,28 @@ typedef struct Binary {
 int obtain_cubin(Ctx *c, const CgKernel *ck, const char *arch, const Options *opts, Binary *bin);
 
 /* ncu.c */
+/* A CUDA command-line tool (ncu, cuobjdump) on the PATH, else in
+ * /usr/local/cuda/bin; NULL when absent. buf holds the path. */
+const char *find_cuda_tool(const char *name, char *buf, size_t n);
 /* `--ncu`: the kernel once more under Nsight Compute (same arguments,
  * --run), its counters printed after the report; says so plainly when ncu
  * is absent. */
 int ncu_report(int argc, char **argv, const char *symbol);
+
+/* sass.c */
+typedef struct SassCounts {
+    int hgmma, hmma;        /* tensor-core MMAs: wgmma (Hopper), mma.sync */
+    int utmaldg, ldgsts;    /* asynchronous copies: TMA loads, cp.async */
+    int ldsm;               /* ldmatrix */
+    int stl, ldl;           /* local memory: spills (and local arrays) */
+} SassCounts;
+/* `--emit-sass`: cuobjdump's SASS and a count line; exit code (4 when
+ * cuobjdump is missing or fails, said on stderr). */
+int sass_print(const void *cubin, size_t size, FILE *out);
+/* The static counts of the cubin's instructions; false (said on stderr)
+ * without cuobjdump. */
+bool sass_count(const void *cubin, size_t size, SassCounts *c);
+void sass_count_text(const char *text, SassCounts *c);
 
 /* autotune.c */
 /* `--autotune`: every configuration of the kernel's tune lists (less those

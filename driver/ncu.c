@@ -31,19 +31,18 @@ static bool executable(const char *path) {
     return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
-/* ncu on the PATH, else in the toolkit; NULL when absent. */
-static const char *find_ncu(char *buf, size_t n) {
+const char *find_cuda_tool(const char *name, char *buf, size_t n) {
     const char *path = getenv("PATH");
     while (path && *path) {
         const char *end = strchr(path, ':');
         size_t len = end ? (size_t)(end - path) : strlen(path);
-        if (len && len + 5 < n) {
-            snprintf(buf, n, "%.*s/ncu", (int)len, path);
+        if (len && len + strlen(name) + 2 < n) {
+            snprintf(buf, n, "%.*s/%s", (int)len, path, name);
             if (executable(buf)) return buf;
         }
         path = end ? end + 1 : NULL;
     }
-    snprintf(buf, n, "/usr/local/cuda/bin/ncu");
+    snprintf(buf, n, "/usr/local/cuda/bin/%s", name);
     return executable(buf) ? buf : NULL;
 }
 
@@ -72,7 +71,7 @@ static int skip_count(const char *a) {
 
 int ncu_report(int argc, char **argv, const char *symbol) {
     char ncu[4096], self[4096];
-    if (!find_ncu(ncu, sizeof ncu)) {
+    if (!find_cuda_tool("ncu", ncu, sizeof ncu)) {
         printf("Nsight Compute: ncu is not on the PATH (nor in /usr/local/cuda/bin); no hardware counters\n");
         return EXIT_OK;
     }

@@ -14,6 +14,7 @@
  *
  * Everything else keeps the Ampere path, from the same source. Runs before
  * infer_layout, which then sees the consumer thread count. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "passes.h"
@@ -137,7 +138,12 @@ static bool plan(IrKernel *k, IrStmt *loop) {
     k->threads = bm * 2;         /* bm / 16 consumer warps */
     k->producer_threads = 128;
     k->ws_loop = loop;
-    k->persistent = true;
+    /* Persistent blocks (codegen: a tile loop per block, the producer
+     * running into the next tile during the epilogue) measured 2-4% slower
+     * than one block per tile on the H200 with this direct-store epilogue
+     * (bench/RESULTS.md), so they are an experiment: TILEC_PERSISTENT=1. */
+    const char *persistent = getenv("TILEC_PERSISTENT");
+    k->persistent = persistent && !strcmp(persistent, "1");
     return true;
 }
 

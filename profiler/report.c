@@ -451,9 +451,10 @@ static void write_json(FILE *f, const Profile *p) {
         jnumk(&j, "rel_stddev", b->rel_stddev);
         jboolk(&j, "l2_flush", b->l2_flush);
         jposk(&j, "sm_clock_mhz", b->sm_clock_mhz);
+        jintk(&j, "throttled_samples", b->throttled_samples);
     } else {
         static const char *const bk[] = {"backend", "samples", "median_ms", "min_ms", "max_ms",
-                                         "p95_ms", "rel_stddev", "l2_flush", "sm_clock_mhz"};
+                                         "p95_ms", "rel_stddev", "l2_flush", "sm_clock_mhz", "throttled_samples"};
         for (size_t i = 0; i < sizeof bk / sizeof bk[0]; i++) jnullk(&j, bk[i]);
     }
     jclose(&j);

@@ -39,6 +39,13 @@ expect 2 "--backend of an unknown kind" "$tilec" --backend=gcc --emit-cuda "$ex"
 expect 0 "--emit-ir" "$tilec" --emit-ir "$ex"
 expect 0 "--emit-cubin" "$tilec" --no-cache --emit-cubin -o "$tmp/k.cubin" "$ex"
 expect 2 "--emit-cubin to an unwritable path" "$tilec" --no-cache --emit-cubin -o /dev/null/k.cubin "$ex"
+# --emit-sass: the SASS where cuobjdump exists, else one sentence and exit 4
+if command -v cuobjdump > /dev/null || [ -x /usr/local/cuda/bin/cuobjdump ]; then
+    expect 0 "--emit-sass" "$tilec" --no-cache --emit-sass "$ex"
+else
+    expect 4 "--emit-sass without cuobjdump" "$tilec" --no-cache --emit-sass "$ex"
+    case $out in *"needs cuobjdump"*) ;; *) fail=$((fail + 1)); echo "FAIL --emit-sass message: $out" ;; esac
+fi
 expect 1 "an invalid program" "$tilec" --check "$root/tests/frontend/invalid/gemm_k_mismatch.tile"
 # the cache: a miss, then a hit, in a fresh directory
 out=$("$tilec" -v --cache-dir "$tmp/cache" --emit-cubin -o "$tmp/k.cubin" "$ex" 2>&1)

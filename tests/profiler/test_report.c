@@ -649,7 +649,7 @@ static void test_json(KernelInfo *k) {
         "verify.passed", "verify.checked", "verify.mismatches", "verify.max_abs_err", "verify.max_rel_err",
         "verify.rel_fro_err", "verify.rtol", "verify.atol", "consistent", "consistent.passed", "consistent.runs",
         "bench", "bench.backend", "bench.samples", "bench.median_ms", "bench.min_ms", "bench.max_ms", "bench.p95_ms",
-        "bench.rel_stddev", "bench.l2_flush", "bench.sm_clock_mhz", "derived", "derived.flops", "derived.bytes",
+        "bench.rel_stddev", "bench.l2_flush", "bench.sm_clock_mhz", "bench.throttled_samples", "derived", "derived.flops", "derived.bytes",
         "derived.flop_model", "derived.tflops", "derived.gbps", "derived.pct_peak_compute",
         "derived.pct_peak_bandwidth", "derived.bound", "compare",
     };

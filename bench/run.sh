@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# run.sh [OUTDIR] - every benchmark of bench/RESULTS.md in one go, on the GPU
+# machine: `tilec --profile --json` for each workload, then the peers
+# (bench/peers.py: cuBLAS, a Triton matmul, torch SDPA, copy, torch.softmax,
+# F.rms_norm, F.layer_norm) in the same run, then bench/tabulate.py writes the
+# markdown section (ratios, date, card, clocks) to OUTDIR/RESULTS-section.md
+# for bench/RESULTS.md. TILEC selects the binary (default build/tilec).
+set -u
+out=${1:-bench-out}
+tilec=${TILEC:-build/tilec}
+here=$(dirname "$0")
+mkdir -p "$out"
+export TILEC_CACHE_DIR=${TILEC_CACHE_DIR:-$(mktemp -d)}
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,power.limit,temperature.gpu \
+    --format=csv > "$out/gpu-before.csv" 2>&1
+
+# name | file | --set values | extra options
+workloads='
+gemm_f16_4096|gemm|M=4096,N=4096,K=4096|--compare cublas
+gemm_f16_8192|gemm|M=8192,N=8192,K=8192|--compare cublas
+gemm_bf16_4096|gemm_bf16|M=4096,N=4096,K=4096|--compare cublas
+gemm_bf16_8192|gemm_bf16|M=8192,N=8192,K=8192|--compare cublas
+gemm_f16_ragged_3000x2000x1000|gemm|M=3000,N=2000,K=1000|--compare cublas
+gemm_bias_gelu_4096|gemm_bias_gelu|M=4096,N=4096,K=4096|
+attn_f16_s4096_d128|flash_attn|causal=0|
+attn_f16_s4096_d128_causal|flash_attn|causal=1|
+attn_f16_s16384_d128|flash_attn|B=2,S=16384,causal=0|
+attn_f16_s16384_d128_causal|flash_attn|B=2,S=16384,causal=1|
+attn_f16_s4096_d64|flash_attn|D=64,causal=0|
+attn_f16_s4096_d64_causal|flash_attn|D=64,causal=1|
+softmax_f16_32768x4096|softmax||
+rmsnorm_bf16_16384x8192|rmsnorm||
+layernorm_f16_8192x4096|layernorm||
+add_f16_2e26|add||
+swiglu_f16_8192x11008|swiglu||
+'
+while IFS='|' read -r name file values extra; do
+    [ -n "$name" ] || continue
+    set -- --profile --consistency 3 --json "$out/$name.json"
+    [ -n "$values" ] && set -- "$@" --set "$values"
+    # shellcheck disable=SC2086
+    timeout 300 "$tilec" "$@" $extra "$here/../examples/$file.tile" > "$out/$name.txt" 2>&1
+    echo "$name: exit $? $(grep -m1 '^  median' "$out/$name.txt")"
+done <<< "$workloads"
+
+python3 "$here/peers.py" gemm triton copy softmax norm attn > "$out/peers.jsonl" 2> "$out/peers.err"
+echo "peers: exit $?"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,power.limit,temperature.gpu \
+    --format=csv > "$out/gpu-after.csv" 2>&1
+python3 "$here/tabulate.py" "$out" > "$out/RESULTS-section.md"
+cat "$out/RESULTS-section.md"
