@@ -56,13 +56,15 @@ def first_row(csv):
 
 
 before, after = first_row("gpu-before.csv"), first_row("gpu-after.csv")
+for row in (before, after):  # nvidia-smi names the current SM clock "clocks.current.sm [MHz]"
+    row["sm"] = next((v for k, v in row.items() if k.startswith("clocks.current.sm") or k.startswith("clocks.sm")), "?")
 card = before.get("name", "unknown card")
 print(f"## {datetime.date.today().isoformat()}, {card} (driver {before.get('driver_version', '?')}): `bench/run.sh`\n")
 print("Command: `bench/run.sh $OUT` on the GPU machine (tilec `--profile --consistency 3 --json` per workload,")
 print("then `bench/peers.py gemm triton copy softmax norm attn`, all in one process group, one after the other).")
-print(f"Card before: {before.get('clocks.sm [MHz]', '?')} SM clock, {before.get('power.draw [W]', '?')} of "
+print(f"Card before: {before['sm']} SM clock, {before.get('power.draw [W]', '?')} of "
       f"{before.get('power.limit [W]', '?')}, {before.get('temperature.gpu', '?')} °C; after: "
-      f"{after.get('clocks.sm [MHz]', '?')}, {after.get('power.draw [W]', '?')}, {after.get('temperature.gpu', '?')} °C.\n")
+      f"{after['sm']}, {after.get('power.draw [W]', '?')}, {after.get('temperature.gpu', '?')} °C.\n")
 print("| workload | tilec | SM clock (throttled samples) | peers (same run) | ratio |")
 print("|---|---|---|---|---|")
 for name, label, metric, plist in ROWS:
