@@ -98,6 +98,7 @@ void cg_hopper_helpers(const IrKernel *k, FILE *o);    /* before the kernel */
 void cg_hopper_params(const IrKernel *k, FILE *o);     /* after the parameters */
 void cg_hopper_split(Cg *g);                           /* mbarriers and the producer */
 void cg_hopper_consumer(Cg *g, IrStmt *loop);          /* the consumers' loop */
+void cg_hopper_preload_wait(Cg *g, IrStmt *copy);      /* a TMA copy before the loop */
 void cg_hopper_tensor_maps(const IrKernel *k, CgKernel *out);
 
 #endif

@@ -279,6 +279,10 @@ static void copy_cooperative(Cg *g, IrStmt *s) {
 }
 
 void cg_copy(Cg *g, IrStmt *s) {
+    if (s->mech == COPY_TMA) { /* the producer warpgroup issued it */
+        cg_hopper_preload_wait(g, s);
+        return;
+    }
     bool fs = s->src.buf->scope == SCOPE_FRAGMENT, fd = s->dst.buf->scope == SCOPE_FRAGMENT;
     if (fs && fd) copy_frag_frag(g, s);
     else if (fs || fd) {

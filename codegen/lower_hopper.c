@@ -1,121 +1,162 @@
-/* lower_hopper.c - the warp-specialised sm_90a GEMM pipeline that
+/* lower_hopper.c - the warp-specialised sm_90a pipeline that
  * plan_warpgroups chose:
  *
  *   block = consumer warpgroups (threads 0 .. T-1, 64 tile rows each)
  *         + one producer warpgroup (T .. T+127)
  *
- * The producer's first thread walks the K loop `stages` tiles ahead: it
- * waits until the consumers have released a slot (empty[s]), announces the
- * slot's bytes on full[s] and issues the TMA copies into it. Consumers wait
- * on full[s], run the tile's wgmmas on shared-memory descriptors, wait for
- * them and release the slot; then every statement after the loop (the
- * epilogue) runs on the consumers with the usual code, since the wgmma
- * accumulator layout is the mma.sync one (warp w: rows 16w..16w+15).
- * Block-wide barriers among consumers are named barrier 1 over T threads
- * (cg_sync): the producer has left by then. */
+ * The producer's first thread issues every TMA copy: the preloads (copies
+ * before the loop, e.g. flash attention's Q) once on the preload barrier,
+ * then the loop's copies `stages` iterations ahead: it waits until the
+ * consumers have released a slot (empty[s]), announces the slot's bytes on
+ * full[s] and issues the copies into it. Consumers run the kernel's
+ * statements: a preload copy becomes a wait on its barrier; in the loop they
+ * wait on full[s], run the body (gemms as wgmma on shared-memory
+ * descriptors, A possibly from registers; everything else as usual, since
+ * the wgmma accumulator layout is the mma.sync one: warp w owns rows
+ * 16w..16w+15) and release the slot. Block-wide barriers among consumers
+ * are named barrier 1 over T threads (cg_sync): the producer has left.
+ *
+ * TMA'd tiles are stored as column blocks of at most 128 bytes a row (the
+ * swizzle span), each block rows x 128 bytes, 1024-byte aligned: the
+ * layout TMA writes with its 128-byte swizzle (32/64-byte rows: one block,
+ * the matching swizzle) and the one wgmma descriptors describe. */
 #include <string.h>
 
 #include "codegen.h"
 
 static Arena *arena(Cg *g) { return &g->k->c->arena; }
 
-static IrStmt *ws_gemm(const IrKernel *k) {
-    for (int i = 0; i < k->ws_loop->body.len; i++)
-        if (k->ws_loop->body.items[i]->op == IR_GEMM) return k->ws_loop->body.items[i];
-    return NULL;
+/* ---- tile layout (see the comment above) ---- */
+static int64_t blk_cols(const IrBuf *b) {
+    int64_t row = b->shape[1] * dtype_bytes(b->dtype);
+    return row <= 128 ? b->shape[1] : 128 / dtype_bytes(b->dtype);
 }
+static int64_t blk_row_bytes(const IrBuf *b) { return blk_cols(b) * dtype_bytes(b->dtype); }
+static int64_t blk_bytes(const IrBuf *b) { return b->shape[0] * blk_row_bytes(b); }
+static int swizzle_mode(int64_t row_bytes) { return row_bytes == 128 ? 1 : row_bytes == 64 ? 2 : 3; }
 
-/* The tensor map of each TMA copy of the loop, in body order. */
 static int tma_index(const IrKernel *k, const IrStmt *copy) {
-    int n = 0;
-    for (int i = 0; i < k->ws_loop->body.len; i++) {
-        IrStmt *s = k->ws_loop->body.items[i];
-        if (s->op != IR_COPY || s->mech != COPY_TMA) continue;
-        if (s == copy) return n;
-        n++;
-    }
+    for (int i = 0; i < k->tma_copies.len; i++)
+        if (k->tma_copies.items[i] == copy) return i;
     return -1;
 }
 
-/* B tiles stored N-major (B_s[BK, BN], not transposed) are copied as
- * column blocks of 64 elements: the 128-byte swizzle span is the widest box
- * row TMA can swizzle. */
-static bool n_major(const IrStmt *g, const IrBuf *b) { return b == g->b.buf && !g->trans_b; }
-
-static int swizzle_mode(int64_t row_bytes) { return row_bytes == 128 ? 1 : row_bytes == 64 ? 2 : 3; }
-
 void cg_hopper_tensor_maps(const IrKernel *k, CgKernel *out) {
-    IrStmt *g = ws_gemm(k);
     out->ntma = 0;
-    for (int i = 0; i < k->ws_loop->body.len; i++) {
-        IrStmt *s = k->ws_loop->body.items[i];
-        if (s->op != IR_COPY || s->mech != COPY_TMA || out->ntma >= CG_MAX_TMA) continue;
-        const IrBuf *src = s->src.buf, *dst = s->dst.buf;
+    for (int i = 0; i < k->tma_copies.len && out->ntma < CG_MAX_TMA; i++) {
+        const IrStmt *c = k->tma_copies.items[i];
+        const IrBuf *src = c->src.buf, *dst = c->dst.buf;
         RtTensorMapSpec *m = &out->tma[out->ntma++];
         memset(m, 0, sizeof *m);
         for (int p = 0; p < k->info->params.len; p++)
             if (k->info->params.items[p] == src->sym) m->param = p;
-        m->rank = 2;
+        m->rank = src->rank;
         m->elem_bytes = dtype_bytes(src->dtype);
         m->bf16 = src->dtype == DT_BF16;
-        m->dims[0] = (uint64_t)src->shape[1];
-        m->dims[1] = (uint64_t)src->shape[0];
-        m->strides[0] = (uint64_t)(src->shape[1] * m->elem_bytes);
-        int64_t row = dst->shape[1];
-        if (n_major(g, dst)) row = 64;
-        m->box[0] = (uint32_t)row;
+        uint64_t stride = (uint64_t)m->elem_bytes;
+        for (int d = 0; d < src->rank; d++) {
+            int dim = src->rank - 1 - d; /* innermost first */
+            m->dims[d] = (uint64_t)src->shape[dim];
+            if (d > 0) m->strides[d - 1] = stride;
+            stride *= (uint64_t)src->shape[dim];
+            m->box[d] = 1;
+        }
+        m->box[0] = (uint32_t)blk_cols(dst);
         m->box[1] = (uint32_t)dst->shape[0];
-        m->swizzle_bytes = (int)(row * m->elem_bytes);
+        m->swizzle_bytes = (int)blk_row_bytes(dst);
     }
 }
 
 void cg_hopper_params(const IrKernel *k, FILE *o) {
+    for (int i = 0; i < k->tma_copies.len; i++) fprintf(o, ", const __grid_constant__ tl_tensor_map tl_tmap%d", i);
+}
+
+/* ---- wgmma instructions ---- */
+static bool a_in_registers(const IrStmt *gm) { return gm->a.buf->scope == SCOPE_FRAGMENT; }
+
+static const char *wgmma_name(Arena *a, const IrStmt *gm) {
+    return arena_printf(a, "tl_wgmma_m64n%lldk16_%s_%s%s", (long long)gm->c.buf->shape[1],
+                        gm->a.buf->dtype == DT_BF16 ? "bf16" : "f16", a_in_registers(gm) ? "rs" : "ss",
+                        gm->trans_b ? "_kb" : "_nb");
+}
+
+/* One wgmma.mma_async of this shape: m64 x n x k16, f32 accumulators (n / 2
+ * per thread, in the order of mma.sync's n8 tiles), A from a descriptor
+ * ("ss") or from four registers of f16 pairs ("rs", mma.sync's A fragment
+ * layout), B from a descriptor, read N-major (imm-trans-b 1) unless the
+ * gemm transposes B. scale-d is 1: the accumulator is cleared separately. */
+static void print_wgmma(FILE *o, const char *name, const IrStmt *gm) {
+    int64_t n = gm->c.buf->shape[1], regs = n / 2;
+    bool rs = a_in_registers(gm);
+    const char *ty = gm->a.buf->dtype == DT_BF16 ? "bf16" : "f16";
+    int64_t a = regs, b = regs + (rs ? 4 : 1), one = b + 1;
+    fprintf(o, "\nstatic __device__ __forceinline__ void %s(float *d, %s, unsigned long long b)\n{\n", name,
+            rs ? "unsigned a0, unsigned a1, unsigned a2, unsigned a3" : "unsigned long long a");
+    fprintf(o, "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%lld, 0;\\n\"\n", (long long)one);
+    fprintf(o, "                 \"wgmma.mma_async.sync.aligned.m64n%lldk16.f32.%s.%s {", (long long)n, ty, ty);
+    for (int64_t r = 0; r < regs; r++) fprintf(o, "%s%%%lld", r ? ", " : "", (long long)r);
+    if (rs)
+        fprintf(o, "}, {%%%lld, %%%lld, %%%lld, %%%lld}, %%%lld, p, 1, 1, %d;\\n}\\n\"\n", (long long)a, (long long)a + 1,
+                (long long)a + 2, (long long)a + 3, (long long)b, gm->trans_b ? 0 : 1);
+    else
+        fprintf(o, "}, %%%lld, %%%lld, p, 1, 1, 0, %d;\\n}\\n\"\n", (long long)a, (long long)b, gm->trans_b ? 0 : 1);
+    fputs("                 : ", o);
+    for (int64_t r = 0; r < regs; r++) fprintf(o, "%s\"+f\"(d[%lld])", r ? ", " : "", (long long)r);
+    fprintf(o, "\n                 : %s, \"l\"(b), \"r\"(1));\n}\n",
+            rs ? "\"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3)" : "\"l\"(a)");
+}
+
+void cg_hopper_helpers(const IrKernel *k, FILE *o) {
+    Arena *a = &k->c->arena;
+    const char *done[8];
+    int ndone = 0;
     for (int i = 0; i < k->ws_loop->body.len; i++) {
-        IrStmt *s = k->ws_loop->body.items[i];
-        if (s->op == IR_COPY && s->mech == COPY_TMA)
-            fprintf(o, ", const __grid_constant__ tl_tensor_map tl_tmap%d", tma_index(k, s));
+        const IrStmt *gm = k->ws_loop->body.items[i];
+        if (gm->op != IR_GEMM || !gm->wgmma) continue;
+        const char *name = wgmma_name(a, gm);
+        bool seen = false;
+        for (int j = 0; j < ndone; j++) seen |= !strcmp(done[j], name);
+        if (seen || ndone == 8) continue;
+        done[ndone++] = name;
+        print_wgmma(o, name, gm);
     }
 }
 
-static const char *wgmma_name(Cg *g, const IrStmt *gm) {
-    return arena_printf(arena(g), "tl_wgmma_m64n%lldk16_%s_%s", (long long)gm->c.buf->shape[1],
-                        gm->a.buf->dtype == DT_BF16 ? "bf16" : "f16", gm->trans_b ? "tn" : "nn");
+/* ---- the producer ---- */
+
+/* The TMA copies of c into the tile at dst_expr (one per column block). */
+static void issue_tma(Cg *g, const IrStmt *c, const char *dst_expr, const char *bar) {
+    const IrBuf *src = c->src.buf, *dst = c->dst.buf;
+    int map = tma_index(g->k, c), r = src->rank;
+    int64_t cols = blk_cols(dst), blocks = dst->shape[1] / cols;
+    for (int64_t j = 0; j < blocks; j++) {
+        char *coords = arena_printf(arena(g), "(int)(%s) + %lld", c->src.idx[r - 1] ? cg_expr_str(g, c->src.idx[r - 1]) : "0",
+                                    (long long)(j * cols));
+        for (int d = r - 2; d >= 0; d--)
+            coords = arena_printf(arena(g), "%s, (int)(%s)", coords, c->src.idx[d] ? cg_expr_str(g, c->src.idx[d]) : "0");
+        cg_line(g, "tl_tma_load_%dd(%s + %lld, &tl_tmap%d, %s, %s);", r, dst_expr, (long long)(j * blk_bytes(dst)), map,
+                bar, coords);
+    }
 }
 
-/* The wgmma.mma_async of this tile width: m64 x n x k16, f32 accumulators
- * (n / 2 per thread, in the order of mma.sync's n8 tiles), A and B from
- * descriptors; imm-trans-b 1 reads B N-major. Printed before the kernel. */
-void cg_hopper_helpers(const IrKernel *k, FILE *o) {
-    Cg tmp = {.k = (IrKernel *)k};
-    IrStmt *gm = ws_gemm(k);
-    int64_t n = gm->c.buf->shape[1], regs = n / 2;
-    const char *ty = gm->a.buf->dtype == DT_BF16 ? "bf16" : "f16";
-    fprintf(o, "\nstatic __device__ __forceinline__ void %s(float *d, unsigned long long a, unsigned long long b)\n{\n",
-            wgmma_name(&tmp, gm));
-    fprintf(o, "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%lld, 0;\\n\"\n", (long long)regs + 2);
-    fprintf(o, "                 \"wgmma.mma_async.sync.aligned.m64n%lldk16.f32.%s.%s {", (long long)n, ty, ty);
-    for (int64_t r = 0; r < regs; r++) fprintf(o, "%s%%%lld", r ? ", " : "", (long long)r);
-    fprintf(o, "}, %%%lld, %%%lld, p, 1, 1, 0, %d;\\n}\\n\"\n", (long long)regs, (long long)regs + 1,
-            gm->trans_b ? 0 : 1);
-    fputs("                 : ", o);
-    for (int64_t r = 0; r < regs; r++) fprintf(o, "%s\"+f\"(d[%lld])", r ? ", " : "", (long long)r);
-    fputs("\n                 : \"l\"(a), \"l\"(b), \"r\"(1));\n}\n", o);
-}
+static int64_t tile_bytes(const IrBuf *b) { return b->shape[0] * b->shape[1] * dtype_bytes(b->dtype); }
 
 /* mbarriers, then the producer warpgroup's whole job; the consumers go on. */
 void cg_hopper_split(Cg *g) {
     IrKernel *k = g->k;
-    IrStmt *loop = k->ws_loop, *gm = ws_gemm(k);
+    IrStmt *loop = k->ws_loop;
     int S = loop->stages;
     int64_t T = k->threads;
     cg_line(g, "unsigned long long *const tl_full = (unsigned long long *)(tl_smem + %lld), *const tl_empty = tl_full + %d;",
             (long long)k->mbar_offset, S);
+    cg_line(g, "unsigned long long *const tl_preload = tl_full + %d;", 2 * S);
     cg_line(g, "if (tid == 0) {");
     cg_line(g, "    #pragma unroll");
     cg_line(g, "    for (int s = 0; s < %d; ++s) {", S);
     cg_line(g, "        tl_mbar_init(&tl_full[s], 1);  // the producer's arrive + the TMA bytes");
     cg_line(g, "        tl_mbar_init(&tl_empty[s], %lld);  // one arrive per consumer warp", (long long)(T / 32));
     cg_line(g, "    }");
+    cg_line(g, "    tl_mbar_init(tl_preload, 1);");
     cg_line(g, "    tl_mbar_fence_init();");
     cg_line(g, "}");
     cg_line(g, "__syncthreads();");
@@ -123,13 +164,27 @@ void cg_hopper_split(Cg *g) {
     g->ind++;
     cg_line(g, "if (tid == %lld) {", (long long)T);
     g->ind++;
-    const char *var = ir_cname(k->c, loop->sym->name), *n = cg_tmp(g, "n"), *s = cg_tmp(g, "s");
-    int64_t bytes = 0;
-    for (int i = 0; i < loop->body.len; i++) {
-        IrStmt *c = loop->body.items[i];
-        if (c->op == IR_COPY && c->mech == COPY_TMA) bytes += buf_elems(c->dst.buf) * dtype_bytes(c->dst.buf->dtype);
+    int64_t pre_bytes = 0, loop_bytes = 0;
+    for (int i = 0; i < k->tma_copies.len; i++) {
+        const IrStmt *c = k->tma_copies.items[i];
+        if (c->pipeline) loop_bytes += tile_bytes(c->dst.buf);
+        else pre_bytes += tile_bytes(c->dst.buf);
     }
+    if (pre_bytes) {
+        cg_line(g, "tl_mbar_arrive_expect_tx(tl_preload, %lld);", (long long)pre_bytes);
+        for (int i = 0; i < k->tma_copies.len; i++) {
+            const IrStmt *c = k->tma_copies.items[i];
+            if (!c->pipeline)
+                issue_tma(g, c, arena_printf(arena(g), "(unsigned char *)%s", c->dst.buf->cname), "tl_preload");
+        }
+    }
+    const char *var = ir_cname(k->c, loop->sym->name), *n = cg_tmp(g, "n"), *s = cg_tmp(g, "s");
     cg_line(g, "int tl_it = 0;");
+    for (int i = 0; i < k->body.len && k->body.items[i] != loop; i++)
+        if (k->body.items[i]->producer_too) {
+            IrBlock one = {.items = &k->body.items[i], .len = 1};
+            cg_block(g, &one);
+        }
     if (k->persistent) {
         cg_line(g, "for (int tl_tile = blockIdx.x; tl_tile < %lld; tl_tile += gridDim.x) {",
                 (long long)(k->grid[0] * k->grid[1] * k->grid[2]));
@@ -142,24 +197,13 @@ void cg_hopper_split(Cg *g) {
     cg_line(g, "const int %s = tl_it %% %d;", s, S);
     cg_line(g, "if (tl_it >= %d) tl_mbar_wait(&tl_empty[%s], (tl_it / %d - 1) & 1);  // the consumers freed the slot", S,
             s, S);
-    cg_line(g, "tl_mbar_arrive_expect_tx(&tl_full[%s], %lld);", s, (long long)bytes);
-    for (int i = 0; i < loop->body.len; i++) {
-        IrStmt *c = loop->body.items[i];
-        if (c->op != IR_COPY || c->mech != COPY_TMA) continue;
+    cg_line(g, "tl_mbar_arrive_expect_tx(&tl_full[%s], %lld);", s, (long long)loop_bytes);
+    for (int i = 0; i < k->tma_copies.len; i++) {
+        const IrStmt *c = k->tma_copies.items[i];
+        if (!c->pipeline) continue;
         const IrBuf *dst = c->dst.buf;
-        int map = tma_index(k, c);
-        const char *row = c->src.idx[0] ? cg_expr_str(g, c->src.idx[0]) : "0";
-        const char *col = c->src.idx[1] ? cg_expr_str(g, c->src.idx[1]) : "0";
-        const char *base = arena_printf(arena(g), "(unsigned char *)%s + %s * %lld", dst->cname, s,
-                                        (long long)dst->stage_bytes);
-        if (n_major(gm, dst)) {
-            int64_t blocks = dst->shape[1] / 64, block_bytes = dst->shape[0] * 128;
-            for (int64_t j = 0; j < blocks; j++)
-                cg_line(g, "tl_tma_load_2d(%s + %lld, &tl_tmap%d, &tl_full[%s], (int)(%s) + %lld, (int)(%s));", base,
-                        (long long)(j * block_bytes), map, s, col, (long long)(j * 64), row);
-        } else {
-            cg_line(g, "tl_tma_load_2d(%s, &tl_tmap%d, &tl_full[%s], (int)(%s), (int)(%s));", base, map, s, col, row);
-        }
+        issue_tma(g, c, arena_printf(arena(g), "(unsigned char *)%s + %s * %lld", dst->cname, s, (long long)dst->stage_bytes),
+                  arena_printf(arena(g), "&tl_full[%s]", s));
     }
     g->ind--;
     cg_line(g, "}");
@@ -174,15 +218,96 @@ void cg_hopper_split(Cg *g) {
     cg_line(g, "}");
 }
 
-/* The consumers' side of the loop. */
-void cg_hopper_consumer(Cg *g, IrStmt *loop) {
-    IrKernel *k = g->k;
-    IrStmt *gm = ws_gemm(k);
+/* ---- the consumers ---- */
+
+/* A preload copy, where the consumers meet it: wait until it has landed. */
+void cg_hopper_preload_wait(Cg *g, IrStmt *copy) {
+    (void)copy;
+    cg_line(g, "tl_mbar_wait(tl_preload, 0);  // the TMA preloads have landed");
+}
+
+/* The tile of shared operand b as a byte pointer: its ring slot for the
+ * loop's copies, the buffer itself for preloads. */
+static const char *operand_tile(Cg *g, const IrBuf *b, const char *slot) {
+    for (int i = 0; i < g->k->tma_copies.len; i++) {
+        const IrStmt *c = g->k->tma_copies.items[i];
+        if (c->dst.buf == b && c->pipeline)
+            return arena_printf(arena(g), "((const unsigned char *)%s + %s * %lld)", b->cname, slot,
+                                (long long)b->stage_bytes);
+    }
+    return arena_printf(arena(g), "((const unsigned char *)%s)", b->cname);
+}
+
+/* The descriptor of k16 step kk of a K-major tile (rows x K): the step's
+ * column block, 32 bytes per step inside it; 8-row groups one swizzle
+ * atom (8 rows of the block) apart. */
+static char *kmajor_desc(Cg *g, const char *tile, const IrBuf *b, int64_t kk, const char *row_offset) {
+    int64_t cols = blk_cols(b), off = (kk * 16 / cols) * blk_bytes(b) + (kk * 16 % cols) * dtype_bytes(b->dtype);
+    return arena_printf(arena(g), "tl_wgmma_desc(%s + %s%lld, 16, %lld, %d)", tile, row_offset, (long long)off,
+                        (long long)(8 * blk_row_bytes(b)), swizzle_mode(blk_row_bytes(b)));
+}
+
+static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot) {
     const IrBuf *A = gm->a.buf, *B = gm->b.buf, *C = gm->c.buf;
+    int64_t K = A->shape[1], regs = C->layout.regs;
+    const char *name = wgmma_name(arena(g), gm), *acc = C->cname;
+    cg_line(g, "{");
+    g->ind++;
+    if (gm->clear) {
+        cg_line(g, "#pragma unroll");
+        cg_line(g, "for (int r = 0; r < %lld; ++r) %s[r] = 0.0f;", (long long)regs, acc);
+    }
+    const char *a_tile = A->scope == SCOPE_SHARED ? operand_tile(g, A, slot) : NULL, *b_tile = operand_tile(g, B, slot);
+    /* this warpgroup's 64 rows of A start 64 rows down every column block */
+    const char *a_rows = A->scope == SCOPE_SHARED
+                             ? arena_printf(arena(g), "warp / 4 * %lld + ", (long long)(64 * blk_row_bytes(A)))
+                             : "";
+    const char *pack = A->dtype == DT_BF16 ? "tl_pack_bf162" : "tl_pack_half2";
+    if (A->scope == SCOPE_FRAGMENT) {
+        /* mma.sync's A fragment from the accumulator-layout registers: rows
+         * g / g+8 of n8 tiles 2kk and 2kk+1, packed before the fence (packing
+         * after it would make ptxas fence again and serialise: C7520) */
+        cg_line(g, "unsigned a_regs[%lld][4];", (long long)(K / 16));
+        for (int64_t kk = 0; kk < K / 16; kk++)
+            for (int h = 0; h < 4; h++) {
+                int64_t t = (2 * kk + h / 2) * 4 + (h % 2) * 2;
+                cg_line(g, "a_regs[%lld][%d] = %s(tl_to_float(%s[%lld]), tl_to_float(%s[%lld]));", (long long)kk, h, pack,
+                        A->cname, (long long)t, A->cname, (long long)t + 1);
+            }
+    }
+    /* orders the accumulator's (and a register A's) earlier writes before
+     * the wgmmas; ptxas keeps the running wgmmas themselves in order */
+    cg_line(g, "tl_wgmma_fence();");
+    for (int64_t kk = 0; kk < K / 16; kk++) {
+        char *a = A->scope == SCOPE_FRAGMENT
+                      ? arena_printf(arena(g), "a_regs[%lld][0], a_regs[%lld][1], a_regs[%lld][2], a_regs[%lld][3]",
+                                     (long long)kk, (long long)kk, (long long)kk, (long long)kk)
+                      : kmajor_desc(g, a_tile, A, kk, a_rows);
+        char *b;
+        if (gm->trans_b) {
+            b = kmajor_desc(g, b_tile, B, kk, "");
+        } else {
+            /* N-major: 64-column blocks of K rows x 128 bytes (LBO apart),
+             * 8-row groups 1024 bytes apart; a k16 step is 16 rows down */
+            b = arena_printf(arena(g), "tl_wgmma_desc(%s + %lld, %lld, 1024, 1)", b_tile, (long long)(kk * 16 * 128),
+                             (long long)blk_bytes(B));
+        }
+        cg_line(g, "%s(%s, %s, %s);", name, acc, a, b);
+    }
+    cg_line(g, "tl_wgmma_commit();");
+    cg_line(g, "tl_wgmma_wait<0>();");
+    cg_line(g, "#pragma unroll");
+    cg_line(g, "for (int r = 0; r < %lld; ++r) tl_pin(%s[r]);", (long long)regs, acc);
+    g->ind--;
+    cg_line(g, "}");
+}
+
+/* The consumers' side of the loop. (Keeping one wgmma group in flight with
+ * wait<1> and releasing the previous slot measured 5-15% slower on the
+ * H200 for the GEMM: bench/RESULTS.md.) */
+void cg_hopper_consumer(Cg *g, IrStmt *loop) {
     int S = loop->stages;
-    int64_t bk = A->shape[1], a_row = bk * 2, regs = C->layout.regs;
-    const char *n = cg_tmp(g, "n"), *s = cg_tmp(g, "s"), *kt = cg_tmp(g, "kt");
-    const char *acc = C->cname, *name = wgmma_name(g, gm);
+    const char *n = cg_tmp(g, "n"), *s = cg_tmp(g, "s"), *kt = ir_cname(g->k->c, loop->sym->name);
     cg_line(g, "{");
     g->ind++;
     cg_line(g, "const int %s = %s;", n, cg_expr_str(g, loop->hi));
@@ -190,40 +315,20 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
     g->ind++;
     cg_line(g, "const int %s = tl_it %% %d;", s, S);
     cg_line(g, "tl_mbar_wait(&tl_full[%s], (tl_it / %d) & 1);  // the tiles have landed", s, S);
-    cg_line(g, "const unsigned char *const a_tile = (const unsigned char *)%s + %s * %lld + warp / 4 * %lld;",
-            A->cname, s, (long long)A->stage_bytes, (long long)(64 * a_row));
-    cg_line(g, "const unsigned char *const b_tile = (const unsigned char *)%s + %s * %lld;", B->cname, s,
-            (long long)B->stage_bytes);
-    /* the fence orders earlier accumulator writes (the clear) before the
-     * wgmmas; ptxas itself keeps later ones (running wgmmas) in order */
-    cg_line(g, "tl_wgmma_fence();");
-    for (int64_t kk = 0; kk < bk / 16; kk++) {
-        /* A: K-major, rows of a_row bytes, 8-row groups a_row * 8 apart; a
-         * k16 step is 32 bytes further along the (swizzled) row */
-        char *da = arena_printf(arena(g), "tl_wgmma_desc(a_tile + %lld, 16, %lld, %d)", (long long)(kk * 32),
-                                (long long)(8 * a_row), swizzle_mode(a_row));
-        char *db;
-        if (gm->trans_b) {
-            db = arena_printf(arena(g), "tl_wgmma_desc(b_tile + %lld, 16, %lld, %d)", (long long)(kk * 32),
-                              (long long)(8 * a_row), swizzle_mode(a_row));
-        } else {
-            /* B: N-major 64-column blocks of bk rows x 128 bytes; a k16
-             * step is 16 rows further down every block */
-            db = arena_printf(arena(g), "tl_wgmma_desc(b_tile + %lld, %lld, 1024, 1)", (long long)(kk * 16 * 128),
-                              (long long)(bk * 128));
+    for (int i = 0; i < loop->body.len && !g->failed; i++) {
+        IrStmt *c = loop->body.items[i];
+        if (c->op == IR_COPY && c->mech == COPY_TMA) continue;
+        if (c->op == IR_GEMM && c->wgmma) {
+            if (c->sync_before) cg_sync(g);
+            cg_wgmma(g, c, s);
+            continue;
         }
-        cg_line(g, "%s(%s, %s, %s);", name, acc, da, db);
+        IrBlock one = {.items = &loop->body.items[i], .len = 1};
+        cg_block(g, &one);
     }
-    /* Wait for this tile's wgmmas before handing its slot back. (Keeping
-     * one group in flight with wait<1> and releasing the previous slot was
-     * measured 5-15% slower on the H200: bench/RESULTS.md.) */
-    cg_line(g, "tl_wgmma_commit();");
-    cg_line(g, "tl_wgmma_wait<0>();");
     cg_line(g, "if (lane == 0) tl_mbar_arrive(&tl_empty[%s]);  // this warp is done with the slot", s);
     g->ind--;
     cg_line(g, "}");
-    cg_line(g, "#pragma unroll");
-    cg_line(g, "for (int r = 0; r < %lld; ++r) tl_pin(%s[r]);", (long long)regs, acc);
     g->ind--;
     cg_line(g, "}");
 }

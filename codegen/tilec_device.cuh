@@ -411,17 +411,44 @@ static __device__ __forceinline__ void tl_mbar_wait(unsigned long long *bar, uns
     } while (!done);
 }
 
-/* TMA: copies the box at element coordinates (c0 innermost, c1) of the
- * tensor the map describes into shared memory at dst (aligned to the
- * swizzle's repeat, 1024 bytes for 128-byte swizzle), completing `bytes`
+/* TMA: copies the box at element coordinates (c0 innermost, c1, ...) of
+ * the tensor the map describes into shared memory at dst (aligned to the
+ * swizzle's repeat, 1024 bytes for 128-byte swizzle), completing its bytes
  * on the mbarrier. Out-of-bounds elements arrive as zeros and still count. */
 static __device__ __forceinline__ void tl_tma_load_2d(void *dst, const tl_tensor_map *map, unsigned long long *bar,
                                                       int c0, int c1)
 {
-    asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n"
-        ::"r"(tl_smem_addr(dst)), "l"((unsigned long long)map), "r"(tl_smem_addr(bar)), "r"(c0), "r"(c1)
-        : "memory");
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%3, %4}], [%2];\n"
+                 ::"r"(tl_smem_addr(dst)), "l"((unsigned long long)map), "r"(tl_smem_addr(bar)), "r"(c0), "r"(c1)
+                 : "memory");
+}
+
+static __device__ __forceinline__ void tl_tma_load_3d(void *dst, const tl_tensor_map *map, unsigned long long *bar,
+                                                      int c0, int c1, int c2)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%3, %4, %5}], [%2];\n"
+                 ::"r"(tl_smem_addr(dst)), "l"((unsigned long long)map), "r"(tl_smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+
+static __device__ __forceinline__ void tl_tma_load_4d(void *dst, const tl_tensor_map *map, unsigned long long *bar,
+                                                      int c0, int c1, int c2, int c3)
+{
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%3, %4, %5, %6}], [%2];\n"
+                 ::"r"(tl_smem_addr(dst)), "l"((unsigned long long)map), "r"(tl_smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+                 : "memory");
+}
+
+static __device__ __forceinline__ void tl_tma_load_5d(void *dst, const tl_tensor_map *map, unsigned long long *bar,
+                                                      int c0, int c1, int c2, int c3, int c4)
+{
+    asm volatile("cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%3, %4, %5, %6, %7}], [%2];\n"
+                 ::"r"(tl_smem_addr(dst)), "l"((unsigned long long)map), "r"(tl_smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4)
+                 : "memory");
 }
 
 /* A wgmma shared-memory matrix descriptor: start address, leading- and

@@ -104,6 +104,7 @@ struct IrStmt {
     CopyMech mech;
     IrStmt *pipeline;          /* COPY hoisted into this pipelined FOR */
     bool wgmma;                /* GEMM: Hopper warpgroup MMA from shared-memory descriptors */
+    bool producer_too;         /* LET before a warp-specialised loop: the producer warpgroup needs it too */
     bool sync_before;          /* a block-wide barrier is needed before it */
     NodeList print_args;       /* PRINT */
 };
@@ -130,6 +131,10 @@ typedef struct IrKernel {
      * copies of `ws_loop` (0 / NULL: every thread runs everything). */
     int64_t producer_threads;
     IrStmt *ws_loop;
+    /* Its TMA copies, one tensor map each: those of ws_loop's body (into
+     * rings of stages, completing on full[stage]) and those before the loop
+     * (loaded once, completing on the preload barrier). */
+    PtrVec tma_copies;
     int64_t mbar_offset;       /* its mbarriers in shared memory: full[stages], then empty[stages] */
     /* Persistent: as many blocks as fit on the GPU at once, each looping
      * over the grid's tiles (tile = blockIdx.x, + gridDim.x, ...), so a

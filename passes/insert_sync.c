@@ -35,7 +35,9 @@ static void touches_block(IrBlock *b, Touch *t) {
 static void touches(IrStmt *s, Touch *t) {
     switch (s->op) {
     case IR_COPY:
-        if (s->pipeline) break; /* the pipeline synchronises its own ring */
+        /* the pipeline synchronises its own ring; TMA copies complete on
+         * mbarriers the readers wait for */
+        if (s->pipeline || s->mech == COPY_TMA) break;
         t->reads |= shared(&s->src);
         t->writes |= shared(&s->dst);
         break;

@@ -30,11 +30,10 @@ static int swizzle_for(const IrBuf *b) {
 
 static int64_t align_up(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
 
-/* Whether a TMA copy of the warp-specialised loop writes b. */
+/* Whether a TMA copy writes b. */
 static bool tma_target(const IrKernel *k, const IrBuf *b) {
-    const IrBlock *body = &k->ws_loop->body;
-    for (int i = 0; i < body->len; i++)
-        if (body->items[i]->op == IR_COPY && body->items[i]->mech == COPY_TMA && body->items[i]->dst.buf == b) return true;
+    for (int i = 0; i < k->tma_copies.len; i++)
+        if (((IrStmt *)k->tma_copies.items[i])->dst.buf == b) return true;
     return false;
 }
 
@@ -67,7 +66,7 @@ void pass_plan_shared(IrKernel *k) {
         if (b->scope != SCOPE_SHARED) continue;
         b->swizzle_chunks = swizzle_for(b);
         b->stage_bytes = align_up(buf_elems(b) * dtype_bytes(b->dtype), 128);
-        if (k->ws_loop && b->stages == k->ws_loop->stages && tma_target(k, b)) {
+        if (tma_target(k, b)) {
             /* TMA's swizzle is a function of address bits 4-9: each stage
              * starts on a 1024-byte boundary (of the aligned base) */
             b->stage_bytes = align_up(b->stage_bytes, 1024);
@@ -82,11 +81,12 @@ void pass_plan_shared(IrKernel *k) {
     k->scratch_bytes = sc.bytes;
     off += sc.bytes;
     if (k->ws_loop) {
-        /* a full and an empty mbarrier (8 bytes each) per stage, and room
-         * to round the dynamic shared memory base up to 1024 bytes */
+        /* a full and an empty mbarrier (8 bytes each) per stage, the
+         * preload barrier, and room to round the dynamic shared memory base
+         * up to 1024 bytes */
         off = align_up(off, 8);
         k->mbar_offset = off;
-        off += 16 * k->ws_loop->stages + 1024;
+        off += 16 * k->ws_loop->stages + 8 + 1024;
     }
     k->smem_bytes = off;
     int64_t limit = smem_limit(k->arch);

@@ -1,29 +1,28 @@
-/* plan_warpgroups.c - the Hopper (sm_90a) GEMM path, chosen when the kernel
- * has its shape: a top-level pipelined loop whose body is only TMA-able
- * copies of global tiles into shared buffers and one f16/bf16 gemm of those
- * buffers into an f32 fragment. Then:
+/* plan_warpgroups.c - the Hopper (sm_90a) path, chosen when the kernel has
+ * the shape of a tensor-core pipeline: one top-level pipelined loop whose
+ * gemms are f16/bf16 into f32 fragments, with shared operands that TMA can
+ * fill (copied from global memory either at the top of the loop body, or
+ * once before the loop) and, for A, possibly an f16/bf16 fragment (flash
+ * attention's P). Then:
  *
- * - the copies become TMA copies (mech COPY_TMA) completing on mbarriers,
- *   issued by one producer warpgroup that runs ahead by `stages` buffers;
- * - the gemm becomes wgmma.mma_async: each consumer warpgroup (128 threads)
+ * - those copies become TMA copies (mech COPY_TMA) issued by one producer
+ *   warpgroup: the ones in the loop into rings of `stages` buffers that run
+ *   ahead of the consumers (full/empty mbarriers), the ones before the loop
+ *   once (a preload barrier);
+ * - the gemms become wgmma.mma_async: each consumer warpgroup (128 threads)
  *   computes 64 rows of the tile, warp w of it rows 16w..16w+15 - exactly the
  *   mma.sync accumulator layout with one warp per 16-row band (wn = 1), so
- *   layout inference, the epilogue and reductions need nothing new;
+ *   layout inference, softmax-style row reductions and epilogues need
+ *   nothing new;
  * - the block becomes BM/64 consumer warpgroups plus the producer; `threads`
  *   (the Ampere path's block size) is replaced by the consumer count.
  *
- * Everything else keeps the Ampere path, from the same source. Runs before
+ * Anything else keeps the Ampere path, from the same source. Runs before
  * infer_layout, which then sees the consumer thread count. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "passes.h"
-
-/* wgmma reads K-major tiles with rows of 32, 64 or 128 bytes through the
- * matching swizzle; a row is the K extent of the tile. */
-static int kmajor_swizzle(int64_t row_bytes) {
-    return row_bytes == 128 || row_bytes == 64 || row_bytes == 32 ? (int)row_bytes : 0;
-}
 
 static bool whole(const IrRegion *r) {
     for (int d = 0; d < r->buf->rank; d++) {
@@ -33,44 +32,87 @@ static bool whole(const IrRegion *r) {
     return true;
 }
 
-/* Only the loop variable, block indices and constants in a copy's corner:
- * the producer warpgroup computes it without running the consumers' code. */
-static bool producer_computable(const IrKernel *k, const IrStmt *loop, const Node *e) {
-    if (!e) return true;
-    switch (e->kind) {
-    case N_NAME: {
-        if (e->is_const || e->sym == loop->sym) return true;
-        for (int i = 0; i < k->info->block_idx.len; i++)
-            if (e->sym == k->info->block_idx.items[i]) return true;
-        return false;
+/* What the producer warpgroup can compute without running the consumers'
+ * code: constants, block indices, the loop variable (lv, NULL outside the
+ * loop) and the top-level lets before the loop made of those (which the
+ * producer then evaluates too: IrStmt.producer_too). */
+typedef struct Reach {
+    IrKernel *k;
+    const Sym *lv;
+    int loop_at;
+    int depth;
+} Reach;
+
+static bool producer_computable(Reach *r, const Node *e);
+
+static bool let_computable(Reach *r, const Sym *sym) {
+    for (int i = 0; i < r->loop_at; i++) {
+        IrStmt *s = r->k->body.items[i];
+        if (s->op != IR_LET || s->sym != sym) continue;
+        if (r->depth > 32) return false;
+        r->depth++;
+        const Sym *lv = r->lv;
+        r->lv = NULL;
+        bool ok = producer_computable(r, s->value);
+        r->lv = lv;
+        r->depth--;
+        if (ok) s->producer_too = true;
+        return ok;
     }
-    case N_INT: case N_FLOAT: return true;
-    case N_UNARY: return producer_computable(k, loop, e->u.op.a);
-    case N_BINARY: return producer_computable(k, loop, e->u.op.a) && producer_computable(k, loop, e->u.op.b);
+    return false;
+}
+
+static bool producer_computable(Reach *r, const Node *e) {
+    if (!e || e->is_const) return true;
+    switch (e->kind) {
+    case N_NAME:
+        if (r->lv && e->sym == r->lv) return true;
+        for (int i = 0; i < r->k->info->block_idx.len; i++)
+            if (e->sym == r->k->info->block_idx.items[i]) return true;
+        return let_computable(r, e->sym);
+    case N_INT: case N_FLOAT: case N_BOOL: case N_INF: return true;
+    case N_UNARY: return producer_computable(r, e->u.op.a);
+    case N_BINARY: return producer_computable(r, e->u.op.a) && producer_computable(r, e->u.op.b);
+    case N_COND:
+        return producer_computable(r, e->u.cond.c) && producer_computable(r, e->u.cond.a) &&
+               producer_computable(r, e->u.cond.b);
     case N_CALL:
         for (int i = 0; i < e->u.call.args.len; i++)
-            if (!producer_computable(k, loop, e->u.call.args.items[i])) return false;
+            if (!producer_computable(r, e->u.call.args.items[i])) return false;
         return true;
-    default: return e->is_const;
+    default: return false;
     }
 }
 
-/* A global -> shared copy TMA can do: rank-2 f16/bf16 tensor whose rows
- * are whole 16-byte units (TMA strides), the tile whole. */
-static bool tma_copy_ok(const IrKernel *k, const IrStmt *loop, const IrStmt *c) {
+/* The shared-memory layout a TMA'd tile gets (codegen relies on it): rows
+ * of at most 128 bytes (32, 64 or 128: the swizzle span), wider tiles split
+ * into column blocks of 64 elements, each block its rows x 128 bytes. */
+static bool tma_tile_ok(const IrBuf *s) {
+    int64_t row = s->shape[1] * dtype_bytes(s->dtype);
+    return row == 32 || row == 64 || row % 128 == 0;
+}
+
+/* A global -> shared copy TMA can do: an f16/bf16 tensor of rank 2 to 5
+ * whose rows are whole 16-byte units (TMA strides), the tile a whole 2-D
+ * shared buffer taken from the tensor's last two dimensions (the others
+ * extent 1), its corner computable by the producer. */
+static bool tma_copy_ok(Reach *r, const IrStmt *c) {
     const IrBuf *g = c->src.buf, *s = c->dst.buf;
-    if (g->scope != SCOPE_GLOBAL || s->scope != SCOPE_SHARED || g->rank != 2 || s->rank != 2) return false;
+    if (g->scope != SCOPE_GLOBAL || s->scope != SCOPE_SHARED || g->rank < 2 || g->rank > 5 || s->rank != 2) return false;
     if (g->dtype != s->dtype || (g->dtype != DT_F16 && g->dtype != DT_BF16)) return false;
-    if ((g->shape[1] * 2) % 16 != 0 || !whole(&c->dst)) return false;
-    for (int d = 0; d < 2; d++)
-        if (c->src.ext[d] != s->shape[d] || !producer_computable(k, loop, c->src.idx[d])) return false;
+    if ((g->shape[g->rank - 1] * 2) % 16 != 0 || !whole(&c->dst) || !tma_tile_ok(s)) return false;
+    for (int d = 0; d < g->rank; d++) {
+        int64_t want = d == g->rank - 2 ? s->shape[0] : d == g->rank - 1 ? s->shape[1] : 1;
+        if (c->src.ext[d] != want || !producer_computable(r, c->src.idx[d])) return false;
+    }
     return true;
 }
 
-static IrStmt *find_copy_into(IrStmt *loop, const IrBuf *b) {
+/* The copy into b at the top level of block, if exactly one. */
+static IrStmt *only_copy_into(IrBlock *block, const IrBuf *b) {
     IrStmt *found = NULL;
-    for (int i = 0; i < loop->body.len; i++) {
-        IrStmt *s = loop->body.items[i];
+    for (int i = 0; i < block->len; i++) {
+        IrStmt *s = block->items[i];
         if (s->op == IR_COPY && s->dst.buf == b) {
             if (found) return NULL;
             found = s;
@@ -79,83 +121,144 @@ static IrStmt *find_copy_into(IrStmt *loop, const IrBuf *b) {
     return found;
 }
 
-typedef struct Reads {
-    const IrBuf *a, *b;
-    const IrStmt *loop;
-    bool outside;
-} Reads;
+typedef struct Uses {
+    const IrBuf *buf;
+    int regions;   /* operand regions naming it (copies, gemms, ...) */
+    int elements;  /* element accesses in expressions */
+} Uses;
 
-static void reads_outside(IrStmt *s, void *arg) {
-    Reads *r = arg;
-    if (s == r->loop) return;
-    for (int i = 0; i < r->loop->body.len; i++) /* (ir_walk goes on into the loop) */
-        if (s == r->loop->body.items[i]) return;
-    const IrRegion *regs[] = {&s->src, &s->dst, &s->a, &s->b, &s->c};
-    for (int i = 0; i < 5; i++)
-        if (regs[i]->buf && (regs[i]->buf == r->a || regs[i]->buf == r->b)) r->outside = true;
+static void count_element(Node *e, void *arg) {
+    Uses *u = arg;
+    if (e->sym == u->buf->sym) u->elements++;
 }
 
-static bool plan(IrKernel *k, IrStmt *loop) {
-    IrStmt *g = NULL;
-    int copies = 0;
+static void count_uses(IrStmt *s, void *arg) {
+    Uses *u = arg;
+    const IrRegion *regs[] = {&s->src, &s->dst, &s->a, &s->b, &s->c};
+    for (int i = 0; i < 5; i++)
+        if (regs[i]->buf == u->buf) u->regions++;
+    expr_visit_indices(s->value, count_element, u);
+    expr_visit_indices(s->target, count_element, u);
+}
+
+typedef struct Plan {
+    IrStmt *gemms[8];
+    int ngemm;
+    IrStmt *copies[8];   /* the TMA copies, loop body first then preloads */
+    int ncopy;
+} Plan;
+
+/* A shared gemm operand: one TMA-able copy writes it (in the loop body, or
+ * before the loop at the top level), and it is read by gemms only. */
+static bool operand_ok(IrKernel *k, IrStmt *loop, int loop_at, Plan *p, IrBuf *b) {
+    for (int i = 0; i < p->ncopy; i++)
+        if (p->copies[i]->dst.buf == b) return true;
+    IrStmt *c = only_copy_into(&loop->body, b);
+    const Sym *lv = loop->sym;
+    if (!c) {
+        /* a preload: the only copy into b before the loop */
+        IrBlock before = {.items = k->body.items, .len = loop_at};
+        c = only_copy_into(&before, b);
+        lv = NULL;
+        if (!c || only_copy_into(&loop->body, b)) return false;
+    }
+    Reach reach = {.k = k, .lv = lv, .loop_at = loop_at};
+    if (!tma_copy_ok(&reach, c) || p->ncopy >= 4) return false;
+    /* a copy in the loop comes before the gemms that read its buffer (the
+     * producer fills this iteration's slot, not the next one's) */
+    for (int i = 0, seen = 0; lv && i < loop->body.len; i++) {
+        IrStmt *s = loop->body.items[i];
+        seen |= s == c;
+        if (s->op == IR_GEMM && (s->a.buf == b || s->b.buf == b) && !seen) return false;
+    }
+    Uses u = {.buf = b};
+    ir_walk(&k->body, count_uses, &u);
+    int gemm_reads = 0;
+    for (int i = 0; i < p->ngemm; i++)
+        gemm_reads += (p->gemms[i]->a.buf == b) + (p->gemms[i]->b.buf == b);
+    if (u.elements || u.regions != 1 + gemm_reads) return false;
+    p->copies[p->ncopy++] = c;
+    return true;
+}
+
+static bool plan(IrKernel *k, IrStmt *loop, int loop_at) {
+    Plan p = {0};
     for (int i = 0; i < loop->body.len; i++) {
         IrStmt *s = loop->body.items[i];
-        if (s->op == IR_GEMM && !g) g = s;
-        else if (s->op == IR_COPY) copies++;
-        else return false;
+        if (s->op == IR_GEMM) {
+            if (p.ngemm == 8) return false;
+            p.gemms[p.ngemm++] = s;
+        }
+        /* loads into shared memory inside the loop: TMA ones only */
+        if (s->op == IR_COPY && s->src.buf->scope == SCOPE_GLOBAL && s->dst.buf->scope == SCOPE_SHARED &&
+            (!whole(&s->dst) || s->dst.buf->rank != 2))
+            return false;
     }
-    if (!g || copies != 2 || g->trans_a) return false;
-    IrBuf *A = g->a.buf, *B = g->b.buf, *C = g->c.buf;
-    if (A->scope != SCOPE_SHARED || B->scope != SCOPE_SHARED || C->scope != SCOPE_FRAGMENT) return false;
-    if (A->dtype != B->dtype || (A->dtype != DT_F16 && A->dtype != DT_BF16) || C->dtype != DT_F32) return false;
-    if (!whole(&g->a) || !whole(&g->b) || !whole(&g->c) || A->rank != 2 || B->rank != 2 || C->rank != 2) return false;
-    int64_t bm = A->shape[0], bk = A->shape[1], bn = C->shape[1];
-    /* one m64 wgmma per consumer warpgroup, at most 3 of them (4 warpgroups
-     * of 128 threads: the register file holds 128 registers each); n at
-     * most 256 (the largest wgmma), 8-aligned; the K row a swizzle span */
-    if (bm % 64 != 0 || bm / 64 > 3 || bn % 8 != 0 || bn > 256 || bn < 8) return false;
-    if (!kmajor_swizzle(bk * 2) || bk % 16 != 0) return false;
-    if (g->trans_b) {
-        if (B->shape[0] != bn || B->shape[1] != bk) return false;
-    } else {
-        /* N-major B: TMA boxes of 64 columns (128 bytes, the swizzle span) */
-        if (B->shape[0] != bk || B->shape[1] != bn || bn % 64 != 0) return false;
+    if (p.ngemm == 0) return false;
+    Reach reach = {.k = k, .loop_at = loop_at};
+    if (!producer_computable(&reach, loop->hi)) return false; /* the producer runs the same trip count */
+    int64_t bm = -1;
+    for (int i = 0; i < p.ngemm; i++) {
+        IrStmt *g = p.gemms[i];
+        IrBuf *A = g->a.buf, *B = g->b.buf, *C = g->c.buf;
+        if (g->trans_a || !whole(&g->a) || !whole(&g->b) || !whole(&g->c)) return false;
+        if (A->rank != 2 || B->rank != 2 || C->rank != 2 || C->scope != SCOPE_FRAGMENT || C->dtype != DT_F32) return false;
+        if (A->dtype != B->dtype || (A->dtype != DT_F16 && A->dtype != DT_BF16) || B->scope != SCOPE_SHARED) return false;
+        if (A->scope != SCOPE_SHARED && A->scope != SCOPE_FRAGMENT) return false;
+        int64_t m = C->shape[0], n = C->shape[1], kd = A->shape[1];
+        if (bm >= 0 && m != bm) return false; /* every gemm splits rows the same way */
+        bm = m;
+        /* one m64 wgmma per consumer warpgroup, at most 3 of them (4
+         * warpgroups: the register file gives 128 registers a thread);
+         * n 8..256 in steps of 8; the accumulator n / 2 registers a thread */
+        if (m % 64 != 0 || m / 64 > 3 || n % 8 != 0 || n < 8 || n > 256 || kd % 16 != 0) return false;
+        if (g->trans_b ? (B->shape[0] != n || B->shape[1] != kd) : (B->shape[0] != kd || B->shape[1] != n)) return false;
+        /* N-major B: whole 128-byte column blocks (the MN-major swizzle atom) */
+        if (!g->trans_b && (n * 2) % 128 != 0) return false;
     }
-    /* the accumulator: 64 x bn f32 per warpgroup = bn / 2 registers a thread */
-    if (bn / 2 > 128) return false;
-    IrStmt *ca = find_copy_into(loop, A), *cb = find_copy_into(loop, B);
-    if (!ca || !cb || !tma_copy_ok(k, loop, ca) || !tma_copy_ok(k, loop, cb)) return false;
-    /* the buffers belong to the pipeline: nothing else touches them */
-    Reads r = {.a = A, .b = B, .loop = loop};
-    ir_walk(&k->body, reads_outside, &r);
-    if (r.outside) return false;
-
-    ca->mech = cb->mech = COPY_TMA;
-    ca->pipeline = cb->pipeline = loop;
-    A->stages = B->stages = loop->stages;
-    g->wgmma = true;
-    g->policy = POLICY_FULL_ROW; /* one warp per 16-row band: the wgmma layout */
-    k->threads = bm * 2;         /* bm / 16 consumer warps */
+    for (int i = 0; i < p.ngemm; i++) {
+        IrStmt *g = p.gemms[i];
+        if (g->a.buf->scope == SCOPE_SHARED && !operand_ok(k, loop, loop_at, &p, g->a.buf)) return false;
+        if (!operand_ok(k, loop, loop_at, &p, g->b.buf)) return false;
+    }
+    for (int i = 0; i < p.ncopy; i++) {
+        IrStmt *c = p.copies[i];
+        c->mech = COPY_TMA;
+        bool in_loop = false;
+        for (int j = 0; j < loop->body.len; j++) in_loop |= loop->body.items[j] == c;
+        c->pipeline = in_loop ? loop : NULL;
+        c->dst.buf->stages = in_loop ? loop->stages : 1;
+        vec_push(&k->c->arena, &k->tma_copies, c);
+    }
+    for (int i = 0; i < p.ngemm; i++) {
+        p.gemms[i]->wgmma = true;
+        p.gemms[i]->policy = POLICY_FULL_ROW; /* one warp per 16-row band: the wgmma layout */
+    }
+    k->threads = bm * 2; /* bm / 16 consumer warps */
     k->producer_threads = 128;
     k->ws_loop = loop;
     /* Persistent blocks (codegen: a tile loop per block, the producer
      * running into the next tile during the epilogue) measured 2-4% slower
      * than one block per tile on the H200 with this direct-store epilogue
-     * (bench/RESULTS.md), so they are an experiment: TILEC_PERSISTENT=1. */
+     * (bench/RESULTS.md), so they are an experiment: TILEC_PERSISTENT=1.
+     * Only for kernels whose producer needs nothing but the loop. */
     const char *persistent = getenv("TILEC_PERSISTENT");
-    k->persistent = persistent && !strcmp(persistent, "1");
+    bool preloads = false;
+    for (int i = 0; i < p.ncopy; i++) preloads |= !p.copies[i]->pipeline;
+    for (int i = 0; i < loop_at; i++) preloads |= k->body.items[i]->producer_too; /* per-tile values */
+    k->persistent = persistent && !strcmp(persistent, "1") && !preloads;
     return true;
 }
 
 void pass_plan_warpgroups(IrKernel *k) {
     if (k->arch != 90 || !k->arch_specific) return;
-    IrStmt *loop = NULL;
+    int at = -1;
     for (int i = 0; i < k->body.len; i++) {
         IrStmt *s = k->body.items[i];
         if (s->op == IR_FOR && s->loop == LOOP_PIPELINED) {
-            if (loop) return; /* one pipeline per kernel on this path */
-            loop = s;
+            if (at >= 0) return; /* one pipeline per kernel on this path */
+            at = i;
         }
     }
-    if (loop && loop->stages >= 1) plan(k, loop);
+    if (at >= 0 && k->body.items[at]->stages >= 1) plan(k, k->body.items[at], at);
 }

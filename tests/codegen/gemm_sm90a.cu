@@ -16,12 +16,14 @@ extern "C" __global__ void __launch_bounds__(384) tilec_gemm_07bebdb7(const __ha
     __half *const B_s = (__half *)(tl_smem + 49152);  // 3 stages, swizzle 8
     float acc[128];  // the mma accumulator layout with 8x1 warps of 16x256
     unsigned long long *const tl_full = (unsigned long long *)(tl_smem + 147456), *const tl_empty = tl_full + 3;
+    unsigned long long *const tl_preload = tl_full + 6;
     if (tid == 0) {
         #pragma unroll
         for (int s = 0; s < 3; ++s) {
             tl_mbar_init(&tl_full[s], 1);  // the producer's arrive + the TMA bytes
             tl_mbar_init(&tl_empty[s], 8);  // one arrive per consumer warp
         }
+        tl_mbar_init(tl_preload, 1);
         tl_mbar_fence_init();
     }
     __syncthreads();
@@ -33,7 +35,7 @@ extern "C" __global__ void __launch_bounds__(384) tilec_gemm_07bebdb7(const __ha
                 const int s1_ = tl_it % 3;
                 if (tl_it >= 3) tl_mbar_wait(&tl_empty[s1_], (tl_it / 3 - 1) & 1);  // the consumers freed the slot
                 tl_mbar_arrive_expect_tx(&tl_full[s1_], 49152);
-                tl_tma_load_2d((unsigned char *)A_s + s1_ * 16384, &tl_tmap0, &tl_full[s1_], (int)((k * 64)), (int)((by * 128)));
+                tl_tma_load_2d((unsigned char *)A_s + s1_ * 16384 + 0, &tl_tmap0, &tl_full[s1_], (int)((k * 64)) + 0, (int)((by * 128)));
                 tl_tma_load_2d((unsigned char *)B_s + s1_ * 32768 + 0, &tl_tmap1, &tl_full[s1_], (int)((bx * 256)) + 0, (int)((k * 64)));
                 tl_tma_load_2d((unsigned char *)B_s + s1_ * 32768 + 8192, &tl_tmap1, &tl_full[s1_], (int)((bx * 256)) + 64, (int)((k * 64)));
                 tl_tma_load_2d((unsigned char *)B_s + s1_ * 32768 + 16384, &tl_tmap1, &tl_full[s1_], (int)((bx * 256)) + 128, (int)((k * 64)));
@@ -47,30 +49,30 @@ extern "C" __global__ void __launch_bounds__(384) tilec_gemm_07bebdb7(const __ha
     for (int r2_ = 0; r2_ < 128; ++r2_) acc[r2_] = (float)(0);
     {
         const int n3_ = 64;
-        for (int kt5_ = 0; kt5_ < n3_; ++kt5_, ++tl_it) {
+        for (int k = 0; k < n3_; ++k, ++tl_it) {
             const int s4_ = tl_it % 3;
             tl_mbar_wait(&tl_full[s4_], (tl_it / 3) & 1);  // the tiles have landed
-            const unsigned char *const a_tile = (const unsigned char *)A_s + s4_ * 16384 + warp / 4 * 8192;
-            const unsigned char *const b_tile = (const unsigned char *)B_s + s4_ * 32768;
-            tl_wgmma_fence();
-            tl_wgmma_m64n256k16_f16_nn(acc, tl_wgmma_desc(a_tile + 0, 16, 1024, 1), tl_wgmma_desc(b_tile + 0, 8192, 1024, 1));
-            tl_wgmma_m64n256k16_f16_nn(acc, tl_wgmma_desc(a_tile + 32, 16, 1024, 1), tl_wgmma_desc(b_tile + 2048, 8192, 1024, 1));
-            tl_wgmma_m64n256k16_f16_nn(acc, tl_wgmma_desc(a_tile + 64, 16, 1024, 1), tl_wgmma_desc(b_tile + 4096, 8192, 1024, 1));
-            tl_wgmma_m64n256k16_f16_nn(acc, tl_wgmma_desc(a_tile + 96, 16, 1024, 1), tl_wgmma_desc(b_tile + 6144, 8192, 1024, 1));
-            tl_wgmma_commit();
-            tl_wgmma_wait<0>();
+            {
+                tl_wgmma_fence();
+                tl_wgmma_m64n256k16_f16_ss_nb(acc, tl_wgmma_desc(((const unsigned char *)A_s + s4_ * 16384) + warp / 4 * 8192 + 0, 16, 1024, 1), tl_wgmma_desc(((const unsigned char *)B_s + s4_ * 32768) + 0, 8192, 1024, 1));
+                tl_wgmma_m64n256k16_f16_ss_nb(acc, tl_wgmma_desc(((const unsigned char *)A_s + s4_ * 16384) + warp / 4 * 8192 + 32, 16, 1024, 1), tl_wgmma_desc(((const unsigned char *)B_s + s4_ * 32768) + 2048, 8192, 1024, 1));
+                tl_wgmma_m64n256k16_f16_ss_nb(acc, tl_wgmma_desc(((const unsigned char *)A_s + s4_ * 16384) + warp / 4 * 8192 + 64, 16, 1024, 1), tl_wgmma_desc(((const unsigned char *)B_s + s4_ * 32768) + 4096, 8192, 1024, 1));
+                tl_wgmma_m64n256k16_f16_ss_nb(acc, tl_wgmma_desc(((const unsigned char *)A_s + s4_ * 16384) + warp / 4 * 8192 + 96, 16, 1024, 1), tl_wgmma_desc(((const unsigned char *)B_s + s4_ * 32768) + 6144, 8192, 1024, 1));
+                tl_wgmma_commit();
+                tl_wgmma_wait<0>();
+                #pragma unroll
+                for (int r = 0; r < 128; ++r) tl_pin(acc[r]);
+            }
             if (lane == 0) tl_mbar_arrive(&tl_empty[s4_]);  // this warp is done with the slot
         }
-        #pragma unroll
-        for (int r = 0; r < 128; ++r) tl_pin(acc[r]);
     }
     #pragma unroll
-    for (int q6_ = 0; q6_ < 64; ++q6_) {
+    for (int q5_ = 0; q5_ < 64; ++q5_) {
         {
-            union { unsigned v; __half e[2]; } v7_;
-            v7_.e[0] = tl_from_float<__half>((float)((acc[(q6_ * 2 + 0) + 0])));
-            v7_.e[1] = tl_from_float<__half>((float)((acc[(q6_ * 2 + 0) + 1])));
-            if ((unsigned long long)(long long)(((by * 128) + (warp / 1 * 16 + ((q6_ * 2 + 0)) / 128 * 16 + (((q6_ * 2 + 0)) / 2 % 2) * 8 + lane / 4))) < 4096ULL && (unsigned long long)(long long)(((bx * 256) + (warp % 1 * 256 + ((q6_ * 2 + 0)) / 4 % 32 * 8 + (lane % 4) * 2 + ((q6_ * 2 + 0)) % 2))) < 4096ULL) *(unsigned *)&C[((long long)(((by * 128) + (warp / 1 * 16 + ((q6_ * 2 + 0)) / 128 * 16 + (((q6_ * 2 + 0)) / 2 % 2) * 8 + lane / 4)))) * 4096LL + (((bx * 256) + (warp % 1 * 256 + ((q6_ * 2 + 0)) / 4 % 32 * 8 + (lane % 4) * 2 + ((q6_ * 2 + 0)) % 2)))] = v7_.v;
+            union { unsigned v; __half e[2]; } v6_;
+            v6_.e[0] = tl_from_float<__half>((float)((acc[(q5_ * 2 + 0) + 0])));
+            v6_.e[1] = tl_from_float<__half>((float)((acc[(q5_ * 2 + 0) + 1])));
+            if ((unsigned long long)(long long)(((by * 128) + (warp / 1 * 16 + ((q5_ * 2 + 0)) / 128 * 16 + (((q5_ * 2 + 0)) / 2 % 2) * 8 + lane / 4))) < 4096ULL && (unsigned long long)(long long)(((bx * 256) + (warp % 1 * 256 + ((q5_ * 2 + 0)) / 4 % 32 * 8 + (lane % 4) * 2 + ((q5_ * 2 + 0)) % 2))) < 4096ULL) *(unsigned *)&C[((long long)(((by * 128) + (warp / 1 * 16 + ((q5_ * 2 + 0)) / 128 * 16 + (((q5_ * 2 + 0)) / 2 % 2) * 8 + lane / 4)))) * 4096LL + (((bx * 256) + (warp % 1 * 256 + ((q5_ * 2 + 0)) / 4 % 32 * 8 + (lane % 4) * 2 + ((q5_ * 2 + 0)) % 2)))] = v6_.v;
         }
     }
 }
