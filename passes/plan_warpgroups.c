@@ -189,10 +189,6 @@ static bool plan(IrKernel *k, IrStmt *loop, int loop_at) {
             if (p.ngemm == 8) return false;
             p.gemms[p.ngemm++] = s;
         }
-        /* loads into shared memory inside the loop: TMA ones only */
-        if (s->op == IR_COPY && s->src.buf->scope == SCOPE_GLOBAL && s->dst.buf->scope == SCOPE_SHARED &&
-            (!whole(&s->dst) || s->dst.buf->rank != 2))
-            return false;
     }
     if (p.ngemm == 0) return false;
     Reach reach = {.k = k, .loop_at = loop_at};
@@ -220,6 +216,16 @@ static bool plan(IrKernel *k, IrStmt *loop, int loop_at) {
         IrStmt *g = p.gemms[i];
         if (g->a.buf->scope == SCOPE_SHARED && !operand_ok(k, loop, loop_at, &p, g->a.buf)) return false;
         if (!operand_ok(k, loop, loop_at, &p, g->b.buf)) return false;
+    }
+    /* every load into shared memory at the top of the loop must be one of
+     * them: another would become a cp.async producer of a ring that only
+     * the Ampere pipeline knows how to run */
+    for (int i = 0; i < loop->body.len; i++) {
+        IrStmt *s = loop->body.items[i];
+        bool planned = false;
+        for (int j = 0; j < p.ncopy; j++) planned |= p.copies[j] == s;
+        if (s->op == IR_COPY && s->src.buf->scope == SCOPE_GLOBAL && s->dst.buf->scope == SCOPE_SHARED && !planned)
+            return false;
     }
     for (int i = 0; i < p.ncopy; i++) {
         IrStmt *c = p.copies[i];
