@@ -251,6 +251,12 @@ static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot) {
     const IrBuf *A = gm->a.buf, *B = gm->b.buf, *C = gm->c.buf;
     int64_t K = A->shape[1], regs = C->layout.regs;
     const char *name = wgmma_name(arena(g), gm), *acc = C->cname;
+    if (A->scope == SCOPE_FRAGMENT &&
+        (A->layout.kind != LAYOUT_ACC || A->layout.wn != 1 || A->layout.mi != 1 || C->layout.mi != 1)) {
+        cg_error(g, gm->loc, "gemm: '%s' in registers is not in the layout wgmma reads (one warp per 16 rows)",
+                 A->sym->name->s);
+        return;
+    }
     cg_line(g, "{");
     g->ind++;
     if (gm->clear) {
