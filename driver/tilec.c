@@ -130,6 +130,7 @@ int obtain_cubin(Ctx *c, const CgKernel *ck, const char *arch, const Options *op
         fprintf(stderr, "tilec: %s for %s: %d registers, %d bytes spill stores, %d bytes spill loads, %lld bytes dynamic shared memory, compiled in %.3f s\n",
                 ck->name, arch, res.registers, res.spill_store_bytes, res.spill_load_bytes, (long long)ck->smem_bytes,
                 res.seconds);
+    if (verbose && res.perf_warning[0]) fprintf(stderr, "tilec: ptxas: %s\n", res.perf_warning);
     rt_cache_put(&cache, key, res.cubin, res.cubin_size);
     bin->cubin = res.cubin;
     bin->size = res.cubin_size;

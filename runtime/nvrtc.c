@@ -137,6 +137,19 @@ static void parse_ptxas_log(const char *log, RtCompileResult *r) {
     }
 }
 
+bool rt_ptxas_perf_warning(const char *log, char out[256]) {
+    out[0] = 0;
+    const char *hit = log ? strstr(log, "Potential Performance Loss") : NULL;
+    if (!hit) return false;
+    const char *start = hit, *eol = strchr(hit, '\n');
+    /* back to the "(C7514) " code in front of it, if on the same line */
+    while (start > log && start[-1] != '\n' && start[-1] != ':') start--;
+    while (*start == ' ') start++;
+    int len = eol ? (int)(eol - start) : (int)strlen(start);
+    snprintf(out, 256, "%.*s", len, start);
+    return true;
+}
+
 /* The first log line that reports an error, for the one-sentence summary. */
 static bool first_error_line(const char *log, const char **b, int *len) {
     for (const char *line = log; *line;) {
@@ -199,6 +212,7 @@ static bool compile_program(nvrtcProgram prog, const char *name, const RtCompile
         }
     }
     parse_ptxas_log(r->log, r);
+    rt_ptxas_perf_warning(r->log, r->perf_warning);
 
     if (rc != NVRTC_SUCCESS) {
         const char *what = rc == NVRTC_ERROR_INVALID_OPTION ? "rejected the options for compiling"

@@ -33,6 +33,7 @@ typedef struct RtCompileResult {
     int spill_store_bytes, spill_load_bytes;  /* "N bytes spill stores, M bytes spill loads" */
     int static_smem_bytes;           /* "N bytes smem" */
     int stack_frame_bytes;           /* "N bytes stack frame" (local arrays and spills live there) */
+    char perf_warning[256];          /* ptxas's first "Potential Performance Loss" (e.g. serialised wgmma), or "" */
     double seconds;                  /* wall time of the whole rt_compile call */
     char error[256];                 /* one plain sentence when !ok, else "" */
 } RtCompileResult;
@@ -42,6 +43,10 @@ typedef struct RtCompileResult {
  * *out must later go to rt_compile_result_free. */
 bool rt_compile(const char *source, const char *name, const RtCompileOptions *opt,
                 RtCompileResult *out);
+/* The first ptxas "Potential Performance Loss" remark of a log ("(C7514)
+ * Potential Performance Loss: wgmma.mma_async instructions are serialized
+ * ..."), without the "ptxas info : " prefix, into out; false when none. */
+bool rt_ptxas_perf_warning(const char *log, char out[256]);
 /* Frees what rt_compile allocated; safe on a zeroed result and twice. */
 void rt_compile_result_free(RtCompileResult *r);
 /* The version of the NVRTC library actually loaded, e.g. "13.0". */

@@ -110,6 +110,26 @@ static void test_spill(void) {
     rt_compile_result_free(&r);
 }
 
+/* The remark ptxas gives when it serialises wgmma (seen from NVRTC 13 for
+ * sm_90a), with the spill line around it, as the log has them. */
+static void test_perf_warning(void) {
+    char w[256];
+    const char *log = "ptxas info    : (C7514) Potential Performance Loss: wgmma.mma_async instructions are serialized "
+                      "due to non wgmma instructions reading accumulator registers of  a wgmma between start and end "
+                      "of the pipeline stage in the function 'k'\n"
+                      "ptxas info    : Used 154 registers, used 1 barriers\n";
+    check(rt_ptxas_perf_warning(log, w), "performance remark found");
+    check(strncmp(w, "(C7514) Potential Performance Loss: wgmma", 41) == 0, "remark kept from its code on");
+    check(strchr(w, '\n') == NULL, "one line");
+    check(!rt_ptxas_perf_warning("ptxas info    : Used 40 registers\n", w) && w[0] == 0, "no remark, empty");
+    check(!rt_ptxas_perf_warning(NULL, w), "no log");
+    RtCompileOptions opt = {.arch = "sm_80", .want_cubin = true};
+    RtCompileResult r;
+    rt_compile(half_kernel, "half.cu", &opt, &r);
+    check(r.ok && r.perf_warning[0] == 0, "a plain kernel has no performance remark");
+    rt_compile_result_free(&r);
+}
+
 static void test_syntax_error(void) {
     RtCompileOptions opt = {.arch = "sm_80", .want_ptx = true, .want_cubin = true};
     RtCompileResult r;
@@ -212,6 +232,7 @@ int main(void) {
     test_valid("sm_80");
     test_valid("sm_90a");
     test_spill();
+    test_perf_warning();
     test_syntax_error();
     test_option_errors();
     test_parallel();
