@@ -148,6 +148,11 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
     IrKernel *k = ir_build(c, info, arch);
     PassOptions po = {.print_after = print_after, .print_to = stderr};
     if (!pass_run_all(k, &po)) return EXIT_SOURCE;
+    if (verbose && k->ws_loop)
+        fprintf(stderr, "tilec: kernel '%s' takes the sm_90a path: TMA copies from a producer warpgroup, wgmma in %lld "
+                        "consumer threads\n", info->name->s, (long long)k->threads);
+    else if (verbose && k->hopper_declined)
+        fprintf(stderr, "tilec: kernel '%s' takes the Ampere path on sm_90a: %s\n", info->name->s, k->hopper_declined);
     if (act == ACT_IR) {
         ir_print(stdout, k);
         return EXIT_OK;

@@ -131,6 +131,7 @@ typedef struct IrKernel {
      * copies of `ws_loop` (0 / NULL: every thread runs everything). */
     int64_t producer_threads;
     IrStmt *ws_loop;
+    const char *hopper_declined;   /* a kernel with gemms on sm_90a without ws_loop: why (for -v) */
     /* Its TMA copies, one tensor map each: those of ws_loop's body (into
      * rings of stages, completing on full[stage]) and those before the loop
      * (loaded once, completing on the preload barrier). */

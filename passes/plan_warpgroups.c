@@ -149,10 +149,11 @@ typedef struct Plan {
 } Plan;
 
 /* A shared gemm operand: one TMA-able copy writes it (in the loop body, or
- * before the loop at the top level), and it is read by gemms only. */
-static bool operand_ok(IrKernel *k, IrStmt *loop, int loop_at, Plan *p, IrBuf *b) {
+ * before the loop at the top level), and it is read by gemms only. NULL, or
+ * why not. */
+static const char *operand_ok(IrKernel *k, IrStmt *loop, int loop_at, Plan *p, IrBuf *b) {
     for (int i = 0; i < p->ncopy; i++)
-        if (p->copies[i]->dst.buf == b) return true;
+        if (p->copies[i]->dst.buf == b) return NULL;
     IrStmt *c = only_copy_into(&loop->body, b);
     const Sym *lv = loop->sym;
     if (!c) {
@@ -160,62 +161,73 @@ static bool operand_ok(IrKernel *k, IrStmt *loop, int loop_at, Plan *p, IrBuf *b
         IrBlock before = {.items = k->body.items, .len = loop_at};
         c = only_copy_into(&before, b);
         lv = NULL;
-        if (!c || only_copy_into(&loop->body, b)) return false;
+        if (!c || only_copy_into(&loop->body, b)) return "a gemm operand is not filled by exactly one copy";
     }
     Reach reach = {.k = k, .lv = lv, .loop_at = loop_at};
-    if (!tma_copy_ok(&reach, c) || p->ncopy >= 4) return false;
+    if (!tma_copy_ok(&reach, c))
+        return "a copy into a gemm operand is not one TMA can do (f16/bf16 rows of 16-byte units, a whole 2-D tile "
+               "of 32, 64 or a multiple of 128 bytes a row, its corner from block indices and the loop variable)";
+    if (p->ncopy >= 4) return "more than four TMA copies";
     /* a copy in the loop comes before the gemms that read its buffer (the
      * producer fills this iteration's slot, not the next one's) */
     for (int i = 0, seen = 0; lv && i < loop->body.len; i++) {
         IrStmt *s = loop->body.items[i];
         seen |= s == c;
-        if (s->op == IR_GEMM && (s->a.buf == b || s->b.buf == b) && !seen) return false;
+        if (s->op == IR_GEMM && (s->a.buf == b || s->b.buf == b) && !seen)
+            return "a gemm reads its operand before the copy that fills it";
     }
     Uses u = {.buf = b};
     ir_walk(&k->body, count_uses, &u);
     int gemm_reads = 0;
     for (int i = 0; i < p->ngemm; i++)
         gemm_reads += (p->gemms[i]->a.buf == b) + (p->gemms[i]->b.buf == b);
-    if (u.elements || u.regions != 1 + gemm_reads) return false;
+    if (u.elements || u.regions != 1 + gemm_reads) return "a gemm operand in shared memory is also used outside the gemms";
     p->copies[p->ncopy++] = c;
-    return true;
+    return NULL;
 }
 
-static bool plan(IrKernel *k, IrStmt *loop, int loop_at) {
+/* Plans the loop for the Hopper path; NULL, or why it cannot be. */
+static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
     Plan p = {0};
     for (int i = 0; i < loop->body.len; i++) {
         IrStmt *s = loop->body.items[i];
         if (s->op == IR_GEMM) {
-            if (p.ngemm == 8) return false;
+            if (p.ngemm == 8) return "more than eight gemms in the loop";
             p.gemms[p.ngemm++] = s;
         }
     }
-    if (p.ngemm == 0) return false;
+    if (p.ngemm == 0) return "no gemm at the top level of the pipelined loop";
     Reach reach = {.k = k, .loop_at = loop_at};
-    if (!producer_computable(&reach, loop->hi)) return false; /* the producer runs the same trip count */
+    if (!producer_computable(&reach, loop->hi))
+        return "the loop's trip count depends on more than block indices and constants";
     int64_t bm = -1;
     for (int i = 0; i < p.ngemm; i++) {
         IrStmt *g = p.gemms[i];
         IrBuf *A = g->a.buf, *B = g->b.buf, *C = g->c.buf;
-        if (g->trans_a || !whole(&g->a) || !whole(&g->b) || !whole(&g->c)) return false;
-        if (A->rank != 2 || B->rank != 2 || C->rank != 2 || C->scope != SCOPE_FRAGMENT || C->dtype != DT_F32) return false;
-        if (A->dtype != B->dtype || (A->dtype != DT_F16 && A->dtype != DT_BF16) || B->scope != SCOPE_SHARED) return false;
-        if (A->scope != SCOPE_SHARED && A->scope != SCOPE_FRAGMENT) return false;
+        if (g->trans_a) return "a gemm has transpose_a";
+        if (!whole(&g->a) || !whole(&g->b) || !whole(&g->c)) return "a gemm works on parts of buffers";
+        if (A->rank != 2 || B->rank != 2 || C->rank != 2 || C->scope != SCOPE_FRAGMENT || C->dtype != DT_F32)
+            return "a gemm accumulates into something other than a 2-D f32 fragment";
+        if (A->dtype != B->dtype || (A->dtype != DT_F16 && A->dtype != DT_BF16) || B->scope != SCOPE_SHARED ||
+            (A->scope != SCOPE_SHARED && A->scope != SCOPE_FRAGMENT))
+            return "a gemm's operands are not f16/bf16 with B in shared memory";
         int64_t m = C->shape[0], n = C->shape[1], kd = A->shape[1];
-        if (bm >= 0 && m != bm) return false; /* every gemm splits rows the same way */
+        if (bm >= 0 && m != bm) return "the gemms' accumulators have different row counts";
         bm = m;
         /* one m64 wgmma per consumer warpgroup, at most 3 of them (4
          * warpgroups: the register file gives 128 registers a thread);
          * n 8..256 in steps of 8; the accumulator n / 2 registers a thread */
-        if (m % 64 != 0 || m / 64 > 3 || n % 8 != 0 || n < 8 || n > 256 || kd % 16 != 0) return false;
-        if (g->trans_b ? (B->shape[0] != n || B->shape[1] != kd) : (B->shape[0] != kd || B->shape[1] != n)) return false;
+        if (m % 64 != 0 || m / 64 > 3) return "an accumulator's rows are not 64, 128 or 192";
+        if (n % 8 != 0 || n < 8 || n > 256) return "an accumulator's columns are not a multiple of 8 up to 256";
+        if (kd % 16 != 0) return "a gemm's K tile is not a multiple of 16";
         /* N-major B: whole 128-byte column blocks (the MN-major swizzle atom) */
-        if (!g->trans_b && (n * 2) % 128 != 0) return false;
+        if (!g->trans_b && (n * 2) % 128 != 0) return "B's rows are not a multiple of 128 bytes (use transpose_b or wider tiles)";
     }
     for (int i = 0; i < p.ngemm; i++) {
         IrStmt *g = p.gemms[i];
-        if (g->a.buf->scope == SCOPE_SHARED && !operand_ok(k, loop, loop_at, &p, g->a.buf)) return false;
-        if (!operand_ok(k, loop, loop_at, &p, g->b.buf)) return false;
+        const char *why = g->a.buf->scope == SCOPE_SHARED ? operand_ok(k, loop, loop_at, &p, g->a.buf) : NULL;
+        if (!why) why = operand_ok(k, loop, loop_at, &p, g->b.buf);
+        if (why) return why;
     }
     /* every load into shared memory at the top of the loop must be one of
      * them: another would become a cp.async producer of a ring that only
@@ -225,7 +237,7 @@ static bool plan(IrKernel *k, IrStmt *loop, int loop_at) {
         bool planned = false;
         for (int j = 0; j < p.ncopy; j++) planned |= p.copies[j] == s;
         if (s->op == IR_COPY && s->src.buf->scope == SCOPE_GLOBAL && s->dst.buf->scope == SCOPE_SHARED && !planned)
-            return false;
+            return "the loop loads shared memory that no gemm reads";
     }
     for (int i = 0; i < p.ncopy; i++) {
         IrStmt *c = p.copies[i];
@@ -253,18 +265,31 @@ static bool plan(IrKernel *k, IrStmt *loop, int loop_at) {
     for (int i = 0; i < p.ncopy; i++) preloads |= !p.copies[i]->pipeline;
     for (int i = 0; i < loop_at; i++) preloads |= k->body.items[i]->producer_too; /* per-tile values */
     k->persistent = persistent && !strcmp(persistent, "1") && !preloads;
-    return true;
+    return NULL;
+}
+
+static void find_gemm(IrStmt *s, void *arg) {
+    if (s->op == IR_GEMM) *(bool *)arg = true;
 }
 
 void pass_plan_warpgroups(IrKernel *k) {
-    if (k->arch != 90 || !k->arch_specific) return;
+    bool has_gemm = false;
+    ir_walk(&k->body, find_gemm, &has_gemm);
+    if (k->arch != 90 || !k->arch_specific || !has_gemm) return; /* nothing for the tensor cores */
     int at = -1;
     for (int i = 0; i < k->body.len; i++) {
         IrStmt *s = k->body.items[i];
         if (s->op == IR_FOR && s->loop == LOOP_PIPELINED) {
-            if (at >= 0) return; /* one pipeline per kernel on this path */
+            if (at >= 0) {
+                k->hopper_declined = "more than one pipelined loop";
+                return;
+            }
             at = i;
         }
     }
-    if (at >= 0 && k->body.items[at]->stages >= 1) plan(k, k->body.items[at], at);
+    if (at < 0) {
+        k->hopper_declined = "no pipelined loop at the top level of the kernel";
+        return;
+    }
+    k->hopper_declined = plan(k, k->body.items[at], at);
 }

@@ -39,6 +39,12 @@ expect 2 "--backend of an unknown kind" "$tilec" --backend=gcc --emit-cuda "$ex"
 expect 0 "--emit-ir" "$tilec" --emit-ir "$ex"
 expect 0 "--emit-cubin" "$tilec" --no-cache --emit-cubin -o "$tmp/k.cubin" "$ex"
 expect 2 "--emit-cubin to an unwritable path" "$tilec" --no-cache --emit-cubin -o /dev/null/k.cubin "$ex"
+# -v says which path a GEMM takes on sm_90a, and why not the Hopper one
+expect 0 "-v on the sm_90a path" "$tilec" -v --arch sm_90a --emit-ir "$ex"
+case $out in *"takes the sm_90a path"*) ;; *) fail=$((fail + 1)); echo "FAIL -v path message: $out" | head -3 ;; esac
+expect 0 "-v off the sm_90a path" "$tilec" -v --arch sm_90a --emit-ir "$root/tests/passes/plan_warpgroups/gemm_ragged_k.tile"
+case $out in *"takes the Ampere path on sm_90a: a copy into a gemm operand is not one TMA can do"*) ;;
+    *) fail=$((fail + 1)); echo "FAIL -v declined message: $out" | head -3 ;; esac
 # --emit-sass: the SASS where cuobjdump exists, else one sentence and exit 4
 if command -v cuobjdump > /dev/null || [ -x /usr/local/cuda/bin/cuobjdump ]; then
     expect 0 "--emit-sass" "$tilec" --no-cache --emit-sass "$ex"
