@@ -164,6 +164,12 @@ void cg_hopper_split(Cg *g) {
     g->ind++;
     cg_line(g, "if (tid == %lld) {", (long long)T);
     g->ind++;
+    /* the lets the copies' corners and the trip count need */
+    for (int i = 0; i < k->body.len && k->body.items[i] != loop; i++)
+        if (k->body.items[i]->producer_too) {
+            IrBlock one = {.items = &k->body.items[i], .len = 1};
+            cg_block(g, &one);
+        }
     int64_t pre_bytes = 0, loop_bytes = 0;
     for (int i = 0; i < k->tma_copies.len; i++) {
         const IrStmt *c = k->tma_copies.items[i];
@@ -180,11 +186,6 @@ void cg_hopper_split(Cg *g) {
     }
     const char *var = ir_cname(k->c, loop->sym->name), *n = cg_tmp(g, "n"), *s = cg_tmp(g, "s");
     cg_line(g, "int tl_it = 0;");
-    for (int i = 0; i < k->body.len && k->body.items[i] != loop; i++)
-        if (k->body.items[i]->producer_too) {
-            IrBlock one = {.items = &k->body.items[i], .len = 1};
-            cg_block(g, &one);
-        }
     if (k->persistent) {
         cg_line(g, "for (int tl_tile = blockIdx.x; tl_tile < %lld; tl_tile += gridDim.x) {",
                 (long long)(k->grid[0] * k->grid[1] * k->grid[2]));
