@@ -86,10 +86,11 @@ static bool producer_computable(Reach *r, const Node *e) {
 
 /* The shared-memory layout a TMA'd tile gets (codegen relies on it): rows
  * of at most 128 bytes (32, 64 or 128: the swizzle span), wider tiles split
- * into column blocks of 64 elements, each block its rows x 128 bytes. */
+ * into column blocks of 64 elements, each block its rows x 128 bytes. A TMA
+ * box has at most 256 elements per dimension, so at most 256 rows. */
 static bool tma_tile_ok(const IrBuf *s) {
     int64_t row = s->shape[1] * dtype_bytes(s->dtype);
-    return row == 32 || row == 64 || row % 128 == 0;
+    return (row == 32 || row == 64 || row % 128 == 0) && s->shape[0] <= 256;
 }
 
 /* A global -> shared copy TMA can do: an f16/bf16 tensor of rank 2 to 5
