@@ -167,7 +167,8 @@ static const char *operand_ok(IrKernel *k, IrStmt *loop, int loop_at, Plan *p, I
     Reach reach = {.k = k, .lv = lv, .loop_at = loop_at};
     if (!tma_copy_ok(&reach, c))
         return "a copy into a gemm operand is not one TMA can do (f16/bf16 rows of 16-byte units, a whole 2-D tile "
-               "of 32, 64 or a multiple of 128 bytes a row, its corner from block indices and the loop variable)";
+               "of 32, 64 or a multiple of 128 bytes a row and at most 256 rows, its corner from block indices and "
+               "the loop variable)";
     if (p->ncopy >= 4) return "more than four TMA copies";
     /* a copy in the loop comes before the gemms that read its buffer (the
      * producer fills this iteration's slot, not the next one's) */
