@@ -4,7 +4,8 @@
 # (bench/peers.py: cuBLAS, a Triton matmul, torch SDPA, copy, torch.softmax,
 # F.rms_norm, F.layer_norm) in the same run, then bench/tabulate.py writes the
 # markdown section (ratios, date, card, clocks) to OUTDIR/RESULTS-section.md
-# for bench/RESULTS.md. TILEC selects the binary (default build/tilec).
+# for bench/RESULTS.md; the raw files go into OUTDIR/raw.tar.gz. TILEC
+# selects the binary (default build/tilec).
 set -u
 out=${1:-bench-out}
 tilec=${TILEC:-build/tilec}
@@ -50,3 +51,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,po
     --format=csv > "$out/gpu-after.csv" 2>&1
 python3 "$here/tabulate.py" "$out" > "$out/RESULTS-section.md"
 cat "$out/RESULTS-section.md"
+# one archive for the per-workload files (the device tool brings back a
+# limited number of files), the section and the peers beside it
+(cd "$out" && tar czf raw.tar.gz ./*.json ./*.txt ./*.csv ./peers.err 2>/dev/null &&
+    rm -f ./*.json ./*.txt ./*.csv ./peers.err)
