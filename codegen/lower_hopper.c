@@ -139,7 +139,7 @@ static void issue_tma(Cg *g, const IrStmt *c, const char *dst_expr, const char *
     }
 }
 
-static int64_t tile_bytes(const IrBuf *b) { return b->shape[0] * b->shape[1] * dtype_bytes(b->dtype); }
+static int64_t tile_bytes(const IrBuf *b) { return buf_elems(b) * dtype_bytes(b->dtype); }
 
 /* mbarriers, then the producer warpgroup's whole job; the consumers go on. */
 void cg_hopper_split(Cg *g) {

@@ -9,6 +9,31 @@ int64_t buf_elems(const IrBuf *b) {
     return n;
 }
 
+typedef struct Uses {
+    const IrBuf *buf;
+    int count;
+} Uses;
+
+static void count_element(Node *e, void *arg) {
+    Uses *u = arg;
+    if (e->sym == u->buf->sym) u->count++;
+}
+
+static void count_uses(IrStmt *s, void *arg) {
+    Uses *u = arg;
+    const IrRegion *regions[] = {&s->src, &s->dst, &s->a, &s->b, &s->c};
+    for (int i = 0; i < 5; i++)
+        if (regions[i]->buf == u->buf) u->count++;
+    expr_visit_indices(s->value, count_element, u);
+    expr_visit_indices(s->target, count_element, u);
+}
+
+int buf_use_count(IrBlock *b, const IrBuf *buf) {
+    Uses u = {.buf = buf};
+    ir_walk(b, count_uses, &u);
+    return u.count;
+}
+
 void expr_visit_indices(Node *e, IndexVisit fn, void *arg) {
     if (!e) return;
     switch (e->kind) {

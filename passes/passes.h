@@ -40,6 +40,9 @@ void block_visit_indices(IrBlock *b, IndexVisit fn, void *arg);
 bool layout_equal(const Layout *a, const Layout *b);
 const char *layout_describe(Ctx *c, const Layout *l);
 int64_t buf_elems(const IrBuf *b);
+/* How often the statements of b (nested ones too) name buf: as an operand
+ * region (copy, gemm, fill, reduce, atomic) or in an element access. */
+int buf_use_count(IrBlock *b, const IrBuf *buf);
 typedef enum ReducePath { REDUCE_PATH_ACC_ROWS, REDUCE_PATH_BLOCKED_ROWS, REDUCE_PATH_STAGED } ReducePath;
 ReducePath reduce_path(const IrStmt *s, int64_t threads);
 /* Whether e is provably a multiple of m (NULL counts as 0). */

@@ -40,33 +40,6 @@ static bool uses_any(const Node *e, const Defs *d) {
     }
 }
 
-typedef struct Uses {
-    const IrBuf *buf;
-    const IrStmt *except;
-    int count;
-} Uses;
-
-static void count_region(Uses *u, const IrRegion *r) {
-    if (r->buf == u->buf) u->count++;
-}
-
-static void count_node(Node *e, void *arg) {
-    Uses *u = arg;
-    if (e->sym == u->buf->sym) u->count++;
-}
-
-static void count_uses(IrStmt *s, void *arg) {
-    Uses *u = arg;
-    if (s == u->except) return;
-    count_region(u, &s->src);
-    count_region(u, &s->dst);
-    count_region(u, &s->a);
-    count_region(u, &s->b);
-    count_region(u, &s->c);
-    expr_visit_indices(s->value, count_node, u);
-    expr_visit_indices(s->target, count_node, u);
-}
-
 /* 16-byte cp.async needs every chunk contiguous and aligned: whole 16-byte
  * pieces of rows in both the tensor and the tile. */
 static bool cp_async_ok(const IrKernel *k, const IrStmt *c) {
@@ -92,13 +65,12 @@ static void plan_loop(IrKernel *k, IrStmt *loop) {
         if (depends) continue;
         /* The ring of buffers is private to this copy: nothing else may
          * write it, and nothing outside the loop may read it. */
-        Uses inside = {.buf = s->dst.buf, .except = s}, outside = {.buf = s->dst.buf, .except = loop};
-        ir_walk(&loop->body, count_uses, &inside);
+        int outside = 0;
         for (int j = 0; j < k->body.len; j++) {
             IrBlock one = {.items = &k->body.items[j], .len = 1};
-            if (k->body.items[j] != loop) ir_walk(&one, count_uses, &outside);
+            if (k->body.items[j] != loop) outside += buf_use_count(&one, s->dst.buf);
         }
-        if (outside.count) continue;
+        if (outside) continue;
         bool written_elsewhere = false;
         for (int j = 0; j < loop->body.len; j++) {
             IrStmt *o = loop->body.items[j];

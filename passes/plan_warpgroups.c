@@ -122,26 +122,6 @@ static IrStmt *only_copy_into(IrBlock *block, const IrBuf *b) {
     return found;
 }
 
-typedef struct Uses {
-    const IrBuf *buf;
-    int regions;   /* operand regions naming it (copies, gemms, ...) */
-    int elements;  /* element accesses in expressions */
-} Uses;
-
-static void count_element(Node *e, void *arg) {
-    Uses *u = arg;
-    if (e->sym == u->buf->sym) u->elements++;
-}
-
-static void count_uses(IrStmt *s, void *arg) {
-    Uses *u = arg;
-    const IrRegion *regs[] = {&s->src, &s->dst, &s->a, &s->b, &s->c};
-    for (int i = 0; i < 5; i++)
-        if (regs[i]->buf == u->buf) u->regions++;
-    expr_visit_indices(s->value, count_element, u);
-    expr_visit_indices(s->target, count_element, u);
-}
-
 typedef struct Plan {
     IrStmt *gemms[8];
     int ngemm;
@@ -178,12 +158,11 @@ static const char *operand_ok(IrKernel *k, IrStmt *loop, int loop_at, Plan *p, I
         if (s->op == IR_GEMM && (s->a.buf == b || s->b.buf == b) && !seen)
             return "a gemm reads its operand before the copy that fills it";
     }
-    Uses u = {.buf = b};
-    ir_walk(&k->body, count_uses, &u);
+    /* the copy and the gemms' operands are among the uses: nothing else */
     int gemm_reads = 0;
     for (int i = 0; i < p->ngemm; i++)
         gemm_reads += (p->gemms[i]->a.buf == b) + (p->gemms[i]->b.buf == b);
-    if (u.elements || u.regions != 1 + gemm_reads) return "a gemm operand in shared memory is also used outside the gemms";
+    if (buf_use_count(&k->body, b) != 1 + gemm_reads) return "a gemm operand in shared memory is also used outside the gemms";
     p->copies[p->ncopy++] = c;
     return NULL;
 }
