@@ -7,7 +7,7 @@
 #include "passes.h"
 #include "tensor_map.h"
 
-enum { CG_MAX_TMA = 4 };
+enum { CG_MAX_TMA = 4, CG_MAX_LANE_ACCESSES = 16 };
 
 /* What the runtime needs to launch the kernel. */
 typedef struct CgKernel {
@@ -51,6 +51,12 @@ typedef struct Cg {
     /* Inside a parallel loop over a driver: the register variable. */
     const IrBuf *driver;
     const char *reg;
+    /* Inside a vectorised parallel loop (lower_parallel.c): the global
+     * element accesses that are a lane of a vector register instead (its
+     * lvalue, e.g. "v3_.e[l2_]"). */
+    const Node *lane_node[CG_MAX_LANE_ACCESSES];
+    const char *lane_ref[CG_MAX_LANE_ACCESSES];
+    int nlane;
 } Cg;
 
 void cg_line(Cg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -58,6 +64,13 @@ void cg_error(Cg *g, Loc loc, const char *fmt, ...) __attribute__((format(printf
 const char *cg_tmp(Cg *g, const char *prefix);
 const char *cg_storage_type(Dtype t);  /* __half, float, ... */
 const char *cg_compute_type(Dtype t);  /* float for f16/bf16/f32, ... */
+/* The conversion that turns a stored t into its compute type ("" or
+ * "tl_to_float"), and the unsigned vector type of 2-16 bytes and its zero. */
+const char *cg_load_wrap(Dtype t);
+const char *cg_vector_type(int bytes);
+const char *cg_vector_zero(int bytes);
+/* The lane that stands for element access e in a vectorised loop, or NULL. */
+const char *cg_lane_of(const Cg *g, const Node *e);
 /* A compute-type C expression converted for storage as t. */
 char *cg_convert(Cg *g, Dtype t, const char *value);
 /* A scalar expression as C, in its compute type. */

@@ -103,7 +103,33 @@ char *cg_expr_str(Cg *g, const Node *e) {
 }
 
 /* A stored value as its compute type. */
-static const char *load_wrap(Dtype t) { return t == DT_F16 || t == DT_BF16 ? "tl_to_float" : ""; }
+const char *cg_load_wrap(Dtype t) { return t == DT_F16 || t == DT_BF16 ? "tl_to_float" : ""; }
+
+const char *cg_vector_type(int bytes) {
+    switch (bytes) {
+    case 16: return "uint4";
+    case 8: return "uint2";
+    case 4: return "unsigned";
+    case 2: return "unsigned short";
+    default: return NULL;
+    }
+}
+
+/* Written so the variable stays in registers. */
+const char *cg_vector_zero(int bytes) {
+    switch (bytes) {
+    case 16: return "make_uint4(0u, 0u, 0u, 0u)";
+    case 8: return "make_uint2(0u, 0u)";
+    case 4: return "0u";
+    default: return "(unsigned short)0";
+    }
+}
+
+const char *cg_lane_of(const Cg *g, const Node *e) {
+    for (int i = 0; i < g->nlane; i++)
+        if (g->lane_node[i] == e) return g->lane_ref[i];
+    return NULL;
+}
 
 const char *cg_stage(Cg *g, const IrBuf *b) {
     for (int i = g->nstage - 1; i >= 0; i--)
@@ -278,10 +304,15 @@ void cg_expr(Cg *g, const Node *e) {
         return;
     case N_INDEX: {
         IrBuf *b = ir_buf_of(g->k, e->sym);
+        const char *lane = cg_lane_of(g, e);
+        if (lane) {
+            fprintf(o, "%s(%s)", cg_load_wrap(b->dtype), lane);
+            return;
+        }
         char *cond;
         char *ref = element_ref(g, e, &cond);
-        if (cond) fprintf(o, "((%s) ? %s(%s) : (%s)0)", cond, load_wrap(b->dtype), ref, cg_compute_type(b->dtype));
-        else fprintf(o, "%s(%s)", load_wrap(b->dtype), ref);
+        if (cond) fprintf(o, "((%s) ? %s(%s) : (%s)0)", cond, cg_load_wrap(b->dtype), ref, cg_compute_type(b->dtype));
+        else fprintf(o, "%s(%s)", cg_load_wrap(b->dtype), ref);
         return;
     }
     case N_CALL: print_call(g, e); return;
@@ -324,10 +355,15 @@ static void cg_store(Cg *g, IrStmt *s) {
         return;
     }
     IrBuf *b = ir_buf_of(g->k, t->sym);
+    const char *lane = cg_lane_of(g, t);
+    if (lane) { /* vectorised: the loop stores the whole vector afterwards */
+        cg_line(g, "%s = %s;", lane, cg_convert(g, b->dtype, rhs));
+        return;
+    }
     char *cond;
     char *ref = element_ref(g, t, &cond);
     const char *st = cg_storage_type(b->dtype);
-    char *val = op ? arena_printf(&g->k->c->arena, "%s(%s) %s (%s)", load_wrap(b->dtype), ref, op, rhs) : rhs;
+    char *val = op ? arena_printf(&g->k->c->arena, "%s(%s) %s (%s)", cg_load_wrap(b->dtype), ref, op, rhs) : rhs;
     if (cond) cg_line(g, "if (%s) %s = %s;", cond, ref, cg_convert(g, b->dtype, val));
     else cg_line(g, "%s = %s;", ref, cg_convert(g, b->dtype, val));
     (void)st;
@@ -587,6 +623,13 @@ void cg_block_indices(Cg *g, const char *lin) {
         for (int i = 0; i < info->block_idx.len; i++)
             cg_line(g, "const int %s = %s;", ir_cname(k->c, ((Sym *)info->block_idx.items[i])->name), idx[i]);
     }
+    /* Block index i runs over [0, grid[i]) (the panel swizzle permutes the
+     * tiles, it does not leave the grid). Said to the compiler, this lets it
+     * prove that the tiles of a grid that divides the tensor are in bounds,
+     * and drop their bounds tests and the branches around the loads. */
+    for (int i = 0; i < info->block_idx.len; i++)
+        cg_line(g, "__builtin_assume(%s >= 0 && %s < %lld);", ir_cname(k->c, ((Sym *)info->block_idx.items[i])->name),
+                ir_cname(k->c, ((Sym *)info->block_idx.items[i])->name), (long long)k->grid[i]);
 }
 
 bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
@@ -639,6 +682,9 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     }
     cg_line(&g, "const int tid = threadIdx.x, lane = tid %% 32, warp = tid / 32;");
     cg_line(&g, "(void)lane; (void)warp;");
+    /* NVRTC does not know the block size: without this, tid / 4096 and
+     * tid %% 4096 cost sign fix-ups and bounds tests stay in the code */
+    cg_line(&g, "__builtin_assume(tid >= 0 && tid < %lld);", (long long)(k->threads + k->producer_threads));
     if (!k->persistent) cg_block_indices(&g, NULL);
     for (int i = 0; i < info->params.len; i++) {
         Sym *p = info->params.items[i];

@@ -69,28 +69,6 @@ static char *region_ref(Cg *g, const IrRegion *r, char **coords, char **cond) {
     return arena_printf(arena(g), "%s[%s]", b->cname, lin);
 }
 
-static const char *to_compute(Dtype t) { return t == DT_F16 || t == DT_BF16 ? "tl_to_float" : ""; }
-
-
-/* A zero of a vector type, written so the variable stays in registers. */
-static const char *vector_zero(int bytes) {
-    switch (bytes) {
-    case 16: return "make_uint4(0u, 0u, 0u, 0u)";
-    case 8: return "make_uint2(0u, 0u)";
-    case 4: return "0u";
-    default: return "(unsigned short)0";
-    }
-}
-
-static const char *vector_type(int bytes) {
-    switch (bytes) {
-    case 16: return "uint4";
-    case 8: return "uint2";
-    case 4: return "unsigned";
-    case 2: return "unsigned short";
-    default: return NULL;
-    }
-}
 
 /* Whether `vec` consecutive elements along the last dim of region r form
  * one aligned vector access. */
@@ -98,7 +76,7 @@ static bool vector_ok(const IrRegion *r, int vec) {
     const IrBuf *b = r->buf;
     int last = b->rank - 1, bytes = vec * dtype_bytes(b->dtype);
     if (vec == 1) return true;
-    if (!vector_type(bytes) || r->ext[last] % vec != 0 || !expr_multiple_of(r->idx[last], vec)) return false;
+    if (!cg_vector_type(bytes) || r->ext[last] % vec != 0 || !expr_multiple_of(r->idx[last], vec)) return false;
     if (b->scope == SCOPE_GLOBAL) return b->shape[last] % vec == 0;
     if (b->scope == SCOPE_SHARED) return 16 % bytes == 0 && b->shape[last] % vec == 0;
     return false;
@@ -116,7 +94,7 @@ static void copy_frag_frag(Cg *g, IrStmt *s) {
     const char *r = cg_tmp(g, "r");
     cg_line(g, "#pragma unroll");
     cg_line(g, "for (int %s = 0; %s < %lld; ++%s) %s[%s] = %s;", r, r, (long long)a->layout.regs, r, b->cname, r,
-            cg_convert(g, b->dtype, arena_printf(arena(g), "%s(%s[%s])", to_compute(a->dtype), a->cname, r)));
+            cg_convert(g, b->dtype, arena_printf(arena(g), "%s(%s[%s])", cg_load_wrap(a->dtype), a->cname, r)));
 }
 
 static void copy_with_frag(Cg *g, IrStmt *s, bool frag_is_src) {
@@ -128,7 +106,7 @@ static void copy_with_frag(Cg *g, IrStmt *s, bool frag_is_src) {
     int group = f->layout.kind == LAYOUT_BLOCKED ? f->layout.vec : f->layout.kind == LAYOUT_ACC ? 2 : 1;
     /* the widest aligned vector access (at most 16 bytes) within a group */
     int vec = group;
-    while (vec > 1 && (!vector_type(vec * dtype_bytes(o->buf->dtype)) || !vector_ok(o, vec))) vec /= 2;
+    while (vec > 1 && (!cg_vector_type(vec * dtype_bytes(o->buf->dtype)) || !vector_ok(o, vec))) vec /= 2;
     if (!(o->buf->scope == SCOPE_GLOBAL || o->buf->scope == SCOPE_SHARED)) vec = 1;
     const char *q = cg_tmp(g, "q");
     int64_t groups = f->layout.regs / group;
@@ -146,7 +124,7 @@ static void copy_with_frag(Cg *g, IrStmt *s, bool frag_is_src) {
             /* one vector access through a union, which keeps it in registers
              * (taking the address of a local would put it in memory) */
             int bytes = vec * dtype_bytes(o->buf->dtype);
-            const char *vt = vector_type(bytes), *ot = cg_storage_type(o->buf->dtype), *v = cg_tmp(g, "v");
+            const char *vt = cg_vector_type(bytes), *ot = cg_storage_type(o->buf->dtype), *v = cg_tmp(g, "v");
             cg_line(g, "{");
             g->ind++;
             cg_line(g, "union { %s v; %s e[%d]; } %s;", vt, ot, vec, v);
@@ -154,14 +132,14 @@ static void copy_with_frag(Cg *g, IrStmt *s, bool frag_is_src) {
                 for (int u = 0; u < vec; u++)
                     cg_line(g, "%s.e[%d] = %s;", v, u,
                             cg_convert(g, o->buf->dtype,
-                                       arena_printf(arena(g), "%s(%s[%s + %d])", to_compute(f->dtype), f->cname, reg, u)));
+                                       arena_printf(arena(g), "%s(%s[%s + %d])", cg_load_wrap(f->dtype), f->cname, reg, u)));
                 cg_line(g, "if (%s) *(%s *)&%s = %s.v;", cond ? cond : "true", vt, ref, v);
             } else {
-                cg_line(g, "%s.v = %s;", v, vector_zero(bytes));
+                cg_line(g, "%s.v = %s;", v, cg_vector_zero(bytes));
                 cg_line(g, "if (%s) %s.v = *(const %s *)&%s;", cond ? cond : "true", v, vt, ref);
                 for (int u = 0; u < vec; u++)
                     cg_line(g, "%s[%s + %d] = %s;", f->cname, reg, u,
-                            cg_convert(g, f->dtype, arena_printf(arena(g), "%s(%s.e[%d])", to_compute(o->buf->dtype), v, u)));
+                            cg_convert(g, f->dtype, arena_printf(arena(g), "%s(%s.e[%d])", cg_load_wrap(o->buf->dtype), v, u)));
             }
             g->ind--;
             cg_line(g, "}");
@@ -175,11 +153,11 @@ static void copy_with_frag(Cg *g, IrStmt *s, bool frag_is_src) {
             char *ref1 = region_ref(g, o, c1, &cond1);
             if (valid1) cond1 = cond1 ? arena_printf(arena(g), "(%s) && %s", valid1, cond1) : valid1;
             if (frag_is_src) {
-                char *val = cg_convert(g, o->buf->dtype, arena_printf(arena(g), "%s(%s[%s])", to_compute(f->dtype), f->cname, r1));
+                char *val = cg_convert(g, o->buf->dtype, arena_printf(arena(g), "%s(%s[%s])", cg_load_wrap(f->dtype), f->cname, r1));
                 if (cond1) cg_line(g, "if (%s) %s = %s;", cond1, ref1, val);
                 else cg_line(g, "%s = %s;", ref1, val);
             } else {
-                char *val = arena_printf(arena(g), "%s(%s)", to_compute(o->buf->dtype), ref1);
+                char *val = arena_printf(arena(g), "%s(%s)", cg_load_wrap(o->buf->dtype), ref1);
                 if (cond1) val = arena_printf(arena(g), "((%s) ? %s : 0)", cond1, val);
                 cg_line(g, "%s[%s] = %s;", f->cname, r1, cg_convert(g, f->dtype, val));
             }
@@ -264,12 +242,12 @@ static void copy_cooperative(Cg *g, IrStmt *s) {
         else cg_line(g, "tl_cp_async16(tl_smem_addr(&%s), &%s, true);", dref, sref);
     } else if (vec > 1) {
         int bytes = vec * dtype_bytes(src->buf->dtype);
-        const char *vt = vector_type(bytes), *v = cg_tmp(g, "v");
-        cg_line(g, "%s %s = %s;", vt, v, vector_zero(bytes));
+        const char *vt = cg_vector_type(bytes), *v = cg_tmp(g, "v");
+        cg_line(g, "%s %s = %s;", vt, v, cg_vector_zero(bytes));
         cg_line(g, "if (%s) %s = *(const %s *)&%s;", scond ? scond : "true", v, vt, sref);
         cg_line(g, "if (%s) *(%s *)&%s = %s;", dcond ? dcond : "true", vt, dref, v);
     } else {
-        char *val = arena_printf(arena(g), "%s(%s)", to_compute(src->buf->dtype), sref);
+        char *val = arena_printf(arena(g), "%s(%s)", cg_load_wrap(src->buf->dtype), sref);
         if (scond) val = arena_printf(arena(g), "((%s) ? %s : 0)", scond, val);
         if (dcond) cg_line(g, "if (%s) %s = %s;", dcond, dref, cg_convert(g, dst->buf->dtype, val));
         else cg_line(g, "%s = %s;", dref, cg_convert(g, dst->buf->dtype, val));
@@ -355,7 +333,7 @@ void cg_atomic_add(Cg *g, IrStmt *s) {
             coords_from_frag(g, &s->dst, f, fc, coords);
             char *ref = region_ref(g, &s->dst, coords, &cond);
             cg_line(g, "    if (%s) tl_atomic_add(&%s, %s);", cond, ref,
-                    cg_convert(g, d->dtype, arena_printf(arena(g), "%s(%s[%s])", to_compute(f->dtype), f->cname, r)));
+                    cg_convert(g, d->dtype, arena_printf(arena(g), "%s(%s[%s])", cg_load_wrap(f->dtype), f->cname, r)));
             cg_line(g, "}");
             return;
         }
@@ -368,7 +346,7 @@ void cg_atomic_add(Cg *g, IrStmt *s) {
         cg_line(g, "#pragma unroll");
         cg_line(g, "for (int %s = 0; %s < %lld; ++%s)", r, r, (long long)f->layout.regs, r);
         cg_line(g, "    if (%s) tl_atomic_add(&%s, %s);", cond, ref,
-                cg_convert(g, d->dtype, arena_printf(arena(g), "%s(%s[%s])", to_compute(f->dtype), f->cname, r)));
+                cg_convert(g, d->dtype, arena_printf(arena(g), "%s(%s[%s])", cg_load_wrap(f->dtype), f->cname, r)));
         return;
     }
     int64_t total = region_total(&s->src), t = f->scope == SCOPE_LOCAL ? 1 : g->k->threads;
@@ -382,7 +360,7 @@ void cg_atomic_add(Cg *g, IrStmt *s) {
     char *sref = region_ref(g, &s->src, sc, &scond);
     char *dref = region_ref(g, &s->dst, dc, &dcond);
     cg_line(g, "if (%s) tl_atomic_add(&%s, %s);", dcond, dref,
-            cg_convert(g, d->dtype, arena_printf(arena(g), "%s(%s)", to_compute(f->dtype), sref)));
+            cg_convert(g, d->dtype, arena_printf(arena(g), "%s(%s)", cg_load_wrap(f->dtype), sref)));
     g->ind--;
     cg_line(g, "}");
 }

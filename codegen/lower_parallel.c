@@ -3,7 +3,10 @@
  * unrolled loop, so register indices are constants); without one, the
  * iterations are dealt round-robin, consecutive threads taking consecutive
  * elements so global accesses coalesce. */
+#include <string.h>
+
 #include "codegen.h"
+#include "parse.h"
 
 /* Coordinates of register `reg` (a C expression, constant after unrolling). */
 void cg_frag_coords(Cg *g, const IrBuf *b, const char *reg, char **coords, char **valid) {
@@ -47,11 +50,245 @@ void cg_frag_coords(Cg *g, const IrBuf *b, const char *reg, char **coords, char 
     }
 }
 
+/* ---- vectorised loops over global tensors ----
+ * A loop with no driving fragment whose global accesses all step by one
+ * element with its innermost variable (X[.., base + i]) runs V consecutive
+ * iterations per thread: every such access becomes one 16-byte (or
+ * narrower) vector load before the V iterations or one vector store after
+ * them, and one bounds test per vector. That is sound when the V elements
+ * of an access lie wholly inside or wholly outside the tensor (base, the
+ * tensor's last dimension and the loop's innermost extent are multiples of
+ * V), when no tensor is both read and written by the loop (a read hoisted
+ * above the V iterations would miss a write of an earlier one), and when
+ * every iteration writes its vector lanes (the body is assignments and
+ * lets only). Loops that index shared memory with the innermost variable
+ * keep the element-wise dealing their swizzle was chosen for. */
+
+typedef struct VecPlan {
+    const Sym *iv;                       /* the innermost loop variable */
+    const Node *acc[CG_MAX_LANE_ACCESSES]; /* the global accesses that use iv */
+    bool store[CG_MAX_LANE_ACCESSES];
+    int n;
+    /* The body's lets; those free of iv and of memory accesses (a row
+     * index, say) are evaluated once before the vector loads too. */
+    IrStmt *let[CG_MAX_LANE_ACCESSES];
+    bool hoist[CG_MAX_LANE_ACCESSES];
+    int nlet;
+    bool ok;
+} VecPlan;
+
+static bool mentions(const Node *e, const Sym *v) {
+    if (!e) return false;
+    switch (e->kind) {
+    case N_NAME: return e->sym == v;
+    case N_INDEX:
+        for (int i = 0; i < e->u.index.idx.len; i++)
+            if (mentions(e->u.index.idx.items[i], v)) return true;
+        return false;
+    case N_UNARY: return mentions(e->u.op.a, v);
+    case N_BINARY: return mentions(e->u.op.a, v) || mentions(e->u.op.b, v);
+    case N_COND: return mentions(e->u.cond.c, v) || mentions(e->u.cond.a, v) || mentions(e->u.cond.b, v);
+    case N_CALL:
+        for (int i = 0; i < e->u.call.args.len; i++)
+            if (mentions(e->u.call.args.items[i], v)) return true;
+        return false;
+    default: return false;
+    }
+}
+
+static bool has_access(const Node *e) {
+    if (!e) return false;
+    switch (e->kind) {
+    case N_INDEX: return true;
+    case N_UNARY: return has_access(e->u.op.a);
+    case N_BINARY: return has_access(e->u.op.a) || has_access(e->u.op.b);
+    case N_COND: return has_access(e->u.cond.c) || has_access(e->u.cond.a) || has_access(e->u.cond.b);
+    case N_CALL:
+        for (int i = 0; i < e->u.call.args.len; i++)
+            if (has_access(e->u.call.args.items[i])) return true;
+        return false;
+    default: return false;
+    }
+}
+
+/* Whether e names a let of the body that cannot be hoisted. */
+static bool mentions_lane_let(const Node *e, const VecPlan *p) {
+    for (int i = 0; i < p->nlet; i++)
+        if (!p->hoist[i] && mentions(e, p->let[i]->sym)) return true;
+    return false;
+}
+
+/* Whether e is `iv + terms` (a sum in any order, minus allowed on the
+ * terms) whose other terms, free of iv, are multiples of v. */
+static bool unit_step(const Node *e, const Sym *iv, int64_t v, bool *seen) {
+    if (e->kind == N_NAME && e->sym == iv && !*seen) return *seen = true;
+    if (!mentions(e, iv)) return expr_multiple_of(e, v);
+    if (e->kind != N_BINARY) return false;
+    if (e->u.op.op == TK_PLUS) return unit_step(e->u.op.a, iv, v, seen) && unit_step(e->u.op.b, iv, v, seen);
+    if (e->u.op.op == TK_MINUS)
+        return !mentions(e->u.op.b, iv) && unit_step(e->u.op.a, iv, v, seen) && expr_multiple_of(e->u.op.b, v);
+    return false;
+}
+
+static void note_access(Node *e, void *arg) {
+    VecPlan *p = arg;
+    if (!p->ok || !e->sym || !mentions(e, p->iv)) return;
+    /* shared memory's swizzle was chosen for the iterations dealt one by
+     * one (consecutive threads, consecutive elements); V-strided lanes
+     * would meet in the same banks */
+    if (e->sym->kind == SYM_BUFFER && e->sym->scope == SCOPE_SHARED) p->ok = false;
+    if (e->sym->kind != SYM_TENSOR) return;
+    for (int i = 0; i < p->n; i++)
+        if (p->acc[i] == e) return;
+    if (p->n == CG_MAX_LANE_ACCESSES) {
+        p->ok = false;
+        return;
+    }
+    p->acc[p->n++] = e;
+}
+
+/* The vector width for loop s (0: run it element by element). */
+static int vector_width(Cg *g, IrStmt *s, VecPlan *p) {
+    if (s->driver || s->nvars < 1) return 0;
+    *p = (VecPlan){.iv = s->vars[s->nvars - 1], .ok = true};
+    for (int i = 0; i < s->body.len && p->ok; i++) {
+        IrStmt *b = s->body.items[i];
+        if (b->op == IR_STORE && b->target->kind == N_INDEX && b->target->sym->kind == SYM_TENSOR) {
+            int before = p->n;
+            note_access(b->target, p);
+            /* a store every lane must make, to its own element */
+            if (b->assign_op != TK_ASSIGN || p->n != before + 1) p->ok = false;
+            else p->store[before] = true;
+        } else if (b->op == IR_LET && p->nlet < CG_MAX_LANE_ACCESSES) {
+            p->let[p->nlet] = b;
+            p->hoist[p->nlet] = !mentions(b->value, p->iv) && !has_access(b->value) && !mentions_lane_let(b->value, p);
+            p->nlet++;
+        } else if (b->op != IR_STORE || b->target->kind != N_INDEX) {
+            p->ok = false; /* control flow, a var, more lets than we track */
+        }
+        expr_visit_indices(b->value, note_access, p);
+        if (b->target && b->target->kind == N_INDEX)
+            for (int d = 0; d < b->target->u.index.idx.len; d++)
+                expr_visit_indices(b->target->u.index.idx.items[d], note_access, p);
+    }
+    if (!p->ok || p->n == 0) return 0;
+    int widest = 1;
+    for (int i = 0; i < p->n; i++) {
+        const Node *e = p->acc[i];
+        const IrBuf *b = ir_buf_of(g->k, e->sym);
+        int last = e->u.index.idx.len - 1;
+        for (int d = 0; d <= last; d++) {
+            const Node *ix = e->u.index.idx.items[d];
+            if (has_access(ix) || mentions_lane_let(ix, p) || (d < last && mentions(ix, p->iv))) return 0;
+        }
+        for (int j = 0; j < p->n; j++) /* read and written by the loop */
+            if (p->store[i] != p->store[j] && p->acc[j]->sym == e->sym) return 0;
+        if (dtype_bytes(b->dtype) > widest) widest = dtype_bytes(b->dtype);
+    }
+    for (int v = 16 / widest; v >= 2; v /= 2) {
+        bool fits = s->extents[s->nvars - 1] % v == 0;
+        for (int i = 0; i < p->n && fits; i++) {
+            const Node *e = p->acc[i];
+            const IrBuf *b = ir_buf_of(g->k, e->sym);
+            bool seen = false;
+            fits = b->shape[b->rank - 1] % v == 0 && unit_step(e->u.index.idx.items[b->rank - 1], p->iv, v, &seen) && seen;
+        }
+        if (fits) return v;
+    }
+    return 0;
+}
+
+/* Loads the vectors (lane 0 at the chunk's first iteration, its variables
+ * already bound), binds every access to its lane `lane`. */
+static void vector_accesses(Cg *g, const VecPlan *p, int v, const char *lane, const char **var, char **cond,
+                            char **ref) {
+    Arena *a = &g->k->c->arena;
+    for (int i = 0; i < p->n; i++) {
+        const Node *e = p->acc[i];
+        const IrBuf *b = ir_buf_of(g->k, e->sym);
+        char *coords[MAX_RANK];
+        for (int d = 0; d < b->rank; d++) coords[d] = cg_expr_str(g, e->u.index.idx.items[d]);
+        cond[i] = cg_global_inbounds(g, b, coords);
+        ref[i] = arena_printf(a, "%s[%s]", b->cname, cg_global_offset(g, b, coords));
+        var[i] = NULL;
+        for (int j = 0; j < i; j++) /* the same element twice: one vector */
+            if (p->store[j] == p->store[i] && !strcmp(ref[j], ref[i])) var[i] = var[j];
+        int bytes = v * dtype_bytes(b->dtype);
+        if (!var[i]) {
+            var[i] = cg_tmp(g, p->store[i] ? "w" : "v");
+            cg_line(g, "union { %s v; %s e[%d]; } %s;", cg_vector_type(bytes), cg_storage_type(b->dtype), v, var[i]);
+            if (!p->store[i]) {
+                cg_line(g, "%s.v = %s;", var[i], cg_vector_zero(bytes));
+                cg_line(g, "if (%s) %s.v = *(const %s *)&%s;", cond[i], var[i], cg_vector_type(bytes), ref[i]);
+            }
+        }
+        g->lane_node[g->nlane] = e;
+        g->lane_ref[g->nlane++] = arena_printf(a, "%s.e[%s]", var[i], lane);
+    }
+}
+
+static void cg_parallel_vector(Cg *g, IrStmt *s, const VecPlan *p, int v) {
+    Arena *a = &g->k->c->arena;
+    int64_t total = 1, t = g->k->threads;
+    for (int i = 0; i < s->nvars; i++) total *= s->extents[i];
+    int64_t chunks = total / v, rounds = (chunks + t - 1) / t;
+    const char *q = cg_tmp(g, "q"), *e = cg_tmp(g, "e"), *l = cg_tmp(g, "l");
+    if (rounds <= 64) cg_line(g, "#pragma unroll");
+    cg_line(g, "for (int %s = 0; %s < %lld; ++%s) {", q, q, (long long)rounds, q);
+    g->ind++;
+    cg_line(g, "const long long %s = (tid + (long long)%s * %lld) * %d;  // %d iterations a thread, one vector an access",
+            e, q, (long long)t, v, v);
+    if (chunks % t) cg_line(g, "if (%s >= %lld) break;", e, (long long)total);
+    int64_t inner = 1;
+    const char *names[MAX_RANK];
+    for (int i = s->nvars - 1; i >= 0; i--) {
+        names[i] = ir_cname(g->k->c, s->vars[i]->name);
+        if (i == 0) cg_line(g, "const int %s = (int)(%s / %lld);", names[i], e, (long long)inner);
+        else cg_line(g, "const int %s = (int)(%s / %lld %% %lld);", names[i], e, (long long)inner, (long long)s->extents[i]);
+        inner *= s->extents[i];
+    }
+    const char *var[CG_MAX_LANE_ACCESSES];
+    char *cond[CG_MAX_LANE_ACCESSES], *ref[CG_MAX_LANE_ACCESSES];
+    int saved_lanes = g->nlane;
+    for (int i = 0; i < p->nlet; i++)
+        if (p->hoist[i])
+            cg_line(g, "const %s %s = %s;", cg_compute_type(p->let[i]->sym->dtype), ir_cname(g->k->c, p->let[i]->sym->name),
+                    cg_expr_str(g, p->let[i]->value));
+    vector_accesses(g, p, v, l, var, cond, ref);
+    cg_line(g, "#pragma unroll");
+    cg_line(g, "for (int %s = 0; %s < %d; ++%s) {", l, l, v, l);
+    g->ind++;
+    /* the lane's own value of the innermost variable */
+    g->bind_sym[g->nbind] = s->vars[s->nvars - 1];
+    g->bind_expr[g->nbind++] = arena_printf(a, "(%s + %s)", names[s->nvars - 1], l);
+    IrBlock lane_body = {.items = arena_alloc(a, sizeof(IrStmt *) * (size_t)s->body.len)};
+    for (int i = 0; i < s->body.len; i++) {
+        bool hoisted = false;
+        for (int j = 0; j < p->nlet; j++) hoisted |= p->hoist[j] && p->let[j] == s->body.items[i];
+        if (!hoisted) lane_body.items[lane_body.len++] = s->body.items[i];
+    }
+    cg_block(g, &lane_body);
+    g->nbind--;
+    g->ind--;
+    cg_line(g, "}");
+    g->nlane = saved_lanes;
+    for (int i = 0; i < p->n; i++) {
+        bool first = true;
+        for (int j = 0; j < i; j++) first &= var[j] != var[i];
+        if (p->store[i] && first)
+            cg_line(g, "if (%s) *(%s *)&%s = %s.v;", cond[i], cg_vector_type(v * dtype_bytes(ir_buf_of(g->k, p->acc[i]->sym)->dtype)),
+                    ref[i], var[i]);
+    }
+    g->ind--;
+    cg_line(g, "}");
+}
+
 void cg_parallel(Cg *g, IrStmt *s) {
     const IrBuf *d = s->driver;
     const char *saved_reg = g->reg;
     const IrBuf *saved_driver = g->driver;
-    int saved_bind = g->nbind;
+    int saved_bind = g->nbind, vw;
+    VecPlan plan;
     cg_line(g, "{");
     g->ind++;
     if (d) {
@@ -68,6 +305,12 @@ void cg_parallel(Cg *g, IrStmt *s) {
         }
         g->driver = d;
         g->reg = r;
+    } else if ((vw = vector_width(g, s, &plan)) > 0) {
+        cg_parallel_vector(g, s, &plan, vw);
+        g->ind--;
+        cg_line(g, "}");
+        g->nbind = saved_bind;
+        return;
     } else {
         int64_t total = 1, t = g->k->threads;
         for (int i = 0; i < s->nvars; i++) total *= s->extents[i];

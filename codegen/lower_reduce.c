@@ -17,6 +17,11 @@ static const char *identity(int kind, bool dbl) {
     return "0";
 }
 
+/* The shared scratch seen as the reduction's type: partials of an f32
+ * reduction travel as floats (a double slot would cost two conversions a
+ * partial and twice the shared-memory traffic). */
+static const char *scratch(bool dbl) { return dbl ? "tl_scratch" : "((float *)tl_scratch)"; }
+
 static char *combine(Cg *g, int kind, const char *a, const char *b, bool dbl) {
     switch (kind) {
     case REDUCE_SUM: return arena_printf(arena(g), "%s + %s", a, b);
@@ -75,7 +80,7 @@ static void reduce_acc(Cg *g, IrStmt *s) {
         int64_t rows = src->shape[0];
         cg_line(g, "if (lane %% 4 == 0) {");
         for (int r = 0; r < l->mi * 2; r++)
-            cg_line(g, "    tl_scratch[warp %% %d * %lld + warp / %d * %lld + %d + lane / 4] = %s[%d];", l->wn, (long long)rows,
+            cg_line(g, "    %s[warp %% %d * %lld + warp / %d * %lld + %d + lane / 4] = %s[%d];", scratch(dbl), l->wn, (long long)rows,
                     l->wn, (long long)l->wtm, (r / 2) * 16 + (r % 2) * 8, p, r);
         cg_line(g, "}");
         cg_sync(g);
@@ -85,8 +90,8 @@ static void reduce_acc(Cg *g, IrStmt *s) {
             for (int w = 0; w < l->wn; w++)
                 cg_line(g, "%s = %s;", cur,
                         combine(g, merge, cur,
-                                arena_printf(arena(g), "(%s)tl_scratch[%lld + warp / %d * %lld + %d + lane / 4]", ty,
-                                             (long long)(w * rows), l->wn, (long long)l->wtm, (r / 2) * 16 + (r % 2) * 8),
+                                arena_printf(arena(g), "(%s)%s[%lld + warp / %d * %lld + %d + lane / 4]", ty,
+                                             scratch(dbl), (long long)(w * rows), l->wn, (long long)l->wtm, (r / 2) * 16 + (r % 2) * 8),
                                 dbl));
         }
         cg_sync(g);
@@ -129,7 +134,7 @@ static void reduce_blocked(Cg *g, IrStmt *s) {
     for (int off = 16; off >= 1; off /= 2)
         cg_line(g, "    %s = %s;", cur,
                 combine(g, merge, cur, arena_printf(arena(g), "__shfl_xor_sync(0xffffffffu, %s, %d)", cur, off), dbl));
-    cg_line(g, "    if (lane == 0) tl_scratch[warp * %lld + %s] = %s;", (long long)rows, r, cur);
+    cg_line(g, "    if (lane == 0) %s[warp * %lld + %s] = %s;", scratch(dbl), (long long)rows, r, cur);
     cg_line(g, "}");
     cg_sync(g);
     cg_line(g, "#pragma unroll");
@@ -137,7 +142,7 @@ static void reduce_blocked(Cg *g, IrStmt *s) {
     cg_line(g, "    %s = %s;", cur, identity(kind, dbl));
     const char *w = cg_tmp(g, "w");
     cg_line(g, "    for (int %s = 0; %s < %lld; ++%s) %s = %s;", w, w, (long long)warps, w, cur,
-            combine(g, merge, cur, arena_printf(arena(g), "(%s)tl_scratch[%s * %lld + %s]", ty, w, (long long)rows, r), dbl));
+            combine(g, merge, cur, arena_printf(arena(g), "(%s)%s[%s * %lld + %s]", ty, scratch(dbl), w, (long long)rows, r), dbl));
     cg_line(g, "}");
     cg_sync(g);
     for (int64_t i = 0; i < rows; i++)
@@ -162,7 +167,7 @@ static void reduce_staged(Cg *g, IrStmt *s) {
     g->ind++;
     cg_line(g, "#pragma unroll");
     cg_line(g, "for (int %s = 0; %s < %lld; ++%s)", r, r, (long long)src->layout.regs, r);
-    cg_line(g, "    %stl_scratch[%s] = %s;", valid ? arena_printf(arena(g), "if (%s) ", valid) : "", lin,
+    cg_line(g, "    %s%s[%s] = %s;", valid ? arena_printf(arena(g), "if (%s) ", valid) : "", scratch(dbl), lin,
             element(g, kind, src, r, dbl));
     cg_sync(g);
     const char *dr = cg_tmp(g, "r"), *k = cg_tmp(g, "k"), *v = cg_tmp(g, "v");
@@ -183,7 +188,7 @@ static void reduce_staged(Cg *g, IrStmt *s) {
      * the code (and the compile time) by the reduced extent */
     cg_line(g, "#pragma unroll 1");
     cg_line(g, "for (int %s = 0; %s < %lld; ++%s) %s = %s;", k, k, (long long)src->shape[s->dim], k, v,
-            combine(g, merge, v, arena_printf(arena(g), "(%s)tl_scratch[%s]", ty, sl), dbl));
+            combine(g, merge, v, arena_printf(arena(g), "(%s)%s[%s]", ty, scratch(dbl), sl), dbl));
     store_result(g, s, dr, v, dbl);
     g->ind--;
     cg_line(g, "}");

@@ -2,6 +2,7 @@ extern "C" __global__ void __launch_bounds__(128) tilec_gemm_30f5bfd7(const __ha
     extern __shared__ __align__(128) unsigned char tl_smem[];
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     (void)lane; (void)warp;
+    __builtin_assume(tid >= 0 && tid < 128);
     int tl_bx, tl_by;
     {
         const long long lin = (long long)blockIdx.y * gridDim.x + blockIdx.x;
@@ -11,6 +12,8 @@ extern "C" __global__ void __launch_bounds__(128) tilec_gemm_30f5bfd7(const __ha
         tl_bx = (int)(first + rem % width); tl_by = (int)(rem / width);
     }
     const int bx = tl_bx, by = tl_by;
+    __builtin_assume(bx >= 0 && bx < 32);
+    __builtin_assume(by >= 0 && by < 32);
     __half *const A_s = (__half *)(tl_smem + 0);  // 3 stages, swizzle 4
     __half *const B_s = (__half *)(tl_smem + 24576);  // 3 stages, swizzle 8
     float acc[128];  // the mma accumulator layout with 2x2 warps of 64x64

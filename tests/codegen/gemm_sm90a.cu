@@ -3,6 +3,7 @@ extern "C" __global__ void __launch_bounds__(384) tilec_gemm_07bebdb7(const __ha
     unsigned char *const tl_smem = tl_smem_raw + ((1024u - (tl_smem_addr(tl_smem_raw) & 1023u)) & 1023u);
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     (void)lane; (void)warp;
+    __builtin_assume(tid >= 0 && tid < 384);
     int tl_bx, tl_by;
     {
         const long long lin = (long long)blockIdx.y * gridDim.x + blockIdx.x;
@@ -12,6 +13,8 @@ extern "C" __global__ void __launch_bounds__(384) tilec_gemm_07bebdb7(const __ha
         tl_bx = (int)(first + rem % width); tl_by = (int)(rem / width);
     }
     const int bx = tl_bx, by = tl_by;
+    __builtin_assume(bx >= 0 && bx < 16);
+    __builtin_assume(by >= 0 && by < 32);
     __half *const A_s = (__half *)(tl_smem + 0);  // 3 stages, swizzle 8
     __half *const B_s = (__half *)(tl_smem + 49152);  // 3 stages, swizzle 8
     float acc[128];  // the mma accumulator layout with 8x1 warps of 16x256

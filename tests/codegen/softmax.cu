@@ -2,7 +2,9 @@ extern "C" __global__ void __launch_bounds__(256) tilec_softmax_2a25fec4(const _
     extern __shared__ __align__(128) unsigned char tl_smem[];
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     (void)lane; (void)warp;
+    __builtin_assume(tid >= 0 && tid < 256);
     const int bx = blockIdx.x;
+    __builtin_assume(bx >= 0 && bx < 32768);
     float x[16];  // a blocked layout (8 elements per chunk)
     float mx[1];  // a replicated layout (every thread holds every element)
     float sm[1];  // a replicated layout (every thread holds every element)
@@ -49,13 +51,13 @@ extern "C" __global__ void __launch_bounds__(256) tilec_softmax_2a25fec4(const _
             p2_[row3_] = fmaxf(p2_[row3_], __shfl_xor_sync(0xffffffffu, p2_[row3_], 4));
             p2_[row3_] = fmaxf(p2_[row3_], __shfl_xor_sync(0xffffffffu, p2_[row3_], 2));
             p2_[row3_] = fmaxf(p2_[row3_], __shfl_xor_sync(0xffffffffu, p2_[row3_], 1));
-            if (lane == 0) tl_scratch[warp * 1 + row3_] = p2_[row3_];
+            if (lane == 0) ((float *)tl_scratch)[warp * 1 + row3_] = p2_[row3_];
         }
         __syncthreads();
         #pragma unroll
         for (int row3_ = 0; row3_ < 1; ++row3_) {
             p2_[row3_] = -__int_as_float(0x7f800000);
-            for (int w4_ = 0; w4_ < 8; ++w4_) p2_[row3_] = fmaxf(p2_[row3_], (float)tl_scratch[w4_ * 1 + row3_]);
+            for (int w4_ = 0; w4_ < 8; ++w4_) p2_[row3_] = fmaxf(p2_[row3_], (float)((float *)tl_scratch)[w4_ * 1 + row3_]);
         }
         __syncthreads();
         mx[0] = (float)(p2_[0]);
@@ -94,13 +96,13 @@ extern "C" __global__ void __launch_bounds__(256) tilec_softmax_2a25fec4(const _
             p6_[row7_] = p6_[row7_] + __shfl_xor_sync(0xffffffffu, p6_[row7_], 4);
             p6_[row7_] = p6_[row7_] + __shfl_xor_sync(0xffffffffu, p6_[row7_], 2);
             p6_[row7_] = p6_[row7_] + __shfl_xor_sync(0xffffffffu, p6_[row7_], 1);
-            if (lane == 0) tl_scratch[warp * 1 + row7_] = p6_[row7_];
+            if (lane == 0) ((float *)tl_scratch)[warp * 1 + row7_] = p6_[row7_];
         }
         __syncthreads();
         #pragma unroll
         for (int row7_ = 0; row7_ < 1; ++row7_) {
             p6_[row7_] = 0;
-            for (int w8_ = 0; w8_ < 8; ++w8_) p6_[row7_] = p6_[row7_] + (float)tl_scratch[w8_ * 1 + row7_];
+            for (int w8_ = 0; w8_ < 8; ++w8_) p6_[row7_] = p6_[row7_] + (float)((float *)tl_scratch)[w8_ * 1 + row7_];
         }
         __syncthreads();
         sm[0] = (float)(p6_[0]);
