@@ -113,5 +113,7 @@ void cg_hopper_split(Cg *g);                           /* mbarriers and the prod
 void cg_hopper_consumer(Cg *g, IrStmt *loop);          /* the consumers' loop */
 void cg_hopper_preload_wait(Cg *g, IrStmt *copy);      /* a TMA copy before the loop */
 void cg_hopper_tensor_maps(const IrKernel *k, CgKernel *out);
+/* The registers a consumer thread takes from the producer (setmaxnreg), 0: none. */
+int cg_hopper_consumer_regs(const IrKernel *k);
 
 #endif

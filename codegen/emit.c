@@ -658,8 +658,9 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     fputs("#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n\n", g.o);
     fputs(cg_device_header, g.o);
     if (k->ws_loop) cg_hopper_helpers(k, g.o);
-    fprintf(g.o, "\nextern \"C\" __global__ void __launch_bounds__(%lld) %s(",
-            (long long)(k->threads + k->producer_threads), name);
+    /* setmaxnreg needs a register cap at entry: one block an SM */
+    fprintf(g.o, "\nextern \"C\" __global__ void __launch_bounds__(%lld%s) %s(",
+            (long long)(k->threads + k->producer_threads), cg_hopper_consumer_regs(k) ? ", 1" : "", name);
     for (int i = 0; i < info->params.len; i++) {
         Sym *p = info->params.items[i];
         if (i) fputs(", ", g.o);

@@ -141,6 +141,33 @@ static void issue_tma(Cg *g, const IrStmt *c, const char *dst_expr, const char *
 
 static int64_t tile_bytes(const IrBuf *b) { return buf_elems(b) * dtype_bytes(b->dtype); }
 
+/* ---- registers between the warpgroups (setmaxnreg) ----
+ * With one block an SM (__launch_bounds__(threads, 1)), ptxas gives every
+ * thread the same share of the 64K registers at entry (rounded down to 8);
+ * setmaxnreg.dec in the producer returns what its TMA loop does not need
+ * to the block's pool and setmaxnreg.inc in the consumers takes it, in
+ * steps of 8 (the count lies in 24..256). The counts are chosen so the
+ * consumers take no more than the producer frees: an inc that the pool
+ * cannot grant waits for ever. Only worth it for large accumulators: it
+ * pins the kernel at its entry share, which a small tile's kernel would
+ * not have needed. */
+enum { PRODUCER_REGS = 40, REG_POOL = 65536 };
+
+int cg_hopper_consumer_regs(const IrKernel *k) {
+    if (!k->ws_loop || !k->arch_specific) return 0;
+    int64_t frag_regs = 0;
+    for (int i = 0; i < k->buffers.len; i++) {
+        const IrBuf *b = k->buffers.items[i];
+        if (b->scope == SCOPE_FRAGMENT) frag_regs += b->layout.regs;
+    }
+    int64_t block = k->threads + k->producer_threads;
+    int64_t entry = REG_POOL / block / 8 * 8;
+    if (frag_regs < 96 || entry > 248 || entry <= PRODUCER_REGS) return 0;
+    int64_t more = k->producer_threads * (entry - PRODUCER_REGS) / k->threads / 8 * 8;
+    int64_t regs = entry + more > 256 ? 256 : entry + more;
+    return regs > entry ? (int)regs : 0;
+}
+
 /* mbarriers, then the producer warpgroup's whole job; the consumers go on. */
 void cg_hopper_split(Cg *g) {
     IrKernel *k = g->k;
@@ -162,6 +189,10 @@ void cg_hopper_split(Cg *g) {
     cg_line(g, "__syncthreads();");
     cg_line(g, "if (tid >= %lld) {  // the producer warpgroup: its first thread issues every TMA copy", (long long)T);
     g->ind++;
+    int consumer_regs = cg_hopper_consumer_regs(k);
+    if (consumer_regs)
+        cg_line(g, "asm volatile(\"setmaxnreg.dec.sync.aligned.u32 %d;\\n\" ::: \"memory\");  // to the consumers",
+                PRODUCER_REGS);
     cg_line(g, "if (tid == %lld) {", (long long)T);
     g->ind++;
     /* the lets the copies' corners and the trip count need */
@@ -217,6 +248,9 @@ void cg_hopper_split(Cg *g) {
     cg_line(g, "return;");
     g->ind--;
     cg_line(g, "}");
+    if (consumer_regs)
+        cg_line(g, "asm volatile(\"setmaxnreg.inc.sync.aligned.u32 %d;\\n\" ::: \"memory\");  // what the producer freed",
+                consumer_regs);
 }
 
 /* ---- the consumers ---- */

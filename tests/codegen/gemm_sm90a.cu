@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(384) tilec_gemm_07bebdb7(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, const __grid_constant__ tl_tensor_map tl_tmap0, const __grid_constant__ tl_tensor_map tl_tmap1) {
+extern "C" __global__ void __launch_bounds__(384, 1) tilec_gemm_07bebdb7(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, const __grid_constant__ tl_tensor_map tl_tmap0, const __grid_constant__ tl_tensor_map tl_tmap1) {
     extern __shared__ __align__(1024) unsigned char tl_smem_raw[];
     unsigned char *const tl_smem = tl_smem_raw + ((1024u - (tl_smem_addr(tl_smem_raw) & 1023u)) & 1023u);
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
@@ -31,6 +31,7 @@ extern "C" __global__ void __launch_bounds__(384) tilec_gemm_07bebdb7(const __ha
     }
     __syncthreads();
     if (tid >= 256) {  // the producer warpgroup: its first thread issues every TMA copy
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");  // to the consumers
         if (tid == 256) {
             int tl_it = 0;
             const int n0_ = 64;
@@ -47,6 +48,7 @@ extern "C" __global__ void __launch_bounds__(384) tilec_gemm_07bebdb7(const __ha
         }
         return;
     }
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");  // what the producer freed
     int tl_it = 0;  // pipeline iterations so far: the stage and phase to wait for
     #pragma unroll
     for (int r2_ = 0; r2_ < 128; ++r2_) acc[r2_] = (float)(0);
