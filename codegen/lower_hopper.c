@@ -84,13 +84,14 @@ static const char *wgmma_name(Arena *a, const IrStmt *gm) {
  * per thread, in the order of mma.sync's n8 tiles), A from a descriptor
  * ("ss") or from four registers of f16 pairs ("rs", mma.sync's A fragment
  * layout), B from a descriptor, read N-major (imm-trans-b 1) unless the
- * gemm transposes B. scale-d is 1: the accumulator is cleared separately. */
+ * gemm transposes B. scale_d 0 ignores the accumulator's old value: the
+ * first k step of a clearing gemm, which so needs no zeroing moves. */
 static void print_wgmma(FILE *o, const char *name, const IrStmt *gm) {
     int64_t n = gm->c.buf->shape[1], regs = n / 2;
     bool rs = a_in_registers(gm);
     const char *ty = gm->a.buf->dtype == DT_BF16 ? "bf16" : "f16";
     int64_t a = regs, b = regs + (rs ? 4 : 1), one = b + 1;
-    fprintf(o, "\nstatic __device__ __forceinline__ void %s(float *d, %s, unsigned long long b)\n{\n", name,
+    fprintf(o, "\nstatic __device__ __forceinline__ void %s(float *d, %s, unsigned long long b, int scale_d)\n{\n", name,
             rs ? "unsigned a0, unsigned a1, unsigned a2, unsigned a3" : "unsigned long long a");
     fprintf(o, "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%lld, 0;\\n\"\n", (long long)one);
     fprintf(o, "                 \"wgmma.mma_async.sync.aligned.m64n%lldk16.f32.%s.%s {", (long long)n, ty, ty);
@@ -102,7 +103,7 @@ static void print_wgmma(FILE *o, const char *name, const IrStmt *gm) {
         fprintf(o, "}, %%%lld, %%%lld, p, 1, 1, 0, %d;\\n}\\n\"\n", (long long)a, (long long)b, gm->trans_b ? 0 : 1);
     fputs("                 : ", o);
     for (int64_t r = 0; r < regs; r++) fprintf(o, "%s\"+f\"(d[%lld])", r ? ", " : "", (long long)r);
-    fprintf(o, "\n                 : %s, \"l\"(b), \"r\"(1));\n}\n",
+    fprintf(o, "\n                 : %s, \"l\"(b), \"r\"(scale_d));\n}\n",
             rs ? "\"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3)" : "\"l\"(a)");
 }
 
@@ -294,10 +295,6 @@ static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot) {
     }
     cg_line(g, "{");
     g->ind++;
-    if (gm->clear) {
-        cg_line(g, "#pragma unroll");
-        cg_line(g, "for (int r = 0; r < %lld; ++r) %s[r] = 0.0f;", (long long)regs, acc);
-    }
     const char *a_tile = A->scope == SCOPE_SHARED ? operand_tile(g, A, slot) : NULL, *b_tile = operand_tile(g, B, slot);
     /* this warpgroup's 64 rows of A start 64 rows down every column block */
     const char *a_rows = A->scope == SCOPE_SHARED
@@ -333,7 +330,7 @@ static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot) {
             b = arena_printf(arena(g), "tl_wgmma_desc(%s + %lld, %lld, 1024, 1)", b_tile, (long long)(kk * 16 * 128),
                              (long long)blk_bytes(B));
         }
-        cg_line(g, "%s(%s, %s, %s);", name, acc, a, b);
+        cg_line(g, "%s(%s, %s, %s, %d);", name, acc, a, b, gm->clear && kk == 0 ? 0 : 1);
     }
     cg_line(g, "tl_wgmma_commit();");
     cg_line(g, "tl_wgmma_wait<0>();");

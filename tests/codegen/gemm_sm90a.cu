@@ -59,10 +59,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) tilec_gemm_07bebdb7(const _
             tl_mbar_wait(&tl_full[s4_], (tl_it / 3) & 1);  // the tiles have landed
             {
                 tl_wgmma_fence();
-                tl_wgmma_m64n256k16_f16_ss_nb(acc, tl_wgmma_desc(((const unsigned char *)A_s + s4_ * 16384) + warp / 4 * 8192 + 0, 16, 1024, 1), tl_wgmma_desc(((const unsigned char *)B_s + s4_ * 32768) + 0, 8192, 1024, 1));
-                tl_wgmma_m64n256k16_f16_ss_nb(acc, tl_wgmma_desc(((const unsigned char *)A_s + s4_ * 16384) + warp / 4 * 8192 + 32, 16, 1024, 1), tl_wgmma_desc(((const unsigned char *)B_s + s4_ * 32768) + 2048, 8192, 1024, 1));
-                tl_wgmma_m64n256k16_f16_ss_nb(acc, tl_wgmma_desc(((const unsigned char *)A_s + s4_ * 16384) + warp / 4 * 8192 + 64, 16, 1024, 1), tl_wgmma_desc(((const unsigned char *)B_s + s4_ * 32768) + 4096, 8192, 1024, 1));
-                tl_wgmma_m64n256k16_f16_ss_nb(acc, tl_wgmma_desc(((const unsigned char *)A_s + s4_ * 16384) + warp / 4 * 8192 + 96, 16, 1024, 1), tl_wgmma_desc(((const unsigned char *)B_s + s4_ * 32768) + 6144, 8192, 1024, 1));
+                tl_wgmma_m64n256k16_f16_ss_nb(acc, tl_wgmma_desc(((const unsigned char *)A_s + s4_ * 16384) + warp / 4 * 8192 + 0, 16, 1024, 1), tl_wgmma_desc(((const unsigned char *)B_s + s4_ * 32768) + 0, 8192, 1024, 1), 1);
+                tl_wgmma_m64n256k16_f16_ss_nb(acc, tl_wgmma_desc(((const unsigned char *)A_s + s4_ * 16384) + warp / 4 * 8192 + 32, 16, 1024, 1), tl_wgmma_desc(((const unsigned char *)B_s + s4_ * 32768) + 2048, 8192, 1024, 1), 1);
+                tl_wgmma_m64n256k16_f16_ss_nb(acc, tl_wgmma_desc(((const unsigned char *)A_s + s4_ * 16384) + warp / 4 * 8192 + 64, 16, 1024, 1), tl_wgmma_desc(((const unsigned char *)B_s + s4_ * 32768) + 4096, 8192, 1024, 1), 1);
+                tl_wgmma_m64n256k16_f16_ss_nb(acc, tl_wgmma_desc(((const unsigned char *)A_s + s4_ * 16384) + warp / 4 * 8192 + 96, 16, 1024, 1), tl_wgmma_desc(((const unsigned char *)B_s + s4_ * 32768) + 6144, 8192, 1024, 1), 1);
                 tl_wgmma_commit();
                 tl_wgmma_wait<0>();
                 #pragma unroll
