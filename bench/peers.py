@@ -99,6 +99,13 @@ def main(which):
         x = torch.empty(1 << 30, dtype=torch.uint8, device=dev)
         y = torch.empty_like(x)
         emit("copy_1GiB", bench(lambda: y.copy_(x)), nbytes=2 * x.numel(), peer="copy")
+        # the same bytes as each memory-bound workload moves (read + write):
+        # small transfers do not reach the 1 GiB figure (launch and ramp)
+        for wl, moved in (("softmax_f16_32768x4096", 2 * 2 * 32768 * 4096), ("rmsnorm_bf16_16384x8192", 2 * 2 * 16384 * 8192),
+                          ("layernorm_f16_8192x4096", 2 * 2 * 8192 * 4096), ("add_f16_2e26", 3 * 2 * (1 << 26)),
+                          ("swiglu_f16_8192x11008", 3 * 2 * 8192 * 11008)):
+            xs, ys = x[: moved // 2], y[: moved // 2]
+            emit(wl, bench(lambda: ys.copy_(xs)), nbytes=moved, peer="copy, same bytes")
     if "softmax" in which:
         x = torch.randn(32768, 4096, device=dev, dtype=torch.float16)
         emit("softmax_f16_32768x4096", bench(lambda: torch.softmax(x, dim=-1)), nbytes=2 * 2 * x.numel(), peer="torch.softmax")

@@ -30,13 +30,13 @@ ROWS = [
     ("attn_f16_s4096_d64", "attention fp16 B8 H16 S4096 D64", "tflops", [("torch SDPA", "attn_f16_s4096_d64")]),
     ("attn_f16_s4096_d64_causal", "  causal", "tflops", [("torch SDPA", "attn_f16_s4096_d64_causal")]),
     ("softmax_f16_32768x4096", "softmax fp16 32768×4096", "gbps",
-     [("copy", "copy_1GiB"), ("torch.softmax", "softmax_f16_32768x4096")]),
+     [("copy", "copy_1GiB"), ("copy, same bytes", "softmax_f16_32768x4096"), ("torch.softmax", "softmax_f16_32768x4096")]),
     ("rmsnorm_bf16_16384x8192", "rmsnorm bf16 16384×8192", "gbps",
-     [("copy", "copy_1GiB"), ("F.rms_norm", "rmsnorm_bf16_16384x8192")]),
+     [("copy", "copy_1GiB"), ("copy, same bytes", "rmsnorm_bf16_16384x8192"), ("F.rms_norm", "rmsnorm_bf16_16384x8192")]),
     ("layernorm_f16_8192x4096", "layernorm fp16 8192×4096", "gbps",
-     [("copy", "copy_1GiB"), ("F.layer_norm", "layernorm_f16_8192x4096")]),
-    ("add_f16_2e26", "add fp16 2^26", "gbps", [("copy", "copy_1GiB")]),
-    ("swiglu_f16_8192x11008", "swiglu fp16 8192×11008", "gbps", [("copy", "copy_1GiB")]),
+     [("copy", "copy_1GiB"), ("copy, same bytes", "layernorm_f16_8192x4096"), ("F.layer_norm", "layernorm_f16_8192x4096")]),
+    ("add_f16_2e26", "add fp16 2^26", "gbps", [("copy", "copy_1GiB"), ("copy, same bytes", "add_f16_2e26")]),
+    ("swiglu_f16_8192x11008", "swiglu fp16 8192×11008", "gbps", [("copy", "copy_1GiB"), ("copy, same bytes", "swiglu_f16_8192x11008")]),
 ]
 
 
