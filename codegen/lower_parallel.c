@@ -77,39 +77,10 @@ typedef struct VecPlan {
     bool ok;
 } VecPlan;
 
-static bool mentions(const Node *e, const Sym *v) {
-    if (!e) return false;
-    switch (e->kind) {
-    case N_NAME: return e->sym == v;
-    case N_INDEX:
-        for (int i = 0; i < e->u.index.idx.len; i++)
-            if (mentions(e->u.index.idx.items[i], v)) return true;
-        return false;
-    case N_UNARY: return mentions(e->u.op.a, v);
-    case N_BINARY: return mentions(e->u.op.a, v) || mentions(e->u.op.b, v);
-    case N_COND: return mentions(e->u.cond.c, v) || mentions(e->u.cond.a, v) || mentions(e->u.cond.b, v);
-    case N_CALL:
-        for (int i = 0; i < e->u.call.args.len; i++)
-            if (mentions(e->u.call.args.items[i], v)) return true;
-        return false;
-    default: return false;
-    }
-}
-
-static bool has_access(const Node *e) {
-    if (!e) return false;
-    switch (e->kind) {
-    case N_INDEX: return true;
-    case N_UNARY: return has_access(e->u.op.a);
-    case N_BINARY: return has_access(e->u.op.a) || has_access(e->u.op.b);
-    case N_COND: return has_access(e->u.cond.c) || has_access(e->u.cond.a) || has_access(e->u.cond.b);
-    case N_CALL:
-        for (int i = 0; i < e->u.call.args.len; i++)
-            if (has_access(e->u.call.args.items[i])) return true;
-        return false;
-    default: return false;
-    }
-}
+static bool names_sym(const Node *e, const void *v) { return e->kind == N_NAME && e->sym == v; }
+static bool is_access(const Node *e, const void *arg) { return (void)arg, e->kind == N_INDEX; }
+static bool mentions(const Node *e, const Sym *v) { return expr_any(e, names_sym, v); }
+static bool has_access(const Node *e) { return expr_any(e, is_access, NULL); }
 
 /* Whether e names a let of the body that cannot be hoisted. */
 static bool mentions_lane_let(const Node *e, const VecPlan *p) {

@@ -63,6 +63,27 @@ void expr_visit_indices(Node *e, IndexVisit fn, void *arg) {
     }
 }
 
+bool expr_any(const Node *e, ExprPred pred, const void *arg) {
+    if (!e) return false;
+    if (pred(e, arg)) return true;
+    switch (e->kind) {
+    case N_INDEX:
+        for (int i = 0; i < e->u.index.idx.len; i++)
+            if (expr_any(e->u.index.idx.items[i], pred, arg)) return true;
+        return false;
+    case N_CALL:
+        for (int i = 0; i < e->u.call.args.len; i++)
+            if (expr_any(e->u.call.args.items[i], pred, arg)) return true;
+        return false;
+    case N_NAMED_ARG: return expr_any(e->u.named.value, pred, arg);
+    case N_UNARY: return expr_any(e->u.op.a, pred, arg);
+    case N_BINARY: return expr_any(e->u.op.a, pred, arg) || expr_any(e->u.op.b, pred, arg);
+    case N_COND: return expr_any(e->u.cond.c, pred, arg) || expr_any(e->u.cond.a, pred, arg) || expr_any(e->u.cond.b, pred, arg);
+    case N_SLICE: return expr_any(e->u.slice.lo, pred, arg) || expr_any(e->u.slice.hi, pred, arg);
+    default: return false;
+    }
+}
+
 void block_visit_indices(IrBlock *b, IndexVisit fn, void *arg) {
     for (int i = 0; i < b->len; i++) {
         IrStmt *s = b->items[i];

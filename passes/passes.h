@@ -35,6 +35,10 @@ void pass_insert_sync(IrKernel *k);
 /* Calls fn for every element access (N_INDEX) inside the expression. */
 typedef void (*IndexVisit)(Node *index, void *arg);
 void expr_visit_indices(Node *e, IndexVisit fn, void *arg);
+/* Whether pred holds for e or for any expression below it (indices and
+ * call arguments included). */
+typedef bool (*ExprPred)(const Node *e, const void *arg);
+bool expr_any(const Node *e, ExprPred pred, const void *arg);
 /* Every element access in the statements of a block (expressions and store targets). */
 void block_visit_indices(IrBlock *b, IndexVisit fn, void *arg);
 bool layout_equal(const Layout *a, const Layout *b);

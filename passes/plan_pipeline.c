@@ -21,24 +21,17 @@ static void collect_defs(IrStmt *s, void *arg) {
     for (int i = 0; s->op == IR_PARALLEL && i < s->nvars && d->n < 256; i++) d->syms[d->n++] = s->vars[i];
 }
 
-static bool uses_any(const Node *e, const Defs *d) {
-    if (!e) return false;
-    switch (e->kind) {
-    case N_NAME:
-        for (int i = 0; i < d->n; i++)
-            if (e->sym == d->syms[i]) return true;
-        return false;
-    case N_INDEX: return true; /* reads memory the loop may change */
-    case N_UNARY: return uses_any(e->u.op.a, d);
-    case N_BINARY: return uses_any(e->u.op.a, d) || uses_any(e->u.op.b, d);
-    case N_COND: return uses_any(e->u.cond.c, d) || uses_any(e->u.cond.a, d) || uses_any(e->u.cond.b, d);
-    case N_CALL:
-        for (int i = 0; i < e->u.call.args.len; i++)
-            if (uses_any(e->u.call.args.items[i], d)) return true;
-        return false;
-    default: return false;
-    }
+/* A name the loop defines, or a memory read (the loop may change it). */
+static bool loop_dependent(const Node *e, const void *arg) {
+    const Defs *d = arg;
+    if (e->kind == N_INDEX) return true;
+    if (e->kind != N_NAME) return false;
+    for (int i = 0; i < d->n; i++)
+        if (e->sym == d->syms[i]) return true;
+    return false;
 }
+
+static bool uses_any(const Node *e, const Defs *d) { return expr_any(e, loop_dependent, d); }
 
 /* 16-byte cp.async needs every chunk contiguous and aligned: whole 16-byte
  * pieces of rows in both the tensor and the tile. */
