@@ -36,10 +36,10 @@ ragged() {
     softmax|row_reduce|layernorm|rmsnorm) echo "--set M=1001,N=3000" ;;
     swiglu|transpose) echo "--set M=1001,N=999" ;;
     flash_attn|flash_fwd) echo "--set B=1,H=3,S=1000"; echo "--set B=1,H=2,S=777,causal=1" ;;
-    bmm) echo "--set K=704,N=1504" ;;
+    bmm) echo "--set K=704,N=1504" ;;  # rows of 16-byte units: the sm_90a path with rank-3 TMA copies
     bias_scale) echo "--set M=1001,N=1000" ;;      # vectors of 4, partial tiles both ways
     scale_inplace) echo "--set N=999" ;;
-    shifted) echo "--set N=1000"; echo "--set N=1001" ;;  # vectorised; element by element  # rows of 16-byte units: the sm_90a path with rank-3 TMA copies
+    shifted) echo "--set N=1000"; echo "--set N=1001" ;;  # vectorised; element by element
     *) ;;
     esac
 }
