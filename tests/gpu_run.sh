@@ -40,6 +40,8 @@ ragged() {
     bias_scale) echo "--set M=1001,N=1000" ;;      # vectors of 4, partial tiles both ways
     scale_inplace) echo "--set N=999" ;;
     shifted) echo "--set N=1000"; echo "--set N=1001" ;;  # vectorised; element by element
+    widen3) echo "--set A=3,B=50,C=200" ;;
+    flags) echo "--set N=8000" ;;
     *) ;;
     esac
 }
