@@ -627,9 +627,10 @@ void cg_block_indices(Cg *g, const char *lin) {
      * tiles, it does not leave the grid). Said to the compiler, this lets it
      * prove that the tiles of a grid that divides the tensor are in bounds,
      * and drop their bounds tests and the branches around the loads. */
-    for (int i = 0; i < info->block_idx.len; i++)
-        cg_line(g, "__builtin_assume(%s >= 0 && %s < %lld);", ir_cname(k->c, ((Sym *)info->block_idx.items[i])->name),
-                ir_cname(k->c, ((Sym *)info->block_idx.items[i])->name), (long long)k->grid[i]);
+    for (int i = 0; i < info->block_idx.len; i++) {
+        const char *b = ir_cname(k->c, ((Sym *)info->block_idx.items[i])->name);
+        cg_line(g, "__builtin_assume(%s >= 0 && %s < %lld);", b, b, (long long)k->grid[i]);
+    }
 }
 
 bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {

@@ -198,26 +198,38 @@ static void vector_accesses(Cg *g, const VecPlan *p, int v, const char *lane, co
     }
 }
 
-static void cg_parallel_vector(Cg *g, IrStmt *s, const VecPlan *p, int v) {
-    Arena *a = &g->k->c->arena;
+/* Iterations dealt to the threads `per` at a time (consecutive threads
+ * taking consecutive groups, so global accesses coalesce): opens the loop
+ * over a thread's rounds and defines the loop variables at the group's
+ * first iteration; the caller closes it. */
+static void deal_rounds(Cg *g, IrStmt *s, int per) {
     int64_t total = 1, t = g->k->threads;
     for (int i = 0; i < s->nvars; i++) total *= s->extents[i];
-    int64_t chunks = total / v, rounds = (chunks + t - 1) / t;
-    const char *q = cg_tmp(g, "q"), *e = cg_tmp(g, "e"), *l = cg_tmp(g, "l");
+    int64_t groups = total / per, rounds = (groups + t - 1) / t;
+    const char *q = cg_tmp(g, "q"), *e = cg_tmp(g, "e");
     if (rounds <= 64) cg_line(g, "#pragma unroll");
     cg_line(g, "for (int %s = 0; %s < %lld; ++%s) {", q, q, (long long)rounds, q);
     g->ind++;
-    cg_line(g, "const long long %s = (tid + (long long)%s * %lld) * %d;  // %d iterations a thread, one vector an access",
-            e, q, (long long)t, v, v);
-    if (chunks % t) cg_line(g, "if (%s >= %lld) break;", e, (long long)total);
+    if (per == 1)
+        cg_line(g, "const long long %s = tid + (long long)%s * %lld;", e, q, (long long)t);
+    else
+        cg_line(g, "const long long %s = (tid + (long long)%s * %lld) * %d;  // %d iterations a thread, one vector an access",
+                e, q, (long long)t, per, per);
+    if (groups % t) cg_line(g, "if (%s >= %lld) break;", e, (long long)total);
     int64_t inner = 1;
-    const char *names[MAX_RANK];
     for (int i = s->nvars - 1; i >= 0; i--) {
-        names[i] = ir_cname(g->k->c, s->vars[i]->name);
-        if (i == 0) cg_line(g, "const int %s = (int)(%s / %lld);", names[i], e, (long long)inner);
-        else cg_line(g, "const int %s = (int)(%s / %lld %% %lld);", names[i], e, (long long)inner, (long long)s->extents[i]);
+        const char *v = ir_cname(g->k->c, s->vars[i]->name);
+        if (i == 0) cg_line(g, "const int %s = (int)(%s / %lld);", v, e, (long long)inner);
+        else cg_line(g, "const int %s = (int)(%s / %lld %% %lld);", v, e, (long long)inner, (long long)s->extents[i]);
         inner *= s->extents[i];
     }
+}
+
+/* One round of a vectorised loop (inside deal_rounds(g, s, v)): the vector
+ * loads, the body once a lane, the vector stores. */
+static void vector_round(Cg *g, IrStmt *s, const VecPlan *p, int v) {
+    Arena *a = &g->k->c->arena;
+    const char *l = cg_tmp(g, "l");
     const char *var[CG_MAX_LANE_ACCESSES];
     char *cond[CG_MAX_LANE_ACCESSES], *ref[CG_MAX_LANE_ACCESSES];
     int saved_lanes = g->nlane;
@@ -231,7 +243,7 @@ static void cg_parallel_vector(Cg *g, IrStmt *s, const VecPlan *p, int v) {
     g->ind++;
     /* the lane's own value of the innermost variable */
     g->bind_sym[g->nbind] = s->vars[s->nvars - 1];
-    g->bind_expr[g->nbind++] = arena_printf(a, "(%s + %s)", names[s->nvars - 1], l);
+    g->bind_expr[g->nbind++] = arena_printf(a, "(%s + %s)", ir_cname(g->k->c, s->vars[s->nvars - 1]->name), l);
     IrBlock lane_body = {.items = arena_alloc(a, sizeof(IrStmt *) * (size_t)s->body.len)};
     for (int i = 0; i < s->body.len; i++) {
         bool hoisted = false;
@@ -250,15 +262,13 @@ static void cg_parallel_vector(Cg *g, IrStmt *s, const VecPlan *p, int v) {
             cg_line(g, "if (%s) *(%s *)&%s = %s.v;", cond[i], cg_vector_type(v * dtype_bytes(ir_buf_of(g->k, p->acc[i]->sym)->dtype)),
                     ref[i], var[i]);
     }
-    g->ind--;
-    cg_line(g, "}");
 }
 
 void cg_parallel(Cg *g, IrStmt *s) {
     const IrBuf *d = s->driver;
     const char *saved_reg = g->reg;
     const IrBuf *saved_driver = g->driver;
-    int saved_bind = g->nbind, vw;
+    int saved_bind = g->nbind, vw = 0;
     VecPlan plan;
     cg_line(g, "{");
     g->ind++;
@@ -276,33 +286,14 @@ void cg_parallel(Cg *g, IrStmt *s) {
         }
         g->driver = d;
         g->reg = r;
-    } else if ((vw = vector_width(g, s, &plan)) > 0) {
-        cg_parallel_vector(g, s, &plan, vw);
-        g->ind--;
-        cg_line(g, "}");
-        g->nbind = saved_bind;
-        return;
     } else {
-        int64_t total = 1, t = g->k->threads;
-        for (int i = 0; i < s->nvars; i++) total *= s->extents[i];
-        const char *q = cg_tmp(g, "q"), *e = cg_tmp(g, "e");
-        int64_t rounds = (total + t - 1) / t;
-        if (rounds <= 64) cg_line(g, "#pragma unroll");
-        cg_line(g, "for (int %s = 0; %s < %lld; ++%s) {", q, q, (long long)rounds, q);
-        g->ind++;
-        cg_line(g, "const long long %s = tid + (long long)%s * %lld;", e, q, (long long)t);
-        if (total % t) cg_line(g, "if (%s >= %lld) break;", e, (long long)total);
-        int64_t inner = 1;
-        for (int i = s->nvars - 1; i >= 0; i--) {
-            const char *v = ir_cname(g->k->c, s->vars[i]->name);
-            if (i == 0) cg_line(g, "const int %s = (int)(%s / %lld);", v, e, (long long)inner);
-            else cg_line(g, "const int %s = (int)(%s / %lld %% %lld);", v, e, (long long)inner, (long long)s->extents[i]);
-            inner *= s->extents[i];
-        }
+        vw = vector_width(g, s, &plan);
+        deal_rounds(g, s, vw ? vw : 1);
         g->driver = NULL;
         g->reg = NULL;
     }
-    cg_block(g, &s->body);
+    if (vw) vector_round(g, s, &plan, vw);
+    else cg_block(g, &s->body);
     g->ind--;
     cg_line(g, "}");
     g->ind--;
