@@ -590,47 +590,61 @@ static void emit_frag_decl(Cg *g, IrBuf *b) {
 
 /* The block indices the kernel names (bx, by, bz), from blockIdx or, in a
  * persistent kernel, from the linear tile number `lin`; in panels when
- * use_swizzle asks (L2 reuse of the operand tiles neighbours share). */
+ * use_swizzle asks (L2 reuse of the operand tiles neighbours share). In a
+ * kernel of clusters of two the hardware grid is linear: the pair
+ * blockIdx.x / 2 takes the indices of that tile of the grid halved along
+ * the cluster dimension, and the block's rank in the cluster (blockIdx.x %
+ * 2) is the low bit of its index there. */
 void cg_block_indices(Cg *g, const char *lin) {
     IrKernel *k = g->k;
     KernelInfo *info = k->info;
-    static const char *const bidx[3] = {"blockIdx.x", "blockIdx.y", "blockIdx.z"};
-    const char *idx[3] = {bidx[0], bidx[1], bidx[2]};
-    if (lin) {
-        idx[0] = arena_printf(&k->c->arena, "(int)(%s %% %lld)", lin, (long long)k->grid[0]);
-        idx[1] = arena_printf(&k->c->arena, "(int)(%s / %lld %% %lld)", lin, (long long)k->grid[0], (long long)k->grid[1]);
-        idx[2] = arena_printf(&k->c->arena, "(int)(%s / %lld)", lin, (long long)(k->grid[0] * k->grid[1]));
+    Arena *ar = &k->c->arena;
+    int64_t grid[3] = {k->grid[0], k->grid[1], k->grid[2]};
+    if (k->cluster) {
+        cg_line(g, "const int tl_cta_rank = tl_cluster_rank();  // blockIdx.x %% 2");
+        grid[k->cluster_dim] /= 2;
+        lin = "(blockIdx.x >> 1)";
     }
-    if (k->swizzle_panel > 0 && k->grid_rank >= 2 && info->block_idx.len >= 2) {
+    static const char *const bidx[3] = {"blockIdx.x", "blockIdx.y", "blockIdx.z"};
+    const char *val[3] = {bidx[0], bidx[1], bidx[2]};
+    if (lin) {
+        val[0] = arena_printf(ar, "(int)(%s %% %lld)", lin, (long long)grid[0]);
+        val[1] = arena_printf(ar, "(int)(%s / %lld %% %lld)", lin, (long long)grid[0], (long long)grid[1]);
+        val[2] = arena_printf(ar, "(int)(%s / %lld)", lin, (long long)(grid[0] * grid[1]));
+    }
+    bool panels = k->swizzle_panel > 0 && k->grid_rank >= 2 && info->block_idx.len >= 2;
+    if (panels) {
         int a = k->swizzle_col ? 1 : 0, b = 1 - a; /* a: the dimension cut into panels */
         cg_line(g, "int tl_bx, tl_by;");
         cg_line(g, "{");
         if (lin)
-            cg_line(g, "    const long long lin = %s %% %lldLL;", lin, (long long)(k->grid[0] * k->grid[1]));
+            cg_line(g, "    const long long lin = %s %% %lldLL;", lin, (long long)(grid[0] * grid[1]));
         else
             cg_line(g, "    const long long lin = (long long)blockIdx.y * gridDim.x + blockIdx.x;");
-        cg_line(g, "    const long long per_panel = %dLL * %lld;", k->swizzle_panel, (long long)k->grid[b]);
+        cg_line(g, "    const long long per_panel = %dLL * %lld;", k->swizzle_panel, (long long)grid[b]);
         cg_line(g, "    const long long first = lin / per_panel * %d, rem = lin %% per_panel;", k->swizzle_panel);
-        cg_line(g, "    const long long width = min(%dLL, %lldLL - first);", k->swizzle_panel, (long long)k->grid[a]);
+        cg_line(g, "    const long long width = min(%dLL, %lldLL - first);", k->swizzle_panel, (long long)grid[a]);
         cg_line(g, "    %s = (int)(first + rem %% width); %s = (int)(rem / width);", a == 0 ? "tl_bx" : "tl_by",
                 a == 0 ? "tl_by" : "tl_bx");
         cg_line(g, "}");
-        Sym *x = info->block_idx.items[0], *y = info->block_idx.items[1];
-        cg_line(g, "const int %s = tl_bx, %s = tl_by;", ir_cname(k->c, x->name), ir_cname(k->c, y->name));
-        if (info->block_idx.len == 3)
-            cg_line(g, "const int %s = %s;", ir_cname(k->c, ((Sym *)info->block_idx.items[2])->name), idx[2]);
-    } else {
-        for (int i = 0; i < info->block_idx.len; i++)
-            cg_line(g, "const int %s = %s;", ir_cname(k->c, ((Sym *)info->block_idx.items[i])->name), idx[i]);
+        val[0] = "tl_bx";
+        val[1] = "tl_by";
     }
+    if (k->cluster) val[k->cluster_dim] = arena_printf(ar, "2 * %s + tl_cta_rank", val[k->cluster_dim]);
+    const char *names[3];
+    for (int i = 0; i < info->block_idx.len; i++) names[i] = ir_cname(k->c, ((Sym *)info->block_idx.items[i])->name);
+    int i = 0;
+    if (panels) {
+        cg_line(g, "const int %s = %s, %s = %s;", names[0], val[0], names[1], val[1]);
+        i = 2;
+    }
+    for (; i < info->block_idx.len; i++) cg_line(g, "const int %s = %s;", names[i], val[i]);
     /* Block index i runs over [0, grid[i]) (the panel swizzle permutes the
      * tiles, it does not leave the grid). Said to the compiler, this lets it
      * prove that the tiles of a grid that divides the tensor are in bounds,
      * and drop their bounds tests and the branches around the loads. */
-    for (int i = 0; i < info->block_idx.len; i++) {
-        const char *b = ir_cname(k->c, ((Sym *)info->block_idx.items[i])->name);
-        cg_line(g, "__builtin_assume(%s >= 0 && %s < %lld);", b, b, (long long)k->grid[i]);
-    }
+    for (i = 0; i < info->block_idx.len; i++)
+        cg_line(g, "__builtin_assume(%s >= 0 && %s < %lld);", names[i], names[i], (long long)k->grid[i]);
 }
 
 bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
@@ -656,12 +670,16 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
         fprintf(g.o, "// sm_90a path: %lld consumer threads (wgmma) + a %lld-thread TMA producer warpgroup%s\n",
                 (long long)k->threads, (long long)k->producer_threads,
                 k->persistent ? "; persistent: min(tiles, SMs) blocks loop over the grid's tiles" : "");
+    if (k->cluster)
+        fprintf(g.o, "// clusters of 2 blocks along grid dimension %d (a linear grid of %lld blocks): TMA multicast of the tiles they share\n",
+                k->cluster_dim, (long long)(k->grid[0] * k->grid[1] * k->grid[2]));
     fputs("#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n\n", g.o);
     fputs(cg_device_header, g.o);
     if (k->ws_loop) cg_hopper_helpers(k, g.o);
     /* setmaxnreg needs a register cap at entry: one block an SM */
-    fprintf(g.o, "\nextern \"C\" __global__ void __launch_bounds__(%lld%s) %s(",
-            (long long)(k->threads + k->producer_threads), cg_hopper_consumer_regs(k) ? ", 1" : "", name);
+    fprintf(g.o, "\nextern \"C\" __global__ void __launch_bounds__(%lld%s)%s %s(",
+            (long long)(k->threads + k->producer_threads), cg_hopper_consumer_regs(k) ? ", 1" : "",
+            k->cluster ? " __cluster_dims__(2, 1, 1)" : "", name);
     for (int i = 0; i < info->params.len; i++) {
         Sym *p = info->params.items[i];
         if (i) fputs(", ", g.o);
@@ -727,8 +745,8 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     out->source_len = len;
     out->name = name;
     memcpy(out->grid, k->grid, sizeof out->grid);
-    if (k->persistent) {
-        out->persistent = true;
+    if (k->persistent || k->cluster) { /* a linear grid (cg_block_indices) */
+        out->persistent = k->persistent;
         out->grid[0] = k->grid[0] * k->grid[1] * k->grid[2];
         out->grid[1] = out->grid[2] = 1;
     }

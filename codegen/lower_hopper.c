@@ -62,7 +62,7 @@ void cg_hopper_tensor_maps(const IrKernel *k, CgKernel *out) {
             m->box[d] = 1;
         }
         m->box[0] = (uint32_t)blk_cols(dst);
-        m->box[1] = (uint32_t)dst->shape[0];
+        m->box[1] = (uint32_t)(c->multicast ? dst->shape[0] / 2 : dst->shape[0]); /* a multicast copy: half each */
         m->swizzle_bytes = (int)blk_row_bytes(dst);
     }
 }
@@ -125,18 +125,28 @@ void cg_hopper_helpers(const IrKernel *k, FILE *o) {
 
 /* ---- the producer ---- */
 
-/* The TMA copies of c into the tile at dst_expr (one per column block). */
+/* The TMA copies of c into the tile at dst_expr (one per column block).
+ * A multicast copy: this block of the cluster loads rows [rank * R/2,
+ * (rank + 1) * R/2) of each column block into both blocks' tiles. */
 static void issue_tma(Cg *g, const IrStmt *c, const char *dst_expr, const char *bar) {
     const IrBuf *src = c->src.buf, *dst = c->dst.buf;
     int map = tma_index(g->k, c), r = src->rank;
-    int64_t cols = blk_cols(dst), blocks = dst->shape[1] / cols;
+    int64_t cols = blk_cols(dst), blocks = dst->shape[1] / cols, half = dst->shape[0] / 2;
+    const char *half_rows = c->multicast ? arena_printf(arena(g), " + tl_cta_rank * %lld", (long long)half) : "";
+    const char *half_bytes =
+        c->multicast ? arena_printf(arena(g), " + tl_cta_rank * %lld", (long long)(half * blk_row_bytes(dst))) : "";
     for (int64_t j = 0; j < blocks; j++) {
         char *coords = arena_printf(arena(g), "(int)(%s) + %lld", c->src.idx[r - 1] ? cg_expr_str(g, c->src.idx[r - 1]) : "0",
                                     (long long)(j * cols));
         for (int d = r - 2; d >= 0; d--)
-            coords = arena_printf(arena(g), "%s, (int)(%s)", coords, c->src.idx[d] ? cg_expr_str(g, c->src.idx[d]) : "0");
-        cg_line(g, "tl_tma_load_%dd(%s + %lld, &tl_tmap%d, %s, %s);", r, dst_expr, (long long)(j * blk_bytes(dst)), map,
-                bar, coords);
+            coords = arena_printf(arena(g), "%s, (int)(%s)%s", coords, c->src.idx[d] ? cg_expr_str(g, c->src.idx[d]) : "0",
+                                  d == r - 2 ? half_rows : "");
+        if (c->multicast)
+            cg_line(g, "tl_tma_multicast_%dd(%s + %lld%s, &tl_tmap%d, %s, 0x3, %s);", r, dst_expr,
+                    (long long)(j * blk_bytes(dst)), half_bytes, map, bar, coords);
+        else
+            cg_line(g, "tl_tma_load_%dd(%s + %lld, &tl_tmap%d, %s, %s);", r, dst_expr, (long long)(j * blk_bytes(dst)), map,
+                    bar, coords);
     }
 }
 
@@ -182,12 +192,17 @@ void cg_hopper_split(Cg *g) {
     cg_line(g, "    #pragma unroll");
     cg_line(g, "    for (int s = 0; s < %d; ++s) {", S);
     cg_line(g, "        tl_mbar_init(&tl_full[s], 1);  // the producer's arrive + the TMA bytes");
-    cg_line(g, "        tl_mbar_init(&tl_empty[s], %lld);  // one arrive per consumer warp", (long long)(T / 32));
+    if (k->cluster)
+        cg_line(g, "        tl_mbar_init(&tl_empty[s], %lld);  // one arrive per consumer warp of both blocks: both fill it",
+                (long long)(k->cluster * T / 32));
+    else
+        cg_line(g, "        tl_mbar_init(&tl_empty[s], %lld);  // one arrive per consumer warp", (long long)(T / 32));
     cg_line(g, "    }");
     cg_line(g, "    tl_mbar_init(tl_preload, 1);");
     cg_line(g, "    tl_mbar_fence_init();");
     cg_line(g, "}");
-    cg_line(g, "__syncthreads();");
+    cg_line(g, k->cluster ? "tl_cluster_sync();  // the peer's mbarriers are ready before anything is multicast into them"
+                          : "__syncthreads();");
     cg_line(g, "if (tid >= %lld) {  // the producer warpgroup: its first thread issues every TMA copy", (long long)T);
     g->ind++;
     int consumer_regs = cg_hopper_consumer_regs(k);
@@ -285,7 +300,7 @@ static char *kmajor_desc(Cg *g, const char *tile, const IrBuf *b, int64_t kk, co
 
 static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot) {
     const IrBuf *A = gm->a.buf, *B = gm->b.buf, *C = gm->c.buf;
-    int64_t K = A->shape[1], regs = C->layout.regs;
+    int64_t K = A->shape[1];
     const char *name = wgmma_name(arena(g), gm), *acc = C->cname;
     if (A->scope == SCOPE_FRAGMENT &&
         (A->layout.kind != LAYOUT_ACC || A->layout.wn != 1 || A->layout.mi != 1 || C->layout.mi != 1)) {
@@ -334,15 +349,29 @@ static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot) {
     }
     cg_line(g, "tl_wgmma_commit();");
     cg_line(g, "tl_wgmma_wait<0>();");
+    /* the accumulator's registers are written asynchronously: the compiler
+     * must not keep copies of them across the wgmma */
     cg_line(g, "#pragma unroll");
-    cg_line(g, "for (int r = 0; r < %lld; ++r) tl_pin(%s[r]);", (long long)regs, acc);
+    cg_line(g, "for (int r = 0; r < %lld; ++r) tl_pin(%s[r]);", (long long)C->layout.regs, C->cname);
     g->ind--;
     cg_line(g, "}");
 }
 
-/* The consumers' side of the loop. (Keeping one wgmma group in flight with
- * wait<1> and releasing the previous slot measured 5-15% slower on the
- * H200 for the GEMM: bench/RESULTS.md.) */
+/* Gives the ring slot of iteration `iter` back to the producer(s). In a
+ * cluster both blocks' producers fill it: free it in both. The last
+ * `stages` releases are awaited by no producer, and skipping them keeps a
+ * finished peer's shared memory from being written. */
+static void release_slot(Cg *g, const char *slot, const char *iter, const char *n, int S) {
+    if (g->k->cluster)
+        cg_line(g, "if (%s < %s - %d && lane < 2) tl_mbar_arrive_cluster(&tl_empty[%s], lane);  // in block `lane` of the cluster",
+                iter, n, S, slot);
+    else
+        cg_line(g, "if (lane == 0) tl_mbar_arrive(&tl_empty[%s]);  // this warp is done with the slot", slot);
+}
+
+/* The consumers' side of the loop. (Keeping one wgmma group in flight
+ * across k-tiles with wait_group 1 measured slower on the H200 for the
+ * GEMM, twice: bench/RESULTS.md.) */
 void cg_hopper_consumer(Cg *g, IrStmt *loop) {
     int S = loop->stages;
     const char *n = cg_tmp(g, "n"), *s = cg_tmp(g, "s"), *kt = ir_cname(g->k->c, loop->sym->name);
@@ -364,7 +393,7 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
         IrBlock one = {.items = &loop->body.items[i], .len = 1};
         cg_block(g, &one);
     }
-    cg_line(g, "if (lane == 0) tl_mbar_arrive(&tl_empty[%s]);  // this warp is done with the slot", s);
+    release_slot(g, s, kt, n, S);
     g->ind--;
     cg_line(g, "}");
     g->ind--;

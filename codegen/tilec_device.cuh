@@ -399,16 +399,17 @@ static __device__ __forceinline__ void tl_mbar_arrive(unsigned long long *bar)
 
 /* Spins until the phase of parity `parity` has completed. try_wait may
  * suspend the thread for a while in hardware before giving up, so the loop
- * is not a hot spin. (A C loop, not PTX labels: inlined asm is repeated.) */
+ * is not a hot spin. The loop is PTX inside the asm (its label local to the
+ * braces, so the inlined copies do not clash): as a C loop, ptxas sees a
+ * branch between wgmma groups still in flight and serialises every wgmma
+ * of the kernel (warning C7514). */
 static __device__ __forceinline__ void tl_mbar_wait(unsigned long long *bar, unsigned parity)
 {
-    unsigned done;
-    do {
-        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(done)
-                     : "r"(tl_smem_addr(bar)), "r"(parity)
-                     : "memory");
-    } while (!done);
+    asm volatile("{\n.reg .pred done;\nwait_again:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+                 "@!done bra wait_again;\n}\n"
+                 ::"r"(tl_smem_addr(bar)), "r"(parity)
+                 : "memory");
 }
 
 /* TMA: copies the box at element coordinates (c0 innermost, c1, ...) of
@@ -448,6 +449,74 @@ static __device__ __forceinline__ void tl_tma_load_5d(void *dst, const tl_tensor
     asm volatile("cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
                  " [%0], [%1, {%3, %4, %5, %6, %7}], [%2];\n"
                  ::"r"(tl_smem_addr(dst)), "l"((unsigned long long)map), "r"(tl_smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4)
+                 : "memory");
+}
+
+/* Thread-block clusters (sm_90): blocks of one cluster run at the same
+ * time on neighbouring SMs and can reach each other's shared memory.
+ * Multicast TMA writes one box into the same offset of every shared memory
+ * the 16-bit mask names (bit = rank in the cluster) and completes its bytes
+ * on the mbarrier at the same offset in each of them. */
+static __device__ __forceinline__ int tl_cluster_rank(void)
+{
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return (int)r;
+}
+
+/* Every thread of the cluster arrives, then waits for all the others:
+ * here, so no block multicasts into a peer whose mbarriers are not set up. */
+static __device__ __forceinline__ void tl_cluster_sync(void)
+{
+    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+
+/* One arrival on the mbarrier at bar's offset in the shared memory of the
+ * cluster's block `rank` (mapa: that block's address of the same offset). */
+static __device__ __forceinline__ void tl_mbar_arrive_cluster(unsigned long long *bar, int rank)
+{
+    asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+                 "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n"
+                 ::"r"(tl_smem_addr(bar)), "r"(rank)
+                 : "memory");
+}
+
+static __device__ __forceinline__ void tl_tma_multicast_2d(void *dst, const tl_tensor_map *map, unsigned long long *bar,
+                                                           unsigned short mask, int c0, int c1)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+                 " [%0], [%1, {%4, %5}], [%2], %3;\n"
+                 ::"r"(tl_smem_addr(dst)), "l"((unsigned long long)map), "r"(tl_smem_addr(bar)), "h"(mask), "r"(c0), "r"(c1)
+                 : "memory");
+}
+
+static __device__ __forceinline__ void tl_tma_multicast_3d(void *dst, const tl_tensor_map *map, unsigned long long *bar,
+                                                           unsigned short mask, int c0, int c1, int c2)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+                 " [%0], [%1, {%4, %5, %6}], [%2], %3;\n"
+                 ::"r"(tl_smem_addr(dst)), "l"((unsigned long long)map), "r"(tl_smem_addr(bar)), "h"(mask), "r"(c0), "r"(c1),
+                 "r"(c2)
+                 : "memory");
+}
+
+static __device__ __forceinline__ void tl_tma_multicast_4d(void *dst, const tl_tensor_map *map, unsigned long long *bar,
+                                                           unsigned short mask, int c0, int c1, int c2, int c3)
+{
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+                 " [%0], [%1, {%4, %5, %6, %7}], [%2], %3;\n"
+                 ::"r"(tl_smem_addr(dst)), "l"((unsigned long long)map), "r"(tl_smem_addr(bar)), "h"(mask), "r"(c0), "r"(c1),
+                 "r"(c2), "r"(c3)
+                 : "memory");
+}
+
+static __device__ __forceinline__ void tl_tma_multicast_5d(void *dst, const tl_tensor_map *map, unsigned long long *bar,
+                                                           unsigned short mask, int c0, int c1, int c2, int c3, int c4)
+{
+    asm volatile("cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+                 " [%0], [%1, {%4, %5, %6, %7, %8}], [%2], %3;\n"
+                 ::"r"(tl_smem_addr(dst)), "l"((unsigned long long)map), "r"(tl_smem_addr(bar)), "h"(mask), "r"(c0), "r"(c1),
+                 "r"(c2), "r"(c3), "r"(c4)
                  : "memory");
 }
 

@@ -104,6 +104,7 @@ struct IrStmt {
     CopyMech mech;
     IrStmt *pipeline;          /* COPY hoisted into this pipelined FOR */
     bool wgmma;                /* GEMM: Hopper warpgroup MMA from shared-memory descriptors */
+    bool multicast;            /* COPY (TMA): the cluster's blocks load the same tile, half each */
     bool producer_too;         /* LET before a warp-specialised loop: the producer warpgroup needs it too */
     bool sync_before;          /* a block-wide barrier is needed before it */
     NodeList print_args;       /* PRINT */
@@ -141,6 +142,11 @@ typedef struct IrKernel {
      * over the grid's tiles (tile = blockIdx.x, + gridDim.x, ...), so a
      * block's producer loads the next tile during the epilogue of this one. */
     bool persistent;
+    /* Thread-block clusters (sm_90a path): `cluster` blocks (0: none, or 2)
+     * neighbouring along grid dimension `cluster_dim` run as one cluster;
+     * the loop's copies marked `multicast` are loaded half by each block
+     * and multicast into both (plan_warpgroups). */
+    int cluster, cluster_dim;
 } IrKernel;
 
 /* ---- build.c ---- */

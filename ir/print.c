@@ -78,7 +78,7 @@ static void print_stmt(FILE *o, const IrStmt *s, int d) {
         print_region(o, &s->src);
         fputs(" -> ", o);
         print_region(o, &s->dst);
-        if (s->pipeline) fprintf(o, " [producer, %s]", mech[s->mech]);
+        if (s->pipeline) fprintf(o, " [producer, %s%s]", mech[s->mech], s->multicast ? ", multicast" : "");
         break;
     case IR_GEMM:
         fputs("gemm ", o);
@@ -171,6 +171,7 @@ void ir_print(FILE *o, const IrKernel *k) {
             (long long)k->grid[1], (long long)k->grid[2], (long long)k->threads);
     if (k->producer_threads) fprintf(o, " + producer %lld", (long long)k->producer_threads);
     if (k->persistent) fputs(" persistent", o);
+    if (k->cluster) fprintf(o, " cluster(%d along grid dimension %d)", k->cluster, k->cluster_dim);
     if (k->swizzle_panel) fprintf(o, " rasterize(panel %d, %s)", k->swizzle_panel, k->swizzle_col ? "col" : "row");
     if (k->smem_bytes) fprintf(o, " shared=%lld", (long long)k->smem_bytes);
     fputc('\n', o);

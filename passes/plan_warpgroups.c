@@ -200,6 +200,13 @@ static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
          * n 8..256 in steps of 8; the accumulator n / 2 registers a thread */
         if (m % 64 != 0 || m / 64 > 3) return "an accumulator's rows are not 64, 128 or 192";
         if (n % 8 != 0 || n < 8 || n > 256) return "an accumulator's columns are not a multiple of 8 up to 256";
+        /* 3 consumer warpgroups + the producer are 512 threads: 128
+         * registers a thread at launch, and ptxas allocates the whole kernel
+         * within that (setmaxnreg.inc does not raise its limit); a wgmma
+         * needs its n / 2 accumulator registers plus ~26 (C7602 at n = 256) */
+        if (m / 64 == 3 && n / 2 > 96)
+            return "a 192-row accumulator wider than 192 columns does not fit the 128 registers a thread of "
+                   "four warpgroups";
         if (kd % 16 != 0) return "a gemm's K tile is not a multiple of 16";
         /* N-major B: whole 128-byte column blocks (the MN-major swizzle atom) */
         if (!g->trans_b && (n * 2) % 128 != 0) return "B's rows are not a multiple of 128 bytes (use transpose_b or wider tiles)";
@@ -237,16 +244,115 @@ static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
     k->producer_threads = 128;
     k->ws_loop = loop;
     /* Persistent blocks (codegen: a tile loop per block, the producer
-     * running into the next tile during the epilogue) measured 2-4% slower
-     * than one block per tile on the H200 with this direct-store epilogue
-     * (bench/RESULTS.md), so they are an experiment: TILEC_PERSISTENT=1.
-     * Only for kernels whose producer needs nothing but the loop. */
+     * running into the next tile during the epilogue), for grids of at
+     * least two waves of an H100/H200 (132 SMs): 1-2% faster than a block
+     * per tile for the 4096^3 GEMM on the H200, but 5-7% slower for the
+     * 1.45-wave ragged 3000x2000x1000 one (bench/RESULTS.md).
+     * TILEC_PERSISTENT=1 / =0 forces them on / off. Only for kernels whose
+     * producer needs nothing but the loop. */
+    enum { PERSISTENT_MIN_TILES = 2 * 132 };
     const char *persistent = getenv("TILEC_PERSISTENT");
     bool preloads = false;
     for (int i = 0; i < p.ncopy; i++) preloads |= !p.copies[i]->pipeline;
     for (int i = 0; i < loop_at; i++) preloads |= k->body.items[i]->producer_too; /* per-tile values */
-    k->persistent = persistent && !strcmp(persistent, "1") && !preloads;
+    const char *cluster = getenv("TILEC_CLUSTER"); /* asked for: clusters instead (plan_cluster) */
+    bool want = persistent ? !strcmp(persistent, "1")
+                           : !(cluster && !strcmp(cluster, "1")) &&
+                                 k->grid[0] * k->grid[1] * k->grid[2] >= PERSISTENT_MIN_TILES;
+    k->persistent = want && !preloads;
     return NULL;
+}
+
+/* ---- clusters of two blocks with TMA multicast ---- */
+
+/* Does e depend on block index `bidx`, directly or through the top-level
+ * lets before the loop (what the producer's expressions are made of)? A
+ * condition known at compile time (flash attention's `causal == 1 ? ...`)
+ * counts only for the branch it takes. */
+typedef struct Depends {
+    const IrKernel *k;
+    const Sym *bidx;
+    int loop_at, depth;
+} Depends;
+
+static bool depends(Depends *d, const Node *e) {
+    if (!e || e->is_const) return false;
+    switch (e->kind) {
+    case N_NAME:
+        if (e->sym == d->bidx) return true;
+        for (int i = 0; i < d->loop_at; i++) {
+            const IrStmt *s = d->k->body.items[i];
+            if (s->op != IR_LET || s->sym != e->sym) continue;
+            if (d->depth > 32) return true; /* too deep to tell: assume it does */
+            d->depth++;
+            bool dep = depends(d, s->value);
+            d->depth--;
+            return dep;
+        }
+        return false;
+    case N_UNARY: return depends(d, e->u.op.a);
+    case N_BINARY: return depends(d, e->u.op.a) || depends(d, e->u.op.b);
+    case N_COND:
+        if (e->u.cond.c->is_const && !e->u.cond.c->const_float)
+            return depends(d, e->u.cond.c->cval.i ? e->u.cond.a : e->u.cond.b);
+        return depends(d, e->u.cond.c) || depends(d, e->u.cond.a) || depends(d, e->u.cond.b);
+    case N_CALL:
+        for (int i = 0; i < e->u.call.args.len; i++)
+            if (depends(d, e->u.call.args.items[i])) return true;
+        return false;
+    default: return false;
+    }
+}
+
+static bool depends_on(const IrKernel *k, int loop_at, const Sym *bidx, const Node *e) {
+    Depends d = {.k = k, .bidx = bidx, .loop_at = loop_at};
+    return depends(&d, e);
+}
+
+/* The bytes of the loop's TMA copies that two blocks next to each other
+ * along grid dimension `dim` would both load (their corners do not depend
+ * on that block index), with `mark` set: those copies multicast. A copy
+ * splits into halves of its rows, one loaded by each block of the pair;
+ * halves keep whole 8-row swizzle atoms. */
+static int64_t shared_bytes(IrKernel *k, IrStmt *loop, int loop_at, int dim, bool mark) {
+    const Sym *bidx = k->info->block_idx.items[dim];
+    int64_t bytes = 0;
+    for (int i = 0; i < k->tma_copies.len; i++) {
+        IrStmt *c = k->tma_copies.items[i];
+        if (c->pipeline != loop || c->dst.buf->shape[0] % 16 != 0) continue;
+        bool dep = false;
+        for (int d = 0; d < c->src.buf->rank; d++) dep |= depends_on(k, loop_at, bidx, c->src.idx[d]);
+        if (dep) continue;
+        bytes += buf_elems(c->dst.buf) * dtype_bytes(c->dst.buf->dtype);
+        if (mark) c->multicast = true;
+    }
+    return bytes;
+}
+
+/* Clusters of two blocks along the grid dimension whose neighbours share
+ * the most bytes of the loop's tiles (a GEMM: the blocks of one column of
+ * C share B's tile; attention: the query blocks of one head share K and V).
+ * Each block loads half of every shared tile and TMA multicasts it into
+ * both, halving that traffic from L2. Both blocks must run the same number
+ * of iterations (each one's producer refills slots the other's consumers
+ * free), and the dimension must split into pairs. Verified on the H200
+ * but not faster there (the GEMM is not limited by L2: bench/RESULTS.md),
+ * so it is an experiment: TILEC_CLUSTER=1. */
+static void plan_cluster(IrKernel *k, IrStmt *loop, int loop_at) {
+    const char *env = getenv("TILEC_CLUSTER");
+    if (!env || strcmp(env, "1") || k->persistent) return;
+    int64_t best = 0;
+    for (int d = 0; d < k->info->block_idx.len && d < 3; d++) {
+        if (k->grid[d] % 2 != 0 || depends_on(k, loop_at, k->info->block_idx.items[d], loop->hi)) continue;
+        int64_t bytes = shared_bytes(k, loop, loop_at, d, false);
+        if (bytes > best) {
+            best = bytes;
+            k->cluster_dim = d;
+        }
+    }
+    if (best == 0) return;
+    k->cluster = 2;
+    shared_bytes(k, loop, loop_at, k->cluster_dim, true);
 }
 
 static void find_gemm(IrStmt *s, void *arg) {
@@ -273,4 +379,5 @@ void pass_plan_warpgroups(IrKernel *k) {
         return;
     }
     k->hopper_declined = plan(k, k->body.items[at], at);
+    if (!k->hopper_declined) plan_cluster(k, k->body.items[at], at);
 }

@@ -19,12 +19,13 @@ run() {  # file kernel args...
     local log
     log=$(timeout 300 "$tilec" --run --kernel "$k" "$@" "$f" 2>&1)
     local rc=$?
+    local env="${TILEC_CLUSTER:+TILEC_CLUSTER=1 }${TILEC_PERSISTENT:+TILEC_PERSISTENT=1 }"
     if [ $rc = 0 ]; then
         pass=$((pass + 1))
-        echo "ok   $(basename "$f") $k $* :: $(printf '%s' "$log" | grep -m1 'verify:' | cut -c1-150)"
+        echo "ok   $env$(basename "$f") $k $* :: $(printf '%s' "$log" | grep -m1 'verify:' | cut -c1-150)"
     else
         fail=$((fail + 1))
-        echo "FAIL $(basename "$f") $k $* (exit $rc)"
+        echo "FAIL $env$(basename "$f") $k $* (exit $rc)"
         printf '%s\n' "$log" | head -30
     fi
 }
@@ -51,6 +52,21 @@ for f in "$root"/examples/*.tile "$root"/tests/frontend/valid/*.tile; do
         while read -r extra; do
             [ -n "$extra" ] && run "$f" "$k" $extra
         done < <(ragged "$k")
+    done
+done
+# the sm_90a experiments that are off by default (TILEC_CLUSTER=1: clusters
+# of two blocks with TMA multicast; TILEC_PERSISTENT=1: persistent blocks)
+# must stay correct too: the GEMM-shaped examples and attention, at default
+# sizes and at ragged ones with an even and an odd number of tiles
+for x in TILEC_CLUSTER TILEC_PERSISTENT; do
+    for args in "gemm" "gemm --set M=1000,N=1016,K=1000" "gemm --set M=999,N=1001,K=997,BN=128" \
+        "gemm_bf16" "gemm_bias_gelu --set BN=256" "flash_attn --set BN=128" "flash_attn --set B=1,H=3,S=1000"; do
+        set -- $args
+        f=$1
+        shift
+        export "$x=1"
+        run "$root/examples/$f.tile" "$f" "$@"
+        unset "$x"
     done
 done
 echo "$pass passed, $fail failed"
