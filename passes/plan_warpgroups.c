@@ -201,9 +201,9 @@ static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
         if (m % 64 != 0 || m / 64 > 3) return "an accumulator's rows are not 64, 128 or 192";
         if (n % 8 != 0 || n < 8 || n > 256) return "an accumulator's columns are not a multiple of 8 up to 256";
         /* 3 consumer warpgroups + the producer are 512 threads: 128
-         * registers a thread at launch, and ptxas allocates the whole kernel
-         * within that (setmaxnreg.inc does not raise its limit); a wgmma
-         * needs its n / 2 accumulator registers plus ~26 (C7602 at n = 256) */
+         * registers a thread at launch, and ptxas checks a wgmma's registers
+         * (its n / 2 accumulators plus ~26) against that share, not against
+         * the consumers' setmaxnreg count (C7602 at n = 256) */
         if (m / 64 == 3 && n / 2 > 96)
             return "a 192-row accumulator wider than 192 columns does not fit the 128 registers a thread of "
                    "four warpgroups";
