@@ -1,0 +1,84 @@
+extern "C" __global__ void __launch_bounds__(384, 1) __cluster_dims__(2, 1, 1) tilec_gemm_01dc6fb4(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, const __grid_constant__ tl_tensor_map tl_tmap0, const __grid_constant__ tl_tensor_map tl_tmap1) {
+    extern __shared__ __align__(1024) unsigned char tl_smem_raw[];
+    unsigned char *const tl_smem = tl_smem_raw + ((1024u - (tl_smem_addr(tl_smem_raw) & 1023u)) & 1023u);
+    const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    (void)lane; (void)warp;
+    __builtin_assume(tid >= 0 && tid < 384);
+    const int tl_cta_rank = tl_cluster_rank();  // blockIdx.x % 2
+    int tl_bx, tl_by;
+    {
+        const long long lin = (blockIdx.x >> 1) % 16LL;
+        const long long per_panel = 8LL * 4;
+        const long long first = lin / per_panel * 8, rem = lin % per_panel;
+        const long long width = min(8LL, 4LL - first);
+        tl_bx = (int)(first + rem % width); tl_by = (int)(rem / width);
+    }
+    const int bx = tl_bx, by = 2 * tl_by + tl_cta_rank;
+    __builtin_assume(bx >= 0 && bx < 4);
+    __builtin_assume(by >= 0 && by < 8);
+    __half *const A_s = (__half *)(tl_smem + 0);  // 3 stages, swizzle 8
+    __half *const B_s = (__half *)(tl_smem + 49152);  // 3 stages, swizzle 8
+    float acc[128];  // the mma accumulator layout with 8x1 warps of 16x256
+    unsigned long long *const tl_full = (unsigned long long *)(tl_smem + 147456), *const tl_empty = tl_full + 3;
+    unsigned long long *const tl_preload = tl_full + 6;
+    if (tid == 0) {
+        #pragma unroll
+        for (int s = 0; s < 3; ++s) {
+            tl_mbar_init(&tl_full[s], 1);  // the producer's arrive + the TMA bytes
+            tl_mbar_init(&tl_empty[s], 16);  // one arrive per consumer warp of both blocks: both fill it
+        }
+        tl_mbar_init(tl_preload, 1);
+        tl_mbar_fence_init();
+    }
+    tl_cluster_sync();  // the peer's mbarriers are ready before anything is multicast into them
+    if (tid >= 256) {  // the producer warpgroup: its first thread issues every TMA copy
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");  // to the consumers
+        if (tid == 256) {
+            int tl_it = 0;
+            const int n0_ = 16;
+            for (int k = 0; k < n0_; ++k, ++tl_it) {
+                const int s1_ = tl_it % 3;
+                if (tl_it >= 3) tl_mbar_wait(&tl_empty[s1_], (tl_it / 3 - 1) & 1);  // the consumers freed the slot
+                tl_mbar_arrive_expect_tx(&tl_full[s1_], 49152);
+                tl_tma_load_2d((unsigned char *)A_s + s1_ * 16384 + 0, &tl_tmap0, &tl_full[s1_], (int)((k * 64)) + 0, (int)((by * 128)));
+                tl_tma_multicast_2d((unsigned char *)B_s + s1_ * 32768 + 0 + tl_cta_rank * 4096, &tl_tmap1, &tl_full[s1_], 0x3, (int)((bx * 256)) + 0, (int)((k * 64)) + tl_cta_rank * 32);
+                tl_tma_multicast_2d((unsigned char *)B_s + s1_ * 32768 + 8192 + tl_cta_rank * 4096, &tl_tmap1, &tl_full[s1_], 0x3, (int)((bx * 256)) + 64, (int)((k * 64)) + tl_cta_rank * 32);
+                tl_tma_multicast_2d((unsigned char *)B_s + s1_ * 32768 + 16384 + tl_cta_rank * 4096, &tl_tmap1, &tl_full[s1_], 0x3, (int)((bx * 256)) + 128, (int)((k * 64)) + tl_cta_rank * 32);
+                tl_tma_multicast_2d((unsigned char *)B_s + s1_ * 32768 + 24576 + tl_cta_rank * 4096, &tl_tmap1, &tl_full[s1_], 0x3, (int)((bx * 256)) + 192, (int)((k * 64)) + tl_cta_rank * 32);
+            }
+        }
+        return;
+    }
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");  // what the producer freed
+    int tl_it = 0;  // pipeline iterations so far: the stage and phase to wait for
+    #pragma unroll
+    for (int r2_ = 0; r2_ < 128; ++r2_) acc[r2_] = (float)(0);
+    {
+        const int n3_ = 16;
+        for (int k = 0; k < n3_; ++k, ++tl_it) {
+            const int s4_ = tl_it % 3;
+            tl_mbar_wait(&tl_full[s4_], (tl_it / 3) & 1);  // the tiles have landed
+            {
+                tl_wgmma_fence();
+                tl_wgmma_m64n256k16_f16_ss_nb(acc, tl_wgmma_desc(((const unsigned char *)A_s + s4_ * 16384) + warp / 4 * 8192 + 0, 16, 1024, 1), tl_wgmma_desc(((const unsigned char *)B_s + s4_ * 32768) + 0, 8192, 1024, 1), 1);
+                tl_wgmma_m64n256k16_f16_ss_nb(acc, tl_wgmma_desc(((const unsigned char *)A_s + s4_ * 16384) + warp / 4 * 8192 + 32, 16, 1024, 1), tl_wgmma_desc(((const unsigned char *)B_s + s4_ * 32768) + 2048, 8192, 1024, 1), 1);
+                tl_wgmma_m64n256k16_f16_ss_nb(acc, tl_wgmma_desc(((const unsigned char *)A_s + s4_ * 16384) + warp / 4 * 8192 + 64, 16, 1024, 1), tl_wgmma_desc(((const unsigned char *)B_s + s4_ * 32768) + 4096, 8192, 1024, 1), 1);
+                tl_wgmma_m64n256k16_f16_ss_nb(acc, tl_wgmma_desc(((const unsigned char *)A_s + s4_ * 16384) + warp / 4 * 8192 + 96, 16, 1024, 1), tl_wgmma_desc(((const unsigned char *)B_s + s4_ * 32768) + 6144, 8192, 1024, 1), 1);
+                tl_wgmma_commit();
+                tl_wgmma_wait<0>();
+                #pragma unroll
+                for (int r = 0; r < 128; ++r) tl_pin(acc[r]);
+            }
+            if (k < n3_ - 3 && lane < 2) tl_mbar_arrive_cluster(&tl_empty[s4_], lane);  // in block `lane` of the cluster
+        }
+    }
+    #pragma unroll
+    for (int q5_ = 0; q5_ < 64; ++q5_) {
+        {
+            union { unsigned v; __half e[2]; } v6_;
+            v6_.e[0] = tl_from_float<__half>((float)((acc[(q5_ * 2 + 0) + 0])));
+            v6_.e[1] = tl_from_float<__half>((float)((acc[(q5_ * 2 + 0) + 1])));
+            if ((unsigned long long)(long long)(((by * 128) + (warp / 1 * 16 + ((q5_ * 2 + 0)) / 128 * 16 + (((q5_ * 2 + 0)) / 2 % 2) * 8 + lane / 4))) < 1000ULL && (unsigned long long)(long long)(((bx * 256) + (warp % 1 * 256 + ((q5_ * 2 + 0)) / 4 % 32 * 8 + (lane % 4) * 2 + ((q5_ * 2 + 0)) % 2))) < 1016ULL) *(unsigned *)&C[((long long)(((by * 128) + (warp / 1 * 16 + ((q5_ * 2 + 0)) / 128 * 16 + (((q5_ * 2 + 0)) / 2 % 2) * 8 + lane / 4)))) * 1016LL + (((bx * 256) + (warp % 1 * 256 + ((q5_ * 2 + 0)) / 4 % 32 * 8 + (lane % 4) * 2 + ((q5_ * 2 + 0)) % 2)))] = v6_.v;
+        }
+    }
+}
