@@ -300,7 +300,7 @@ static char *kmajor_desc(Cg *g, const char *tile, const IrBuf *b, int64_t kk, co
 
 static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot) {
     const IrBuf *A = gm->a.buf, *B = gm->b.buf, *C = gm->c.buf;
-    int64_t K = A->shape[1];
+    int64_t K = A->shape[1], regs = C->layout.regs;
     const char *name = wgmma_name(arena(g), gm), *acc = C->cname;
     if (A->scope == SCOPE_FRAGMENT &&
         (A->layout.kind != LAYOUT_ACC || A->layout.wn != 1 || A->layout.mi != 1 || C->layout.mi != 1)) {
@@ -349,24 +349,10 @@ static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot) {
     }
     cg_line(g, "tl_wgmma_commit();");
     cg_line(g, "tl_wgmma_wait<0>();");
-    /* the accumulator's registers are written asynchronously: the compiler
-     * must not keep copies of them across the wgmma */
     cg_line(g, "#pragma unroll");
-    cg_line(g, "for (int r = 0; r < %lld; ++r) tl_pin(%s[r]);", (long long)C->layout.regs, C->cname);
+    cg_line(g, "for (int r = 0; r < %lld; ++r) tl_pin(%s[r]);", (long long)regs, acc);
     g->ind--;
     cg_line(g, "}");
-}
-
-/* Gives the ring slot of iteration `iter` back to the producer(s). In a
- * cluster both blocks' producers fill it: free it in both. The last
- * `stages` releases are awaited by no producer, and skipping them keeps a
- * finished peer's shared memory from being written. */
-static void release_slot(Cg *g, const char *slot, const char *iter, const char *n, int S) {
-    if (g->k->cluster)
-        cg_line(g, "if (%s < %s - %d && lane < 2) tl_mbar_arrive_cluster(&tl_empty[%s], lane);  // in block `lane` of the cluster",
-                iter, n, S, slot);
-    else
-        cg_line(g, "if (lane == 0) tl_mbar_arrive(&tl_empty[%s]);  // this warp is done with the slot", slot);
 }
 
 /* The consumers' side of the loop. (Keeping one wgmma group in flight
@@ -393,7 +379,15 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
         IrBlock one = {.items = &loop->body.items[i], .len = 1};
         cg_block(g, &one);
     }
-    release_slot(g, s, kt, n, S);
+    if (g->k->cluster) {
+        /* both blocks' producers fill this slot: free it in both. The last
+         * `stages` releases are awaited by no producer, and skipping them
+         * keeps a finished peer's shared memory from being written. */
+        cg_line(g, "if (%s < %s - %d && lane < 2) tl_mbar_arrive_cluster(&tl_empty[%s], lane);  // in block `lane` of the cluster",
+                kt, n, S, s);
+    } else {
+        cg_line(g, "if (lane == 0) tl_mbar_arrive(&tl_empty[%s]);  // this warp is done with the slot", s);
+    }
     g->ind--;
     cg_line(g, "}");
     g->ind--;

@@ -472,7 +472,10 @@ static __device__ __forceinline__ void tl_cluster_sync(void)
 }
 
 /* One arrival on the mbarrier at bar's offset in the shared memory of the
- * cluster's block `rank` (mapa: that block's address of the same offset). */
+ * cluster's block `rank` (mapa: that block's address of the same offset).
+ * Default semantics (release at CTA scope), as CUTLASS's cluster barrier
+ * has them: .release.cluster compiled to a MEMBAR.ALL.GPU before every
+ * arrive and made the GEMM 40 % slower (bench/RESULTS.md, session 4). */
 static __device__ __forceinline__ void tl_mbar_arrive_cluster(unsigned long long *bar, int rank)
 {
     asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
