@@ -45,21 +45,26 @@ typedef struct Reach {
 
 static bool producer_computable(Reach *r, const Node *e);
 
-static bool let_computable(Reach *r, const Sym *sym) {
-    for (int i = 0; i < r->loop_at; i++) {
-        IrStmt *s = r->k->body.items[i];
-        if (s->op != IR_LET || s->sym != sym) continue;
-        if (r->depth > 32) return false;
-        r->depth++;
-        const Sym *lv = r->lv;
-        r->lv = NULL;
-        bool ok = producer_computable(r, s->value);
-        r->lv = lv;
-        r->depth--;
-        if (ok) s->producer_too = true;
-        return ok;
+/* The top-level let before the loop (statement loop_at) that defines sym. */
+static IrStmt *let_before_loop(const IrKernel *k, int loop_at, const Sym *sym) {
+    for (int i = 0; i < loop_at; i++) {
+        IrStmt *s = k->body.items[i];
+        if (s->op == IR_LET && s->sym == sym) return s;
     }
-    return false;
+    return NULL;
+}
+
+static bool let_computable(Reach *r, const Sym *sym) {
+    IrStmt *s = let_before_loop(r->k, r->loop_at, sym);
+    if (!s || r->depth > 32) return false;
+    r->depth++;
+    const Sym *lv = r->lv;
+    r->lv = NULL;
+    bool ok = producer_computable(r, s->value);
+    r->lv = lv;
+    r->depth--;
+    if (ok) s->producer_too = true;
+    return ok;
 }
 
 static bool producer_computable(Reach *r, const Node *e) {
@@ -167,6 +172,12 @@ static const char *operand_ok(IrKernel *k, IrStmt *loop, int loop_at, Plan *p, I
     return NULL;
 }
 
+/* Clusters are an experiment, asked for with TILEC_CLUSTER=1 (plan_cluster). */
+static bool clusters_asked(void) {
+    const char *env = getenv("TILEC_CLUSTER");
+    return env && !strcmp(env, "1");
+}
+
 /* Plans the loop for the Hopper path; NULL, or why it cannot be. */
 static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
     Plan p = {0};
@@ -255,10 +266,8 @@ static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
     bool preloads = false;
     for (int i = 0; i < p.ncopy; i++) preloads |= !p.copies[i]->pipeline;
     for (int i = 0; i < loop_at; i++) preloads |= k->body.items[i]->producer_too; /* per-tile values */
-    const char *cluster = getenv("TILEC_CLUSTER"); /* asked for: clusters instead (plan_cluster) */
     bool want = persistent ? !strcmp(persistent, "1")
-                           : !(cluster && !strcmp(cluster, "1")) &&
-                                 k->grid[0] * k->grid[1] * k->grid[2] >= PERSISTENT_MIN_TILES;
+                           : !clusters_asked() && k->grid[0] * k->grid[1] * k->grid[2] >= PERSISTENT_MIN_TILES;
     k->persistent = want && !preloads;
     return NULL;
 }
@@ -278,18 +287,16 @@ typedef struct Depends {
 static bool depends(Depends *d, const Node *e) {
     if (!e || e->is_const) return false;
     switch (e->kind) {
-    case N_NAME:
+    case N_NAME: {
         if (e->sym == d->bidx) return true;
-        for (int i = 0; i < d->loop_at; i++) {
-            const IrStmt *s = d->k->body.items[i];
-            if (s->op != IR_LET || s->sym != e->sym) continue;
-            if (d->depth > 32) return true; /* too deep to tell: assume it does */
-            d->depth++;
-            bool dep = depends(d, s->value);
-            d->depth--;
-            return dep;
-        }
-        return false;
+        const IrStmt *s = let_before_loop(d->k, d->loop_at, e->sym);
+        if (!s) return false;
+        if (d->depth > 32) return true; /* too deep to tell: assume it does */
+        d->depth++;
+        bool dep = depends(d, s->value);
+        d->depth--;
+        return dep;
+    }
     case N_UNARY: return depends(d, e->u.op.a);
     case N_BINARY: return depends(d, e->u.op.a) || depends(d, e->u.op.b);
     case N_COND:
@@ -339,8 +346,7 @@ static int64_t shared_bytes(IrKernel *k, IrStmt *loop, int loop_at, int dim, boo
  * but not faster there (the GEMM is not limited by L2: bench/RESULTS.md),
  * so it is an experiment: TILEC_CLUSTER=1. */
 static void plan_cluster(IrKernel *k, IrStmt *loop, int loop_at) {
-    const char *env = getenv("TILEC_CLUSTER");
-    if (!env || strcmp(env, "1") || k->persistent) return;
+    if (!clusters_asked() || k->persistent) return;
     int64_t best = 0;
     for (int d = 0; d < k->info->block_idx.len && d < 3; d++) {
         if (k->grid[d] % 2 != 0 || depends_on(k, loop_at, k->info->block_idx.items[d], loop->hi)) continue;
