@@ -123,6 +123,62 @@ void cg_hopper_helpers(const IrKernel *k, FILE *o) {
     }
 }
 
+/* ---- wgmma descriptors ----
+ * Every descriptor a consumer uses is the one of its operand buffer's
+ * start plus a byte offset (ring slot, warpgroup rows, k16 step): the
+ * buffer's is built once before the loops (tl_wgmma_desc) and the offsets
+ * added to its address field (tl_wgmma_desc_at). Building each one from
+ * its address cost ~25 instructions between a k-tile's wait and its first
+ * wgmma, with both consumer warpgroups drained (SASS of the 4096^3 GEMM).
+ *
+ * K-major tiles (rows x K): 8-row groups one swizzle atom (8 rows of a
+ * column block) apart, LBO unused. N-major (B as K x N): 64-column blocks
+ * of K rows x 128 bytes LBO apart, 8-row groups 1024 bytes apart. */
+enum DescRole { DESC_A, DESC_KMAJOR_B, DESC_NMAJOR_B };
+
+static const char *desc_base(Cg *g, const IrBuf *b, enum DescRole role) {
+    return arena_printf(arena(g), "tl_%cdesc_%s", "akn"[role], b->cname);
+}
+
+static void declare_desc_base(Cg *g, const IrBuf *b, enum DescRole role, const char **seen, int *nseen) {
+    const char *name = desc_base(g, b, role);
+    for (int i = 0; i < *nseen; i++)
+        if (!strcmp(seen[i], name)) return;
+    seen[(*nseen)++] = name;
+    if (role == DESC_NMAJOR_B)
+        cg_line(g, "const unsigned long long %s = tl_wgmma_desc(%s, %lld, 1024, 1);", name, b->cname,
+                (long long)blk_bytes(b));
+    else /* an A tile: this warpgroup's 64 rows start 64 rows down every column block */
+        cg_line(g, "const unsigned long long %s = tl_wgmma_desc((const unsigned char *)%s%s, 16, %lld, %d);", name,
+                b->cname,
+                role == DESC_A ? arena_printf(arena(g), " + tl_wg * %lld", (long long)(64 * blk_row_bytes(b))) : "",
+                (long long)(8 * blk_row_bytes(b)), swizzle_mode(blk_row_bytes(b)));
+}
+
+/* The consumers' descriptor bases: one per shared operand and role. The
+ * warpgroup index goes through a shuffle so the compiler knows it is the
+ * same in every lane and keeps the descriptors in uniform registers, as
+ * wgmma wants them (otherwise each is moved there again: R2UR). */
+static void declare_desc_bases(Cg *g) {
+    const IrBlock *body = &g->k->ws_loop->body;
+    const char *seen[2 * 8];
+    int nseen = 0;
+    cg_line(g, "const int tl_wg = __shfl_sync(0xffffffffu, tid / 128, 0);  // this consumer warpgroup");
+    for (int i = 0; i < body->len && nseen + 2 <= 2 * 8; i++) {
+        const IrStmt *gm = body->items[i];
+        if (gm->op != IR_GEMM || !gm->wgmma) continue;
+        if (!a_in_registers(gm)) declare_desc_base(g, gm->a.buf, DESC_A, seen, &nseen);
+        declare_desc_base(g, gm->b.buf, gm->trans_b ? DESC_KMAJOR_B : DESC_NMAJOR_B, seen, &nseen);
+    }
+}
+
+/* The descriptor of k16 step kk of a K-major tile: the step's column
+ * block, 32 bytes per step inside it. */
+static char *kmajor_desc(Cg *g, const char *slot_off, const IrBuf *b, enum DescRole role, int64_t kk) {
+    int64_t cols = blk_cols(b), off = (kk * 16 / cols) * blk_bytes(b) + (kk * 16 % cols) * dtype_bytes(b->dtype);
+    return arena_printf(arena(g), "tl_wgmma_desc_at(%s, %s%lld)", desc_base(g, b, role), slot_off, (long long)off);
+}
+
 /* ---- the producer ---- */
 
 /* The TMA copies of c into the tile at dst_expr (one per column block).
@@ -267,6 +323,7 @@ void cg_hopper_split(Cg *g) {
     if (consumer_regs)
         cg_line(g, "asm volatile(\"setmaxnreg.inc.sync.aligned.u32 %d;\\n\" ::: \"memory\");  // what the producer freed",
                 consumer_regs);
+    declare_desc_bases(g);
 }
 
 /* ---- the consumers ---- */
@@ -277,25 +334,15 @@ void cg_hopper_preload_wait(Cg *g, IrStmt *copy) {
     cg_line(g, "tl_mbar_wait(tl_preload, 0);  // the TMA preloads have landed");
 }
 
-/* The tile of shared operand b as a byte pointer: its ring slot for the
- * loop's copies, the buffer itself for preloads. */
-static const char *operand_tile(Cg *g, const IrBuf *b, const char *slot) {
+/* Where shared operand b's tile starts in the buffer, "<bytes> + ": its
+ * ring slot for the loop's copies, nothing for preloads. */
+static const char *operand_slot(Cg *g, const IrBuf *b, const char *slot) {
     for (int i = 0; i < g->k->tma_copies.len; i++) {
         const IrStmt *c = g->k->tma_copies.items[i];
         if (c->dst.buf == b && c->pipeline)
-            return arena_printf(arena(g), "((const unsigned char *)%s + %s * %lld)", b->cname, slot,
-                                (long long)b->stage_bytes);
+            return arena_printf(arena(g), "%s * %lld + ", slot, (long long)b->stage_bytes);
     }
-    return arena_printf(arena(g), "((const unsigned char *)%s)", b->cname);
-}
-
-/* The descriptor of k16 step kk of a K-major tile (rows x K): the step's
- * column block, 32 bytes per step inside it; 8-row groups one swizzle
- * atom (8 rows of the block) apart. */
-static char *kmajor_desc(Cg *g, const char *tile, const IrBuf *b, int64_t kk, const char *row_offset) {
-    int64_t cols = blk_cols(b), off = (kk * 16 / cols) * blk_bytes(b) + (kk * 16 % cols) * dtype_bytes(b->dtype);
-    return arena_printf(arena(g), "tl_wgmma_desc(%s + %s%lld, 16, %lld, %d)", tile, row_offset, (long long)off,
-                        (long long)(8 * blk_row_bytes(b)), swizzle_mode(blk_row_bytes(b)));
+    return "";
 }
 
 static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot) {
@@ -310,11 +357,7 @@ static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot) {
     }
     cg_line(g, "{");
     g->ind++;
-    const char *a_tile = A->scope == SCOPE_SHARED ? operand_tile(g, A, slot) : NULL, *b_tile = operand_tile(g, B, slot);
-    /* this warpgroup's 64 rows of A start 64 rows down every column block */
-    const char *a_rows = A->scope == SCOPE_SHARED
-                             ? arena_printf(arena(g), "warp / 4 * %lld + ", (long long)(64 * blk_row_bytes(A)))
-                             : "";
+    const char *a_slot = A->scope == SCOPE_SHARED ? operand_slot(g, A, slot) : NULL, *b_slot = operand_slot(g, B, slot);
     const char *pack = A->dtype == DT_BF16 ? "tl_pack_bf162" : "tl_pack_half2";
     if (A->scope == SCOPE_FRAGMENT) {
         /* mma.sync's A fragment from the accumulator-layout registers: rows
@@ -335,16 +378,13 @@ static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot) {
         char *a = A->scope == SCOPE_FRAGMENT
                       ? arena_printf(arena(g), "a_regs[%lld][0], a_regs[%lld][1], a_regs[%lld][2], a_regs[%lld][3]",
                                      (long long)kk, (long long)kk, (long long)kk, (long long)kk)
-                      : kmajor_desc(g, a_tile, A, kk, a_rows);
+                      : kmajor_desc(g, a_slot, A, DESC_A, kk);
         char *b;
-        if (gm->trans_b) {
-            b = kmajor_desc(g, b_tile, B, kk, "");
-        } else {
-            /* N-major: 64-column blocks of K rows x 128 bytes (LBO apart),
-             * 8-row groups 1024 bytes apart; a k16 step is 16 rows down */
-            b = arena_printf(arena(g), "tl_wgmma_desc(%s + %lld, %lld, 1024, 1)", b_tile, (long long)(kk * 16 * 128),
-                             (long long)blk_bytes(B));
-        }
+        if (gm->trans_b)
+            b = kmajor_desc(g, b_slot, B, DESC_KMAJOR_B, kk);
+        else /* N-major: a k16 step is 16 rows of 128 bytes down */
+            b = arena_printf(arena(g), "tl_wgmma_desc_at(%s, %s%lld)", desc_base(g, B, DESC_NMAJOR_B), b_slot,
+                             (long long)(kk * 16 * 128));
         cg_line(g, "%s(%s, %s, %s, %d);", name, acc, a, b, gm->clear && kk == 0 ? 0 : 1);
     }
     cg_line(g, "tl_wgmma_commit();");

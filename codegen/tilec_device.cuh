@@ -537,6 +537,15 @@ static __device__ __forceinline__ unsigned long long tl_wgmma_desc(const void *p
            ((unsigned long long)mode << 62);
 }
 
+/* The descriptor of the tile `bytes` past the one desc describes. The
+ * start address is the low 14 bits (16-byte units) and shared memory ends
+ * below 2^18 bytes, so the add never carries into the LBO field. */
+static __device__ __forceinline__ unsigned long long tl_wgmma_desc_at(unsigned long long desc, unsigned bytes)
+{
+    const unsigned lo = (unsigned)desc + (bytes >> 4);  // a 32-bit add: the high word stays as it is
+    return (desc & 0xFFFFFFFF00000000ull) | lo;
+}
+
 /* wgmma ordering: fence before the first wgmma that touches registers
  * written by other instructions; commit closes a group of issued wgmmas;
  * wait<N> returns once at most N groups are still running. */

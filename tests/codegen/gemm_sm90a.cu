@@ -51,6 +51,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) tilec_gemm_07bebdb7(const _
         return;
     }
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");  // what the producer freed
+    const int tl_wg = __shfl_sync(0xffffffffu, tid / 128, 0);  // this consumer warpgroup
+    const unsigned long long tl_adesc_A_s = tl_wgmma_desc((const unsigned char *)A_s + tl_wg * 8192, 16, 1024, 1);
+    const unsigned long long tl_ndesc_B_s = tl_wgmma_desc(B_s, 8192, 1024, 1);
     int tl_it = 0;  // pipeline iterations so far: the stage and phase to wait for
     for (int tl_tile = blockIdx.x; tl_tile < 512; tl_tile += gridDim.x) {
         int tl_bx, tl_by;
@@ -73,10 +76,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) tilec_gemm_07bebdb7(const _
                 tl_mbar_wait(&tl_full[s4_], (tl_it / 3) & 1);  // the tiles have landed
                 {
                     tl_wgmma_fence();
-                    tl_wgmma_m64n256k16_f16_ss_nb(acc, tl_wgmma_desc(((const unsigned char *)A_s + s4_ * 16384) + warp / 4 * 8192 + 0, 16, 1024, 1), tl_wgmma_desc(((const unsigned char *)B_s + s4_ * 32768) + 0, 8192, 1024, 1), 1);
-                    tl_wgmma_m64n256k16_f16_ss_nb(acc, tl_wgmma_desc(((const unsigned char *)A_s + s4_ * 16384) + warp / 4 * 8192 + 32, 16, 1024, 1), tl_wgmma_desc(((const unsigned char *)B_s + s4_ * 32768) + 2048, 8192, 1024, 1), 1);
-                    tl_wgmma_m64n256k16_f16_ss_nb(acc, tl_wgmma_desc(((const unsigned char *)A_s + s4_ * 16384) + warp / 4 * 8192 + 64, 16, 1024, 1), tl_wgmma_desc(((const unsigned char *)B_s + s4_ * 32768) + 4096, 8192, 1024, 1), 1);
-                    tl_wgmma_m64n256k16_f16_ss_nb(acc, tl_wgmma_desc(((const unsigned char *)A_s + s4_ * 16384) + warp / 4 * 8192 + 96, 16, 1024, 1), tl_wgmma_desc(((const unsigned char *)B_s + s4_ * 32768) + 6144, 8192, 1024, 1), 1);
+                    tl_wgmma_m64n256k16_f16_ss_nb(acc, tl_wgmma_desc_at(tl_adesc_A_s, s4_ * 16384 + 0), tl_wgmma_desc_at(tl_ndesc_B_s, s4_ * 32768 + 0), 1);
+                    tl_wgmma_m64n256k16_f16_ss_nb(acc, tl_wgmma_desc_at(tl_adesc_A_s, s4_ * 16384 + 32), tl_wgmma_desc_at(tl_ndesc_B_s, s4_ * 32768 + 2048), 1);
+                    tl_wgmma_m64n256k16_f16_ss_nb(acc, tl_wgmma_desc_at(tl_adesc_A_s, s4_ * 16384 + 64), tl_wgmma_desc_at(tl_ndesc_B_s, s4_ * 32768 + 4096), 1);
+                    tl_wgmma_m64n256k16_f16_ss_nb(acc, tl_wgmma_desc_at(tl_adesc_A_s, s4_ * 16384 + 96), tl_wgmma_desc_at(tl_ndesc_B_s, s4_ * 32768 + 6144), 1);
                     tl_wgmma_commit();
                     tl_wgmma_wait<0>();
                     #pragma unroll
