@@ -7,7 +7,7 @@
 #include "passes.h"
 #include "tensor_map.h"
 
-enum { CG_MAX_TMA = 4, CG_MAX_LANE_ACCESSES = 16 };
+enum { CG_MAX_TMA = 6, CG_MAX_LANE_ACCESSES = 16 };
 
 /* What the runtime needs to launch the kernel. */
 typedef struct CgKernel {
@@ -112,6 +112,8 @@ void cg_hopper_params(const IrKernel *k, FILE *o);     /* after the parameters *
 void cg_hopper_split(Cg *g);                           /* mbarriers and the producer */
 void cg_hopper_consumer(Cg *g, IrStmt *loop);          /* the consumers' loop */
 void cg_hopper_preload_wait(Cg *g, IrStmt *copy);      /* a TMA copy before the loop */
+void cg_hopper_tma_store(Cg *g, IrStmt *copy);         /* an epilogue store (plan_store) */
+void cg_hopper_finish(Cg *g);                          /* the consumers' end */
 void cg_hopper_tensor_maps(const IrKernel *k, CgKernel *out);
 /* The registers a consumer thread takes from the producer (setmaxnreg), 0: none. */
 int cg_hopper_consumer_regs(const IrKernel *k);

@@ -735,6 +735,7 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
         g.ind--;
         cg_line(&g, "}");
     }
+    if (k->ws_loop) cg_hopper_finish(&g);
     fputs("}\n", g.o);
     fclose(g.o);
     if (g.failed) {

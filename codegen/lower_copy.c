@@ -261,6 +261,10 @@ void cg_copy(Cg *g, IrStmt *s) {
         cg_hopper_preload_wait(g, s);
         return;
     }
+    if (s->mech == COPY_TMA_STORE) {
+        cg_hopper_tma_store(g, s);
+        return;
+    }
     bool fs = s->src.buf->scope == SCOPE_FRAGMENT, fd = s->dst.buf->scope == SCOPE_FRAGMENT;
     if (fs && fd) copy_frag_frag(g, s);
     else if (fs || fd) {

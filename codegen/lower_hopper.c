@@ -27,10 +27,10 @@
 static Arena *arena(Cg *g) { return &g->k->c->arena; }
 
 /* ---- tile layout (see the comment above) ---- */
-static int64_t blk_cols(const IrBuf *b) {
-    int64_t row = b->shape[1] * dtype_bytes(b->dtype);
-    return row <= 128 ? b->shape[1] : 128 / dtype_bytes(b->dtype);
-}
+/* Columns of one column block of rows of `cols` elements of `esize` bytes:
+ * at most 128 bytes (the swizzle span). */
+static int64_t span_cols(int64_t cols, int64_t esize) { return cols * esize <= 128 ? cols : 128 / esize; }
+static int64_t blk_cols(const IrBuf *b) { return span_cols(b->shape[1], dtype_bytes(b->dtype)); }
 static int64_t blk_row_bytes(const IrBuf *b) { return blk_cols(b) * dtype_bytes(b->dtype); }
 static int64_t blk_bytes(const IrBuf *b) { return b->shape[0] * blk_row_bytes(b); }
 static int swizzle_mode(int64_t row_bytes) { return row_bytes == 128 ? 1 : row_bytes == 64 ? 2 : 3; }
@@ -41,34 +41,49 @@ static int tma_index(const IrKernel *k, const IrStmt *copy) {
     return -1;
 }
 
+/* ---- tensor maps: the loads', then the stores' ---- */
+
+/* The map of global tensor t (a parameter) with boxes of box_cols x
+ * box_rows elements (1 in the other dimensions). */
+static void tensor_map(const IrKernel *k, const IrBuf *t, int64_t box_cols, int64_t box_rows, RtTensorMapSpec *m) {
+    memset(m, 0, sizeof *m);
+    for (int p = 0; p < k->info->params.len; p++)
+        if (k->info->params.items[p] == t->sym) m->param = p;
+    m->rank = t->rank;
+    m->elem_bytes = dtype_bytes(t->dtype);
+    m->bf16 = t->dtype == DT_BF16;
+    uint64_t stride = (uint64_t)m->elem_bytes;
+    for (int d = 0; d < t->rank; d++) {
+        int dim = t->rank - 1 - d; /* innermost first */
+        m->dims[d] = (uint64_t)t->shape[dim];
+        if (d > 0) m->strides[d - 1] = stride;
+        stride *= (uint64_t)t->shape[dim];
+        m->box[d] = 1;
+    }
+    m->box[0] = (uint32_t)box_cols;
+    m->box[1] = (uint32_t)box_rows;
+    m->swizzle_bytes = (int)(box_cols * m->elem_bytes);
+}
+
 void cg_hopper_tensor_maps(const IrKernel *k, CgKernel *out) {
     out->ntma = 0;
     for (int i = 0; i < k->tma_copies.len && out->ntma < CG_MAX_TMA; i++) {
         const IrStmt *c = k->tma_copies.items[i];
-        const IrBuf *src = c->src.buf, *dst = c->dst.buf;
-        RtTensorMapSpec *m = &out->tma[out->ntma++];
-        memset(m, 0, sizeof *m);
-        for (int p = 0; p < k->info->params.len; p++)
-            if (k->info->params.items[p] == src->sym) m->param = p;
-        m->rank = src->rank;
-        m->elem_bytes = dtype_bytes(src->dtype);
-        m->bf16 = src->dtype == DT_BF16;
-        uint64_t stride = (uint64_t)m->elem_bytes;
-        for (int d = 0; d < src->rank; d++) {
-            int dim = src->rank - 1 - d; /* innermost first */
-            m->dims[d] = (uint64_t)src->shape[dim];
-            if (d > 0) m->strides[d - 1] = stride;
-            stride *= (uint64_t)src->shape[dim];
-            m->box[d] = 1;
-        }
-        m->box[0] = (uint32_t)blk_cols(dst);
-        m->box[1] = (uint32_t)(c->multicast ? dst->shape[0] / 2 : dst->shape[0]); /* a multicast copy: half each */
-        m->swizzle_bytes = (int)blk_row_bytes(dst);
+        const IrBuf *dst = c->dst.buf;
+        /* a multicast copy: each block of the cluster loads half the rows */
+        tensor_map(k, c->src.buf, blk_cols(dst), c->multicast ? dst->shape[0] / 2 : dst->shape[0], &out->tma[out->ntma++]);
+    }
+    for (int i = 0; i < k->tma_stores.len && out->ntma < CG_MAX_TMA; i++) {
+        const IrStmt *c = k->tma_stores.items[i];
+        const IrBuf *t = c->dst.buf;
+        /* each consumer warpgroup stores its 64 rows */
+        tensor_map(k, t, span_cols(c->src.buf->shape[1], dtype_bytes(t->dtype)), 64, &out->tma[out->ntma++]);
     }
 }
 
 void cg_hopper_params(const IrKernel *k, FILE *o) {
-    for (int i = 0; i < k->tma_copies.len; i++) fprintf(o, ", const __grid_constant__ tl_tensor_map tl_tmap%d", i);
+    for (int i = 0; i < k->tma_copies.len + k->tma_stores.len; i++)
+        fprintf(o, ", const __grid_constant__ tl_tensor_map tl_tmap%d", i);
 }
 
 /* ---- wgmma instructions ---- */
@@ -432,4 +447,72 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
     cg_line(g, "}");
     g->ind--;
     cg_line(g, "}");
+}
+
+/* ---- the epilogue's TMA stores (plan_store) ---- */
+
+/* A barrier over this consumer warpgroup's 128 threads only (named
+ * barriers 2.. ; 0 is __syncthreads, 1 all consumers). */
+static void warpgroup_sync(Cg *g) {
+    cg_line(g, "asm volatile(\"bar.sync %%0, 128;\\n\" ::\"r\"(2 + tl_wg) : \"memory\");  // this warpgroup");
+}
+
+/* The accumulator through this warpgroup's 64 rows of the staging tile:
+ * wait until the previous stores have read the tile, write it two columns
+ * at a time (one 4- or 8-byte access; the swizzle puts a warp's 8 rows in
+ * 8 different 16-byte bank groups), make the writes visible to the TMA
+ * unit, and let one thread store each column block. */
+void cg_hopper_tma_store(Cg *g, IrStmt *s) {
+    const IrKernel *k = g->k;
+    const IrBuf *f = s->src.buf, *t = s->dst.buf;
+    int64_t esize = dtype_bytes(t->dtype), cols = span_cols(f->shape[1], esize), row_bytes = cols * esize;
+    int64_t block_bytes = 64 * row_bytes, wg_bytes = 64 * f->shape[1] * esize;
+    int map = k->tma_copies.len;
+    while (map - k->tma_copies.len < k->tma_stores.len && k->tma_stores.items[map - k->tma_copies.len] != s) map++;
+    const char *st = cg_tmp(g, "st"), *q = cg_tmp(g, "q"), *v = cg_tmp(g, "v");
+    const char *vt = cg_vector_type((int)(2 * esize)), *et = cg_storage_type(t->dtype);
+    cg_line(g, "{");
+    g->ind++;
+    cg_line(g, "unsigned char *const %s = tl_smem + %lld + tl_wg * %lld;  // this warpgroup's rows of the staging tile", st,
+            (long long)k->store_offset, (long long)wg_bytes);
+    cg_line(g, "if (tid %% 128 == 0) tl_tma_store_wait_read();  // the previous stores have read it");
+    warpgroup_sync(g);
+    cg_line(g, "#pragma unroll");
+    cg_line(g, "for (int %s = 0; %s < %lld; %s += 2) {", q, q, (long long)f->layout.regs, q);
+    g->ind++;
+    char *fc[MAX_RANK], *valid;
+    cg_frag_coords(g, f, q, fc, &valid);
+    cg_line(g, "const int r = %s %% 64, c = %s;", fc[0], fc[1]);
+    cg_line(g, "union { %s v; %s e[2]; } %s;", vt, et, v);
+    for (int u = 0; u < 2; u++)
+        cg_line(g, "%s.e[%d] = %s;", v, u,
+                cg_convert(g, t->dtype, arena_printf(arena(g), "%s(%s[%s + %d])", cg_load_wrap(f->dtype), f->cname, q, u)));
+    cg_line(g, "*(%s *)(%s + c / %lld * %lld + tl_tma_swizzle(r, c %% %lld * %lld, %lld)) = %s.v;", vt, st, (long long)cols,
+            (long long)block_bytes, (long long)cols, (long long)esize, (long long)row_bytes, v);
+    g->ind--;
+    cg_line(g, "}");
+    cg_line(g, "tl_fence_proxy_async();  // the writes, visible to the TMA unit");
+    warpgroup_sync(g);
+    cg_line(g, "if (tid %% 128 == 0) {");
+    g->ind++;
+    int r = t->rank;
+    for (int64_t j = 0; j < f->shape[1] / cols; j++) {
+        char *coords = arena_printf(arena(g), "(int)(%s) + %lld, (int)(%s) + tl_wg * 64",
+                                    s->dst.idx[r - 1] ? cg_expr_str(g, s->dst.idx[r - 1]) : "0", (long long)(j * cols),
+                                    s->dst.idx[r - 2] ? cg_expr_str(g, s->dst.idx[r - 2]) : "0");
+        for (int d = r - 3; d >= 0; d--)
+            coords = arena_printf(arena(g), "%s, (int)(%s)", coords, s->dst.idx[d] ? cg_expr_str(g, s->dst.idx[d]) : "0");
+        cg_line(g, "tl_tma_store<%d>(&tl_tmap%d, %s + %lld, %s);", r, map, st, (long long)(j * block_bytes), coords);
+    }
+    cg_line(g, "tl_tma_store_commit();");
+    g->ind--;
+    cg_line(g, "}");
+    g->ind--;
+    cg_line(g, "}");
+}
+
+/* The end of the consumers: their last stores are done before the block's
+ * shared memory is given up. */
+void cg_hopper_finish(Cg *g) {
+    if (g->k->tma_stores.len) cg_line(g, "if (tid %% 128 == 0) tl_tma_store_wait_all();  // the last TMA stores");
 }

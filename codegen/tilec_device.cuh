@@ -452,6 +452,54 @@ static __device__ __forceinline__ void tl_tma_load_5d(void *dst, const tl_tensor
                  : "memory");
 }
 
+/* TMA stores (global <- shared): the box at element coordinates (c0
+ * innermost, ...) of the map's tensor from the tile at src, laid out as
+ * the map's swizzle says; elements outside the tensor are not written. A
+ * commit closes the thread's stores so far into a bulk group; wait_read
+ * returns once every group has finished reading shared memory (the tile
+ * may be written again), wait_all once the writes are done too. */
+template <int R>
+static __device__ __forceinline__ void tl_tma_store(const tl_tensor_map *map, const void *src, int c0, int c1, int c2 = 0,
+                                                    int c3 = 0, int c4 = 0)
+{
+    const unsigned long long m = (unsigned long long)map;
+    const unsigned s = tl_smem_addr(src);
+    if (R == 2)
+        asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n"
+                     ::"l"(m), "r"(s), "r"(c0), "r"(c1) : "memory");
+    else if (R == 3)
+        asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n"
+                     ::"l"(m), "r"(s), "r"(c0), "r"(c1), "r"(c2) : "memory");
+    else if (R == 4)
+        asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%0, {%2, %3, %4, %5}], [%1];\n"
+                     ::"l"(m), "r"(s), "r"(c0), "r"(c1), "r"(c2), "r"(c3) : "memory");
+    else
+        asm volatile("cp.async.bulk.tensor.5d.global.shared::cta.bulk_group [%0, {%2, %3, %4, %5, %6}], [%1];\n"
+                     ::"l"(m), "r"(s), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4) : "memory");
+}
+static __device__ __forceinline__ void tl_tma_store_commit(void) { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+static __device__ __forceinline__ void tl_tma_store_wait_read(void)
+{
+    asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+}
+static __device__ __forceinline__ void tl_tma_store_wait_all(void) { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
+
+/* Makes this thread's ordinary shared-memory writes visible to the async
+ * proxy (TMA): between writing a staging tile and storing it. */
+static __device__ __forceinline__ void tl_fence_proxy_async(void)
+{
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+/* Byte offset of byte `byte` of row `row` in a 1024-byte-aligned tile of
+ * row_bytes-byte rows (32, 64 or 128) as TMA lays it out with the swizzle
+ * of that span: the 16-byte chunk index XORed with address bits 7 and up. */
+static __device__ __forceinline__ unsigned tl_tma_swizzle(unsigned row, unsigned byte, unsigned row_bytes)
+{
+    const unsigned o = row * row_bytes + byte;
+    return o ^ (((o >> 7) & (row_bytes / 16 - 1)) << 4);
+}
+
 /* Thread-block clusters (sm_90): blocks of one cluster run at the same
  * time on neighbouring SMs and can reach each other's shared memory.
  * Multicast TMA writes one box into the same offset of every shared memory

@@ -45,6 +45,7 @@ typedef enum CopyMech {
     COPY_SYNC,      /* loads and stores by the threads */
     COPY_CP_ASYNC,  /* Ampere cp.async into shared memory, completed by commit groups */
     COPY_TMA,       /* Hopper bulk tensor copy, completed by an mbarrier */
+    COPY_TMA_STORE, /* Hopper: fragment -> shared staging tile -> bulk tensor store to global */
 } CopyMech;
 
 typedef struct IrBuf {
@@ -147,6 +148,12 @@ typedef struct IrKernel {
      * the loop's copies marked `multicast` are loaded half by each block
      * and multicast into both (plan_warpgroups). */
     int cluster, cluster_dim;
+    /* Epilogue copies stored through shared memory and TMA (plan_store),
+     * one tensor map each after the loads' maps; their staging tile (one
+     * for all, BM x BN elements of the tensor's type, warpgroup g's 64 rows
+     * at g * 64 * BN) at store_offset. */
+    PtrVec tma_stores;
+    int64_t store_offset;
 } IrKernel;
 
 /* ---- build.c ---- */

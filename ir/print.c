@@ -70,7 +70,7 @@ static void print_stmt(FILE *o, const IrStmt *s, int d) {
     if (s->sync_before) fputs("sync_threads; ", o);
     static const char *const reduce[] = {"sum", "max", "min", "absmax"};
     static const char *const policy[] = {"square", "full_row", "full_col"};
-    static const char *const mech[] = {"sync", "cp.async", "tma"};
+    static const char *const mech[] = {"sync", "cp.async", "tma", "tma store"};
     static const char *const loops[] = {"range", "pipelined", "parallel", "unroll"};
     switch (s->op) {
     case IR_COPY:
@@ -79,6 +79,7 @@ static void print_stmt(FILE *o, const IrStmt *s, int d) {
         fputs(" -> ", o);
         print_region(o, &s->dst);
         if (s->pipeline) fprintf(o, " [producer, %s%s]", mech[s->mech], s->multicast ? ", multicast" : "");
+        if (s->mech == COPY_TMA_STORE) fprintf(o, " [%s]", mech[s->mech]);
         break;
     case IR_GEMM:
         fputs("gemm ", o);
@@ -174,6 +175,7 @@ void ir_print(FILE *o, const IrKernel *k) {
     if (k->cluster) fprintf(o, " cluster(%d along grid dimension %d)", k->cluster, k->cluster_dim);
     if (k->swizzle_panel) fprintf(o, " rasterize(panel %d, %s)", k->swizzle_panel, k->swizzle_col ? "col" : "row");
     if (k->smem_bytes) fprintf(o, " shared=%lld", (long long)k->smem_bytes);
+    if (k->tma_stores.len) fprintf(o, " store_staging=%lld", (long long)k->store_offset);
     fputc('\n', o);
     for (int i = 0; i < k->params.len; i++) print_buf(o, k->params.items[i]);
     for (int i = 0; i < k->buffers.len; i++) print_buf(o, k->buffers.items[i]);

@@ -28,8 +28,15 @@ void pass_infer_layout(IrKernel *k);
 void pass_plan_pipeline(IrKernel *k);
 /* requires: stages; provides: swizzle, offsets and total dynamic shared memory */
 void pass_plan_shared(IrKernel *k);
+/* requires: shared memory planned; provides: on the sm_90a path, TMA stores
+ * (through a staging tile) for the epilogue's accumulator stores that allow them */
+void pass_plan_store(IrKernel *k);
 /* requires: everything above; provides: sync_before on operations that need a barrier */
 void pass_insert_sync(IrKernel *k);
+
+/* The most dynamic shared memory a block of sm_<arch> may have. */
+int64_t pass_smem_limit(int arch);
+static inline int64_t align_up(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
 
 /* helpers shared by passes and code generation (layout.c) */
 /* Calls fn for every element access (N_INDEX) inside the expression. */

@@ -10,7 +10,7 @@
 
 /* Hardware limits of dynamic shared memory per block (CUDA programming
  * guide, compute capabilities 8.0 and 9.0). */
-static int64_t smem_limit(int arch) {
+int64_t pass_smem_limit(int arch) {
     if (arch >= 90) return 227 * 1024;
     if (arch == 80 || arch == 87) return 163 * 1024;
     return 99 * 1024;
@@ -27,8 +27,6 @@ static int swizzle_for(const IrBuf *b) {
     if (rows * chunks < 8) return 0;
     return period;
 }
-
-static int64_t align_up(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
 
 /* Whether a TMA copy writes b. */
 static bool tma_target(const IrKernel *k, const IrBuf *b) {
@@ -89,7 +87,7 @@ void pass_plan_shared(IrKernel *k) {
         off += 16 * k->ws_loop->stages + 8 + 1024;
     }
     k->smem_bytes = off;
-    int64_t limit = smem_limit(k->arch);
+    int64_t limit = pass_smem_limit(k->arch);
     if (off > limit) {
         diag_error(k->c, k->info->node->loc,
                    "kernel '%s' needs %lld bytes of shared memory; sm_%d allows %lld per block", k->info->name->s,

@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(384, 1) tilec_gemm_07bebdb7(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, const __grid_constant__ tl_tensor_map tl_tmap0, const __grid_constant__ tl_tensor_map tl_tmap1) {
+extern "C" __global__ void __launch_bounds__(384, 1) tilec_gemm_07bebdb7(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, const __grid_constant__ tl_tensor_map tl_tmap0, const __grid_constant__ tl_tensor_map tl_tmap1, const __grid_constant__ tl_tensor_map tl_tmap2) {
     extern __shared__ __align__(1024) unsigned char tl_smem_raw[];
     unsigned char *const tl_smem = tl_smem_raw + ((1024u - (tl_smem_addr(tl_smem_raw) & 1023u)) & 1023u);
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
@@ -88,14 +88,28 @@ extern "C" __global__ void __launch_bounds__(384, 1) tilec_gemm_07bebdb7(const _
                 if (lane == 0) tl_mbar_arrive(&tl_empty[s4_]);  // this warp is done with the slot
             }
         }
-        #pragma unroll
-        for (int q5_ = 0; q5_ < 64; ++q5_) {
-            {
-                union { unsigned v; __half e[2]; } v6_;
-                v6_.e[0] = tl_from_float<__half>((float)((acc[(q5_ * 2 + 0) + 0])));
-                v6_.e[1] = tl_from_float<__half>((float)((acc[(q5_ * 2 + 0) + 1])));
-                if ((unsigned long long)(long long)(((by * 128) + (warp / 1 * 16 + ((q5_ * 2 + 0)) / 128 * 16 + (((q5_ * 2 + 0)) / 2 % 2) * 8 + lane / 4))) < 4096ULL && (unsigned long long)(long long)(((bx * 256) + (warp % 1 * 256 + ((q5_ * 2 + 0)) / 4 % 32 * 8 + (lane % 4) * 2 + ((q5_ * 2 + 0)) % 2))) < 4096ULL) *(unsigned *)&C[((long long)(((by * 128) + (warp / 1 * 16 + ((q5_ * 2 + 0)) / 128 * 16 + (((q5_ * 2 + 0)) / 2 % 2) * 8 + lane / 4)))) * 4096LL + (((bx * 256) + (warp % 1 * 256 + ((q5_ * 2 + 0)) / 4 % 32 * 8 + (lane % 4) * 2 + ((q5_ * 2 + 0)) % 2)))] = v6_.v;
+        {
+            unsigned char *const st5_ = tl_smem + 148480 + tl_wg * 32768;  // this warpgroup's rows of the staging tile
+            if (tid % 128 == 0) tl_tma_store_wait_read();  // the previous stores have read it
+            asm volatile("bar.sync %0, 128;\n" ::"r"(2 + tl_wg) : "memory");  // this warpgroup
+            #pragma unroll
+            for (int q6_ = 0; q6_ < 128; q6_ += 2) {
+                const int r = (warp / 1 * 16 + (q6_) / 128 * 16 + ((q6_) / 2 % 2) * 8 + lane / 4) % 64, c = (warp % 1 * 256 + (q6_) / 4 % 32 * 8 + (lane % 4) * 2 + (q6_) % 2);
+                union { unsigned v; __half e[2]; } v7_;
+                v7_.e[0] = tl_from_float<__half>((float)((acc[q6_ + 0])));
+                v7_.e[1] = tl_from_float<__half>((float)((acc[q6_ + 1])));
+                *(unsigned *)(st5_ + c / 64 * 8192 + tl_tma_swizzle(r, c % 64 * 2, 128)) = v7_.v;
+            }
+            tl_fence_proxy_async();  // the writes, visible to the TMA unit
+            asm volatile("bar.sync %0, 128;\n" ::"r"(2 + tl_wg) : "memory");  // this warpgroup
+            if (tid % 128 == 0) {
+                tl_tma_store<2>(&tl_tmap2, st5_ + 0, (int)((bx * 256)) + 0, (int)((by * 128)) + tl_wg * 64);
+                tl_tma_store<2>(&tl_tmap2, st5_ + 8192, (int)((bx * 256)) + 64, (int)((by * 128)) + tl_wg * 64);
+                tl_tma_store<2>(&tl_tmap2, st5_ + 16384, (int)((bx * 256)) + 128, (int)((by * 128)) + tl_wg * 64);
+                tl_tma_store<2>(&tl_tmap2, st5_ + 24576, (int)((bx * 256)) + 192, (int)((by * 128)) + tl_wg * 64);
+                tl_tma_store_commit();
             }
         }
     }
+    if (tid % 128 == 0) tl_tma_store_wait_all();  // the last TMA stores
 }
