@@ -19,13 +19,15 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,po
 # name | file | --set values | extra options
 # (gemm_bias_gelu at BN=256 and attention at BN=128: faster on the H200's
 # sm_90a path, but the examples keep the tiles that compile without
-# spills for sm_80 too as their defaults)
+# spills for sm_80 too as their defaults; the ragged GEMM also at BN=192:
+# 24 x 11 = 264 tiles, two full waves of 132 SMs, instead of 192)
 workloads='
 gemm_f16_4096|gemm|M=4096,N=4096,K=4096|--compare cublas
 gemm_f16_8192|gemm|M=8192,N=8192,K=8192|--compare cublas
 gemm_bf16_4096|gemm_bf16|M=4096,N=4096,K=4096|--compare cublas
 gemm_bf16_8192|gemm_bf16|M=8192,N=8192,K=8192|--compare cublas
 gemm_f16_ragged_3000x2000x1000|gemm|M=3000,N=2000,K=1000|--compare cublas
+gemm_f16_ragged_3000x2000x1000_bn192|gemm|M=3000,N=2000,K=1000,BN=192|--compare cublas
 gemm_bias_gelu_4096|gemm_bias_gelu|M=4096,N=4096,K=4096,BN=256|
 attn_f16_s4096_d128|flash_attn|causal=0,BN=128|
 attn_f16_s4096_d128_causal|flash_attn|causal=1,BN=128|

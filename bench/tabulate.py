@@ -22,6 +22,7 @@ ROWS = [
     ("gemm_bf16_4096", "gemm bf16 4096³", "tflops", [("cublas", "gemm_bf16_4096")]),
     ("gemm_bf16_8192", "gemm bf16 8192³", "tflops", [("cublas", "gemm_bf16_8192")]),
     ("gemm_f16_ragged_3000x2000x1000", "gemm fp16 3000×2000×1000", "tflops", []),
+    ("gemm_f16_ragged_3000x2000x1000_bn192", "  the same, BN=192", "tflops", []),
     ("gemm_bias_gelu_4096", "gemm+bias+gelu fp16 4096³", "tflops", [("cublas", "gemm_f16_4096")]),
     ("attn_f16_s4096_d128", "attention fp16 B8 H16 S4096 D128", "tflops", [("torch SDPA", "attn_f16_s4096_d128")]),
     ("attn_f16_s4096_d128_causal", "  causal", "tflops", [("torch SDPA", "attn_f16_s4096_d128_causal")]),

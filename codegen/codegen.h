@@ -97,6 +97,10 @@ void cg_sync(Cg *g);
 /* Defines the kernel's block index names from blockIdx (lin NULL) or from
  * the linear tile number lin of a persistent kernel. */
 void cg_block_indices(Cg *g, const char *lin);
+/* Opens a persistent block's loop over its tiles (tl_tile, the tl_n-th of
+ * this block; rounds of gridDim.x tiles, dealt out in a snake) and defines
+ * their block indices. */
+void cg_tile_loop_begin(Cg *g);
 
 /* lower_copy.c, lower_gemm.c, lower_reduce.c, lower_parallel.c */
 void cg_copy(Cg *g, IrStmt *s);

@@ -647,6 +647,21 @@ void cg_block_indices(Cg *g, const char *lin) {
         cg_line(g, "__builtin_assume(%s >= 0 && %s < %lld);", names[i], names[i], (long long)k->grid[i]);
 }
 
+/* Round n of the blocks takes tiles n * G .. n * G + G - 1 (G blocks),
+ * block b the b-th of them in even rounds and the (G-1-b)-th in odd ones:
+ * where the work per tile grows along the tile order (causal attention's
+ * query blocks), plain round robin gives some blocks the heavy end of
+ * every round (+9 % on the busiest SM for 32 query blocks on 132 SMs);
+ * the snake evens it out. Each round is still the same G consecutive
+ * tiles, so what shares L2 does not change. */
+void cg_tile_loop_begin(Cg *g) {
+    const IrKernel *k = g->k;
+    cg_line(g, "for (int tl_n = 0, tl_tile = blockIdx.x; tl_tile < %lld;", (long long)(k->grid[0] * k->grid[1] * k->grid[2]));
+    cg_line(g, "     ++tl_n, tl_tile = tl_n * gridDim.x + (tl_n & 1 ? gridDim.x - 1 - blockIdx.x : blockIdx.x)) {");
+    g->ind++;
+    cg_block_indices(g, "tl_tile");
+}
+
 bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     memset(out, 0, sizeof *out);
     Cg g = {.k = k};
@@ -724,12 +739,7 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
         cg_line(&g, "double *const tl_scratch = (double *)(tl_smem + %lld);", (long long)k->scratch_offset);
     if (k->ws_loop) cg_hopper_split(&g);
     if (k->ws_loop) cg_line(&g, "int tl_it = 0;  // pipeline iterations so far: the stage and phase to wait for");
-    if (k->persistent) {
-        cg_line(&g, "for (int tl_tile = blockIdx.x; tl_tile < %lld; tl_tile += gridDim.x) {",
-                (long long)(k->grid[0] * k->grid[1] * k->grid[2]));
-        g.ind++;
-        cg_block_indices(&g, "tl_tile");
-    }
+    if (k->persistent) cg_tile_loop_begin(&g);
     cg_block(&g, &k->body);
     if (k->persistent) {
         g.ind--;

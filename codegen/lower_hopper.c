@@ -223,6 +223,12 @@ static void issue_tma(Cg *g, const IrStmt *c, const char *dst_expr, const char *
 
 static int64_t tile_bytes(const IrBuf *b) { return buf_elems(b) * dtype_bytes(b->dtype); }
 
+static bool has_preloads(const IrKernel *k) {
+    for (int i = 0; i < k->tma_copies.len; i++)
+        if (!((const IrStmt *)k->tma_copies.items[i])->pipeline) return true;
+    return false;
+}
+
 /* ---- registers between the warpgroups (setmaxnreg) ----
  * With one block an SM (__launch_bounds__(threads, 1)), ptxas gives every
  * thread the same share of the 64K registers at entry (rounded down to 8);
@@ -258,7 +264,8 @@ void cg_hopper_split(Cg *g) {
     int64_t T = k->threads;
     cg_line(g, "unsigned long long *const tl_full = (unsigned long long *)(tl_smem + %lld), *const tl_empty = tl_full + %d;",
             (long long)k->mbar_offset, S);
-    cg_line(g, "unsigned long long *const tl_preload = tl_full + %d;", 2 * S);
+    cg_line(g, "unsigned long long *const tl_preload = tl_full + %d, *const tl_preload_free = tl_full + %d;", 2 * S,
+            2 * S + 1);
     cg_line(g, "if (tid == 0) {");
     cg_line(g, "    #pragma unroll");
     cg_line(g, "    for (int s = 0; s < %d; ++s) {", S);
@@ -270,6 +277,8 @@ void cg_hopper_split(Cg *g) {
         cg_line(g, "        tl_mbar_init(&tl_empty[s], %lld);  // one arrive per consumer warp", (long long)(T / 32));
     cg_line(g, "    }");
     cg_line(g, "    tl_mbar_init(tl_preload, 1);");
+    cg_line(g, "    tl_mbar_init(tl_preload_free, %lld);  // a persistent block's consumer warps, done with a tile's preloads",
+            (long long)(T / 32));
     cg_line(g, "    tl_mbar_fence_init();");
     cg_line(g, "}");
     cg_line(g, k->cluster ? "tl_cluster_sync();  // the peer's mbarriers are ready before anything is multicast into them"
@@ -282,33 +291,31 @@ void cg_hopper_split(Cg *g) {
                 PRODUCER_REGS);
     cg_line(g, "if (tid == %lld) {", (long long)T);
     g->ind++;
-    /* the lets the copies' corners and the trip count need */
-    for (int i = 0; i < k->body.len && k->body.items[i] != loop; i++)
-        if (k->body.items[i]->producer_too) {
-            IrBlock one = {.items = &k->body.items[i], .len = 1};
-            cg_block(g, &one);
-        }
     int64_t pre_bytes = 0, loop_bytes = 0;
     for (int i = 0; i < k->tma_copies.len; i++) {
         const IrStmt *c = k->tma_copies.items[i];
         if (c->pipeline) loop_bytes += tile_bytes(c->dst.buf);
         else pre_bytes += tile_bytes(c->dst.buf);
     }
+    const char *var = ir_cname(k->c, loop->sym->name), *n = cg_tmp(g, "n"), *s = cg_tmp(g, "s");
+    cg_line(g, "int tl_it = 0;");
+    if (k->persistent) cg_tile_loop_begin(g);
+    /* the lets the copies' corners and the trip count need */
+    for (int i = 0; i < k->body.len && k->body.items[i] != loop; i++)
+        if (k->body.items[i]->producer_too) {
+            IrBlock one = {.items = &k->body.items[i], .len = 1};
+            cg_block(g, &one);
+        }
     if (pre_bytes) {
+        /* a persistent block's next tile: once its consumers have left the
+         * last tile's loop, the preloaded tiles are free */
+        if (k->persistent) cg_line(g, "if (tl_n > 0) tl_mbar_wait(tl_preload_free, (tl_n - 1) & 1);");
         cg_line(g, "tl_mbar_arrive_expect_tx(tl_preload, %lld);", (long long)pre_bytes);
         for (int i = 0; i < k->tma_copies.len; i++) {
             const IrStmt *c = k->tma_copies.items[i];
             if (!c->pipeline)
                 issue_tma(g, c, arena_printf(arena(g), "(unsigned char *)%s", c->dst.buf->cname), "tl_preload");
         }
-    }
-    const char *var = ir_cname(k->c, loop->sym->name), *n = cg_tmp(g, "n"), *s = cg_tmp(g, "s");
-    cg_line(g, "int tl_it = 0;");
-    if (k->persistent) {
-        cg_line(g, "for (int tl_tile = blockIdx.x; tl_tile < %lld; tl_tile += gridDim.x) {",
-                (long long)(k->grid[0] * k->grid[1] * k->grid[2]));
-        g->ind++;
-        cg_block_indices(g, "tl_tile");
     }
     cg_line(g, "const int %s = %s;", n, cg_expr_str(g, loop->hi));
     cg_line(g, "for (int %s = 0; %s < %s; ++%s, ++tl_it) {", var, var, n, var);
@@ -346,7 +353,7 @@ void cg_hopper_split(Cg *g) {
 /* A preload copy, where the consumers meet it: wait until it has landed. */
 void cg_hopper_preload_wait(Cg *g, IrStmt *copy) {
     (void)copy;
-    cg_line(g, "tl_mbar_wait(tl_preload, 0);  // the TMA preloads have landed");
+    cg_line(g, "tl_mbar_wait(tl_preload, %s);  // the TMA preloads have landed", g->k->persistent ? "tl_n & 1" : "0");
 }
 
 /* Where shared operand b's tile starts in the buffer, "<bytes> + ": its
@@ -445,6 +452,8 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
     }
     g->ind--;
     cg_line(g, "}");
+    if (g->k->persistent && has_preloads(g->k))
+        cg_line(g, "if (lane == 0) tl_mbar_arrive(tl_preload_free);  // the next tile's preloads may come");
     g->ind--;
     cg_line(g, "}");
 }

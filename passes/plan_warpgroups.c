@@ -259,16 +259,13 @@ static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
      * least two waves of an H100/H200 (132 SMs): 1-2% faster than a block
      * per tile for the 4096^3 GEMM on the H200, but 5-7% slower for the
      * 1.45-wave ragged 3000x2000x1000 one (bench/RESULTS.md).
-     * TILEC_PERSISTENT=1 / =0 forces them on / off. Only for kernels whose
-     * producer needs nothing but the loop. */
+     * TILEC_PERSISTENT=1 / =0 forces them on / off. Preloads (attention's
+     * Q) are loaded again for each tile, once the consumers are done with
+     * the last one's. */
     enum { PERSISTENT_MIN_TILES = 2 * 132 };
     const char *persistent = getenv("TILEC_PERSISTENT");
-    bool preloads = false;
-    for (int i = 0; i < p.ncopy; i++) preloads |= !p.copies[i]->pipeline;
-    for (int i = 0; i < loop_at; i++) preloads |= k->body.items[i]->producer_too; /* per-tile values */
-    bool want = persistent ? !strcmp(persistent, "1")
-                           : !clusters_asked() && k->grid[0] * k->grid[1] * k->grid[2] >= PERSISTENT_MIN_TILES;
-    k->persistent = want && !preloads;
+    k->persistent = persistent ? !strcmp(persistent, "1")
+                               : !clusters_asked() && k->grid[0] * k->grid[1] * k->grid[2] >= PERSISTENT_MIN_TILES;
     return NULL;
 }
 

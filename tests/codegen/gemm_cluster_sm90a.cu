@@ -20,7 +20,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) __cluster_dims__(2, 1, 1) t
     __half *const B_s = (__half *)(tl_smem + 49152);  // 3 stages, swizzle 8
     float acc[128];  // the mma accumulator layout with 8x1 warps of 16x256
     unsigned long long *const tl_full = (unsigned long long *)(tl_smem + 147456), *const tl_empty = tl_full + 3;
-    unsigned long long *const tl_preload = tl_full + 6;
+    unsigned long long *const tl_preload = tl_full + 6, *const tl_preload_free = tl_full + 7;
     if (tid == 0) {
         #pragma unroll
         for (int s = 0; s < 3; ++s) {
@@ -28,6 +28,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) __cluster_dims__(2, 1, 1) t
             tl_mbar_init(&tl_empty[s], 16);  // one arrive per consumer warp of both blocks: both fill it
         }
         tl_mbar_init(tl_preload, 1);
+        tl_mbar_init(tl_preload_free, 8);  // a persistent block's consumer warps, done with a tile's preloads
         tl_mbar_fence_init();
     }
     tl_cluster_sync();  // the peer's mbarriers are ready before anything is multicast into them

@@ -8,7 +8,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) tilec_gemm_07bebdb7(const _
     __half *const B_s = (__half *)(tl_smem + 49152);  // 3 stages, swizzle 8
     float acc[128];  // the mma accumulator layout with 8x1 warps of 16x256
     unsigned long long *const tl_full = (unsigned long long *)(tl_smem + 147456), *const tl_empty = tl_full + 3;
-    unsigned long long *const tl_preload = tl_full + 6;
+    unsigned long long *const tl_preload = tl_full + 6, *const tl_preload_free = tl_full + 7;
     if (tid == 0) {
         #pragma unroll
         for (int s = 0; s < 3; ++s) {
@@ -16,6 +16,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) tilec_gemm_07bebdb7(const _
             tl_mbar_init(&tl_empty[s], 8);  // one arrive per consumer warp
         }
         tl_mbar_init(tl_preload, 1);
+        tl_mbar_init(tl_preload_free, 8);  // a persistent block's consumer warps, done with a tile's preloads
         tl_mbar_fence_init();
     }
     __syncthreads();
@@ -23,7 +24,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) tilec_gemm_07bebdb7(const _
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");  // to the consumers
         if (tid == 256) {
             int tl_it = 0;
-            for (int tl_tile = blockIdx.x; tl_tile < 512; tl_tile += gridDim.x) {
+            for (int tl_n = 0, tl_tile = blockIdx.x; tl_tile < 512;
+                 ++tl_n, tl_tile = tl_n * gridDim.x + (tl_n & 1 ? gridDim.x - 1 - blockIdx.x : blockIdx.x)) {
                 int tl_bx, tl_by;
                 {
                     const long long lin = tl_tile % 512LL;
@@ -55,7 +57,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) tilec_gemm_07bebdb7(const _
     const unsigned long long tl_adesc_A_s = tl_wgmma_desc((const unsigned char *)A_s + tl_wg * 8192, 16, 1024, 1);
     const unsigned long long tl_ndesc_B_s = tl_wgmma_desc(B_s, 8192, 1024, 1);
     int tl_it = 0;  // pipeline iterations so far: the stage and phase to wait for
-    for (int tl_tile = blockIdx.x; tl_tile < 512; tl_tile += gridDim.x) {
+    for (int tl_n = 0, tl_tile = blockIdx.x; tl_tile < 512;
+         ++tl_n, tl_tile = tl_n * gridDim.x + (tl_n & 1 ? gridDim.x - 1 - blockIdx.x : blockIdx.x)) {
         int tl_bx, tl_by;
         {
             const long long lin = tl_tile % 512LL;
