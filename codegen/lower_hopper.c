@@ -419,7 +419,8 @@ static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot) {
 
 /* The consumers' side of the loop. (Keeping one wgmma group in flight
  * across k-tiles with wait_group 1 measured slower on the H200 for the
- * GEMM, twice: bench/RESULTS.md.) */
+ * GEMM, three times, and ptxas of CUDA 13.0 then moved the epilogue's
+ * reads of the accumulator above the final wait: bench/RESULTS.md.) */
 void cg_hopper_consumer(Cg *g, IrStmt *loop) {
     int S = loop->stages;
     const char *n = cg_tmp(g, "n"), *s = cg_tmp(g, "s"), *kt = ir_cname(g->k->c, loop->sym->name);
