@@ -148,10 +148,13 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
     IrKernel *k = ir_build(c, info, arch);
     PassOptions po = {.print_after = print_after, .print_to = stderr};
     if (!pass_run_all(k, &po)) return EXIT_SOURCE;
-    if (verbose && k->ws_loop)
+    if (verbose && k->ws_loop) {
         fprintf(stderr, "tilec: kernel '%s' takes the sm_90a path: TMA copies from a producer warpgroup, wgmma in %lld "
-                        "consumer threads\n", info->name->s, (long long)k->threads);
-    else if (verbose && k->hopper_declined)
+                        "consumer threads; %d epilogue store%s through shared memory and TMA\n", info->name->s,
+                (long long)k->threads, k->tma_stores.len, k->tma_stores.len == 1 ? "" : "s");
+        if (k->store_declined)
+            fprintf(stderr, "tilec: kernel '%s': an epilogue store stays a direct one: %s\n", info->name->s, k->store_declined);
+    } else if (verbose && k->hopper_declined)
         fprintf(stderr, "tilec: kernel '%s' takes the Ampere path on sm_90a: %s\n", info->name->s, k->hopper_declined);
     if (act == ACT_IR) {
         ir_print(stdout, k);

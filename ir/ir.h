@@ -154,6 +154,7 @@ typedef struct IrKernel {
      * at g * 64 * BN) at store_offset. */
     PtrVec tma_stores;
     int64_t store_offset;
+    const char *store_declined;  /* why an epilogue store of a fragment stays direct (for -v), or NULL */
 } IrKernel;
 
 /* ---- build.c ---- */

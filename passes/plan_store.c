@@ -52,13 +52,22 @@ void pass_plan_store(IrKernel *k) {
     int64_t staging = 0;
     for (i++; i < k->body.len && k->tma_stores.len < MAX_TMA_STORES; i++) {
         IrStmt *s = k->body.items[i];
-        if (why_not(k, s)) continue;
+        const char *why = why_not(k, s);
+        if (why) {
+            if (s->op == IR_COPY && s->src.buf->scope == SCOPE_FRAGMENT && s->dst.buf->scope == SCOPE_GLOBAL &&
+                !k->store_declined)
+                k->store_declined = why;
+            continue;
+        }
         int64_t bytes = buf_elems(s->src.buf) * dtype_bytes(s->dst.buf->dtype);
         /* one staging tile for all the stores, in front of the mbarriers'
          * end room (plan_shared: 1024 bytes to align the base) */
         int64_t need = bytes > staging ? bytes : staging;
         int64_t at = align_up(k->smem_bytes - 1024, 1024);
-        if (at + need + 1024 > pass_smem_limit(k->arch)) continue;
+        if (at + need + 1024 > pass_smem_limit(k->arch)) {
+            if (!k->store_declined) k->store_declined = "no shared memory left for the staging tile";
+            continue;
+        }
         s->mech = COPY_TMA_STORE;
         vec_push(&k->c->arena, &k->tma_stores, s);
         staging = need;

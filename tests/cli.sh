@@ -45,6 +45,9 @@ case $out in *"takes the sm_90a path"*) ;; *) fail=$((fail + 1)); echo "FAIL -v 
 expect 0 "-v off the sm_90a path" "$tilec" -v --arch sm_90a --emit-ir "$root/tests/passes/plan_warpgroups/gemm_ragged_k.tile"
 case $out in *"takes the Ampere path on sm_90a: a copy into a gemm operand is not one TMA can do"*) ;;
     *) fail=$((fail + 1)); echo "FAIL -v declined message: $out" | head -3 ;; esac
+expect 0 "-v: a store TMA cannot do" "$tilec" -v --arch sm_90a --emit-ir "$root/tests/passes/plan_store/gemm_bt_pitch.tile"
+case $out in *"an epilogue store stays a direct one: its row pitch is not a multiple of 16 bytes"*) ;;
+    *) fail=$((fail + 1)); echo "FAIL -v store message: $out" | head -3 ;; esac
 # --emit-sass: the SASS where cuobjdump exists, else one sentence and exit 4
 if command -v cuobjdump > /dev/null || [ -x /usr/local/cuda/bin/cuobjdump ]; then
     expect 0 "--emit-sass" "$tilec" --no-cache --emit-sass "$ex"
