@@ -411,8 +411,9 @@ static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot) {
     }
     cg_line(g, "tl_wgmma_commit();");
     cg_line(g, "tl_wgmma_wait<0>();");
+    const char *r = cg_tmp(g, "r"); /* not `r`: the accumulator may have that name */
     cg_line(g, "#pragma unroll");
-    cg_line(g, "for (int r = 0; r < %lld; ++r) tl_pin(%s[r]);", (long long)regs, acc);
+    cg_line(g, "for (int %s = 0; %s < %lld; ++%s) tl_pin(%s[%s]);", r, r, (long long)regs, r, acc, r);
     g->ind--;
     cg_line(g, "}");
 }
@@ -477,9 +478,10 @@ void cg_hopper_tma_store(Cg *g, IrStmt *s) {
     const IrBuf *f = s->src.buf, *t = s->dst.buf;
     int64_t esize = dtype_bytes(t->dtype), cols = span_cols(f->shape[1], esize), row_bytes = cols * esize;
     int64_t block_bytes = 64 * row_bytes, wg_bytes = 64 * f->shape[1] * esize;
-    int map = k->tma_copies.len;
-    while (map - k->tma_copies.len < k->tma_stores.len && k->tma_stores.items[map - k->tma_copies.len] != s) map++;
-    const char *st = cg_tmp(g, "st"), *q = cg_tmp(g, "q"), *v = cg_tmp(g, "v");
+    int map = k->tma_copies.len; /* the stores' maps follow the loads' */
+    for (int i = 0; i < k->tma_stores.len; i++)
+        if (k->tma_stores.items[i] == s) map = k->tma_copies.len + i;
+    const char *st = cg_tmp(g, "st"), *q = cg_tmp(g, "q"), *v = cg_tmp(g, "v"), *row = cg_tmp(g, "r"), *col = cg_tmp(g, "c");
     const char *vt = cg_vector_type((int)(2 * esize)), *et = cg_storage_type(t->dtype);
     cg_line(g, "{");
     g->ind++;
@@ -490,15 +492,15 @@ void cg_hopper_tma_store(Cg *g, IrStmt *s) {
     cg_line(g, "#pragma unroll");
     cg_line(g, "for (int %s = 0; %s < %lld; %s += 2) {", q, q, (long long)f->layout.regs, q);
     g->ind++;
-    char *fc[MAX_RANK], *valid;
+    char *fc[MAX_RANK], *valid; /* valid: NULL for the accumulator layout */
     cg_frag_coords(g, f, q, fc, &valid);
-    cg_line(g, "const int r = %s %% 64, c = %s;", fc[0], fc[1]);
+    cg_line(g, "const int %s = %s %% 64, %s = %s;", row, fc[0], col, fc[1]);
     cg_line(g, "union { %s v; %s e[2]; } %s;", vt, et, v);
     for (int u = 0; u < 2; u++)
         cg_line(g, "%s.e[%d] = %s;", v, u,
                 cg_convert(g, t->dtype, arena_printf(arena(g), "%s(%s[%s + %d])", cg_load_wrap(f->dtype), f->cname, q, u)));
-    cg_line(g, "*(%s *)(%s + c / %lld * %lld + tl_tma_swizzle(r, c %% %lld * %lld, %lld)) = %s.v;", vt, st, (long long)cols,
-            (long long)block_bytes, (long long)cols, (long long)esize, (long long)row_bytes, v);
+    cg_line(g, "*(%s *)(%s + %s / %lld * %lld + tl_tma_swizzle(%s, %s %% %lld * %lld, %lld)) = %s.v;", vt, st, col,
+            (long long)cols, (long long)block_bytes, row, col, (long long)cols, (long long)esize, (long long)row_bytes, v);
     g->ind--;
     cg_line(g, "}");
     cg_line(g, "tl_fence_proxy_async();  // the writes, visible to the TMA unit");

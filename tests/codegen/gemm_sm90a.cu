@@ -86,30 +86,30 @@ extern "C" __global__ void __launch_bounds__(384, 1) tilec_gemm_07bebdb7(const _
                     tl_wgmma_commit();
                     tl_wgmma_wait<0>();
                     #pragma unroll
-                    for (int r = 0; r < 128; ++r) tl_pin(acc[r]);
+                    for (int r5_ = 0; r5_ < 128; ++r5_) tl_pin(acc[r5_]);
                 }
                 if (lane == 0) tl_mbar_arrive(&tl_empty[s4_]);  // this warp is done with the slot
             }
         }
         {
-            unsigned char *const st5_ = tl_smem + 148480 + tl_wg * 32768;  // this warpgroup's rows of the staging tile
+            unsigned char *const st6_ = tl_smem + 148480 + tl_wg * 32768;  // this warpgroup's rows of the staging tile
             if (tid % 128 == 0) tl_tma_store_wait_read();  // the previous stores have read it
             asm volatile("bar.sync %0, 128;\n" ::"r"(2 + tl_wg) : "memory");  // this warpgroup
             #pragma unroll
-            for (int q6_ = 0; q6_ < 128; q6_ += 2) {
-                const int r = (warp / 1 * 16 + (q6_) / 128 * 16 + ((q6_) / 2 % 2) * 8 + lane / 4) % 64, c = (warp % 1 * 256 + (q6_) / 4 % 32 * 8 + (lane % 4) * 2 + (q6_) % 2);
-                union { unsigned v; __half e[2]; } v7_;
-                v7_.e[0] = tl_from_float<__half>((float)((acc[q6_ + 0])));
-                v7_.e[1] = tl_from_float<__half>((float)((acc[q6_ + 1])));
-                *(unsigned *)(st5_ + c / 64 * 8192 + tl_tma_swizzle(r, c % 64 * 2, 128)) = v7_.v;
+            for (int q7_ = 0; q7_ < 128; q7_ += 2) {
+                const int r9_ = (warp / 1 * 16 + (q7_) / 128 * 16 + ((q7_) / 2 % 2) * 8 + lane / 4) % 64, c10_ = (warp % 1 * 256 + (q7_) / 4 % 32 * 8 + (lane % 4) * 2 + (q7_) % 2);
+                union { unsigned v; __half e[2]; } v8_;
+                v8_.e[0] = tl_from_float<__half>((float)((acc[q7_ + 0])));
+                v8_.e[1] = tl_from_float<__half>((float)((acc[q7_ + 1])));
+                *(unsigned *)(st6_ + c10_ / 64 * 8192 + tl_tma_swizzle(r9_, c10_ % 64 * 2, 128)) = v8_.v;
             }
             tl_fence_proxy_async();  // the writes, visible to the TMA unit
             asm volatile("bar.sync %0, 128;\n" ::"r"(2 + tl_wg) : "memory");  // this warpgroup
             if (tid % 128 == 0) {
-                tl_tma_store<2>(&tl_tmap2, st5_ + 0, (int)((bx * 256)) + 0, (int)((by * 128)) + tl_wg * 64);
-                tl_tma_store<2>(&tl_tmap2, st5_ + 8192, (int)((bx * 256)) + 64, (int)((by * 128)) + tl_wg * 64);
-                tl_tma_store<2>(&tl_tmap2, st5_ + 16384, (int)((bx * 256)) + 128, (int)((by * 128)) + tl_wg * 64);
-                tl_tma_store<2>(&tl_tmap2, st5_ + 24576, (int)((bx * 256)) + 192, (int)((by * 128)) + tl_wg * 64);
+                tl_tma_store<2>(&tl_tmap2, st6_ + 0, (int)((bx * 256)) + 0, (int)((by * 128)) + tl_wg * 64);
+                tl_tma_store<2>(&tl_tmap2, st6_ + 8192, (int)((bx * 256)) + 64, (int)((by * 128)) + tl_wg * 64);
+                tl_tma_store<2>(&tl_tmap2, st6_ + 16384, (int)((bx * 256)) + 128, (int)((by * 128)) + tl_wg * 64);
+                tl_tma_store<2>(&tl_tmap2, st6_ + 24576, (int)((bx * 256)) + 192, (int)((by * 128)) + tl_wg * 64);
                 tl_tma_store_commit();
             }
         }
