@@ -322,6 +322,10 @@ void cg_expr(Cg *g, const Node *e) {
         fputc(')', o);
         return;
     case N_BINARY:
+        if (expr_decided(e) != e) { /* `true && x`: x */
+            cg_expr(g, expr_decided(e));
+            return;
+        }
         fputc('(', o);
         cg_expr(g, e->u.op.a);
         fprintf(o, " %s ", op_spelling(e->u.op.op));
@@ -329,6 +333,12 @@ void cg_expr(Cg *g, const Node *e) {
         fputc(')', o);
         return;
     case N_COND:
+        /* decided by the specialisation: the taken arm, where it has the C
+         * type that the whole `?:` would have had */
+        if (expr_decided(e) != e && !strcmp(cg_compute_type(e->u.cond.a->dtype), cg_compute_type(e->u.cond.b->dtype))) {
+            cg_expr(g, expr_decided(e));
+            return;
+        }
         fputc('(', o);
         cg_expr(g, e->u.cond.c);
         fputs(" ? ", o);

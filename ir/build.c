@@ -201,6 +201,18 @@ static void build_stmt(IrKernel *k, Node *st, IrBlock *out) {
         break;
     }
     case N_IF:
+        if (st->u.ifs.c->is_const) { /* decided by the specialisation: the branch taken, as a scope */
+            const Node *c = st->u.ifs.c;
+            Node *taken = (c->const_float ? c->cval.f != 0 : c->cval.i != 0) ? st->u.ifs.then : st->u.ifs.els;
+            if (!taken) return;
+            if (taken->kind == N_IF) {
+                build_stmt(k, taken, out);
+                return;
+            }
+            s = new_stmt(k, IR_IF, st->loc);
+            build_block(k, taken, &s->body);
+            break;
+        }
         s = new_stmt(k, IR_IF, st->loc);
         s->value = st->u.ifs.c;
         build_block(k, st->u.ifs.then, &s->body);

@@ -3,6 +3,25 @@
 #include "parse.h"
 #include "passes.h"
 
+const Node *expr_decided(const Node *e) {
+    while (e && !e->is_const) {
+        if (e->kind == N_COND && e->u.cond.c->is_const) {
+            const Node *c = e->u.cond.c;
+            e = (c->const_float ? c->cval.f != 0 : c->cval.i != 0) ? e->u.cond.a : e->u.cond.b;
+        } else if (e->kind == N_BINARY && (e->u.op.op == TK_ANDAND || e->u.op.op == TK_OROR)) {
+            /* a constant side that decides would have made e constant */
+            const Node *a = e->u.op.a, *b = e->u.op.b;
+            if (a->is_const && !a->const_float && b->dtype == DT_BOOL) e = b;
+            else if (b->is_const && !b->const_float && a->dtype == DT_BOOL && (e->u.op.op == TK_ANDAND) == (b->cval.i != 0))
+                e = a;
+            else break;
+        } else {
+            break;
+        }
+    }
+    return e;
+}
+
 int64_t buf_elems(const IrBuf *b) {
     int64_t n = 1;
     for (int i = 0; i < b->rank; i++) n *= b->shape[i];

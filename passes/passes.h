@@ -51,6 +51,12 @@ void block_visit_indices(IrBlock *b, IndexVisit fn, void *arg);
 bool layout_equal(const Layout *a, const Layout *b);
 const char *layout_describe(Ctx *c, const Layout *l);
 int64_t buf_elems(const IrBuf *b);
+/* e without the conditionals its specialisation decided: the taken arm of
+ * `c ? a : b` with a constant c, x for `true && x` or `x || false` (x a
+ * boolean), repeatedly; e itself otherwise. The front end leaves the tree
+ * as written (it is checked again for every specialisation), so the passes
+ * and the code generator fold where they read it. */
+const Node *expr_decided(const Node *e);
 /* How often the statements of b (nested ones too) name buf: as an operand
  * region (copy, gemm, fill, reduce, atomic) or in an element access. */
 int buf_use_count(IrBlock *b, const IrBuf *buf);

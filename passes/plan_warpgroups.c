@@ -68,6 +68,7 @@ static bool let_computable(Reach *r, const Sym *sym) {
 }
 
 static bool producer_computable(Reach *r, const Node *e) {
+    e = expr_decided(e);
     if (!e || e->is_const) return true;
     switch (e->kind) {
     case N_NAME:
@@ -282,6 +283,7 @@ typedef struct Depends {
 } Depends;
 
 static bool depends(Depends *d, const Node *e) {
+    e = expr_decided(e);
     if (!e || e->is_const) return false;
     switch (e->kind) {
     case N_NAME: {
@@ -296,10 +298,7 @@ static bool depends(Depends *d, const Node *e) {
     }
     case N_UNARY: return depends(d, e->u.op.a);
     case N_BINARY: return depends(d, e->u.op.a) || depends(d, e->u.op.b);
-    case N_COND:
-        if (e->u.cond.c->is_const && !e->u.cond.c->const_float)
-            return depends(d, e->u.cond.c->cval.i ? e->u.cond.a : e->u.cond.b);
-        return depends(d, e->u.cond.c) || depends(d, e->u.cond.a) || depends(d, e->u.cond.b);
+    case N_COND: return depends(d, e->u.cond.c) || depends(d, e->u.cond.a) || depends(d, e->u.cond.b);
     case N_CALL:
         for (int i = 0; i < e->u.call.args.len; i++)
             if (depends(d, e->u.call.args.items[i])) return true;
