@@ -212,12 +212,9 @@ static void issue_tma(Cg *g, const IrStmt *c, const char *dst_expr, const char *
         for (int d = r - 2; d >= 0; d--)
             coords = arena_printf(arena(g), "%s, (int)(%s)%s", coords, c->src.idx[d] ? cg_expr_str(g, c->src.idx[d]) : "0",
                                   d == r - 2 ? half_rows : "");
-        if (c->multicast)
-            cg_line(g, "tl_tma_multicast_%dd(%s + %lld%s, &tl_tmap%d, %s, 0x3, %s);", r, dst_expr,
-                    (long long)(j * blk_bytes(dst)), half_bytes, map, bar, coords);
-        else
-            cg_line(g, "tl_tma_load_%dd(%s + %lld, &tl_tmap%d, %s, %s);", r, dst_expr, (long long)(j * blk_bytes(dst)), map,
-                    bar, coords);
+        /* a multicast copy: into both blocks of the cluster (mask 0b11) */
+        cg_line(g, "tl_tma_load<%d>(%s + %lld%s, &tl_tmap%d, %s, %s, %s);", r, dst_expr, (long long)(j * blk_bytes(dst)),
+                half_bytes, map, bar, c->multicast ? "0x3" : "0", coords);
     }
 }
 

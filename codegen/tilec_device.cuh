@@ -412,45 +412,36 @@ static __device__ __forceinline__ void tl_mbar_wait(unsigned long long *bar, uns
                  : "memory");
 }
 
-/* TMA: copies the box at element coordinates (c0 innermost, c1, ...) of
- * the tensor the map describes into shared memory at dst (aligned to the
- * swizzle's repeat, 1024 bytes for 128-byte swizzle), completing its bytes
- * on the mbarrier. Out-of-bounds elements arrive as zeros and still count. */
-static __device__ __forceinline__ void tl_tma_load_2d(void *dst, const tl_tensor_map *map, unsigned long long *bar,
-                                                      int c0, int c1)
+/* TMA loads: the box at element coordinates (c0 innermost, c1, ...) of the
+ * tensor the map describes into shared memory at dst (aligned to the
+ * swizzle's repeat, 1024 bytes for 128-byte swizzle), its bytes completing
+ * on the mbarrier; out-of-bounds elements arrive as zeros and still count.
+ * A nonzero mask multicasts (thread-block clusters, below): the box goes to
+ * the same offset in every block of the cluster the mask names (bit =
+ * rank) and completes on the mbarrier at the same offset in each. Every
+ * form takes all five coordinates as operands; the string names only R. */
+#define TL_TMA_LOAD(R, COORDS, MC, MASK)                                                                              \
+    asm volatile("cp.async.bulk.tensor." #R "d.shared::cluster.global.tile.mbarrier::complete_tx::bytes" MC            \
+                 " [%0], [%1, {" COORDS "}], [%2]" MASK ";\n" ::"r"(tl_smem_addr(dst)), "l"((unsigned long long)map),    \
+                 "r"(tl_smem_addr(bar)), "h"(mask), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4)                        \
+                 : "memory")
+template <int R>
+static __device__ __forceinline__ void tl_tma_load(void *dst, const tl_tensor_map *map, unsigned long long *bar,
+                                                   unsigned short mask, int c0, int c1, int c2 = 0, int c3 = 0, int c4 = 0)
 {
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-                 " [%0], [%1, {%3, %4}], [%2];\n"
-                 ::"r"(tl_smem_addr(dst)), "l"((unsigned long long)map), "r"(tl_smem_addr(bar)), "r"(c0), "r"(c1)
-                 : "memory");
+    if (mask) {
+        if (R == 2) TL_TMA_LOAD(2, "%4, %5", ".multicast::cluster", ", %3");
+        else if (R == 3) TL_TMA_LOAD(3, "%4, %5, %6", ".multicast::cluster", ", %3");
+        else if (R == 4) TL_TMA_LOAD(4, "%4, %5, %6, %7", ".multicast::cluster", ", %3");
+        else TL_TMA_LOAD(5, "%4, %5, %6, %7, %8", ".multicast::cluster", ", %3");
+    } else {
+        if (R == 2) TL_TMA_LOAD(2, "%4, %5", "", "");
+        else if (R == 3) TL_TMA_LOAD(3, "%4, %5, %6", "", "");
+        else if (R == 4) TL_TMA_LOAD(4, "%4, %5, %6, %7", "", "");
+        else TL_TMA_LOAD(5, "%4, %5, %6, %7, %8", "", "");
+    }
 }
-
-static __device__ __forceinline__ void tl_tma_load_3d(void *dst, const tl_tensor_map *map, unsigned long long *bar,
-                                                      int c0, int c1, int c2)
-{
-    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-                 " [%0], [%1, {%3, %4, %5}], [%2];\n"
-                 ::"r"(tl_smem_addr(dst)), "l"((unsigned long long)map), "r"(tl_smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2)
-                 : "memory");
-}
-
-static __device__ __forceinline__ void tl_tma_load_4d(void *dst, const tl_tensor_map *map, unsigned long long *bar,
-                                                      int c0, int c1, int c2, int c3)
-{
-    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-                 " [%0], [%1, {%3, %4, %5, %6}], [%2];\n"
-                 ::"r"(tl_smem_addr(dst)), "l"((unsigned long long)map), "r"(tl_smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
-                 : "memory");
-}
-
-static __device__ __forceinline__ void tl_tma_load_5d(void *dst, const tl_tensor_map *map, unsigned long long *bar,
-                                                      int c0, int c1, int c2, int c3, int c4)
-{
-    asm volatile("cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-                 " [%0], [%1, {%3, %4, %5, %6, %7}], [%2];\n"
-                 ::"r"(tl_smem_addr(dst)), "l"((unsigned long long)map), "r"(tl_smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4)
-                 : "memory");
-}
+#undef TL_TMA_LOAD
 
 /* TMA stores (global <- shared): the box at element coordinates (c0
  * innermost, ...) of the map's tensor from the tile at src, laid out as
@@ -501,10 +492,8 @@ static __device__ __forceinline__ unsigned tl_tma_swizzle(unsigned row, unsigned
 }
 
 /* Thread-block clusters (sm_90): blocks of one cluster run at the same
- * time on neighbouring SMs and can reach each other's shared memory.
- * Multicast TMA writes one box into the same offset of every shared memory
- * the 16-bit mask names (bit = rank in the cluster) and completes its bytes
- * on the mbarrier at the same offset in each of them. */
+ * time on neighbouring SMs and can reach each other's shared memory
+ * (multicast TMA: tl_tma_load with a mask). */
 static __device__ __forceinline__ int tl_cluster_rank(void)
 {
     unsigned r;
@@ -529,45 +518,6 @@ static __device__ __forceinline__ void tl_mbar_arrive_cluster(unsigned long long
     asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
                  "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n"
                  ::"r"(tl_smem_addr(bar)), "r"(rank)
-                 : "memory");
-}
-
-static __device__ __forceinline__ void tl_tma_multicast_2d(void *dst, const tl_tensor_map *map, unsigned long long *bar,
-                                                           unsigned short mask, int c0, int c1)
-{
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
-                 " [%0], [%1, {%4, %5}], [%2], %3;\n"
-                 ::"r"(tl_smem_addr(dst)), "l"((unsigned long long)map), "r"(tl_smem_addr(bar)), "h"(mask), "r"(c0), "r"(c1)
-                 : "memory");
-}
-
-static __device__ __forceinline__ void tl_tma_multicast_3d(void *dst, const tl_tensor_map *map, unsigned long long *bar,
-                                                           unsigned short mask, int c0, int c1, int c2)
-{
-    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
-                 " [%0], [%1, {%4, %5, %6}], [%2], %3;\n"
-                 ::"r"(tl_smem_addr(dst)), "l"((unsigned long long)map), "r"(tl_smem_addr(bar)), "h"(mask), "r"(c0), "r"(c1),
-                 "r"(c2)
-                 : "memory");
-}
-
-static __device__ __forceinline__ void tl_tma_multicast_4d(void *dst, const tl_tensor_map *map, unsigned long long *bar,
-                                                           unsigned short mask, int c0, int c1, int c2, int c3)
-{
-    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
-                 " [%0], [%1, {%4, %5, %6, %7}], [%2], %3;\n"
-                 ::"r"(tl_smem_addr(dst)), "l"((unsigned long long)map), "r"(tl_smem_addr(bar)), "h"(mask), "r"(c0), "r"(c1),
-                 "r"(c2), "r"(c3)
-                 : "memory");
-}
-
-static __device__ __forceinline__ void tl_tma_multicast_5d(void *dst, const tl_tensor_map *map, unsigned long long *bar,
-                                                           unsigned short mask, int c0, int c1, int c2, int c3, int c4)
-{
-    asm volatile("cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
-                 " [%0], [%1, {%4, %5, %6, %7, %8}], [%2], %3;\n"
-                 ::"r"(tl_smem_addr(dst)), "l"((unsigned long long)map), "r"(tl_smem_addr(bar)), "h"(mask), "r"(c0), "r"(c1),
-                 "r"(c2), "r"(c3), "r"(c4)
                  : "memory");
 }
 

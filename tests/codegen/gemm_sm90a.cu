@@ -42,11 +42,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) tilec_gemm_07bebdb7(const _
                     const int s1_ = tl_it % 3;
                     if (tl_it >= 3) tl_mbar_wait(&tl_empty[s1_], (tl_it / 3 - 1) & 1);  // the consumers freed the slot
                     tl_mbar_arrive_expect_tx(&tl_full[s1_], 49152);
-                    tl_tma_load_2d((unsigned char *)A_s + s1_ * 16384 + 0, &tl_tmap0, &tl_full[s1_], (int)((k * 64)) + 0, (int)((by * 128)));
-                    tl_tma_load_2d((unsigned char *)B_s + s1_ * 32768 + 0, &tl_tmap1, &tl_full[s1_], (int)((bx * 256)) + 0, (int)((k * 64)));
-                    tl_tma_load_2d((unsigned char *)B_s + s1_ * 32768 + 8192, &tl_tmap1, &tl_full[s1_], (int)((bx * 256)) + 64, (int)((k * 64)));
-                    tl_tma_load_2d((unsigned char *)B_s + s1_ * 32768 + 16384, &tl_tmap1, &tl_full[s1_], (int)((bx * 256)) + 128, (int)((k * 64)));
-                    tl_tma_load_2d((unsigned char *)B_s + s1_ * 32768 + 24576, &tl_tmap1, &tl_full[s1_], (int)((bx * 256)) + 192, (int)((k * 64)));
+                    tl_tma_load<2>((unsigned char *)A_s + s1_ * 16384 + 0, &tl_tmap0, &tl_full[s1_], 0, (int)((k * 64)) + 0, (int)((by * 128)));
+                    tl_tma_load<2>((unsigned char *)B_s + s1_ * 32768 + 0, &tl_tmap1, &tl_full[s1_], 0, (int)((bx * 256)) + 0, (int)((k * 64)));
+                    tl_tma_load<2>((unsigned char *)B_s + s1_ * 32768 + 8192, &tl_tmap1, &tl_full[s1_], 0, (int)((bx * 256)) + 64, (int)((k * 64)));
+                    tl_tma_load<2>((unsigned char *)B_s + s1_ * 32768 + 16384, &tl_tmap1, &tl_full[s1_], 0, (int)((bx * 256)) + 128, (int)((k * 64)));
+                    tl_tma_load<2>((unsigned char *)B_s + s1_ * 32768 + 24576, &tl_tmap1, &tl_full[s1_], 0, (int)((bx * 256)) + 192, (int)((k * 64)));
                 }
             }
         }
