@@ -24,12 +24,12 @@ ROWS = [
     ("gemm_f16_ragged_3000x2000x1000", "gemm fp16 3000×2000×1000", "tflops", []),
     ("gemm_f16_ragged_3000x2000x1000_bn192", "  the same, BN=192", "tflops", []),
     ("gemm_bias_gelu_4096", "gemm+bias+gelu fp16 4096³", "tflops", [("cublas", "gemm_f16_4096")]),
-    ("attn_f16_s4096_d128", "attention fp16 B8 H16 S4096 D128", "tflops", [("torch SDPA", "attn_f16_s4096_d128")]),
-    ("attn_f16_s4096_d128_causal", "  causal", "tflops", [("torch SDPA", "attn_f16_s4096_d128_causal")]),
-    ("attn_f16_s16384_d128", "attention fp16 B2 H16 S16384 D128", "tflops", [("torch SDPA", "attn_f16_s16384_d128")]),
-    ("attn_f16_s16384_d128_causal", "  causal", "tflops", [("torch SDPA", "attn_f16_s16384_d128_causal")]),
-    ("attn_f16_s4096_d64", "attention fp16 B8 H16 S4096 D64", "tflops", [("torch SDPA", "attn_f16_s4096_d64")]),
-    ("attn_f16_s4096_d64_causal", "  causal", "tflops", [("torch SDPA", "attn_f16_s4096_d64_causal")]),
+    ("attn_f16_s4096_d128", "attention fp16 B8 H16 S4096 D128", "tflops", [("torch SDPA", "attn_f16_s4096_d128"), ("SDPA best backend", "attn_f16_s4096_d128")]),
+    ("attn_f16_s4096_d128_causal", "  causal", "tflops", [("torch SDPA", "attn_f16_s4096_d128_causal"), ("SDPA best backend", "attn_f16_s4096_d128_causal")]),
+    ("attn_f16_s16384_d128", "attention fp16 B2 H16 S16384 D128", "tflops", [("torch SDPA", "attn_f16_s16384_d128"), ("SDPA best backend", "attn_f16_s16384_d128")]),
+    ("attn_f16_s16384_d128_causal", "  causal", "tflops", [("torch SDPA", "attn_f16_s16384_d128_causal"), ("SDPA best backend", "attn_f16_s16384_d128_causal")]),
+    ("attn_f16_s4096_d64", "attention fp16 B8 H16 S4096 D64", "tflops", [("torch SDPA", "attn_f16_s4096_d64"), ("SDPA best backend", "attn_f16_s4096_d64")]),
+    ("attn_f16_s4096_d64_causal", "  causal", "tflops", [("torch SDPA", "attn_f16_s4096_d64_causal"), ("SDPA best backend", "attn_f16_s4096_d64_causal")]),
     ("softmax_f16_32768x4096", "softmax fp16 32768×4096", "gbps",
      [("copy", "copy_1GiB"), ("copy, same bytes", "softmax_f16_32768x4096"), ("torch.softmax", "softmax_f16_32768x4096")]),
     ("rmsnorm_bf16_16384x8192", "rmsnorm bf16 16384×8192", "gbps",
@@ -82,7 +82,7 @@ for name, label, metric, plist in ROWS:
         p = peers.get((peer, wl))
         if not p or not p.get(metric):
             continue
-        ps.append(f"{peer} {p[metric]:.0f} {unit}")
+        ps.append(f"{peer}{' (' + p['backend'] + ')' if p.get('backend') else ''} {p[metric]:.0f} {unit}")
         rs.append(f"{val / p[metric]:.3f}× {peer}")
     cmp = t.get("compare") or {}
     if cmp.get("median_ms"):
