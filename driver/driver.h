@@ -63,6 +63,7 @@ int ncu_report(int argc, char **argv, const char *symbol);
 typedef struct SassCounts {
     int hgmma, hmma;        /* tensor-core MMAs: wgmma (Hopper), mma.sync */
     int utmaldg, ldgsts;    /* asynchronous copies: TMA loads, cp.async */
+    int utmastg;            /* TMA stores (the sm_90a epilogue) */
     int ldsm;               /* ldmatrix */
     int stl, ldl;           /* local memory: spills (and local arrays) */
 } SassCounts;

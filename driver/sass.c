@@ -2,7 +2,7 @@
  * and the count of the instructions that say whether the fast path was
  * taken (for `--profile -v`): tensor-core MMAs (HGMMA on Hopper's wgmma,
  * HMMA on mma.sync), asynchronous copies (UTMALDG for TMA, LDGSTS for
- * cp.async) and local-memory traffic (STL/LDL: register spills). cuobjdump
+ * cp.async), TMA stores (UTMASTG) and local-memory traffic (STL/LDL: register spills). cuobjdump
  * ships with the CUDA toolkit but is not needed to build or run tilec. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,8 +59,8 @@ int sass_print(const void *cubin, size_t size, FILE *out) {
     fputs(text, out);
     SassCounts c;
     sass_count_text(text, &c);
-    fprintf(out, "// tilec: HGMMA %d, HMMA %d, UTMALDG %d, LDGSTS %d, LDSM %d, STL %d, LDL %d\n", c.hgmma, c.hmma,
-            c.utmaldg, c.ldgsts, c.ldsm, c.stl, c.ldl);
+    fprintf(out, "// tilec: HGMMA %d, HMMA %d, UTMALDG %d, UTMASTG %d, LDGSTS %d, LDSM %d, STL %d, LDL %d\n", c.hgmma,
+            c.hmma, c.utmaldg, c.utmastg, c.ldgsts, c.ldsm, c.stl, c.ldl);
     free(text);
     return EXIT_OK;
 }
@@ -83,7 +83,7 @@ void sass_count_text(const char *text, SassCounts *c) {
             size_t n = strcspn(p, " .;\n");
 #define OPC(name, field) \
     if (n == strlen(name) && !strncmp(p, name, n)) c->field++;
-            OPC("HGMMA", hgmma) OPC("HMMA", hmma) OPC("UTMALDG", utmaldg) OPC("LDGSTS", ldgsts) OPC("LDSM", ldsm)
+            OPC("HGMMA", hgmma) OPC("HMMA", hmma) OPC("UTMALDG", utmaldg) OPC("UTMASTG", utmastg) OPC("LDGSTS", ldgsts) OPC("LDSM", ldsm)
             OPC("STL", stl) OPC("LDL", ldl)
 #undef OPC
         }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # sass_check.sh TILEC ROOT - the machine code of the GEMM examples takes the
-# path it should: on sm_90a wgmma (HGMMA) fed by TMA (UTMALDG), on sm_80
+# path it should: on sm_90a wgmma (HGMMA) fed by TMA (UTMALDG) and storing
+# through TMA (UTMASTG), on sm_80
 # mma.sync (HMMA) fed by cp.async (LDGSTS), never a spill (STL/LDL), for the
 # default tiles. Needs cuobjdump, not a GPU; exits 77 (skipped) without it.
 set -u
@@ -16,8 +17,11 @@ for f in gemm gemm_bf16 gemm_bias_gelu; do
         out=$("$tilec" --emit-sass --no-cache --arch "$arch" "$root/examples/$f.tile" 2>&1) || { echo "FAIL $f $arch: exit $?"; fail=1; continue; }
         if [ "$arch" = sm_90a ]; then mma=HGMMA; copy=UTMALDG; else mma=HMMA; copy=LDGSTS; fi
         m=$(count "$out" $mma); c=$(count "$out" $copy); s=$(( $(count "$out" STL) + $(count "$out" LDL) ))
-        if [ "${m:-0}" -gt 0 ] && [ "${c:-0}" -gt 0 ] && [ "$s" = 0 ]; then
-            echo "ok   $f $arch: $mma $m, $copy $c, no spills"
+        st=$(count "$out" UTMASTG)
+        if [ "$arch" = sm_90a ] && [ "${st:-0}" = 0 ]; then
+            echo "FAIL $f $arch: no TMA store (UTMASTG): $(printf '%s\n' "$out" | tail -1)"; fail=1
+        elif [ "${m:-0}" -gt 0 ] && [ "${c:-0}" -gt 0 ] && [ "$s" = 0 ]; then
+            echo "ok   $f $arch: $mma $m, $copy $c, UTMASTG ${st:-0}, no spills"
         else
             echo "FAIL $f $arch: $(printf '%s\n' "$out" | tail -1)"; fail=1
         fi
