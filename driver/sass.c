@@ -2,8 +2,9 @@
  * and the count of the instructions that say whether the fast path was
  * taken (for `--profile -v`): tensor-core MMAs (HGMMA on Hopper's wgmma,
  * HMMA on mma.sync), asynchronous copies (UTMALDG for TMA, LDGSTS for
- * cp.async), TMA stores (UTMASTG) and local-memory traffic (STL/LDL: register spills). cuobjdump
- * ships with the CUDA toolkit but is not needed to build or run tilec. */
+ * cp.async), TMA stores (UTMASTG) and local-memory traffic (STL/LDL:
+ * register spills). cuobjdump ships with the CUDA toolkit but is not
+ * needed to build or run tilec. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,8 +84,8 @@ void sass_count_text(const char *text, SassCounts *c) {
             size_t n = strcspn(p, " .;\n");
 #define OPC(name, field) \
     if (n == strlen(name) && !strncmp(p, name, n)) c->field++;
-            OPC("HGMMA", hgmma) OPC("HMMA", hmma) OPC("UTMALDG", utmaldg) OPC("UTMASTG", utmastg) OPC("LDGSTS", ldgsts) OPC("LDSM", ldsm)
-            OPC("STL", stl) OPC("LDL", ldl)
+            OPC("HGMMA", hgmma) OPC("HMMA", hmma) OPC("UTMALDG", utmaldg) OPC("UTMASTG", utmastg)
+            OPC("LDGSTS", ldgsts) OPC("LDSM", ldsm) OPC("STL", stl) OPC("LDL", ldl)
 #undef OPC
         }
         line = end ? end + 1 : NULL;
