@@ -38,10 +38,12 @@ static const char *why_not(const IrKernel *k, const IrStmt *s) {
     if (lead < 0 || t->rank > 5) return "the tensor's rank";
     for (int d = 0; d < lead; d++)
         if (s->dst.ext[d] != 1) return "the region is not a 2-D tile";
-    if (s->dst.ext[lead] != f->shape[0] || s->dst.ext[lead + 1] != f->shape[1]) return "the region is not the fragment's shape";
+    if (s->dst.ext[lead] != f->shape[0] || s->dst.ext[lead + 1] != f->shape[1])
+        return "the region is not the fragment's shape";
     int64_t esize = dtype_bytes(t->dtype), row_bytes = f->shape[1] * esize;
     if (t->shape[t->rank - 1] * esize % 16) return "its row pitch is not a multiple of 16 bytes (TMA)";
-    if (row_bytes < 128 ? row_bytes != 32 && row_bytes != 64 : row_bytes % 128) return "the tile's row is not 32, 64 or k*128 bytes";
+    if (row_bytes < 128 ? row_bytes != 32 && row_bytes != 64 : row_bytes % 128)
+        return "the tile's row is not 32, 64 or k*128 bytes";
     return NULL;
 }
 
