@@ -36,7 +36,8 @@ ragged() {
     add) echo "--set N=1000003" ;;
     softmax|row_reduce|layernorm|rmsnorm) echo "--set M=1001,N=3000" ;;
     swiglu|transpose) echo "--set M=1001,N=999" ;;
-    flash_attn|flash_fwd) echo "--set B=1,H=3,S=1000"; echo "--set B=1,H=2,S=777,causal=1" ;;
+    flash_attn|flash_fwd) echo "--set B=1,H=3,S=1000"; echo "--set B=1,H=2,S=777,causal=1"
+        echo "--set B=2,H=9,S=2000,causal=1" ;;  # 288 tiles: persistent, the snake order, a partial last query tile
     bmm) echo "--set K=704,N=1504" ;;  # rows of 16-byte units: the sm_90a path with rank-3 TMA copies
     bias_scale) echo "--set M=1001,N=1000" ;;      # vectors of 4, partial tiles both ways
     scale_inplace) echo "--set N=999" ;;
