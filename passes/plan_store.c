@@ -18,13 +18,15 @@
  * loop, from a whole accumulator in the wgmma layout (warp w owns rows
  * 16w..16w+15, so warpgroup g owns rows 64g..64g+63) to a tile of an f16,
  * bf16 or f32 tensor whose rows TMA can address (row pitch a multiple of
- * 16 bytes), and the staging tile still fits in shared memory. */
+ * 16 bytes) and that no later statement reads or writes (the store is
+ * still in flight then), and the staging tile still fits in shared memory. */
 #include "passes.h"
 
 enum { MAX_TMA_STORES = 2 };
 
-/* Why s cannot be a TMA store, or NULL. */
-static const char *why_not(const IrKernel *k, const IrStmt *s) {
+/* Why s, statement `at` of the kernel's body, cannot be a TMA store, or NULL. */
+static const char *why_not(IrKernel *k, int at) {
+    const IrStmt *s = k->body.items[at];
     if (s->op != IR_COPY) return "not a copy";
     const IrBuf *f = s->src.buf, *t = s->dst.buf;
     if (f->scope != SCOPE_FRAGMENT || t->scope != SCOPE_GLOBAL) return "not a store of a fragment";
@@ -44,6 +46,8 @@ static const char *why_not(const IrKernel *k, const IrStmt *s) {
     if (t->shape[t->rank - 1] * esize % 16) return "its row pitch is not a multiple of 16 bytes (TMA)";
     if (row_bytes < 128 ? row_bytes != 32 && row_bytes != 64 : row_bytes % 128)
         return "the tile's row is not 32, 64 or k*128 bytes";
+    IrBlock rest = {.items = k->body.items + at + 1, .len = k->body.len - at - 1};
+    if (buf_use_count(&rest, t)) return "a later statement uses the tensor";
     return NULL;
 }
 
@@ -54,7 +58,7 @@ void pass_plan_store(IrKernel *k) {
     int64_t staging = 0;
     for (i++; i < k->body.len && k->tma_stores.len < MAX_TMA_STORES; i++) {
         IrStmt *s = k->body.items[i];
-        const char *why = why_not(k, s);
+        const char *why = why_not(k, i);
         if (why) {
             if (s->op == IR_COPY && s->src.buf->scope == SCOPE_FRAGMENT && s->dst.buf->scope == SCOPE_GLOBAL &&
                 !k->store_declined)
