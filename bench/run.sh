@@ -41,8 +41,20 @@ layernorm_f16_8192x4096|layernorm||
 add_f16_2e26|add||
 swiglu_f16_8192x11008|swiglu||
 '
+# The card throttles its clock when hot (1450-1660 MHz instead of 1980 in
+# session 5's suite): before each workload, wait up to COOL_S seconds
+# (default 15) for it to come down to COOL_C degrees (default 50).
+cool() {
+    local i
+    for ((i = 0; i < ${COOL_S:-15}; i++)); do
+        t=$(nvidia-smi --query-gpu=temperature.gpu --format=csv,noheader,nounits 2>/dev/null | head -1)
+        [ -n "$t" ] && [ "$t" -le "${COOL_C:-50}" ] && return
+        sleep 1
+    done
+}
 while IFS='|' read -r name file values extra; do
     [ -n "$name" ] || continue
+    cool
     set -- --profile --consistency 3 --json "$out/$name.json"
     [ -n "$values" ] && set -- "$@" --set "$values"
     # shellcheck disable=SC2086
@@ -50,6 +62,7 @@ while IFS='|' read -r name file values extra; do
     echo "$name: exit $? $(grep -m1 '^  median' "$out/$name.txt")"
 done <<< "$workloads"
 
+cool
 python3 "$here/peers.py" gemm triton copy softmax norm attn > "$out/peers.jsonl" 2> "$out/peers.err"
 echo "peers: exit $?"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,power.limit,temperature.gpu \
