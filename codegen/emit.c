@@ -293,6 +293,7 @@ void cg_expr(Cg *g, const Node *e) {
         print_const(g, e);
         return;
     }
+    const Node *decided = expr_decided(e); /* e, unless specialisation decided a ?: or && / || */
     switch (e->kind) {
     case N_NAME:
         for (int i = g->nbind - 1; i >= 0; i--)
@@ -322,8 +323,8 @@ void cg_expr(Cg *g, const Node *e) {
         fputc(')', o);
         return;
     case N_BINARY:
-        if (expr_decided(e) != e) { /* `true && x`: x */
-            cg_expr(g, expr_decided(e));
+        if (decided != e) { /* `true && x`: x */
+            cg_expr(g, decided);
             return;
         }
         fputc('(', o);
@@ -335,8 +336,8 @@ void cg_expr(Cg *g, const Node *e) {
     case N_COND:
         /* decided by the specialisation: the taken arm, where it has the C
          * type that the whole `?:` would have had */
-        if (expr_decided(e) != e && !strcmp(cg_compute_type(e->u.cond.a->dtype), cg_compute_type(e->u.cond.b->dtype))) {
-            cg_expr(g, expr_decided(e));
+        if (decided != e && !strcmp(cg_compute_type(e->u.cond.a->dtype), cg_compute_type(e->u.cond.b->dtype))) {
+            cg_expr(g, decided);
             return;
         }
         fputc('(', o);

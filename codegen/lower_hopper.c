@@ -35,10 +35,27 @@ static int64_t blk_row_bytes(const IrBuf *b) { return blk_cols(b) * dtype_bytes(
 static int64_t blk_bytes(const IrBuf *b) { return b->shape[0] * blk_row_bytes(b); }
 static int swizzle_mode(int64_t row_bytes) { return row_bytes == 128 ? 1 : row_bytes == 64 ? 2 : 3; }
 
+/* The tensor map (tl_tmapN) of a TMA copy: the loads' maps first, then the
+ * stores' (cg_hopper_tensor_maps). */
 static int tma_index(const IrKernel *k, const IrStmt *copy) {
     for (int i = 0; i < k->tma_copies.len; i++)
         if (k->tma_copies.items[i] == copy) return i;
+    for (int i = 0; i < k->tma_stores.len; i++)
+        if (k->tma_stores.items[i] == copy) return k->tma_copies.len + i;
     return -1;
+}
+
+/* The element coordinates of a TMA box, innermost first, as the copy
+ * helpers take them: region r's corner, `col_off` more columns, the rows
+ * shifted by the C expression `row_extra` ("" for none). */
+static char *tma_coords(Cg *g, const IrRegion *r, int64_t col_off, const char *row_extra) {
+    int rank = r->buf->rank;
+    char *coords = arena_printf(arena(g), "(int)(%s) + %lld", r->idx[rank - 1] ? cg_expr_str(g, r->idx[rank - 1]) : "0",
+                                (long long)col_off);
+    for (int d = rank - 2; d >= 0; d--)
+        coords = arena_printf(arena(g), "%s, (int)(%s)%s", coords, r->idx[d] ? cg_expr_str(g, r->idx[d]) : "0",
+                              d == rank - 2 ? row_extra : "");
+    return coords;
 }
 
 /* ---- tensor maps: the loads', then the stores' ---- */
@@ -206,19 +223,11 @@ static void issue_tma(Cg *g, const IrStmt *c, const char *dst_expr, const char *
     const char *half_rows = c->multicast ? arena_printf(arena(g), " + tl_cta_rank * %lld", (long long)half) : "";
     const char *half_bytes =
         c->multicast ? arena_printf(arena(g), " + tl_cta_rank * %lld", (long long)(half * blk_row_bytes(dst))) : "";
-    for (int64_t j = 0; j < blocks; j++) {
-        char *coords = arena_printf(arena(g), "(int)(%s) + %lld", c->src.idx[r - 1] ? cg_expr_str(g, c->src.idx[r - 1]) : "0",
-                                    (long long)(j * cols));
-        for (int d = r - 2; d >= 0; d--)
-            coords = arena_printf(arena(g), "%s, (int)(%s)%s", coords, c->src.idx[d] ? cg_expr_str(g, c->src.idx[d]) : "0",
-                                  d == r - 2 ? half_rows : "");
+    for (int64_t j = 0; j < blocks; j++)
         /* a multicast copy: into both blocks of the cluster (mask 0b11) */
         cg_line(g, "tl_tma_load<%d>(%s + %lld%s, &tl_tmap%d, %s, %s, %s);", r, dst_expr, (long long)(j * blk_bytes(dst)),
-                half_bytes, map, bar, c->multicast ? "0x3" : "0", coords);
-    }
+                half_bytes, map, bar, c->multicast ? "0x3" : "0", tma_coords(g, &c->src, j * cols, half_rows));
 }
-
-static int64_t tile_bytes(const IrBuf *b) { return buf_elems(b) * dtype_bytes(b->dtype); }
 
 static bool has_preloads(const IrKernel *k) {
     for (int i = 0; i < k->tma_copies.len; i++)
@@ -291,8 +300,8 @@ void cg_hopper_split(Cg *g) {
     int64_t pre_bytes = 0, loop_bytes = 0;
     for (int i = 0; i < k->tma_copies.len; i++) {
         const IrStmt *c = k->tma_copies.items[i];
-        if (c->pipeline) loop_bytes += tile_bytes(c->dst.buf);
-        else pre_bytes += tile_bytes(c->dst.buf);
+        if (c->pipeline) loop_bytes += buf_bytes(c->dst.buf);
+        else pre_bytes += buf_bytes(c->dst.buf);
     }
     const char *var = ir_cname(k->c, loop->sym->name), *n = cg_tmp(g, "n"), *s = cg_tmp(g, "s");
     cg_line(g, "int tl_it = 0;");
@@ -475,9 +484,7 @@ void cg_hopper_tma_store(Cg *g, IrStmt *s) {
     const IrBuf *f = s->src.buf, *t = s->dst.buf;
     int64_t esize = dtype_bytes(t->dtype), cols = span_cols(f->shape[1], esize), row_bytes = cols * esize;
     int64_t block_bytes = 64 * row_bytes, wg_bytes = 64 * f->shape[1] * esize;
-    int map = k->tma_copies.len; /* the stores' maps follow the loads' */
-    for (int i = 0; i < k->tma_stores.len; i++)
-        if (k->tma_stores.items[i] == s) map = k->tma_copies.len + i;
+    int map = tma_index(k, s);
     const char *st = cg_tmp(g, "st"), *q = cg_tmp(g, "q"), *v = cg_tmp(g, "v"), *row = cg_tmp(g, "r"), *col = cg_tmp(g, "c");
     const char *vt = cg_vector_type((int)(2 * esize)), *et = cg_storage_type(t->dtype);
     cg_line(g, "{");
@@ -504,15 +511,9 @@ void cg_hopper_tma_store(Cg *g, IrStmt *s) {
     warpgroup_sync(g);
     cg_line(g, "if (tid %% 128 == 0) {");
     g->ind++;
-    int r = t->rank;
-    for (int64_t j = 0; j < f->shape[1] / cols; j++) {
-        char *coords = arena_printf(arena(g), "(int)(%s) + %lld, (int)(%s) + tl_wg * 64",
-                                    s->dst.idx[r - 1] ? cg_expr_str(g, s->dst.idx[r - 1]) : "0", (long long)(j * cols),
-                                    s->dst.idx[r - 2] ? cg_expr_str(g, s->dst.idx[r - 2]) : "0");
-        for (int d = r - 3; d >= 0; d--)
-            coords = arena_printf(arena(g), "%s, (int)(%s)", coords, s->dst.idx[d] ? cg_expr_str(g, s->dst.idx[d]) : "0");
-        cg_line(g, "tl_tma_store<%d>(&tl_tmap%d, %s + %lld, %s);", r, map, st, (long long)(j * block_bytes), coords);
-    }
+    for (int64_t j = 0; j < f->shape[1] / cols; j++)
+        cg_line(g, "tl_tma_store<%d>(&tl_tmap%d, %s + %lld, %s);", t->rank, map, st, (long long)(j * block_bytes),
+                tma_coords(g, &s->dst, j * cols, " + tl_wg * 64"));
     cg_line(g, "tl_tma_store_commit();");
     g->ind--;
     cg_line(g, "}");

@@ -28,6 +28,8 @@ int64_t buf_elems(const IrBuf *b) {
     return n;
 }
 
+int64_t buf_bytes(const IrBuf *b) { return buf_elems(b) * dtype_bytes(b->dtype); }
+
 typedef struct Uses {
     const IrBuf *buf;
     int count;

@@ -51,6 +51,7 @@ void block_visit_indices(IrBlock *b, IndexVisit fn, void *arg);
 bool layout_equal(const Layout *a, const Layout *b);
 const char *layout_describe(Ctx *c, const Layout *l);
 int64_t buf_elems(const IrBuf *b);
+int64_t buf_bytes(const IrBuf *b); /* buf_elems times the element size */
 /* e without the conditionals its specialisation decided: the taken arm of
  * `c ? a : b` with a constant c, x for `true && x` or `x || false` (x a
  * boolean), repeatedly; e itself otherwise. The front end leaves the tree

@@ -63,7 +63,7 @@ void pass_plan_shared(IrKernel *k) {
         IrBuf *b = k->buffers.items[i];
         if (b->scope != SCOPE_SHARED) continue;
         b->swizzle_chunks = swizzle_for(b);
-        b->stage_bytes = align_up(buf_elems(b) * dtype_bytes(b->dtype), 128);
+        b->stage_bytes = align_up(buf_bytes(b), 128);
         if (tma_target(k, b)) {
             /* TMA's swizzle is a function of address bits 4-9: each stage
              * starts on a 1024-byte boundary (of the aligned base) */

@@ -326,7 +326,7 @@ static int64_t shared_bytes(IrKernel *k, IrStmt *loop, int loop_at, int dim, boo
         bool dep = false;
         for (int d = 0; d < c->src.buf->rank; d++) dep |= depends_on(k, loop_at, bidx, c->src.idx[d]);
         if (dep) continue;
-        bytes += buf_elems(c->dst.buf) * dtype_bytes(c->dst.buf->dtype);
+        bytes += buf_bytes(c->dst.buf);
         if (mark) c->multicast = true;
     }
     return bytes;
