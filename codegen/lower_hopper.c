@@ -391,12 +391,26 @@ static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot) {
         /* mma.sync's A fragment from the accumulator-layout registers: rows
          * g / g+8 of n8 tiles 2kk and 2kk+1, packed before the fence (packing
          * after it would make ptxas fence again and serialise: C7520) */
+        /* With three consumer warpgroups (three warps an SM sub-partition)
+         * the half-precision values are packed as they are; with two, they
+         * go through float and back (two conversions more a pair), which
+         * measured faster on the H200 (attention D=128: 1.707 against 1.816
+         * ms; D=64 at BM=128: 1.212 against 1.36 ms; at BM=192 the other way:
+         * 1.068 against 1.145 ms): ptxas then spreads the exp2s of the softmax
+         * among the conversions instead of after all of the row maxima, and
+         * two warps hide less of a bunched schedule than three. */
+        bool as_halves = g->k->threads >= 384;
         cg_line(g, "unsigned a_regs[%lld][4];", (long long)(K / 16));
         for (int64_t kk = 0; kk < K / 16; kk++)
             for (int h = 0; h < 4; h++) {
                 int64_t t = (2 * kk + h / 2) * 4 + (h % 2) * 2;
-                cg_line(g, "a_regs[%lld][%d] = %s(tl_to_float(%s[%lld]), tl_to_float(%s[%lld]));", (long long)kk, h, pack,
-                        A->cname, (long long)t, A->cname, (long long)t + 1);
+                const char *lo = arena_printf(arena(g), "%s[%lld]", A->cname, (long long)t);
+                const char *hi = arena_printf(arena(g), "%s[%lld]", A->cname, (long long)t + 1);
+                if (!as_halves) {
+                    lo = arena_printf(arena(g), "tl_to_float(%s)", lo);
+                    hi = arena_printf(arena(g), "tl_to_float(%s)", hi);
+                }
+                cg_line(g, "a_regs[%lld][%d] = %s(%s, %s);", (long long)kk, h, pack, lo, hi);
             }
     }
     /* orders the accumulator's (and a register A's) earlier writes before

@@ -226,6 +226,22 @@ static __device__ __forceinline__ unsigned tl_pack_bf162(float lo, float hi)
     return *reinterpret_cast<unsigned *>(&h);
 }
 
+/* The same from values already in half precision (a register fragment of
+ * f16 / bf16 that feeds an mma or wgmma as A): the bits are moved, not
+ * rounded again (through float, a pair costs two conversions back and
+ * two forward: HADD2.F32 + F2FP; lower_hopper.c says when each is used). */
+static __device__ __forceinline__ unsigned tl_pack_half2(__half lo, __half hi)
+{
+    __half2 h = __halves2half2(lo, hi);
+    return *reinterpret_cast<unsigned *>(&h);
+}
+
+static __device__ __forceinline__ unsigned tl_pack_bf162(__nv_bfloat16 lo, __nv_bfloat16 hi)
+{
+    __nv_bfloat162 h = __halves2bfloat162(lo, hi);
+    return *reinterpret_cast<unsigned *>(&h);
+}
+
 /* ------------------------------------------------------------------------ */
 /* 6. Conversions between storage types and float                           */
 /* ------------------------------------------------------------------------ */
