@@ -5,7 +5,9 @@
 # F.rms_norm, F.layer_norm) in the same run, then bench/tabulate.py writes the
 # markdown section (ratios, date, card, clocks) to OUTDIR/RESULTS-section.md
 # for bench/RESULTS.md; the raw files go into OUTDIR/raw.tar.gz. TILEC
-# selects the binary (default build/tilec).
+# selects the binary (default build/tilec); ONLY, an extended regular
+# expression, the workloads (e.g. ONLY=attn: the attention rows), and
+# PEERS the peer groups of bench/peers.py (default: all of them).
 set -u
 out=${1:-bench-out}
 tilec=${TILEC:-build/tilec}
@@ -56,6 +58,7 @@ cool() {
 }
 while IFS='|' read -r name file values extra; do
     [ -n "$name" ] || continue
+    [[ $name =~ ${ONLY:-.} ]] || continue
     cool
     set -- --profile --consistency 3 --json "$out/$name.json"
     [ -n "$values" ] && set -- "$@" --set "$values"
@@ -65,11 +68,12 @@ while IFS='|' read -r name file values extra; do
 done <<< "$workloads"
 
 cool
-python3 "$here/peers.py" gemm triton copy softmax norm attn > "$out/peers.jsonl" 2> "$out/peers.err"
+# shellcheck disable=SC2086
+python3 "$here/peers.py" ${PEERS:-gemm triton copy softmax norm attn} > "$out/peers.jsonl" 2> "$out/peers.err"
 echo "peers: exit $?"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,power.limit,temperature.gpu \
     --format=csv > "$out/gpu-after.csv" 2>&1
-python3 "$here/tabulate.py" "$out" > "$out/RESULTS-section.md"
+ONLY=${ONLY:-.} PEERS=${PEERS:-gemm triton copy softmax norm attn} python3 "$here/tabulate.py" "$out" > "$out/RESULTS-section.md"
 cat "$out/RESULTS-section.md"
 # one archive for the per-workload files (the device tool brings back a
 # limited number of files), the section and the peers beside it

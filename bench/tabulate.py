@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """tabulate.py OUTDIR - the markdown section of bench/RESULTS.md from what
 bench/run.sh left in OUTDIR: one tilec --json file per workload, the peers
-(peers.jsonl) and the card's state before and after (gpu-*.csv)."""
+(peers.jsonl) and the card's state before and after (gpu-*.csv). The
+environment's ONLY and PEERS (as bench/run.sh had them) select the rows
+and name the peer groups in the command line it prints."""
 import datetime
 import json
 import os
+import re
 import sys
 
 out = sys.argv[1]
@@ -61,14 +64,18 @@ for row in (before, after):  # nvidia-smi names the current SM clock "clocks.cur
     row["sm"] = next((v for k, v in row.items() if k.startswith("clocks.current.sm") or k.startswith("clocks.sm")), "?")
 card = before.get("name", "unknown card")
 print(f"## {datetime.date.today().isoformat()}, {card} (driver {before.get('driver_version', '?')}): `bench/run.sh`\n")
-print("Command: `bench/run.sh $OUT` on the GPU machine (tilec `--profile --consistency 3 --json` per workload,")
-print("then `bench/peers.py gemm triton copy softmax norm attn`, all in one process group, one after the other).")
+only, peer_groups = os.environ.get("ONLY", "."), os.environ.get("PEERS", "gemm triton copy softmax norm attn")
+command = "bench/run.sh $OUT" if only == "." else f"ONLY='{only}' bench/run.sh $OUT"
+print(f"Command: `{command}` on the GPU machine (tilec `--profile --consistency 3 --json` per workload,")
+print(f"then `bench/peers.py {peer_groups}`, all in one process group, one after the other).")
 print(f"Card before: {before['sm']} SM clock, {before.get('power.draw [W]', '?')} of "
       f"{before.get('power.limit [W]', '?')}, {before.get('temperature.gpu', '?')} °C; after: "
       f"{after['sm']}, {after.get('power.draw [W]', '?')}, {after.get('temperature.gpu', '?')} °C.\n")
 print("| workload | tilec | SM clock (throttled samples) | peers (same run) | ratio |")
 print("|---|---|---|---|---|")
 for name, label, metric, plist in ROWS:
+    if not re.search(only, name):
+        continue
     t = load(name)
     if not t or not t.get("bench") or t["bench"].get("median_ms") is None:
         print(f"| {label} | not measured (see {name}.txt) | | | |")
