@@ -390,8 +390,8 @@ static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot) {
     if (A->scope == SCOPE_FRAGMENT) {
         /* mma.sync's A fragment from the accumulator-layout registers: rows
          * g / g+8 of n8 tiles 2kk and 2kk+1, packed before the fence (packing
-         * after it would make ptxas fence again and serialise: C7520) */
-        /* With three consumer warpgroups (three warps an SM sub-partition)
+         * after it would make ptxas fence again and serialise: C7520).
+         * With three consumer warpgroups (three warps an SM sub-partition)
          * the half-precision values are packed as they are; with two, they
          * go through float and back (two conversions more a pair), which
          * measured faster on the H200 (attention D=128: 1.707 against 1.816
