@@ -717,6 +717,12 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     }
     if (k->ws_loop) cg_hopper_params(k, g.o);
     fputs(") {\n", g.o);
+    /* nvcc -arch=sm_90a also builds compute_90 PTX (for later GPUs), where
+     * wgmma, setmaxnreg and the TMA do not exist: there the kernel traps */
+    if (k->ws_loop)
+        fputs("#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)\n"
+              "    __trap();  // built for sm_90a only\n"
+              "#else\n", g.o);
     g.ind = 1;
     if (k->ws_loop) {
         /* TMA swizzles by shared-memory address bits: stages start on
@@ -756,7 +762,10 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
         g.ind--;
         cg_line(&g, "}");
     }
-    if (k->ws_loop) cg_hopper_finish(&g);
+    if (k->ws_loop) {
+        cg_hopper_finish(&g);
+        fputs("#endif\n", g.o);
+    }
     fputs("}\n", g.o);
     fclose(g.o);
     if (g.failed) {

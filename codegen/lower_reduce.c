@@ -7,44 +7,76 @@
  * guarantees it), so each thread keeps one partial per row, warps reduce
  * with shuffles, and the warps' results meet in shared memory; every
  * thread ends with every row (replicated result). */
+#include <string.h>
+
 #include "codegen.h"
 
 static Arena *arena(Cg *g) { return &g->k->c->arena; }
 
-static const char *identity(int kind, bool dbl) {
-    if (kind == REDUCE_MAX) return dbl ? "-__longlong_as_double(0x7ff0000000000000LL)" : "-__int_as_float(0x7f800000)";
-    if (kind == REDUCE_MIN) return dbl ? "__longlong_as_double(0x7ff0000000000000LL)" : "__int_as_float(0x7f800000)";
-    return "0";
+/* The type a reduction computes in: float for the float types narrower
+ * than f64, double for f64, and for integers their own compute type (int
+ * for the narrow ones), so that integer sums and extrema stay exact. */
+typedef struct RedType {
+    const char *c;  /* float, double, int, unsigned, long long, unsigned long long */
+    bool flt, dbl, uns;
+} RedType;
+
+static RedType red_type(Dtype t) {
+    if (t == DT_F64) return (RedType){"double", true, true, false};
+    if (dtype_is_float(t)) return (RedType){"float", true, false, false};
+    if (t == DT_BOOL || dtype_bytes(t) < 4) return (RedType){"int", false, false, false};
+    return (RedType){cg_compute_type(t), false, false, t == DT_U32 || t == DT_U64};
+}
+
+static bool wide_int(RedType r) { return !r.flt && strstr(r.c, "long long"); }
+
+static const char *identity(int kind, RedType r) {
+    if (kind != REDUCE_MAX && kind != REDUCE_MIN) return "0";
+    bool max = kind == REDUCE_MAX;
+    if (r.flt) {
+        const char *inf = r.dbl ? "__longlong_as_double(0x7ff0000000000000LL)" : "__int_as_float(0x7f800000)";
+        return max ? (r.dbl ? "-__longlong_as_double(0x7ff0000000000000LL)" : "-__int_as_float(0x7f800000)") : inf;
+    }
+    if (r.uns) return max ? "0" : wide_int(r) ? "0xffffffffffffffffull" : "0xffffffffu";
+    if (wide_int(r)) return max ? "(-0x7fffffffffffffffLL - 1)" : "0x7fffffffffffffffLL";
+    return max ? "(-0x7fffffff - 1)" : "0x7fffffff";
 }
 
 /* The shared scratch seen as the reduction's type: partials of an f32
  * reduction travel as floats (a double slot would cost two conversions a
- * partial and twice the shared-memory traffic). */
-static const char *scratch(bool dbl) { return dbl ? "tl_scratch" : "((float *)tl_scratch)"; }
+ * partial and twice the shared-memory traffic); the scratch has 8 bytes
+ * an element (plan_shared). */
+static const char *scratch(Cg *g, RedType r) {
+    return r.dbl ? "tl_scratch" : arena_printf(arena(g), "((%s *)tl_scratch)", r.c);
+}
 
-static char *combine(Cg *g, int kind, const char *a, const char *b, bool dbl) {
+static char *combine(Cg *g, int kind, const char *a, const char *b, RedType r) {
     switch (kind) {
     case REDUCE_SUM: return arena_printf(arena(g), "%s + %s", a, b);
-    case REDUCE_MIN: return arena_printf(arena(g), "%s(%s, %s)", dbl ? "fmin" : "fminf", a, b);
-    default: return arena_printf(arena(g), "%s(%s, %s)", dbl ? "fmax" : "fmaxf", a, b);
+    case REDUCE_MIN: return arena_printf(arena(g), "%s(%s, %s)", r.flt ? (r.dbl ? "fmin" : "fminf") : "min", a, b);
+    default: return arena_printf(arena(g), "%s(%s, %s)", r.flt ? (r.dbl ? "fmax" : "fmaxf") : "max", a, b);
     }
+}
+
+/* An element of b as the reduction's type. */
+static char *as_red(Cg *g, const IrBuf *b, const char *reg, RedType r) {
+    return arena_printf(arena(g), "(%s)%s(%s[%s])", r.c, b->dtype == DT_F16 || b->dtype == DT_BF16 ? "tl_to_float" : "",
+                        b->cname, reg);
 }
 
 /* The value an element contributes (absmax takes magnitudes). */
-static char *element(Cg *g, int kind, const IrBuf *b, const char *reg, bool dbl) {
-    char *v = arena_printf(arena(g), "(%s)%s(%s[%s])", dbl ? "double" : "float",
-                           b->dtype == DT_F16 || b->dtype == DT_BF16 ? "tl_to_float" : "", b->cname, reg);
-    return kind == REDUCE_ABSMAX ? arena_printf(arena(g), "%s(%s)", dbl ? "fabs" : "fabsf", v) : v;
+static char *element(Cg *g, int kind, const IrBuf *b, const char *reg, RedType r) {
+    char *v = as_red(g, b, reg, r);
+    if (kind != REDUCE_ABSMAX || r.uns) return v;
+    const char *abs = r.flt ? (r.dbl ? "fabs" : "fabsf") : wide_int(r) ? "llabs" : "abs";
+    return arena_printf(arena(g), "%s(%s)", abs, v);
 }
 
-static void store_result(Cg *g, IrStmt *s, const char *reg, const char *v, bool dbl) {
+static void store_result(Cg *g, IrStmt *s, const char *reg, const char *v, RedType r) {
     const IrBuf *d = s->dst.buf;
     char *val = (char *)v;
-    if (!s->clear) {
-        char *old = arena_printf(arena(g), "(%s)%s(%s[%s])", dbl ? "double" : "float",
-                                 d->dtype == DT_F16 || d->dtype == DT_BF16 ? "tl_to_float" : "", d->cname, reg);
-        val = combine(g, s->reduce_kind == REDUCE_ABSMAX ? REDUCE_MAX : s->reduce_kind, old, v, dbl);
-    }
+    if (!s->clear)
+        val = combine(g, s->reduce_kind == REDUCE_ABSMAX ? REDUCE_MAX : s->reduce_kind, as_red(g, d, reg, r), v, r);
     cg_line(g, "%s[%s] = %s;", d->cname, reg, cg_convert(g, d->dtype, val));
 }
 
@@ -52,8 +84,8 @@ static void reduce_acc(Cg *g, IrStmt *s) {
     const IrBuf *src = s->src.buf;
     const Layout *l = &src->layout;
     int kind = s->reduce_kind, merge = kind == REDUCE_ABSMAX ? REDUCE_MAX : kind;
-    bool dbl = src->dtype == DT_F64;
-    const char *ty = dbl ? "double" : "float";
+    RedType rt = red_type(src->dtype);
+    const char *ty = rt.c;
     const char *p = cg_tmp(g, "p");
     cg_line(g, "{");
     g->ind++;
@@ -61,18 +93,18 @@ static void reduce_acc(Cg *g, IrStmt *s) {
     for (int mi = 0; mi < l->mi; mi++)
         for (int h = 0; h < 2; h++) {
             int row = mi * 2 + h;
-            cg_line(g, "%s[%d] = %s;", p, row, identity(kind, dbl));
+            cg_line(g, "%s[%d] = %s;", p, row, identity(kind, rt));
             for (int ni = 0; ni < l->ni; ni++)
                 for (int c = 0; c < 2; c++) {
                     char *reg = arena_printf(arena(g), "%d", (mi * l->ni + ni) * 4 + h * 2 + c);
                     char *cur = arena_printf(arena(g), "%s[%d]", p, row);
-                    cg_line(g, "%s = %s;", cur, combine(g, merge, cur, element(g, kind, src, reg, dbl), dbl));
+                    cg_line(g, "%s = %s;", cur, combine(g, merge, cur, element(g, kind, src, reg, rt), rt));
                 }
             /* the quad's lanes hold the other columns of the same rows */
             for (int off = 1; off <= 2; off *= 2) {
                 char *cur = arena_printf(arena(g), "%s[%d]", p, row);
                 cg_line(g, "%s = %s;", cur,
-                        combine(g, merge, cur, arena_printf(arena(g), "__shfl_xor_sync(0xffffffffu, %s, %d)", cur, off), dbl));
+                        combine(g, merge, cur, arena_printf(arena(g), "__shfl_xor_sync(0xffffffffu, %s, %d)", cur, off), rt));
             }
         }
     if (l->wn > 1) {
@@ -80,24 +112,24 @@ static void reduce_acc(Cg *g, IrStmt *s) {
         int64_t rows = src->shape[0];
         cg_line(g, "if (lane %% 4 == 0) {");
         for (int r = 0; r < l->mi * 2; r++)
-            cg_line(g, "    %s[warp %% %d * %lld + warp / %d * %lld + %d + lane / 4] = %s[%d];", scratch(dbl), l->wn, (long long)rows,
+            cg_line(g, "    %s[warp %% %d * %lld + warp / %d * %lld + %d + lane / 4] = %s[%d];", scratch(g, rt), l->wn, (long long)rows,
                     l->wn, (long long)l->wtm, (r / 2) * 16 + (r % 2) * 8, p, r);
         cg_line(g, "}");
         cg_sync(g);
         for (int r = 0; r < l->mi * 2; r++) {
             char *cur = arena_printf(arena(g), "%s[%d]", p, r);
-            cg_line(g, "%s = %s;", cur, identity(kind, dbl));
+            cg_line(g, "%s = %s;", cur, identity(kind, rt));
             for (int w = 0; w < l->wn; w++)
                 cg_line(g, "%s = %s;", cur,
                         combine(g, merge, cur,
                                 arena_printf(arena(g), "(%s)%s[%lld + warp / %d * %lld + %d + lane / 4]", ty,
-                                             scratch(dbl), (long long)(w * rows), l->wn, (long long)l->wtm, (r / 2) * 16 + (r % 2) * 8),
-                                dbl));
+                                             scratch(g, rt), (long long)(w * rows), l->wn, (long long)l->wtm, (r / 2) * 16 + (r % 2) * 8),
+                                rt));
         }
         cg_sync(g);
     }
     for (int r = 0; r < l->mi * 2; r++)
-        store_result(g, s, arena_printf(arena(g), "%d", r), arena_printf(arena(g), "%s[%d]", p, r), dbl);
+        store_result(g, s, arena_printf(arena(g), "%d", r), arena_printf(arena(g), "%s[%d]", p, r), rt);
     g->ind--;
     cg_line(g, "}");
 }
@@ -106,15 +138,15 @@ static void reduce_blocked(Cg *g, IrStmt *s) {
     const IrBuf *src = s->src.buf;
     const Layout *l = &src->layout;
     int kind = s->reduce_kind, merge = kind == REDUCE_ABSMAX ? REDUCE_MAX : kind;
-    bool dbl = src->dtype == DT_F64;
-    const char *ty = dbl ? "double" : "float";
+    RedType rt = red_type(src->dtype);
+    const char *ty = rt.c;
     int64_t cols = src->shape[src->rank - 1], rows = buf_elems(src) / cols, t = g->k->threads, warps = (t + 31) / 32;
     int64_t total = buf_elems(src);
     const char *p = cg_tmp(g, "p");
     cg_line(g, "{");
     g->ind++;
     cg_line(g, "%s %s[%lld];", ty, p, (long long)rows);
-    for (int64_t r = 0; r < rows; r++) cg_line(g, "%s[%lld] = %s;", p, (long long)r, identity(kind, dbl));
+    for (int64_t r = 0; r < rows; r++) cg_line(g, "%s[%lld] = %s;", p, (long long)r, identity(kind, rt));
     for (int64_t q = 0; q < l->chunks; q++) {
         /* chunk q covers row q*threads*vec / cols for every thread */
         int64_t row = rows == 1 ? 0 : q * t * l->vec / cols;
@@ -123,7 +155,7 @@ static void reduce_blocked(Cg *g, IrStmt *s) {
         for (int v = 0; v < l->vec; v++) {
             char *cur = arena_printf(arena(g), "%s[%lld]", p, (long long)row);
             char *reg = arena_printf(arena(g), "%lld", (long long)(q * l->vec + v));
-            cg_line(g, "%s%s = %s;", partial ? "    " : "", cur, combine(g, merge, cur, element(g, kind, src, reg, dbl), dbl));
+            cg_line(g, "%s%s = %s;", partial ? "    " : "", cur, combine(g, merge, cur, element(g, kind, src, reg, rt), rt));
         }
         if (partial) cg_line(g, "}");
     }
@@ -133,20 +165,20 @@ static void reduce_blocked(Cg *g, IrStmt *s) {
     char *cur = arena_printf(arena(g), "%s[%s]", p, r);
     for (int off = 16; off >= 1; off /= 2)
         cg_line(g, "    %s = %s;", cur,
-                combine(g, merge, cur, arena_printf(arena(g), "__shfl_xor_sync(0xffffffffu, %s, %d)", cur, off), dbl));
-    cg_line(g, "    if (lane == 0) %s[warp * %lld + %s] = %s;", scratch(dbl), (long long)rows, r, cur);
+                combine(g, merge, cur, arena_printf(arena(g), "__shfl_xor_sync(0xffffffffu, %s, %d)", cur, off), rt));
+    cg_line(g, "    if (lane == 0) %s[warp * %lld + %s] = %s;", scratch(g, rt), (long long)rows, r, cur);
     cg_line(g, "}");
     cg_sync(g);
     cg_line(g, "#pragma unroll");
     cg_line(g, "for (int %s = 0; %s < %lld; ++%s) {", r, r, (long long)rows, r);
-    cg_line(g, "    %s = %s;", cur, identity(kind, dbl));
+    cg_line(g, "    %s = %s;", cur, identity(kind, rt));
     const char *w = cg_tmp(g, "w");
     cg_line(g, "    for (int %s = 0; %s < %lld; ++%s) %s = %s;", w, w, (long long)warps, w, cur,
-            combine(g, merge, cur, arena_printf(arena(g), "(%s)%s[%s * %lld + %s]", ty, scratch(dbl), w, (long long)rows, r), dbl));
+            combine(g, merge, cur, arena_printf(arena(g), "(%s)%s[%s * %lld + %s]", ty, scratch(g, rt), w, (long long)rows, r), rt));
     cg_line(g, "}");
     cg_sync(g);
     for (int64_t i = 0; i < rows; i++)
-        store_result(g, s, arena_printf(arena(g), "%lld", (long long)i), arena_printf(arena(g), "%s[%lld]", p, (long long)i), dbl);
+        store_result(g, s, arena_printf(arena(g), "%lld", (long long)i), arena_printf(arena(g), "%s[%lld]", p, (long long)i), rt);
     g->ind--;
     cg_line(g, "}");
 }
@@ -156,8 +188,8 @@ static void reduce_blocked(Cg *g, IrStmt *s) {
 static void reduce_staged(Cg *g, IrStmt *s) {
     const IrBuf *src = s->src.buf, *dst = s->dst.buf;
     int kind = s->reduce_kind, merge = kind == REDUCE_ABSMAX ? REDUCE_MAX : kind;
-    bool dbl = src->dtype == DT_F64;
-    const char *ty = dbl ? "double" : "float";
+    RedType rt = red_type(src->dtype);
+    const char *ty = rt.c;
     const char *r = cg_tmp(g, "r");
     char *coords[MAX_RANK], *valid;
     cg_frag_coords(g, src, r, coords, &valid);
@@ -167,8 +199,8 @@ static void reduce_staged(Cg *g, IrStmt *s) {
     g->ind++;
     cg_line(g, "#pragma unroll");
     cg_line(g, "for (int %s = 0; %s < %lld; ++%s)", r, r, (long long)src->layout.regs, r);
-    cg_line(g, "    %s%s[%s] = %s;", valid ? arena_printf(arena(g), "if (%s) ", valid) : "", scratch(dbl), lin,
-            element(g, kind, src, r, dbl));
+    cg_line(g, "    %s%s[%s] = %s;", valid ? arena_printf(arena(g), "if (%s) ", valid) : "", scratch(g, rt), lin,
+            element(g, kind, src, r, rt));
     cg_sync(g);
     const char *dr = cg_tmp(g, "r"), *k = cg_tmp(g, "k"), *v = cg_tmp(g, "v");
     char *dc[MAX_RANK], *dvalid;
@@ -177,7 +209,7 @@ static void reduce_staged(Cg *g, IrStmt *s) {
     cg_line(g, "for (int %s = 0; %s < %lld; ++%s) {", dr, dr, (long long)dst->layout.regs, dr);
     g->ind++;
     if (dvalid) cg_line(g, "if (!(%s)) continue;", dvalid);
-    cg_line(g, "%s %s = %s;", ty, v, identity(kind, dbl));
+    cg_line(g, "%s %s = %s;", ty, v, identity(kind, rt));
     /* source coordinates: the destination's, with the reduced dim inserted */
     char *sl = NULL;
     for (int d = 0, j = 0; d < src->rank; d++) {
@@ -188,8 +220,8 @@ static void reduce_staged(Cg *g, IrStmt *s) {
      * the code (and the compile time) by the reduced extent */
     cg_line(g, "#pragma unroll 1");
     cg_line(g, "for (int %s = 0; %s < %lld; ++%s) %s = %s;", k, k, (long long)src->shape[s->dim], k, v,
-            combine(g, merge, v, arena_printf(arena(g), "(%s)%s[%s]", ty, scratch(dbl), sl), dbl));
-    store_result(g, s, dr, v, dbl);
+            combine(g, merge, v, arena_printf(arena(g), "(%s)%s[%s]", ty, scratch(g, rt), sl), rt));
+    store_result(g, s, dr, v, rt);
     g->ind--;
     cg_line(g, "}");
     cg_sync(g);

@@ -76,6 +76,15 @@ for action in --run --profile --autotune; do
         fail=$((fail + 1)); echo "FAIL $action without a GPU: exit $rc"; head -5 "$tmp/run.out"
     fi
 done
+# --emit-cuda's output compiles with nvcc as printed (LANGUAGE.md), also
+# where nvcc -arch=sm_90a builds compute_90 PTX beside the sm_90a code
+nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+if [ -x "$nvcc" ]; then
+    for arch in sm_90a sm_80; do
+        "$tilec" --emit-cuda --arch $arch "$ex" > "$tmp/k_$arch.cu"
+        expect 0 "nvcc -arch=$arch -c of --emit-cuda" "$nvcc" -arch=$arch -c "$tmp/k_$arch.cu" -o "$tmp/k_$arch.o"
+    done
+fi
 rm -rf "$tmp"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

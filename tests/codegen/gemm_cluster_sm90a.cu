@@ -1,4 +1,7 @@
 extern "C" __global__ void __launch_bounds__(384, 1) __cluster_dims__(2, 1, 1) tilec_gemm_01dc6fb4(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, const __grid_constant__ tl_tensor_map tl_tmap0, const __grid_constant__ tl_tensor_map tl_tmap1, const __grid_constant__ tl_tensor_map tl_tmap2) {
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    __trap();  // built for sm_90a only
+#else
     extern __shared__ __align__(1024) unsigned char tl_smem_raw[];
     unsigned char *const tl_smem = tl_smem_raw + ((1024u - (tl_smem_addr(tl_smem_raw) & 1023u)) & 1023u);
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
@@ -99,4 +102,5 @@ extern "C" __global__ void __launch_bounds__(384, 1) __cluster_dims__(2, 1, 1) t
         }
     }
     if (tid % 128 == 0) tl_tma_store_wait_all();  // the last TMA stores
+#endif
 }
