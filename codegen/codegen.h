@@ -57,6 +57,10 @@ typedef struct Cg {
     const Node *lane_node[CG_MAX_LANE_ACCESSES];
     const char *lane_ref[CG_MAX_LANE_ACCESSES];
     int nlane;
+    /* The C type of the block indices and of integer lets and vars: "int",
+     * or "long long" when a tensor has 2^31 elements or more, where
+     * `bx * BLOCK + i` would overflow 32 bits (cg_emit). */
+    const char *index_type;
 } Cg;
 
 void cg_line(Cg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

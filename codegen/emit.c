@@ -526,6 +526,13 @@ static void cg_for(Cg *g, IrStmt *s) {
     cg_line(g, "}");
 }
 
+/* A let's or var's C type: integers computed in int widen with the block
+ * indices (Cg.index_type). */
+static const char *scalar_type(const Cg *g, Dtype t) {
+    const char *c = cg_compute_type(t);
+    return strcmp(c, "int") ? c : g->index_type;
+}
+
 static void cg_stmt(Cg *g, IrStmt *s) {
     if (s->sync_before) cg_sync(g);
     switch (s->op) {
@@ -551,11 +558,11 @@ static void cg_stmt(Cg *g, IrStmt *s) {
         cg_line(g, "}");
         break;
     case IR_LET:
-        cg_line(g, "const %s %s = %s;", cg_compute_type(s->sym->dtype), ir_cname(g->k->c, s->sym->name),
+        cg_line(g, "const %s %s = %s;", scalar_type(g, s->sym->dtype), ir_cname(g->k->c, s->sym->name),
                 cg_expr_str(g, s->value));
         break;
     case IR_VAR:
-        cg_line(g, "%s %s = %s;", cg_compute_type(s->sym->dtype), ir_cname(g->k->c, s->sym->name),
+        cg_line(g, "%s %s = %s;", scalar_type(g, s->sym->dtype), ir_cname(g->k->c, s->sym->name),
                 s->value ? cg_expr_str(g, s->value) : "0");
         break;
     case IR_STORE: cg_store(g, s); break;
@@ -646,10 +653,10 @@ void cg_block_indices(Cg *g, const char *lin) {
     for (int i = 0; i < info->block_idx.len; i++) names[i] = ir_cname(k->c, ((Sym *)info->block_idx.items[i])->name);
     int i = 0;
     if (panels) {
-        cg_line(g, "const int %s = %s, %s = %s;", names[0], val[0], names[1], val[1]);
+        cg_line(g, "const %s %s = %s, %s = %s;", g->index_type, names[0], val[0], names[1], val[1]);
         i = 2;
     }
-    for (; i < info->block_idx.len; i++) cg_line(g, "const int %s = %s;", names[i], val[i]);
+    for (; i < info->block_idx.len; i++) cg_line(g, "const %s %s = %s;", g->index_type, names[i], val[i]);
     /* Block index i runs over [0, grid[i]) (the panel swizzle permutes the
      * tiles, it does not leave the grid). Said to the compiler, this lets it
      * prove that the tiles of a grid that divides the tensor are in bounds,
@@ -675,7 +682,9 @@ void cg_tile_loop_begin(Cg *g) {
 
 bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     memset(out, 0, sizeof *out);
-    Cg g = {.k = k};
+    Cg g = {.k = k, .index_type = "int"};
+    for (int i = 0; i < k->params.len; i++)
+        if (buf_elems(k->params.items[i]) > INT32_MAX) g.index_type = "long long";
     char *buf = NULL;
     size_t len = 0;
     g.o = open_memstream(&buf, &len);

@@ -53,7 +53,7 @@ static Sym *declare_index(Sema *s, Node *n, const char *role) {
     return v;
 }
 
-/* A later statement of the reference that defines `name`, if any. */
+/* The statement of the reference that defines `name`, if any. */
 static Node *later_definition(Sema *s, const Name *name) {
     Node *ref = s->k->node->u.kernel.ref;
     for (int i = 0; ref && i < ref->u.list.len; i++) {
@@ -68,6 +68,9 @@ bool check_ref_index(Sema *s, Node *e) {
     Sym *sym = sym_lookup(e->u.index.name);
     if (!sym) {
         Node *def = later_definition(s, e->u.index.name);
+        /* an earlier statement that defines it failed its checks and has
+         * said so: one error is enough */
+        if (def && def->loc.off < e->loc.off) return false;
         if (def) {
             diag_error(s->c, e->loc, "'%s' is used before the statement that defines it", e->u.index.name->s);
             diag_note(s->c, def->u.assign.lhs->loc, "'%s' is defined here", e->u.index.name->s);
