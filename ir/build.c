@@ -109,7 +109,12 @@ static void build_call(IrKernel *k, Node *call, IrBlock *out) {
         s->trans_b = bool_arg(call, 4, "transpose_b", false);
         s->clear = bool_arg(call, 5, "clear", false);
         Node *p = arg_of(call, 6, "policy");
-        s->policy = !p ? POLICY_SQUARE : !strcmp(p->u.name->s, "full_row") ? POLICY_FULL_ROW
+        /* Unsaid, the policy is square, but full_row where A is in
+         * registers: the mma A operand there is the accumulator layout of
+         * whole rows (infer_layout), so no other split works. */
+        bool a_regs = s->a.buf && s->a.buf->scope == SCOPE_FRAGMENT;
+        s->policy = !p ? (a_regs ? POLICY_FULL_ROW : POLICY_SQUARE)
+                  : !strcmp(p->u.name->s, "full_row") ? POLICY_FULL_ROW
                   : !strcmp(p->u.name->s, "full_col") ? POLICY_FULL_COL : POLICY_SQUARE;
     } else if (!strcmp(f, "clear") || !strcmp(f, "fill")) {
         s = new_stmt(k, IR_FILL, call->loc);
