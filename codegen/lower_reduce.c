@@ -33,10 +33,8 @@ static bool wide_int(RedType r) { return !r.flt && strstr(r.c, "long long"); }
 static const char *identity(int kind, RedType r) {
     if (kind != REDUCE_MAX && kind != REDUCE_MIN) return "0";
     bool max = kind == REDUCE_MAX;
-    if (r.flt) {
-        const char *inf = r.dbl ? "__longlong_as_double(0x7ff0000000000000LL)" : "__int_as_float(0x7f800000)";
-        return max ? (r.dbl ? "-__longlong_as_double(0x7ff0000000000000LL)" : "-__int_as_float(0x7f800000)") : inf;
-    }
+    if (r.dbl) return max ? "-__longlong_as_double(0x7ff0000000000000LL)" : "__longlong_as_double(0x7ff0000000000000LL)";
+    if (r.flt) return max ? "-__int_as_float(0x7f800000)" : "__int_as_float(0x7f800000)";
     if (r.uns) return max ? "0" : wide_int(r) ? "0xffffffffffffffffull" : "0xffffffffu";
     if (wide_int(r)) return max ? "(-0x7fffffffffffffffLL - 1)" : "0x7fffffffffffffffLL";
     return max ? "(-0x7fffffff - 1)" : "0x7fffffff";

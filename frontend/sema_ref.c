@@ -54,7 +54,7 @@ static Sym *declare_index(Sema *s, Node *n, const char *role) {
 }
 
 /* The statement of the reference that defines `name`, if any. */
-static Node *later_definition(Sema *s, const Name *name) {
+static Node *definition_of(Sema *s, const Name *name) {
     Node *ref = s->k->node->u.kernel.ref;
     for (int i = 0; ref && i < ref->u.list.len; i++) {
         Node *st = ref->u.list.items[i];
@@ -67,7 +67,7 @@ static Node *later_definition(Sema *s, const Name *name) {
 bool check_ref_index(Sema *s, Node *e) {
     Sym *sym = sym_lookup(e->u.index.name);
     if (!sym) {
-        Node *def = later_definition(s, e->u.index.name);
+        Node *def = definition_of(s, e->u.index.name);
         /* an earlier statement that defines it failed its checks and has
          * said so: one error is enough */
         if (def && def->loc.off < e->loc.off) return false;
