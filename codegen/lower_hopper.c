@@ -373,7 +373,25 @@ static const char *operand_slot(Cg *g, const IrBuf *b, const char *slot) {
     return "";
 }
 
-static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot) {
+/* ---- turns at the tensor cores (IrKernel.turns) ----
+ * Named barrier TURN_BARRIER + w is warpgroup w's turn: it waits there
+ * (bar.sync, 256 threads) until the warpgroup before it arrives
+ * (bar.arrive, which does not wait) after issuing its gemms. Barriers 0-4
+ * are __syncthreads, the consumers' barrier and the warpgroups' own. */
+enum { TURN_BARRIER = 5 };
+
+static void turn_wait(Cg *g) {
+    cg_line(g, "asm volatile(\"bar.sync %%0, 256;\\n\" ::\"r\"(%d + tl_wg) : \"memory\");  // this warpgroup's turn at the tensor cores",
+            TURN_BARRIER);
+}
+
+static void turn_pass(Cg *g, const char *cond) {
+    int W = (int)(g->k->threads / 128);
+    cg_line(g, "%sasm volatile(\"bar.arrive %%0, 256;\\n\" ::\"r\"(%d + (tl_wg + 1) %% %d) : \"memory\");  // the next one's turn",
+            cond, TURN_BARRIER, W);
+}
+
+static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot, bool wait_turn, bool pass_turn) {
     const IrBuf *A = gm->a.buf, *B = gm->b.buf, *C = gm->c.buf;
     int64_t K = A->shape[1], regs = C->layout.regs;
     const char *name = wgmma_name(arena(g), gm), *acc = C->cname;
@@ -413,6 +431,7 @@ static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot) {
                 cg_line(g, "a_regs[%lld][%d] = %s(%s, %s);", (long long)kk, h, pack, lo, hi);
             }
     }
+    if (wait_turn) turn_wait(g); /* after the packing: that needs no turn */
     /* orders the accumulator's (and a register A's) earlier writes before
      * the wgmmas; ptxas keeps the running wgmmas themselves in order */
     cg_line(g, "tl_wgmma_fence();");
@@ -430,6 +449,7 @@ static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot) {
         cg_line(g, "%s(%s, %s, %s, %d);", name, acc, a, b, gm->clear && kk == 0 ? 0 : 1);
     }
     cg_line(g, "tl_wgmma_commit();");
+    if (pass_turn) turn_pass(g, "");
     cg_line(g, "tl_wgmma_wait<0>();");
     const char *r = cg_tmp(g, "r"); /* not `r`: the accumulator may have that name */
     cg_line(g, "#pragma unroll");
@@ -448,6 +468,21 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
     cg_line(g, "{");
     g->ind++;
     cg_line(g, "const int %s = %s;", n, cg_expr_str(g, loop->hi));
+    /* Turns: the last warpgroup gives the tile's first turn to warpgroup 0;
+     * a turn is the last gemm of an iteration and the first of the next;
+     * after the loop each warpgroup but the last passes its last turn on
+     * (the last one's pass is the next tile's first). */
+    bool turns = g->k->turns;
+    int first = -1, last = -1, W = (int)(g->k->threads / 128);
+    for (int i = 0; i < loop->body.len && turns; i++)
+        if (loop->body.items[i]->op == IR_GEMM) {
+            if (first < 0) first = i;
+            last = i;
+        }
+    if (turns) {
+        turn_pass(g, arena_printf(arena(g), "if (tl_wg == %d) ", W - 1));
+        turn_wait(g);
+    }
     cg_line(g, "for (int %s = 0; %s < %s; ++%s, ++tl_it) {", kt, kt, n, kt);
     g->ind++;
     cg_line(g, "const int %s = tl_it %% %d;", s, S);
@@ -457,7 +492,7 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
         if (c->op == IR_COPY && c->mech == COPY_TMA) continue;
         if (c->op == IR_GEMM && c->wgmma) {
             if (c->sync_before) cg_sync(g);
-            cg_wgmma(g, c, s);
+            cg_wgmma(g, c, s, turns && i == last, turns && i == first);
             continue;
         }
         IrBlock one = {.items = &loop->body.items[i], .len = 1};
@@ -474,6 +509,7 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
     }
     g->ind--;
     cg_line(g, "}");
+    if (turns) turn_pass(g, arena_printf(arena(g), "if (tl_wg != %d) ", W - 1));
     if (g->k->persistent && has_preloads(g->k))
         cg_line(g, "if (lane == 0) tl_mbar_arrive(tl_preload_free);  // the next tile's preloads may come");
     g->ind--;

@@ -155,6 +155,11 @@ typedef struct IrKernel {
     PtrVec tma_stores;
     int64_t store_offset;
     const char *store_declined;  /* why an epilogue store of a fragment stays direct (for -v), or NULL */
+    /* The consumer warpgroups take turns at the tensor cores (insert_sync,
+     * an experiment behind TILEC_TURNS=1): warpgroup w issues the last gemm
+     * of iteration j and the first of iteration j + 1, then hands the turn
+     * to warpgroup w + 1. */
+    bool turns;
 } IrKernel;
 
 /* ---- build.c ---- */

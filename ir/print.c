@@ -172,6 +172,7 @@ void ir_print(FILE *o, const IrKernel *k) {
             (long long)k->grid[1], (long long)k->grid[2], (long long)k->threads);
     if (k->producer_threads) fprintf(o, " + producer %lld", (long long)k->producer_threads);
     if (k->persistent) fputs(" persistent", o);
+    if (k->turns) fputs(" turns", o);
     if (k->cluster) fprintf(o, " cluster(%d along grid dimension %d)", k->cluster, k->cluster_dim);
     if (k->swizzle_panel) fprintf(o, " rasterize(panel %d, %s)", k->swizzle_panel, k->swizzle_col ? "col" : "row");
     if (k->smem_bytes) fprintf(o, " shared=%lld", (long long)k->smem_bytes);
