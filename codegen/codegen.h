@@ -98,6 +98,11 @@ void cg_block(Cg *g, IrBlock *b);
 /* A barrier over every thread that runs the kernel's statements: the whole
  * block, or only the consumer warpgroups of a warp-specialised kernel. */
 void cg_sync(Cg *g);
+/* Named barriers of a warp-specialised kernel (bar.sync IDs; 0 is
+ * __syncthreads): all consumer warpgroups (cg_sync); warpgroup w alone,
+ * WARPGROUP + w, for up to three consumer warpgroups; warpgroup w's turn
+ * at the tensor cores, TURN + w (lower_hopper.c). */
+enum { CG_BAR_CONSUMERS = 1, CG_BAR_WARPGROUP = 2, CG_BAR_TURN = CG_BAR_WARPGROUP + 3 };
 /* Defines the kernel's block index names from blockIdx (lin NULL) or from
  * the linear tile number lin of a persistent kernel. */
 void cg_block_indices(Cg *g, const char *lin);
@@ -105,6 +110,7 @@ void cg_block_indices(Cg *g, const char *lin);
  * this block; rounds of gridDim.x tiles, dealt out in a snake) and defines
  * their block indices. */
 void cg_tile_loop_begin(Cg *g);
+void cg_tile_loop_end(Cg *g);
 
 /* lower_copy.c, lower_gemm.c, lower_reduce.c, lower_parallel.c */
 void cg_copy(Cg *g, IrStmt *s);

@@ -495,7 +495,7 @@ static void cg_pipelined(Cg *g, IrStmt *s) {
 
 void cg_sync(Cg *g) {
     if (g->k->producer_threads)
-        cg_line(g, "asm volatile(\"bar.sync 1, %lld;\\n\" ::: \"memory\");  // the consumer warpgroups",
+        cg_line(g, "asm volatile(\"bar.sync %d, %lld;\\n\" ::: \"memory\");  // the consumer warpgroups", CG_BAR_CONSUMERS,
                 (long long)g->k->threads);
     else
         cg_line(g, "__syncthreads();");
@@ -680,6 +680,11 @@ void cg_tile_loop_begin(Cg *g) {
     cg_block_indices(g, "tl_tile");
 }
 
+void cg_tile_loop_end(Cg *g) {
+    g->ind--;
+    cg_line(g, "}");
+}
+
 bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     memset(out, 0, sizeof *out);
     Cg g = {.k = k, .index_type = "int"};
@@ -767,10 +772,7 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     if (k->ws_loop) cg_line(&g, "int tl_it = 0;  // pipeline iterations so far: the stage and phase to wait for");
     if (k->persistent) cg_tile_loop_begin(&g);
     cg_block(&g, &k->body);
-    if (k->persistent) {
-        g.ind--;
-        cg_line(&g, "}");
-    }
+    if (k->persistent) cg_tile_loop_end(&g);
     if (k->ws_loop) {
         cg_hopper_finish(&g);
         fputs("#endif\n", g.o);

@@ -339,10 +339,7 @@ void cg_hopper_split(Cg *g) {
     }
     g->ind--;
     cg_line(g, "}");
-    if (k->persistent) {
-        g->ind--;
-        cg_line(g, "}");
-    }
+    if (k->persistent) cg_tile_loop_end(g);
     g->ind--;
     cg_line(g, "}");
     cg_line(g, "return;");
@@ -373,22 +370,22 @@ static const char *operand_slot(Cg *g, const IrBuf *b, const char *slot) {
     return "";
 }
 
-/* ---- turns at the tensor cores (IrKernel.turns) ----
- * Named barrier TURN_BARRIER + w is warpgroup w's turn: it waits there
- * (bar.sync, 256 threads) until the warpgroup before it arrives
- * (bar.arrive, which does not wait) after issuing its gemms. Barriers 0-4
- * are __syncthreads, the consumers' barrier and the warpgroups' own. */
-enum { TURN_BARRIER = 5 };
-
-static void turn_wait(Cg *g) {
-    cg_line(g, "asm volatile(\"bar.sync %%0, 256;\\n\" ::\"r\"(%d + tl_wg) : \"memory\");  // this warpgroup's turn at the tensor cores",
-            TURN_BARRIER);
+/* Waits at this consumer warpgroup's named barrier base + tl_wg until
+ * `threads` threads have arrived there (codegen.h: CG_BAR_*). */
+static void warpgroup_bar_sync(Cg *g, int base, int threads, const char *what) {
+    cg_line(g, "asm volatile(\"bar.sync %%0, %d;\\n\" ::\"r\"(%d + tl_wg) : \"memory\");  // %s", threads, base, what);
 }
+
+/* ---- turns at the tensor cores (IrKernel.turns) ----
+ * Named barrier CG_BAR_TURN + w is warpgroup w's turn: it waits there
+ * (bar.sync, 256 threads) until the warpgroup before it arrives
+ * (bar.arrive, which does not wait) after issuing its gemms. */
+static void turn_wait(Cg *g) { warpgroup_bar_sync(g, CG_BAR_TURN, 256, "this warpgroup's turn at the tensor cores"); }
 
 static void turn_pass(Cg *g, const char *cond) {
     int W = (int)(g->k->threads / 128);
     cg_line(g, "%sasm volatile(\"bar.arrive %%0, 256;\\n\" ::\"r\"(%d + (tl_wg + 1) %% %d) : \"memory\");  // the next one's turn",
-            cond, TURN_BARRIER, W);
+            cond, CG_BAR_TURN, W);
 }
 
 static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot, bool wait_turn, bool pass_turn) {
@@ -518,11 +515,8 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
 
 /* ---- the epilogue's TMA stores (plan_store) ---- */
 
-/* A barrier over this consumer warpgroup's 128 threads only (named
- * barriers 2.. ; 0 is __syncthreads, 1 all consumers). */
-static void warpgroup_sync(Cg *g) {
-    cg_line(g, "asm volatile(\"bar.sync %%0, 128;\\n\" ::\"r\"(2 + tl_wg) : \"memory\");  // this warpgroup");
-}
+/* A barrier over this consumer warpgroup's 128 threads only. */
+static void warpgroup_sync(Cg *g) { warpgroup_bar_sync(g, CG_BAR_WARPGROUP, 128, "this warpgroup"); }
 
 /* The accumulator through this warpgroup's 64 rows of the staging tile:
  * wait until the previous stores have read the tile, write it two columns
