@@ -435,7 +435,8 @@ static __device__ __forceinline__ void tl_mbar_wait(unsigned long long *bar, uns
  * A nonzero mask multicasts (thread-block clusters, below): the box goes to
  * the same offset in every block of the cluster the mask names (bit =
  * rank) and completes on the mbarrier at the same offset in each. Every
- * form takes all five coordinates as operands; the string names only R. */
+ * form takes all five coordinates as operands; the string names only R
+ * (so do the stores below). */
 #define TL_TMA_LOAD(R, COORDS, MC, MASK)                                                                              \
     asm volatile("cp.async.bulk.tensor." #R "d.shared::cluster.global.tile.mbarrier::complete_tx::bytes" MC            \
                  " [%0], [%1, {" COORDS "}], [%2]" MASK ";\n" ::"r"(tl_smem_addr(dst)), "l"((unsigned long long)map),    \
@@ -465,25 +466,21 @@ static __device__ __forceinline__ void tl_tma_load(void *dst, const tl_tensor_ma
  * commit closes the thread's stores so far into a bulk group; wait_read
  * returns once every group has finished reading shared memory (the tile
  * may be written again), wait_all once the writes are done too. */
+#define TL_TMA_STORE(R, COORDS)                                                                                       \
+    asm volatile("cp.async.bulk.tensor." #R "d.global.shared::cta.bulk_group [%0, {" COORDS "}], [%1];\n" ::"l"(      \
+                     (unsigned long long)map),                                                                         \
+                 "r"(tl_smem_addr(src)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4)                                   \
+                 : "memory")
 template <int R>
 static __device__ __forceinline__ void tl_tma_store(const tl_tensor_map *map, const void *src, int c0, int c1, int c2 = 0,
                                                     int c3 = 0, int c4 = 0)
 {
-    const unsigned long long m = (unsigned long long)map;
-    const unsigned s = tl_smem_addr(src);
-    if (R == 2)
-        asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n"
-                     ::"l"(m), "r"(s), "r"(c0), "r"(c1) : "memory");
-    else if (R == 3)
-        asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n"
-                     ::"l"(m), "r"(s), "r"(c0), "r"(c1), "r"(c2) : "memory");
-    else if (R == 4)
-        asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%0, {%2, %3, %4, %5}], [%1];\n"
-                     ::"l"(m), "r"(s), "r"(c0), "r"(c1), "r"(c2), "r"(c3) : "memory");
-    else
-        asm volatile("cp.async.bulk.tensor.5d.global.shared::cta.bulk_group [%0, {%2, %3, %4, %5, %6}], [%1];\n"
-                     ::"l"(m), "r"(s), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4) : "memory");
+    if (R == 2) TL_TMA_STORE(2, "%2, %3");
+    else if (R == 3) TL_TMA_STORE(3, "%2, %3, %4");
+    else if (R == 4) TL_TMA_STORE(4, "%2, %3, %4, %5");
+    else TL_TMA_STORE(5, "%2, %3, %4, %5, %6");
 }
+#undef TL_TMA_STORE
 static __device__ __forceinline__ void tl_tma_store_commit(void) { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
 static __device__ __forceinline__ void tl_tma_store_wait_read(void)
 {
