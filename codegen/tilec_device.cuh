@@ -466,10 +466,9 @@ static __device__ __forceinline__ void tl_tma_load(void *dst, const tl_tensor_ma
  * commit closes the thread's stores so far into a bulk group; wait_read
  * returns once every group has finished reading shared memory (the tile
  * may be written again), wait_all once the writes are done too. */
-#define TL_TMA_STORE(R, COORDS)                                                                                       \
-    asm volatile("cp.async.bulk.tensor." #R "d.global.shared::cta.bulk_group [%0, {" COORDS "}], [%1];\n" ::"l"(      \
-                     (unsigned long long)map),                                                                         \
-                 "r"(tl_smem_addr(src)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4)                                   \
+#define TL_TMA_STORE(R, COORDS)                                                                                  \
+    asm volatile("cp.async.bulk.tensor." #R "d.global.shared::cta.bulk_group [%0, {" COORDS "}], [%1];\n"         \
+                 ::"l"((unsigned long long)map), "r"(tl_smem_addr(src)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4) \
                  : "memory")
 template <int R>
 static __device__ __forceinline__ void tl_tma_store(const tl_tensor_map *map, const void *src, int c0, int c1, int c2 = 0,
