@@ -211,6 +211,24 @@ static char *kmajor_desc(Cg *g, const char *slot_off, const IrBuf *b, enum DescR
     return arena_printf(arena(g), "tl_wgmma_desc_at(%s, %s%lld)", desc_base(g, b, role), slot_off, (long long)off);
 }
 
+/* ---- rings of mbarriers (IrKernel.rings) ----
+ * Ring r's full (or empty) mbarrier of slot `slot`: tl_full[r * stages +
+ * slot]. */
+static const char *ring_bar(Cg *g, const char *which, int ring, const char *slot) {
+    if (ring == 0) return arena_printf(arena(g), "&tl_%s[%s]", which, slot);
+    return arena_printf(arena(g), "&tl_%s[%d + %s]", which, ring * g->k->ws_loop->stages, slot);
+}
+
+/* The bytes of the loop's TMA copies into ring r. */
+static int64_t ring_bytes(const IrKernel *k, int ring) {
+    int64_t bytes = 0;
+    for (int i = 0; i < k->tma_copies.len; i++) {
+        const IrStmt *c = k->tma_copies.items[i];
+        if (c->pipeline && c->ring == ring) bytes += buf_bytes(c->dst.buf);
+    }
+    return bytes;
+}
+
 /* ---- the producer ---- */
 
 /* The TMA copies of c into the tile at dst_expr (one per column block).
@@ -268,13 +286,14 @@ void cg_hopper_split(Cg *g) {
     IrStmt *loop = k->ws_loop;
     int S = loop->stages;
     int64_t T = k->threads;
+    int RS = k->rings * S; /* the mbarriers of each kind: a ring of `stages` per ring */
     cg_line(g, "unsigned long long *const tl_full = (unsigned long long *)(tl_smem + %lld), *const tl_empty = tl_full + %d;",
-            (long long)k->mbar_offset, S);
-    cg_line(g, "unsigned long long *const tl_preload = tl_full + %d, *const tl_preload_free = tl_full + %d;", 2 * S,
-            2 * S + 1);
+            (long long)k->mbar_offset, RS);
+    cg_line(g, "unsigned long long *const tl_preload = tl_full + %d, *const tl_preload_free = tl_full + %d;", 2 * RS,
+            2 * RS + 1);
     cg_line(g, "if (tid == 0) {");
     cg_line(g, "    #pragma unroll");
-    cg_line(g, "    for (int s = 0; s < %d; ++s) {", S);
+    cg_line(g, "    for (int s = 0; s < %d; ++s) {", RS);
     cg_line(g, "        tl_mbar_init(&tl_full[s], 1);  // the producer's arrive + the TMA bytes");
     if (k->cluster)
         cg_line(g, "        tl_mbar_init(&tl_empty[s], %lld);  // one arrive per consumer warp of both blocks: both fill it",
@@ -297,11 +316,10 @@ void cg_hopper_split(Cg *g) {
                 PRODUCER_REGS);
     cg_line(g, "if (tid == %lld) {", (long long)T);
     g->ind++;
-    int64_t pre_bytes = 0, loop_bytes = 0;
+    int64_t pre_bytes = 0;
     for (int i = 0; i < k->tma_copies.len; i++) {
         const IrStmt *c = k->tma_copies.items[i];
-        if (c->pipeline) loop_bytes += buf_bytes(c->dst.buf);
-        else pre_bytes += buf_bytes(c->dst.buf);
+        if (!c->pipeline) pre_bytes += buf_bytes(c->dst.buf);
     }
     const char *var = ir_cname(k->c, loop->sym->name), *n = cg_tmp(g, "n"), *s = cg_tmp(g, "s");
     cg_line(g, "int tl_it = 0;");
@@ -327,15 +345,18 @@ void cg_hopper_split(Cg *g) {
     cg_line(g, "for (int %s = 0; %s < %s; ++%s, ++tl_it) {", var, var, n, var);
     g->ind++;
     cg_line(g, "const int %s = tl_it %% %d;", s, S);
-    cg_line(g, "if (tl_it >= %d) tl_mbar_wait(&tl_empty[%s], (tl_it / %d - 1) & 1);  // the consumers freed the slot", S,
-            s, S);
-    cg_line(g, "tl_mbar_arrive_expect_tx(&tl_full[%s], %lld);", s, (long long)loop_bytes);
-    for (int i = 0; i < k->tma_copies.len; i++) {
-        const IrStmt *c = k->tma_copies.items[i];
-        if (!c->pipeline) continue;
-        const IrBuf *dst = c->dst.buf;
-        issue_tma(g, c, arena_printf(arena(g), "(unsigned char *)%s + %s * %lld", dst->cname, s, (long long)dst->stage_bytes),
-                  arena_printf(arena(g), "&tl_full[%s]", s));
+    for (int r = 0; r < k->rings; r++) {
+        cg_line(g, "if (tl_it >= %d) tl_mbar_wait(%s, (tl_it / %d - 1) & 1);  // the consumers freed the slot", S,
+                ring_bar(g, "empty", r, s), S);
+        cg_line(g, "tl_mbar_arrive_expect_tx(%s, %lld);", ring_bar(g, "full", r, s), (long long)ring_bytes(k, r));
+        for (int i = 0; i < k->tma_copies.len; i++) {
+            const IrStmt *c = k->tma_copies.items[i];
+            if (!c->pipeline || c->ring != r) continue;
+            const IrBuf *dst = c->dst.buf;
+            issue_tma(g, c,
+                      arena_printf(arena(g), "(unsigned char *)%s + %s * %lld", dst->cname, s, (long long)dst->stage_bytes),
+                      ring_bar(g, "full", r, s));
+        }
     }
     g->ind--;
     cg_line(g, "}");
@@ -388,45 +409,54 @@ static void turn_pass(Cg *g, const char *cond) {
             cond, CG_BAR_TURN, W);
 }
 
-static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot, bool wait_turn, bool pass_turn) {
-    const IrBuf *A = gm->a.buf, *B = gm->b.buf, *C = gm->c.buf;
-    int64_t K = A->shape[1], regs = C->layout.regs;
-    const char *name = wgmma_name(arena(g), gm), *acc = C->cname;
-    if (A->scope == SCOPE_FRAGMENT &&
-        (A->layout.kind != LAYOUT_ACC || A->layout.wn != 1 || A->layout.mi != 1 || C->layout.mi != 1)) {
+/* Packs gemm gm's A fragment into `regs` (unsigned [K/16][4]): mma.sync's
+ * A fragment from the accumulator-layout registers, rows g / g+8 of n8
+ * tiles 2kk and 2kk+1. (Before the wgmma fence: packing after it would
+ * make ptxas fence again and serialise, C7520.) With three consumer
+ * warpgroups (three warps an SM sub-partition) the half-precision values
+ * are packed as they are; with two, they go through float and back (two
+ * conversions more a pair), which measured faster on the H200 (attention
+ * D=128: 1.707 against 1.816 ms; D=64 at BM=128: 1.212 against 1.36 ms;
+ * at BM=192 the other way: 1.068 against 1.145 ms): ptxas then spreads the
+ * exp2s of the softmax among the conversions instead of after all of the
+ * row maxima, and two warps hide less of a bunched schedule than three.
+ * False (after an error) when the fragment is not in the layout wgmma reads. */
+static bool pack_a_regs(Cg *g, const IrStmt *gm, const char *regs) {
+    const IrBuf *A = gm->a.buf, *C = gm->c.buf;
+    if (A->layout.kind != LAYOUT_ACC || A->layout.wn != 1 || A->layout.mi != 1 || C->layout.mi != 1) {
         cg_error(g, gm->loc, "gemm: '%s' in registers is not in the layout wgmma reads (one warp per 16 rows)",
                  A->sym->name->s);
-        return;
+        return false;
     }
-    cg_line(g, "{");
-    g->ind++;
-    const char *a_slot = A->scope == SCOPE_SHARED ? operand_slot(g, A, slot) : NULL, *b_slot = operand_slot(g, B, slot);
     const char *pack = A->dtype == DT_BF16 ? "tl_pack_bf162" : "tl_pack_half2";
-    if (A->scope == SCOPE_FRAGMENT) {
-        /* mma.sync's A fragment from the accumulator-layout registers: rows
-         * g / g+8 of n8 tiles 2kk and 2kk+1, packed before the fence (packing
-         * after it would make ptxas fence again and serialise: C7520).
-         * With three consumer warpgroups (three warps an SM sub-partition)
-         * the half-precision values are packed as they are; with two, they
-         * go through float and back (two conversions more a pair), which
-         * measured faster on the H200 (attention D=128: 1.707 against 1.816
-         * ms; D=64 at BM=128: 1.212 against 1.36 ms; at BM=192 the other way:
-         * 1.068 against 1.145 ms): ptxas then spreads the exp2s of the softmax
-         * among the conversions instead of after all of the row maxima, and
-         * two warps hide less of a bunched schedule than three. */
-        bool as_halves = g->k->threads >= 384;
-        cg_line(g, "unsigned a_regs[%lld][4];", (long long)(K / 16));
-        for (int64_t kk = 0; kk < K / 16; kk++)
-            for (int h = 0; h < 4; h++) {
-                int64_t t = (2 * kk + h / 2) * 4 + (h % 2) * 2;
-                const char *lo = arena_printf(arena(g), "%s[%lld]", A->cname, (long long)t);
-                const char *hi = arena_printf(arena(g), "%s[%lld]", A->cname, (long long)t + 1);
-                if (!as_halves) {
-                    lo = arena_printf(arena(g), "tl_to_float(%s)", lo);
-                    hi = arena_printf(arena(g), "tl_to_float(%s)", hi);
-                }
-                cg_line(g, "a_regs[%lld][%d] = %s(%s, %s);", (long long)kk, h, pack, lo, hi);
+    bool as_halves = g->k->threads >= 384;
+    for (int64_t kk = 0; kk < A->shape[1] / 16; kk++)
+        for (int h = 0; h < 4; h++) {
+            int64_t t = (2 * kk + h / 2) * 4 + (h % 2) * 2;
+            const char *lo = arena_printf(arena(g), "%s[%lld]", A->cname, (long long)t);
+            const char *hi = arena_printf(arena(g), "%s[%lld]", A->cname, (long long)t + 1);
+            if (!as_halves) {
+                lo = arena_printf(arena(g), "tl_to_float(%s)", lo);
+                hi = arena_printf(arena(g), "tl_to_float(%s)", hi);
             }
+            cg_line(g, "%s[%lld][%d] = %s(%s, %s);", regs, (long long)kk, h, pack, lo, hi);
+        }
+    return true;
+}
+
+/* Issues gemm gm as one commit group of wgmmas (its ring operands in slot
+ * `slot`); cg_wgmma_wait completes it. An A fragment is packed here, or
+ * already in `packed` (NULL: not yet). */
+static void cg_wgmma_issue(Cg *g, IrStmt *gm, const char *slot, const char *packed, bool wait_turn, bool pass_turn) {
+    const IrBuf *A = gm->a.buf, *B = gm->b.buf, *C = gm->c.buf;
+    int64_t K = A->shape[1];
+    const char *name = wgmma_name(arena(g), gm), *acc = C->cname;
+    const char *a_slot = A->scope == SCOPE_SHARED ? operand_slot(g, A, slot) : NULL, *b_slot = operand_slot(g, B, slot);
+    const char *a_regs = packed ? packed : "a_regs";
+    if (gm->sync_before) cg_sync(g);
+    if (A->scope == SCOPE_FRAGMENT && !packed) {
+        cg_line(g, "unsigned a_regs[%lld][4];", (long long)(K / 16));
+        if (!pack_a_regs(g, gm, a_regs)) return;
     }
     if (wait_turn) turn_wait(g); /* after the packing: that needs no turn */
     /* orders the accumulator's (and a register A's) earlier writes before
@@ -434,8 +464,8 @@ static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot, bool wait_turn, bool p
     cg_line(g, "tl_wgmma_fence();");
     for (int64_t kk = 0; kk < K / 16; kk++) {
         char *a = A->scope == SCOPE_FRAGMENT
-                      ? arena_printf(arena(g), "a_regs[%lld][0], a_regs[%lld][1], a_regs[%lld][2], a_regs[%lld][3]",
-                                     (long long)kk, (long long)kk, (long long)kk, (long long)kk)
+                      ? arena_printf(arena(g), "%s[%lld][0], %s[%lld][1], %s[%lld][2], %s[%lld][3]", a_regs, (long long)kk,
+                                     a_regs, (long long)kk, a_regs, (long long)kk, a_regs, (long long)kk)
                       : kmajor_desc(g, a_slot, A, DESC_A, kk);
         char *b;
         if (gm->trans_b)
@@ -447,10 +477,163 @@ static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot, bool wait_turn, bool p
     }
     cg_line(g, "tl_wgmma_commit();");
     if (pass_turn) turn_pass(g, "");
-    cg_line(g, "tl_wgmma_wait<0>();");
+}
+
+/* Waits until at most `pending` commit groups of this warpgroup's wgmmas
+ * are running (gm's is done: groups complete in order) and pins gm's
+ * accumulator, so that the compiler reads it no earlier. */
+static void cg_wgmma_wait(Cg *g, const IrStmt *gm, int pending) {
+    cg_line(g, "tl_wgmma_wait<%d>();", pending);
     const char *r = cg_tmp(g, "r"); /* not `r`: the accumulator may have that name */
     cg_line(g, "#pragma unroll");
-    cg_line(g, "for (int %s = 0; %s < %lld; ++%s) tl_pin(%s[%s]);", r, r, (long long)regs, r, acc, r);
+    cg_line(g, "for (int %s = 0; %s < %lld; ++%s) tl_pin(%s[%s]);", r, r, (long long)gm->c.buf->layout.regs, r,
+            gm->c.buf->cname, r);
+}
+
+static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot, bool wait_turn, bool pass_turn) {
+    cg_line(g, "{");
+    g->ind++;
+    cg_wgmma_issue(g, gm, slot, NULL, wait_turn, pass_turn);
+    cg_wgmma_wait(g, gm, 0);
+    g->ind--;
+    cg_line(g, "}");
+}
+
+/* The body indices of the first and the last gemm that read ring r's tiles. */
+static void ring_readers(const IrKernel *k, int ring, int *first, int *last) {
+    const IrBlock *body = &k->ws_loop->body;
+    *first = *last = -1;
+    for (int i = 0; i < body->len; i++) {
+        const IrStmt *gm = body->items[i];
+        if (gm->op != IR_GEMM) continue;
+        for (int j = 0; j < k->tma_copies.len; j++) {
+            const IrStmt *c = k->tma_copies.items[j];
+            if (c->pipeline && c->ring == ring && (gm->a.buf == c->dst.buf || gm->b.buf == c->dst.buf)) {
+                if (*first < 0) *first = i;
+                *last = i;
+            }
+        }
+    }
+}
+
+/* Waits until ring r's tiles of slot `slot` have landed; `it` is the
+ * iteration count (tl_it) that filled it, for the phase. */
+static void ring_wait(Cg *g, int ring, const char *slot, const char *it) {
+    cg_line(g, "tl_mbar_wait(%s, (%s / %d) & 1);  // the tiles have landed", ring_bar(g, "full", ring, slot), it,
+            g->k->ws_loop->stages);
+}
+
+/* Gives ring r's slot back to the producer after iteration `kt` of `n`. */
+static void ring_release(Cg *g, int ring, const char *slot, const char *kt, const char *n) {
+    if (g->k->cluster) {
+        /* both blocks' producers fill this slot: free it in both. The last
+         * `stages` releases are awaited by no producer, and skipping them
+         * keeps a finished peer's shared memory from being written. */
+        cg_line(g, "if (%s < %s - %d && lane < 2) tl_mbar_arrive_cluster(%s, lane);  // in block `lane` of the cluster", kt,
+                n, g->k->ws_loop->stages, ring_bar(g, "empty", ring, slot));
+    } else {
+        cg_line(g, "if (lane == 0) tl_mbar_arrive(%s);  // this warp is done with the slot", ring_bar(g, "empty", ring, slot));
+    }
+}
+
+/* The waits for the rings whose first gemm is body statement `at`, and
+ * the releases of those whose last gemm it is. */
+static void ring_waits_at(Cg *g, int at, const char *slot, const char *it) {
+    for (int r = 0; r < g->k->rings; r++) {
+        int first, last;
+        ring_readers(g->k, r, &first, &last);
+        if (first == at) ring_wait(g, r, slot, it);
+    }
+}
+
+static void ring_releases_at(Cg *g, int at, const char *slot, const char *kt, const char *n) {
+    for (int r = 0; r < g->k->rings; r++) {
+        int first, last;
+        ring_readers(g->k, r, &first, &last);
+        if (last == at) ring_release(g, r, slot, kt, n);
+    }
+}
+
+/* Statement i of the loop body for the consumers (the producer runs the TMA copies). */
+static void consumer_stmt(Cg *g, int i, const char *slot, bool wait_turn, bool pass_turn) {
+    IrStmt *c = g->k->ws_loop->body.items[i];
+    if (c->op == IR_COPY && c->mech == COPY_TMA) return;
+    if (c->op == IR_GEMM && c->wgmma) {
+        cg_wgmma(g, c, slot, wait_turn, pass_turn);
+        return;
+    }
+    IrBlock one = {.items = &g->k->ws_loop->body.items[i], .len = 1};
+    cg_block(g, &one);
+}
+
+static void consumer_stmts(Cg *g, int from, int to, const char *slot) {
+    for (int i = from; i < to && !g->failed; i++) consumer_stmt(g, i, slot, false, false);
+}
+
+/* The rotated loop of IrKernel.overlap (plan_overlap.c): iteration 0's G1
+ * and E1; then for each later iteration G1, the last one's E2 and G2, G1's
+ * wait, E1 up to overlap_wait, G2's wait, the rest of E1; after the loop
+ * the last E2 and G2. An iteration waits at its top for the rings of its
+ * G1 and of the last one's G2, and frees each ring after its last gemm.
+ * G2's A fragment is packed into wgmma's registers at the end of E1, not
+ * where G2 is issued: in the next iteration, between G1 and G2. */
+static void overlap_loop(Cg *g, IrStmt *loop, const char *n, const char *kt) {
+    IrKernel *k = g->k;
+    IrBlock *body = &loop->body;
+    int S = loop->stages, first = -1, last = -1;
+    for (int i = 0; i < body->len; i++)
+        if (body->items[i]->op == IR_GEMM) {
+            if (first < 0) first = i;
+            last = i;
+        }
+    IrStmt *g1 = body->items[first], *g2 = body->items[last];
+    const char *s = cg_tmp(g, "s"), *sp = cg_tmp(g, "s"), *pa = cg_tmp(g, "pa");
+    cg_line(g, "unsigned %s[%lld][4];  // the last gemm's A, packed for wgmma", pa, (long long)(g2->a.buf->shape[1] / 16));
+    cg_line(g, "if (%s > 0) {  // iteration 0 without its tail, which comes with iteration 1", n);
+    g->ind++;
+    cg_line(g, "const int %s = 0;", kt);
+    cg_line(g, "const int %s = tl_it %% %d;", s, S);
+    ring_waits_at(g, first, s, "tl_it");
+    consumer_stmt(g, first, s, false, false);
+    ring_releases_at(g, first, s, kt, n);
+    consumer_stmts(g, first + 1, k->overlap_tail, s);
+    if (!pack_a_regs(g, g2, pa)) return;
+    g->ind--;
+    cg_line(g, "}");
+    cg_line(g, "for (int %s = 1; %s < %s; ++%s) {", kt, kt, n, kt);
+    g->ind++;
+    cg_line(g, "++tl_it;");
+    cg_line(g, "const int %s = tl_it %% %d, %s = (tl_it - 1) %% %d;  // this iteration's slot, the last one's", s, S, sp,
+            S);
+    ring_waits_at(g, first, s, "tl_it");
+    ring_waits_at(g, last, sp, "(tl_it - 1)");
+    cg_line(g, "{");
+    g->ind++;
+    cg_wgmma_issue(g, g1, s, NULL, false, false);
+    g->ind--;
+    cg_line(g, "}");
+    cg_line(g, "// the last iteration's tail, under this one's first gemm");
+    consumer_stmts(g, k->overlap_tail, last, sp);
+    cg_wgmma_issue(g, g2, sp, pa, false, false);
+    cg_wgmma_wait(g, g1, 1);
+    ring_releases_at(g, first, s, kt, n);
+    cg_line(g, "// under the last iteration's last gemm");
+    consumer_stmts(g, first + 1, k->overlap_wait, s);
+    cg_wgmma_wait(g, g2, 0);
+    ring_releases_at(g, last, sp, arena_printf(arena(g), "%s - 1", kt), n);
+    consumer_stmts(g, k->overlap_wait, k->overlap_tail, s);
+    pack_a_regs(g, g2, pa);
+    g->ind--;
+    cg_line(g, "}");
+    cg_line(g, "if (%s > 0) {  // the last iteration's tail", n);
+    g->ind++;
+    cg_line(g, "const int %s = tl_it %% %d;", sp, S);
+    ring_waits_at(g, last, sp, "tl_it");
+    consumer_stmts(g, k->overlap_tail, last, sp);
+    cg_wgmma_issue(g, g2, sp, pa, false, false);
+    cg_wgmma_wait(g, g2, 0);
+    ring_releases_at(g, last, sp, arena_printf(arena(g), "%s - 1", n), n);
+    cg_line(g, "++tl_it;");
     g->ind--;
     cg_line(g, "}");
 }
@@ -458,56 +641,50 @@ static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot, bool wait_turn, bool p
 /* The consumers' side of the loop. (Keeping one wgmma group in flight
  * across k-tiles with wait_group 1 measured slower on the H200 for the
  * GEMM, three times, and ptxas of CUDA 13.0 then moved the epilogue's
- * reads of the accumulator above the final wait: bench/RESULTS.md.) */
+ * reads of the accumulator above the final wait: bench/RESULTS.md.) The
+ * rings' slots are waited for at the top of the body (waiting for a
+ * second ring just before its gemm cut the body into two blocks for
+ * ptxas's scheduler: attention 11% slower) and freed after their last gemm
+ * (one ring: at the end). */
 void cg_hopper_consumer(Cg *g, IrStmt *loop) {
+    IrKernel *k = g->k;
     int S = loop->stages;
-    const char *n = cg_tmp(g, "n"), *s = cg_tmp(g, "s"), *kt = ir_cname(g->k->c, loop->sym->name);
+    const char *n = cg_tmp(g, "n"), *s = cg_tmp(g, "s"), *kt = ir_cname(k->c, loop->sym->name);
     cg_line(g, "{");
     g->ind++;
     cg_line(g, "const int %s = %s;", n, cg_expr_str(g, loop->hi));
-    /* Turns: the last warpgroup gives the tile's first turn to warpgroup 0;
-     * a turn is the last gemm of an iteration and the first of the next;
-     * after the loop each warpgroup but the last passes its last turn on
-     * (the last one's pass is the next tile's first). */
-    bool turns = g->k->turns;
-    int first = -1, last = -1, W = (int)(g->k->threads / 128);
-    for (int i = 0; i < loop->body.len && turns; i++)
-        if (loop->body.items[i]->op == IR_GEMM) {
-            if (first < 0) first = i;
-            last = i;
-        }
-    if (turns) {
-        turn_pass(g, arena_printf(arena(g), "if (tl_wg == %d) ", W - 1));
-        turn_wait(g);
-    }
-    cg_line(g, "for (int %s = 0; %s < %s; ++%s, ++tl_it) {", kt, kt, n, kt);
-    g->ind++;
-    cg_line(g, "const int %s = tl_it %% %d;", s, S);
-    cg_line(g, "tl_mbar_wait(&tl_full[%s], (tl_it / %d) & 1);  // the tiles have landed", s, S);
-    for (int i = 0; i < loop->body.len && !g->failed; i++) {
-        IrStmt *c = loop->body.items[i];
-        if (c->op == IR_COPY && c->mech == COPY_TMA) continue;
-        if (c->op == IR_GEMM && c->wgmma) {
-            if (c->sync_before) cg_sync(g);
-            cg_wgmma(g, c, s, turns && i == last, turns && i == first);
-            continue;
-        }
-        IrBlock one = {.items = &loop->body.items[i], .len = 1};
-        cg_block(g, &one);
-    }
-    if (g->k->cluster) {
-        /* both blocks' producers fill this slot: free it in both. The last
-         * `stages` releases are awaited by no producer, and skipping them
-         * keeps a finished peer's shared memory from being written. */
-        cg_line(g, "if (%s < %s - %d && lane < 2) tl_mbar_arrive_cluster(&tl_empty[%s], lane);  // in block `lane` of the cluster",
-                kt, n, S, s);
+    if (k->overlap) {
+        overlap_loop(g, loop, n, kt);
     } else {
-        cg_line(g, "if (lane == 0) tl_mbar_arrive(&tl_empty[%s]);  // this warp is done with the slot", s);
+        /* Turns: the last warpgroup gives the tile's first turn to warpgroup 0;
+         * a turn is the last gemm of an iteration and the first of the next;
+         * after the loop each warpgroup but the last passes its last turn on
+         * (the last one's pass is the next tile's first). */
+        bool turns = k->turns;
+        int first = -1, last = -1, W = (int)(k->threads / 128);
+        for (int i = 0; i < loop->body.len && turns; i++)
+            if (loop->body.items[i]->op == IR_GEMM) {
+                if (first < 0) first = i;
+                last = i;
+            }
+        if (turns) {
+            turn_pass(g, arena_printf(arena(g), "if (tl_wg == %d) ", W - 1));
+            turn_wait(g);
+        }
+        cg_line(g, "for (int %s = 0; %s < %s; ++%s, ++tl_it) {", kt, kt, n, kt);
+        g->ind++;
+        cg_line(g, "const int %s = tl_it %% %d;", s, S);
+        for (int r = 0; r < k->rings; r++) ring_wait(g, r, s, "tl_it");
+        for (int i = 0; i < loop->body.len && !g->failed; i++) {
+            consumer_stmt(g, i, s, turns && i == last, turns && i == first);
+            if (k->rings > 1) ring_releases_at(g, i, s, kt, n);
+        }
+        if (k->rings == 1) ring_release(g, 0, s, kt, n);
+        g->ind--;
+        cg_line(g, "}");
+        if (turns) turn_pass(g, arena_printf(arena(g), "if (tl_wg != %d) ", W - 1));
     }
-    g->ind--;
-    cg_line(g, "}");
-    if (turns) turn_pass(g, arena_printf(arena(g), "if (tl_wg != %d) ", W - 1));
-    if (g->k->persistent && has_preloads(g->k))
+    if (k->persistent && has_preloads(k))
         cg_line(g, "if (lane == 0) tl_mbar_arrive(tl_preload_free);  // the next tile's preloads may come");
     g->ind--;
     cg_line(g, "}");

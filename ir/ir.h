@@ -106,6 +106,7 @@ struct IrStmt {
     IrStmt *pipeline;          /* COPY hoisted into this pipelined FOR */
     bool wgmma;                /* GEMM: Hopper warpgroup MMA from shared-memory descriptors */
     bool multicast;            /* COPY (TMA): the cluster's blocks load the same tile, half each */
+    int ring;                  /* COPY (TMA, in the loop): its pair of ring mbarriers (IrKernel.rings) */
     bool producer_too;         /* LET before a warp-specialised loop: the producer warpgroup needs it too */
     bool sync_before;          /* a block-wide barrier is needed before it */
     NodeList print_args;       /* PRINT */
@@ -138,7 +139,13 @@ typedef struct IrKernel {
      * rings of stages, completing on full[stage]) and those before the loop
      * (loaded once, completing on the preload barrier). */
     PtrVec tma_copies;
-    int64_t mbar_offset;       /* its mbarriers in shared memory: full[stages], then empty[stages] */
+    /* The loop's TMA copies complete on `rings` pairs of full/empty rings
+     * of `stages` mbarriers each: the copies whose tiles the same gemm reads
+     * first share one (a GEMM's A and B), so the consumers wait for each
+     * tile only where it is first needed and free it after its last gemm
+     * (attention's K after S = Q K^T, V after O += P V). */
+    int rings;
+    int64_t mbar_offset;       /* its mbarriers in shared memory: full[rings][stages], empty[rings][stages], preload, preload_free */
     /* Persistent: as many blocks as fit on the GPU at once, each looping
      * over the grid's tiles (tile = blockIdx.x, + gridDim.x, ...), so a
      * block's producer loads the next tile during the epilogue of this one. */
@@ -160,6 +167,15 @@ typedef struct IrKernel {
      * of iteration j and the first of iteration j + 1, then hands the turn
      * to warpgroup w + 1. */
     bool turns;
+    /* The softmax under the tensor cores (plan_overlap; FlashAttention-3's
+     * intra-warpgroup overlap): the loop body [G1, E1..., E2..., G2] of two
+     * or more gemms runs rotated, iteration j as G1(j); E2(j-1); G2(j-1);
+     * E1(j), so E1 (attention's softmax) runs while G2 (O += P V) of the
+     * iteration before is on the tensor cores. Body indices: overlap_wait,
+     * the first statement of E1 that touches G2's operands (where G2 must
+     * have completed); overlap_tail, the first of E2. */
+    bool overlap;
+    int overlap_wait, overlap_tail;
 } IrKernel;
 
 /* ---- build.c ---- */

@@ -78,7 +78,11 @@ static void print_stmt(FILE *o, const IrStmt *s, int d) {
         print_region(o, &s->src);
         fputs(" -> ", o);
         print_region(o, &s->dst);
-        if (s->pipeline) fprintf(o, " [producer, %s%s]", mech[s->mech], s->multicast ? ", multicast" : "");
+        if (s->pipeline) {
+            fprintf(o, " [producer, %s%s", mech[s->mech], s->multicast ? ", multicast" : "");
+            if (s->mech == COPY_TMA && s->ring > 0) fprintf(o, ", ring %d", s->ring); /* ring 0 goes unsaid */
+            fputc(']', o);
+        }
         if (s->mech == COPY_TMA_STORE) fprintf(o, " [%s]", mech[s->mech]);
         break;
     case IR_GEMM:
@@ -173,6 +177,7 @@ void ir_print(FILE *o, const IrKernel *k) {
     if (k->producer_threads) fprintf(o, " + producer %lld", (long long)k->producer_threads);
     if (k->persistent) fputs(" persistent", o);
     if (k->turns) fputs(" turns", o);
+    if (k->overlap) fprintf(o, " overlap(wait at %d, tail from %d)", k->overlap_wait, k->overlap_tail);
     if (k->cluster) fprintf(o, " cluster(%d along grid dimension %d)", k->cluster, k->cluster_dim);
     if (k->swizzle_panel) fprintf(o, " rasterize(panel %d, %s)", k->swizzle_panel, k->swizzle_col ? "col" : "row");
     if (k->smem_bytes) fprintf(o, " shared=%lld", (long long)k->smem_bytes);

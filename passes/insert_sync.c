@@ -138,23 +138,15 @@ static bool waits_for_all(const IrStmt *s, int64_t threads) {
     return block_waits_for_all(&s->body, threads) || block_waits_for_all(&s->els, threads);
 }
 
-static bool gemm_inside(const IrBlock *b) {
-    for (int i = 0; i < b->len; i++) {
-        const IrStmt *s = b->items[i];
-        if (s->op == IR_GEMM || gemm_inside(&s->body) || gemm_inside(&s->els)) return true;
-    }
-    return false;
-}
-
 static void plan_turns(IrKernel *k) {
     const IrStmt *loop = k->ws_loop;
     const char *env = getenv("TILEC_TURNS");
-    if (!loop || k->threads < 256 || !env || strcmp(env, "1")) return;
+    if (!loop || k->overlap || k->threads < 256 || !env || strcmp(env, "1")) return;
     int gemms = 0;
     for (int i = 0; i < loop->body.len; i++) {
         const IrStmt *s = loop->body.items[i];
         if (s->op == IR_GEMM && s->wgmma) gemms++;
-        else if (s->op == IR_GEMM || gemm_inside(&s->body) || gemm_inside(&s->els)) return;
+        else if (s->op == IR_GEMM || block_has_gemm(&s->body) || block_has_gemm(&s->els)) return;
     }
     k->turns = gemms >= 2 && !block_waits_for_all(&loop->body, k->threads);
 }

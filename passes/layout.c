@@ -166,3 +166,11 @@ ReducePath reduce_path(const IrStmt *s, int64_t threads) {
     }
     return REDUCE_PATH_STAGED;
 }
+
+bool block_has_gemm(const IrBlock *b) {
+    for (int i = 0; i < b->len; i++) {
+        const IrStmt *s = b->items[i];
+        if (s->op == IR_GEMM || block_has_gemm(&s->body) || block_has_gemm(&s->els)) return true;
+    }
+    return false;
+}

@@ -26,6 +26,10 @@ void pass_plan_warpgroups(IrKernel *k);
 void pass_infer_layout(IrKernel *k);
 /* requires: layouts; provides: async mechanism and stages for copies in pipelined loops */
 void pass_plan_pipeline(IrKernel *k);
+/* requires: the sm_90a plan; provides: with TILEC_OVERLAP=1, IrKernel.overlap
+ * (attention's loop rotated to run the softmax under the tensor cores) and
+ * the rings of its TMA copies */
+void pass_plan_overlap(IrKernel *k);
 /* requires: stages; provides: swizzle, offsets and total dynamic shared memory */
 void pass_plan_shared(IrKernel *k);
 /* requires: shared memory planned; provides: on the sm_90a path, TMA stores
@@ -61,6 +65,8 @@ const Node *expr_decided(const Node *e);
 /* How often the statements of b (nested ones too) name buf: as an operand
  * region (copy, gemm, fill, reduce, atomic) or in an element access. */
 int buf_use_count(IrBlock *b, const IrBuf *buf);
+/* Whether a statement of b, or one nested in it, is a gemm. */
+bool block_has_gemm(const IrBlock *b);
 typedef enum ReducePath { REDUCE_PATH_ACC_ROWS, REDUCE_PATH_BLOCKED_ROWS, REDUCE_PATH_STAGED } ReducePath;
 ReducePath reduce_path(const IrStmt *s, int64_t threads);
 /* Whether e is provably a multiple of m (NULL counts as 0). */

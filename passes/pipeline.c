@@ -14,6 +14,7 @@ static const Pass passes[] = {
     {"plan_warpgroups", pass_plan_warpgroups},
     {"infer_layout", pass_infer_layout},
     {"plan_pipeline", pass_plan_pipeline},
+    {"plan_overlap", pass_plan_overlap},
     {"plan_shared", pass_plan_shared},
     {"plan_store", pass_plan_store},
     {"insert_sync", pass_insert_sync},
@@ -26,7 +27,7 @@ bool pass_exists(const char *name) {
     return false;
 }
 
-const char *pass_names(void) { return "plan_warpgroups, infer_layout, plan_pipeline, plan_shared, plan_store, insert_sync"; }
+const char *pass_names(void) { return "plan_warpgroups, infer_layout, plan_pipeline, plan_overlap, plan_shared, plan_store, insert_sync"; }
 
 static bool wanted(const char *list, const char *name) {
     if (!list) return false;

@@ -248,6 +248,7 @@ static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
         c->dst.buf->stages = in_loop ? loop->stages : 1;
         vec_push(&k->c->arena, &k->tma_copies, c);
     }
+    k->rings = 1; /* plan_overlap may split them */
     for (int i = 0; i < p.ngemm; i++) {
         p.gemms[i]->wgmma = true;
         p.gemms[i]->policy = POLICY_FULL_ROW; /* one warp per 16-row band: the wgmma layout */

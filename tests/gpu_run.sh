@@ -19,7 +19,7 @@ run() {  # file kernel args...
     local log
     log=$(timeout 300 "$tilec" --run --kernel "$k" "$@" "$f" 2>&1)
     local rc=$?
-    local env="${TILEC_CLUSTER:+TILEC_CLUSTER=1 }${TILEC_PERSISTENT:+TILEC_PERSISTENT=1 }"
+    local env="${TILEC_CLUSTER:+TILEC_CLUSTER=1 }${TILEC_PERSISTENT:+TILEC_PERSISTENT=1 }${TILEC_TURNS:+TILEC_TURNS=1 }"
     if [ $rc = 0 ]; then
         pass=$((pass + 1))
         echo "ok   $env$(basename "$f") $k $* :: $(printf '%s' "$log" | grep -m1 'verify:' | cut -c1-150)"
@@ -60,10 +60,11 @@ for f in "$root"/examples/*.tile "$root"/tests/frontend/valid/*.tile; do
 done
 # the sm_90a experiments that are off by default (TILEC_CLUSTER=1: clusters
 # of two blocks with TMA multicast; TILEC_PERSISTENT=1: persistent blocks;
-# TILEC_TURNS=1: attention's consumer warpgroups take turns) must stay
+# TILEC_TURNS=1: attention's consumer warpgroups take turns; TILEC_OVERLAP=1:
+# attention's softmax under the tensor cores) must stay
 # correct too: the GEMM-shaped examples and attention, at default sizes and
 # at ragged ones with an even and an odd number of tiles
-for x in TILEC_CLUSTER TILEC_PERSISTENT TILEC_TURNS; do
+for x in TILEC_CLUSTER TILEC_PERSISTENT TILEC_TURNS TILEC_OVERLAP; do
     for args in "gemm" "gemm --set M=1000,N=1016,K=1000" "gemm --set M=999,N=1001,K=997,BN=128" \
         "gemm_bf16" "gemm_bias_gelu --set BN=256" "flash_attn --set BN=128" "flash_attn --set B=1,H=3,S=1000" \
         "flash_attn --set B=1,H=2,S=777,causal=1" "flash_attn --set D=64,BM=192,BN=128,B=1,H=3,S=1000,causal=1"; do

@@ -16,7 +16,8 @@ small() {
     softmax|row_reduce|layernorm|rmsnorm) echo "--set M=3,N=2048" ;;
     swiglu|transpose) echo "--set M=100,N=130" ;;
     flash_attn) echo "--set B=1,H=1,S=200"
-        echo "--set D=64,BM=192,BN=128,B=1,H=1,S=300,causal=1" ;;  # three consumer warpgroups
+        echo "--set D=64,BM=192,BN=128,B=1,H=1,S=300,causal=1"  # three consumer warpgroups
+        echo "TILEC_OVERLAP=1 --set BN=128,B=1,H=1,S=300,causal=1" ;;  # the rotated loop, K and V on two rings
     esac
 }
 pass=0
@@ -24,17 +25,19 @@ fail=0
 for f in "$root"/examples/*.tile; do
     k=$(basename "$f" .tile)
     while read -r sizes; do
+        envs=  # a setting may start with an experiment's switch
+        case $sizes in TILEC_*) envs=${sizes%% *}; sizes=${sizes#* } ;; esac
         for tool in memcheck racecheck synccheck; do
             # shellcheck disable=SC2086
-            log=$(timeout 600 "$cs" --tool "$tool" --error-exitcode 9 "$tilec" --run --no-cache $sizes "$f" 2>&1)
+            log=$(timeout 600 env $envs "$cs" --tool "$tool" --error-exitcode 9 "$tilec" --run --no-cache $sizes "$f" 2>&1)
             rc=$?
             summary=$(printf '%s\n' "$log" | grep -m1 -E "(ERROR|RACECHECK) SUMMARY" || echo "no summary")
             if [ $rc = 0 ]; then
                 pass=$((pass + 1))
-                echo "ok   $k $sizes $tool: $summary"
+                echo "ok   $envs $k $sizes $tool: $summary"
             else
                 fail=$((fail + 1))
-                echo "FAIL $k $sizes $tool (exit $rc): $summary"
+                echo "FAIL $envs $k $sizes $tool (exit $rc): $summary"
                 printf '%s\n' "$log" | grep -v "^=========     " | head -15
             fi
         done
