@@ -570,41 +570,35 @@ static void consumer_stmts(Cg *g, int from, int to, const char *slot) {
     for (int i = from; i < to && !g->failed; i++) consumer_stmt(g, i, slot, false, false);
 }
 
-/* The rotated loop of IrKernel.overlap (plan_overlap.c): iteration 0's G1
- * and E1; then for each later iteration G1, the last one's E2 and G2, G1's
- * wait, E1 up to overlap_wait, G2's wait, the rest of E1; after the loop
- * the last E2 and G2. An iteration waits at its top for the rings of its
- * G1 and of the last one's G2, and frees each ring after its last gemm.
- * G2's A fragment is packed into wgmma's registers at the end of E1, not
- * where G2 is issued: in the next iteration, between G1 and G2. */
-static void overlap_loop(Cg *g, IrStmt *loop, const char *n, const char *kt) {
-    IrKernel *k = g->k;
-    IrBlock *body = &loop->body;
-    int S = loop->stages, first = -1, last = -1;
-    for (int i = 0; i < body->len; i++)
-        if (body->items[i]->op == IR_GEMM) {
-            if (first < 0) first = i;
-            last = i;
+/* The body indices of the loop's first and last gemm (-1: none). */
+static void gemm_span(const IrStmt *loop, int *first, int *last) {
+    *first = *last = -1;
+    for (int i = 0; i < loop->body.len; i++)
+        if (loop->body.items[i]->op == IR_GEMM) {
+            if (*first < 0) *first = i;
+            *last = i;
         }
-    IrStmt *g1 = body->items[first], *g2 = body->items[last];
-    const char *s = cg_tmp(g, "s"), *sp = cg_tmp(g, "s"), *pa = cg_tmp(g, "pa");
-    cg_line(g, "unsigned %s[%lld][4];  // the last gemm's A, packed for wgmma", pa, (long long)(g2->a.buf->shape[1] / 16));
-    cg_line(g, "if (%s > 0) {  // iteration 0 without its tail, which comes with iteration 1", n);
+}
+
+/* One iteration j >= 1 of the rotated loop (overlap_loop), kt naming j. */
+static void overlap_iteration(Cg *g, IrStmt *loop, const char *n, const char *kt, const char *pa) {
+    IrKernel *k = g->k;
+    int S = loop->stages, first, last;
+    gemm_span(loop, &first, &last);
+    IrStmt *g1 = loop->body.items[first], *g2 = loop->body.items[last];
+    const char *s = cg_tmp(g, "s"), *sp = cg_tmp(g, "s"), *spp = cg_tmp(g, "s");
+    cg_line(g, "++tl_it;");
+    cg_line(g, "const int %s = tl_it %% %d, %s = (tl_it + %d) %% %d, %s = (tl_it + %d) %% %d;  // the slots of this iteration, the last, the one before",
+            s, S, sp, S - 1, S, spp, 2 * S - 2, S);
+    cg_wgmma_wait(g, g2, 0); /* the G2 of two iterations ago (none in iteration 1) */
+    cg_line(g, "if (%s >= 2) {", kt);
     g->ind++;
-    cg_line(g, "const int %s = 0;", kt);
-    cg_line(g, "const int %s = tl_it %% %d;", s, S);
-    ring_waits_at(g, first, s, "tl_it");
-    consumer_stmt(g, first, s, false, false);
-    ring_releases_at(g, first, s, kt, n);
-    consumer_stmts(g, first + 1, k->overlap_tail, s);
-    if (!pack_a_regs(g, g2, pa)) return;
+    ring_releases_at(g, last, spp, arena_printf(arena(g), "%s - 2", kt), n);
     g->ind--;
     cg_line(g, "}");
-    cg_line(g, "for (int %s = 1; %s < %s; ++%s) {", kt, kt, n, kt);
-    g->ind++;
-    cg_line(g, "++tl_it;");
-    cg_line(g, "const int %s = tl_it %% %d, %s = (tl_it - 1) %% %d;  // this iteration's slot, the last one's", s, S, sp,
-            S);
+    cg_line(g, "// the rest of the last iteration's E1, its P packed for wgmma");
+    consumer_stmts(g, k->overlap_wait, k->overlap_tail, sp);
+    if (!pack_a_regs(g, g2, pa)) return;
     ring_waits_at(g, first, s, "tl_it");
     ring_waits_at(g, last, sp, "(tl_it - 1)");
     cg_line(g, "{");
@@ -612,22 +606,62 @@ static void overlap_loop(Cg *g, IrStmt *loop, const char *n, const char *kt) {
     cg_wgmma_issue(g, g1, s, NULL, false, false);
     g->ind--;
     cg_line(g, "}");
-    cg_line(g, "// the last iteration's tail, under this one's first gemm");
+    cg_line(g, "// the last iteration's E2 and G2, under this one's G1");
     consumer_stmts(g, k->overlap_tail, last, sp);
     cg_wgmma_issue(g, g2, sp, pa, false, false);
     cg_wgmma_wait(g, g1, 1);
     ring_releases_at(g, first, s, kt, n);
-    cg_line(g, "// under the last iteration's last gemm");
+    cg_line(g, "// E1 up to the statements that touch G2's operands, under the last iteration's G2");
     consumer_stmts(g, first + 1, k->overlap_wait, s);
-    cg_wgmma_wait(g, g2, 0);
-    ring_releases_at(g, last, sp, arena_printf(arena(g), "%s - 1", kt), n);
-    consumer_stmts(g, k->overlap_wait, k->overlap_tail, s);
-    pack_a_regs(g, g2, pa);
+}
+
+/* The rotated loop of IrKernel.overlap (plan_overlap.c), with E1 split at
+ * overlap_wait into E1a and E1b: iteration 0's G1 and E1a; then for each
+ * later iteration j: the wait for G2(j-2); E1b(j-1) and the packing of
+ * P(j-1) into wgmma's registers (G2(j-2), which read them, is done); G1(j);
+ * E2(j-1); G2(j-1); the wait for G1(j) alone; E1a(j), which so runs while
+ * G2(j-1) is on the tensor cores; after the loop the last E1b, E2 and G2.
+ * The waits are where ptxas cannot move them: at the top of an
+ * iteration, and after G2 is issued. (Waiting for G2(j-1) inside E1,
+ * where FlashAttention-3 does, let ptxas move the wait up to the top of
+ * the softmax, which then ran after G2; waiting for G1 alone at the top,
+ * with a G2 in flight from the iteration before, left ptxas unsure which
+ * gemm it waited for, and it serialised the wgmmas: C7514.) An iteration
+ * waits for the rings of its G1 and of the last one's G2 before G1, and
+ * frees each ring after its last gemm. */
+static void overlap_loop(Cg *g, IrStmt *loop, const char *n, const char *kt) {
+    IrKernel *k = g->k;
+    int S = loop->stages, first, last;
+    gemm_span(loop, &first, &last);
+    IrStmt *g2 = loop->body.items[last];
+    const char *s = cg_tmp(g, "s"), *sp = cg_tmp(g, "s"), *spp = cg_tmp(g, "s"), *pa = cg_tmp(g, "pa");
+    cg_line(g, "unsigned %s[%lld][4];  // the last gemm's A, packed for wgmma", pa, (long long)(g2->a.buf->shape[1] / 16));
+    cg_line(g, "if (%s > 0) {  // iteration 0: G1 and E1a", n);
+    g->ind++;
+    cg_line(g, "const int %s = 0;", kt);
+    cg_line(g, "const int %s = tl_it %% %d;", s, S);
+    ring_waits_at(g, first, s, "tl_it");
+    consumer_stmt(g, first, s, false, false);
+    ring_releases_at(g, first, s, kt, n);
+    consumer_stmts(g, first + 1, k->overlap_wait, s);
     g->ind--;
     cg_line(g, "}");
-    cg_line(g, "if (%s > 0) {  // the last iteration's tail", n);
+    cg_line(g, "for (int %s = 1; %s < %s; ++%s) {", kt, kt, n, kt);
     g->ind++;
-    cg_line(g, "const int %s = tl_it %% %d;", sp, S);
+    overlap_iteration(g, loop, n, kt, pa);
+    g->ind--;
+    cg_line(g, "}");
+    cg_line(g, "if (%s > 0) {  // the last iteration's E1b, E2 and G2", n);
+    g->ind++;
+    cg_line(g, "const int %s = tl_it %% %d, %s = (tl_it + %d) %% %d;", sp, S, spp, S - 1, S);
+    cg_wgmma_wait(g, g2, 0);
+    cg_line(g, "if (%s >= 2) {", n);
+    g->ind++;
+    ring_releases_at(g, last, spp, arena_printf(arena(g), "%s - 2", n), n);
+    g->ind--;
+    cg_line(g, "}");
+    consumer_stmts(g, k->overlap_wait, k->overlap_tail, sp);
+    if (!pack_a_regs(g, g2, pa)) return;
     ring_waits_at(g, last, sp, "tl_it");
     consumer_stmts(g, k->overlap_tail, last, sp);
     cg_wgmma_issue(g, g2, sp, pa, false, false);
@@ -661,12 +695,8 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
          * after the loop each warpgroup but the last passes its last turn on
          * (the last one's pass is the next tile's first). */
         bool turns = k->turns;
-        int first = -1, last = -1, W = (int)(k->threads / 128);
-        for (int i = 0; i < loop->body.len && turns; i++)
-            if (loop->body.items[i]->op == IR_GEMM) {
-                if (first < 0) first = i;
-                last = i;
-            }
+        int first, last, W = (int)(k->threads / 128);
+        gemm_span(loop, &first, &last);
         if (turns) {
             turn_pass(g, arena_printf(arena(g), "if (tl_wg == %d) ", W - 1));
             turn_wait(g);

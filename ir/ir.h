@@ -167,13 +167,14 @@ typedef struct IrKernel {
      * of iteration j and the first of iteration j + 1, then hands the turn
      * to warpgroup w + 1. */
     bool turns;
-    /* The softmax under the tensor cores (plan_overlap; FlashAttention-3's
-     * intra-warpgroup overlap): the loop body [G1, E1..., E2..., G2] of two
-     * or more gemms runs rotated, iteration j as G1(j); E2(j-1); G2(j-1);
-     * E1(j), so E1 (attention's softmax) runs while G2 (O += P V) of the
-     * iteration before is on the tensor cores. Body indices: overlap_wait,
-     * the first statement of E1 that touches G2's operands (where G2 must
-     * have completed); overlap_tail, the first of E2. */
+    /* The softmax under the tensor cores (plan_overlap, an experiment;
+     * FlashAttention-3's intra-warpgroup overlap): the loop body [G1, E1a,
+     * E1b, E2, G2] of two gemms runs rotated, iteration j as E1b(j-1);
+     * G1(j); E2(j-1); G2(j-1); E1a(j), so that E1a (attention's softmax)
+     * runs while G2 (O += P V) of the iteration before is on the tensor
+     * cores. Body indices: overlap_wait, the first statement of E1b (the
+     * first after G1 that touches G2's operands); overlap_tail, the first
+     * of E2. */
     bool overlap;
     int overlap_wait, overlap_tail;
 } IrKernel;

@@ -2,34 +2,34 @@
  *
  * Attention's loop body on the sm_90a path is
  *
- *     G1: S = Q K^T;  E1: the softmax of S, written into P;
+ *     G1: S = Q K^T;  E1a: the softmax of S;  E1b: P = S;
  *     E2: O *= r;     G2: O += P V
  *
  * and run in that order a consumer warpgroup's tensor-core work (G1, G2)
- * and its exp2/FMA work (E1) follow each other: while E1 runs, only the
+ * and its exp2/FMA work (E1a) follow each other: while E1a runs, only the
  * other warpgroups can keep the tensor cores busy. Rotated (what
- * FlashAttention-3 calls intra-warpgroup overlap), iteration j issues
- * G1(j), then the deferred E2(j-1) and G2(j-1), waits for G1(j) only, and
- * runs E1(j) while G2(j-1) is still on the tensor cores; only E1's
- * statements that touch P or O wait for G2(j-1). Iteration 0 has no G2
- * before it and the loop ends with the last E2 and G2.
+ * FlashAttention-3 calls intra-warpgroup overlap), iteration j runs
+ * E1b(j-1), G1(j), E2(j-1), G2(j-1), waits for G1(j) only and runs E1a(j)
+ * while G2(j-1) is still on the tensor cores (lower_hopper.c: where the
+ * waits must be for ptxas to keep it so). Iteration 0 has only G1 and E1a;
+ * the loop ends with the last E1b, E2 and G2.
  *
- * Legal when the reordering changes nothing: G1(j) moves before E2(j-1)
- * and G2(j-1), so those must not touch G1's accumulator or shared memory
- * (G1 reads its operands from there); E1(j)'s statements before the wait
- * must not touch G2's A fragment or accumulator (they are not named
- * there); E2 and G2 run in the next iteration's scope, so they must not
- * use the loop variable or a let of the loop body. The body must be
- * exactly [G1, E1..., E2..., G2] besides its TMA copies (which the
- * producer runs), with G2's A operand a fragment (P) that E1 writes, and
- * at most two consumer warpgroups (see pass_plan_overlap).
+ * Legal when the reordering changes nothing: E1a splits from E1b at the
+ * first statement after G1 that names G2's operands (P, O), so E1a never
+ * touches what G2 reads or writes; E1b, E2 and G2 run in the next
+ * iteration's scope, so they must not use the loop variable or a let of
+ * the loop body, nor touch memory; E2 runs after the next G1 is issued,
+ * so it must not touch G1's accumulator. The body must be exactly [G1,
+ * E1a..., E1b..., E2..., G2] besides its TMA copies (which the producer
+ * runs), with G2's A operand a fragment (P) that E1b writes, E1a without
+ * branches (attention's causal and ragged masks: ptxas then serialises the
+ * wgmmas, C7514) and at most two consumer warpgroups (pass_plan_overlap).
  *
  * An experiment, asked for with TILEC_OVERLAP=1 (and then taking
- * precedence over TILEC_TURNS=1): verified on the H200, but not faster
- * (attention D=128 S=4096: 1.738 against 1.739 ms, bench/RESULTS.md
- * session 7). In the SASS, ptxas (CUDA 13.0) moves the wait for G2(j-1)
- * (WARPGROUP.DEPBAR) up to the first few instructions of the softmax, in
- * whatever order the PTX has them, so the softmax still runs after G2. */
+ * precedence over TILEC_TURNS=1): verified and sanitizer-clean on the
+ * H200, the softmax interleaved with G2's HGMMAs in the SASS, but not
+ * faster: attention D=128 S=4096 1.78 against 1.74 ms (bench/RESULTS.md,
+ * session 7). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,10 +128,16 @@ static bool plan(IrKernel *k, IrStmt *loop, int *wait_at, int *tail_from) {
         if (locals.n == 64) return false;
         locals.syms[locals.n++] = s->sym;
     }
-    for (int i = tail; i <= last; i++) {
+    /* E1a runs while G2 is in flight: a branch there (attention's causal
+     * mask) makes ptxas serialise the wgmmas (C7514) */
+    for (int i = first + 1; i < wait; i++)
+        if (body->items[i]->op == IR_IF || body->items[i]->op == IR_FOR) return false;
+    /* E1b, E2 and G2 run in the next iteration: E1b before its G1, E2
+     * after it */
+    for (int i = wait; i <= last; i++) {
         IrStmt *s = body->items[i];
         if (producers(s)) continue;
-        if (s->op == IR_SYNC || names(s, s_acc) || stmt_uses(s, &locals)) return false;
+        if (s->op == IR_SYNC || (i >= tail && names(s, s_acc)) || stmt_uses(s, &locals)) return false;
         if (s != g2 && names_memory(k, s)) return false;
     }
     *wait_at = wait;
