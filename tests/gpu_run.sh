@@ -19,7 +19,7 @@ run() {  # file kernel args...
     local log
     log=$(timeout 300 "$tilec" --run --kernel "$k" "$@" "$f" 2>&1)
     local rc=$?
-    local env="${TILEC_CLUSTER:+TILEC_CLUSTER=1 }${TILEC_PERSISTENT:+TILEC_PERSISTENT=1 }${TILEC_TURNS:+TILEC_TURNS=1 }"
+    local env="${TILEC_CLUSTER:+TILEC_CLUSTER=1 }${TILEC_PERSISTENT:+TILEC_PERSISTENT=1 }${TILEC_TURNS:+TILEC_TURNS=1 }${TILEC_OVERLAP:+TILEC_OVERLAP=1 }"
     if [ $rc = 0 ]; then
         pass=$((pass + 1))
         echo "ok   $env$(basename "$f") $k $* :: $(printf '%s' "$log" | grep -m1 'verify:' | cut -c1-150)"
