@@ -675,11 +675,10 @@ static void overlap_loop(Cg *g, IrStmt *loop, const char *n, const char *kt) {
 /* The consumers' side of the loop. (Keeping one wgmma group in flight
  * across k-tiles with wait_group 1 measured slower on the H200 for the
  * GEMM, three times, and ptxas of CUDA 13.0 then moved the epilogue's
- * reads of the accumulator above the final wait: bench/RESULTS.md.) The
- * rings' slots are waited for at the top of the body (waiting for a
- * second ring just before its gemm cut the body into two blocks for
- * ptxas's scheduler: attention 11% slower) and freed after their last gemm
- * (one ring: at the end). */
+ * reads of the accumulator above the final wait: bench/RESULTS.md.) Its
+ * one ring's slot is waited for at the top of the body and freed at the
+ * end: only the rotated loop has more rings (K freed after QK^T made the
+ * plain loop of attention 9-11% slower, session 7). */
 void cg_hopper_consumer(Cg *g, IrStmt *loop) {
     IrKernel *k = g->k;
     int S = loop->stages;
@@ -704,12 +703,10 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
         cg_line(g, "for (int %s = 0; %s < %s; ++%s, ++tl_it) {", kt, kt, n, kt);
         g->ind++;
         cg_line(g, "const int %s = tl_it %% %d;", s, S);
-        for (int r = 0; r < k->rings; r++) ring_wait(g, r, s, "tl_it");
-        for (int i = 0; i < loop->body.len && !g->failed; i++) {
+        ring_wait(g, 0, s, "tl_it");
+        for (int i = 0; i < loop->body.len && !g->failed; i++)
             consumer_stmt(g, i, s, turns && i == last, turns && i == first);
-            if (k->rings > 1) ring_releases_at(g, i, s, kt, n);
-        }
-        if (k->rings == 1) ring_release(g, 0, s, kt, n);
+        ring_release(g, 0, s, kt, n);
         g->ind--;
         cg_line(g, "}");
         if (turns) turn_pass(g, arena_printf(arena(g), "if (tl_wg != %d) ", W - 1));

@@ -140,10 +140,9 @@ typedef struct IrKernel {
      * (loaded once, completing on the preload barrier). */
     PtrVec tma_copies;
     /* The loop's TMA copies complete on `rings` pairs of full/empty rings
-     * of `stages` mbarriers each: the copies whose tiles the same gemm reads
-     * first share one (a GEMM's A and B), so the consumers wait for each
-     * tile only where it is first needed and free it after its last gemm
-     * (attention's K after S = Q K^T, V after O += P V). */
+     * of `stages` mbarriers each: one, or with `overlap` one per gemm that
+     * first reads some of the tiles (attention's K and V), each freed after
+     * its last gemm. */
     int rings;
     int64_t mbar_offset;       /* its mbarriers in shared memory: full[rings][stages], empty[rings][stages], preload, preload_free */
     /* Persistent: as many blocks as fit on the GPU at once, each looping
