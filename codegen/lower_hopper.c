@@ -580,6 +580,27 @@ static void gemm_span(const IrStmt *loop, int *first, int *last) {
         }
 }
 
+/* The head of iteration `it` of the rotated loop (the loop variable, or n
+ * for the tail after the loop), its slot sp of the iteration before and
+ * spp of the one before that: the wait for G2(it-2) (none when it < 2)
+ * and the release of its ring, then E1b(it-1) and P(it-1) packed into
+ * `pa` for G2(it-1). False after an error. */
+static bool overlap_head(Cg *g, IrStmt *loop, const char *it, const char *n, const char *sp, const char *spp,
+                         const char *pa) {
+    int first, last;
+    gemm_span(loop, &first, &last);
+    IrStmt *g2 = loop->body.items[last];
+    cg_wgmma_wait(g, g2, 0);
+    cg_line(g, "if (%s >= 2) {", it);
+    g->ind++;
+    ring_releases_at(g, last, spp, arena_printf(arena(g), "%s - 2", it), n);
+    g->ind--;
+    cg_line(g, "}");
+    cg_line(g, "// the rest of the last iteration's E1, its P packed for wgmma");
+    consumer_stmts(g, g->k->overlap_wait, g->k->overlap_tail, sp);
+    return pack_a_regs(g, g2, pa);
+}
+
 /* One iteration j >= 1 of the rotated loop (overlap_loop), kt naming j. */
 static void overlap_iteration(Cg *g, IrStmt *loop, const char *n, const char *kt, const char *pa) {
     IrKernel *k = g->k;
@@ -590,15 +611,7 @@ static void overlap_iteration(Cg *g, IrStmt *loop, const char *n, const char *kt
     cg_line(g, "++tl_it;");
     cg_line(g, "const int %s = tl_it %% %d, %s = (tl_it + %d) %% %d, %s = (tl_it + %d) %% %d;  // the slots of this iteration, the last, the one before",
             s, S, sp, S - 1, S, spp, 2 * S - 2, S);
-    cg_wgmma_wait(g, g2, 0); /* the G2 of two iterations ago (none in iteration 1) */
-    cg_line(g, "if (%s >= 2) {", kt);
-    g->ind++;
-    ring_releases_at(g, last, spp, arena_printf(arena(g), "%s - 2", kt), n);
-    g->ind--;
-    cg_line(g, "}");
-    cg_line(g, "// the rest of the last iteration's E1, its P packed for wgmma");
-    consumer_stmts(g, k->overlap_wait, k->overlap_tail, sp);
-    if (!pack_a_regs(g, g2, pa)) return;
+    if (!overlap_head(g, loop, kt, n, sp, spp, pa)) return;
     ring_waits_at(g, first, s, "tl_it");
     ring_waits_at(g, last, sp, "(tl_it - 1)");
     cg_line(g, "{");
@@ -654,14 +667,7 @@ static void overlap_loop(Cg *g, IrStmt *loop, const char *n, const char *kt) {
     cg_line(g, "if (%s > 0) {  // the last iteration's E1b, E2 and G2", n);
     g->ind++;
     cg_line(g, "const int %s = tl_it %% %d, %s = (tl_it + %d) %% %d;", sp, S, spp, S - 1, S);
-    cg_wgmma_wait(g, g2, 0);
-    cg_line(g, "if (%s >= 2) {", n);
-    g->ind++;
-    ring_releases_at(g, last, spp, arena_printf(arena(g), "%s - 2", n), n);
-    g->ind--;
-    cg_line(g, "}");
-    consumer_stmts(g, k->overlap_wait, k->overlap_tail, sp);
-    if (!pack_a_regs(g, g2, pa)) return;
+    if (!overlap_head(g, loop, n, n, sp, spp, pa)) return;
     ring_waits_at(g, last, sp, "tl_it");
     consumer_stmts(g, k->overlap_tail, last, sp);
     cg_wgmma_issue(g, g2, sp, pa, false, false);
