@@ -616,12 +616,12 @@ static void overlap_iteration(Cg *g, IrStmt *loop, const char *n, const char *kt
     ring_waits_at(g, last, sp, "(tl_it - 1)");
     cg_line(g, "{");
     g->ind++;
-    cg_wgmma_issue(g, g1, s, NULL, false, false);
+    cg_wgmma_issue(g, g1, s, NULL, k->turns, false);
     g->ind--;
     cg_line(g, "}");
     cg_line(g, "// the last iteration's E2 and G2, under this one's G1");
     consumer_stmts(g, k->overlap_tail, last, sp);
-    cg_wgmma_issue(g, g2, sp, pa, false, false);
+    cg_wgmma_issue(g, g2, sp, pa, false, k->turns);
     cg_wgmma_wait(g, g1, 1);
     ring_releases_at(g, first, s, kt, n);
     cg_line(g, "// E1 up to the statements that touch G2's operands, under the last iteration's G2");
@@ -654,7 +654,7 @@ static void overlap_loop(Cg *g, IrStmt *loop, const char *n, const char *kt) {
     cg_line(g, "const int %s = 0;", kt);
     cg_line(g, "const int %s = tl_it %% %d;", s, S);
     ring_waits_at(g, first, s, "tl_it");
-    consumer_stmt(g, first, s, false, false);
+    consumer_stmt(g, first, s, false, k->turns);
     ring_releases_at(g, first, s, kt, n);
     consumer_stmts(g, first + 1, k->overlap_wait, s);
     g->ind--;
@@ -670,7 +670,7 @@ static void overlap_loop(Cg *g, IrStmt *loop, const char *n, const char *kt) {
     if (!overlap_head(g, loop, n, n, sp, spp, pa)) return;
     ring_waits_at(g, last, sp, "tl_it");
     consumer_stmts(g, k->overlap_tail, last, sp);
-    cg_wgmma_issue(g, g2, sp, pa, false, false);
+    cg_wgmma_issue(g, g2, sp, pa, k->turns, false);
     cg_wgmma_wait(g, g2, 0);
     ring_releases_at(g, last, sp, arena_printf(arena(g), "%s - 1", n), n);
     cg_line(g, "++tl_it;");
@@ -692,20 +692,23 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
     cg_line(g, "{");
     g->ind++;
     cg_line(g, "const int %s = %s;", n, cg_expr_str(g, loop->hi));
+    /* Turns: the last warpgroup gives the tile's first turn to warpgroup 0;
+     * a turn is the last gemm of an iteration and the first of the next
+     * (in the rotated loop, G1(j) and G2(j-1): FlashAttention-3's ping-pong
+     * with its intra-warpgroup overlap); after the loop each warpgroup but
+     * the last passes its last turn on (the last one's pass is the next
+     * tile's first). */
+    bool turns = k->turns;
+    int W = (int)(k->threads / 128);
+    if (turns) {
+        turn_pass(g, arena_printf(arena(g), "if (tl_wg == %d) ", W - 1));
+        turn_wait(g);
+    }
     if (k->overlap) {
         overlap_loop(g, loop, n, kt);
     } else {
-        /* Turns: the last warpgroup gives the tile's first turn to warpgroup 0;
-         * a turn is the last gemm of an iteration and the first of the next;
-         * after the loop each warpgroup but the last passes its last turn on
-         * (the last one's pass is the next tile's first). */
-        bool turns = k->turns;
-        int first, last, W = (int)(k->threads / 128);
+        int first, last;
         gemm_span(loop, &first, &last);
-        if (turns) {
-            turn_pass(g, arena_printf(arena(g), "if (tl_wg == %d) ", W - 1));
-            turn_wait(g);
-        }
         cg_line(g, "for (int %s = 0; %s < %s; ++%s, ++tl_it) {", kt, kt, n, kt);
         g->ind++;
         cg_line(g, "const int %s = tl_it %% %d;", s, S);
@@ -715,8 +718,8 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
         ring_release(g, 0, s, kt, n);
         g->ind--;
         cg_line(g, "}");
-        if (turns) turn_pass(g, arena_printf(arena(g), "if (tl_wg != %d) ", W - 1));
     }
+    if (turns) turn_pass(g, arena_printf(arena(g), "if (tl_wg != %d) ", W - 1));
     if (k->persistent && has_preloads(k))
         cg_line(g, "if (lane == 0) tl_mbar_arrive(tl_preload_free);  // the next tile's preloads may come");
     g->ind--;

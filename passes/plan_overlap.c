@@ -25,11 +25,11 @@
  * branches (attention's causal and ragged masks: ptxas then serialises the
  * wgmmas, C7514) and at most two consumer warpgroups (pass_plan_overlap).
  *
- * An experiment, asked for with TILEC_OVERLAP=1 (and then taking
- * precedence over TILEC_TURNS=1): verified and sanitizer-clean on the
- * H200, the softmax interleaved with G2's HGMMAs in the SASS, but not
- * faster: attention D=128 S=4096 1.78 against 1.74 ms (bench/RESULTS.md,
- * session 7). */
+ * An experiment, asked for with TILEC_OVERLAP=1 (with TILEC_TURNS=1 as
+ * well, the warpgroups take turns: insert_sync.c): verified and
+ * sanitizer-clean on the H200, the softmax interleaved with G2's HGMMAs in
+ * the SASS, but not faster: attention D=128 S=4096 1.78 against 1.74 ms
+ * (bench/RESULTS.md, session 7); with turns equal in cycles (session 8). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -17,7 +17,8 @@ small() {
     swiglu|transpose) echo "--set M=100,N=130" ;;
     flash_attn) echo "--set B=1,H=1,S=200"
         echo "--set D=64,BM=192,BN=128,B=1,H=1,S=300,causal=1"  # three consumer warpgroups
-        echo "TILEC_OVERLAP=1 --set BN=128,B=1,H=1,S=300,causal=1" ;;  # the rotated loop, K and V on two rings
+        echo "TILEC_OVERLAP=1 --set BN=128,B=1,H=2,S=384"  # the rotated loop (3 iterations), K and V on two rings
+        echo "TILEC_OVERLAP=1 TILEC_TURNS=1 --set BN=128,B=1,H=2,S=384" ;;  # the same with turns
     esac
 }
 pass=0
@@ -25,8 +26,8 @@ fail=0
 for f in "$root"/examples/*.tile; do
     k=$(basename "$f" .tile)
     while read -r sizes; do
-        envs=  # a setting may start with an experiment's switch
-        case $sizes in TILEC_*) envs=${sizes%% *}; sizes=${sizes#* } ;; esac
+        envs=  # a setting may start with experiments' switches
+        while [ "${sizes#TILEC_}" != "$sizes" ]; do envs="$envs ${sizes%% *}"; sizes=${sizes#* }; done
         for tool in memcheck racecheck synccheck; do
             # shellcheck disable=SC2086
             log=$(timeout 600 env $envs "$cs" --tool "$tool" --error-exitcode 9 "$tilec" --run --no-cache $sizes "$f" 2>&1)
