@@ -3,7 +3,8 @@
 # GPU machine: every SPEC once per round, in the order given, so that the
 # variants alternate and share the card's thermal state. One line per run:
 # round, label, exit code, median and min, the --compare ratio, the SM clock
-# and its throttled samples. The full reports go to OUT/LABEL.ROUND.txt.
+# and its throttled samples, and the median at full clock where only some
+# samples had it. The full reports go to OUT/LABEL.ROUND.txt.
 #
 # SPEC is "label|binary|example|--set values|extra options|VAR=value ...",
 # e.g. "tma|build/tilec|gemm|M=4096,N=4096,K=4096|--compare cublas|TILEC_PERSISTENT=1".
@@ -24,6 +25,7 @@ for round in $(seq 1 "$rounds"); do
         median=$(grep -m1 '^  median' "$f" | sed 's/ (min/ | min/; s/, p95.*//')
         ratio=$(grep -m1 -E 'speedup|Close the gap' "$f" | grep -oE '[0-9.]+x' | head -1)
         clock=$(grep -m1 'SM clock' "$f" | grep -oE '[0-9]+ MHz median|[0-9]+ throttled' | tr '\n' ' ')
-        echo "$round $label rc=$rc $median | ${ratio:--} | $clock"
+        full=$(grep -m1 '^  full clock' "$f" | sed 's/^  full clock *//')
+        echo "$round $label rc=$rc $median | ${ratio:--} | $clock${full:+| full clock: $full}"
     done
 done

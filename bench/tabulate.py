@@ -84,6 +84,9 @@ for name, label, metric, plist in ROWS:
     unit = "TFLOP/s" if metric == "tflops" else "GB/s"
     val = d.get(metric) or 0
     clock = f"{b.get('sm_clock_mhz') or 0:.0f} MHz ({b.get('throttled_samples', '?')})"
+    n_full = b.get("full_clock_samples") or 0
+    if b.get("full_clock_median_ms") and 0 < n_full < (b.get("samples") or 0):
+        clock += f"; {b['full_clock_median_ms']:.4g} ms in the {n_full} samples at full clock"
     ps, rs = [], []
     for peer, wl in plist:
         p = peers.get((peer, wl))

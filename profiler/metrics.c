@@ -548,15 +548,23 @@ void prof_diagnose(Profile *p) {
         snprintf(x->cause, sizeof x->cause, "%s solves the same problem %.2fx faster.",
                  p->compare.name ? p->compare.name : "The vendor library", 1 / p->compare.speedup);
     }
-    if (timed && b->throttled_samples > 0) {
+    bool mixed_clocks = prof_bench_part_at_full_clock(b);
+    if (timed && (b->throttled_samples > 0 || mixed_clocks)) {
         x = add(f, &n, 0.2);
         x->measurement = true;
+        int reduced = mixed_clocks ? b->samples - b->full_clock_samples : b->throttled_samples;
+        char full[96] = "";
+        if (mixed_clocks)
+            snprintf(full, sizeof full, "; the %d at full clock have a median of %.4g ms", b->full_clock_samples,
+                     b->full_clock_median_ms);
         snprintf(x->text, sizeof x->text,
-                 "Re-measure on a quiet GPU (trigger: throttled=%d of %d samples below 95%% of the median SM clock): "
-                 "the timings may understate the kernel.",
-                 b->throttled_samples, b->samples);
-        snprintf(x->cause, sizeof x->cause, "%d of %d samples ran at a reduced SM clock.", b->throttled_samples,
-                 b->samples);
+                 "Re-measure on a quiet GPU (trigger: throttled=%d of %d samples below 95%% of the median SM clock, "
+                 "%d below 95%% of the fastest): the timings may understate the kernel%s.",
+                 b->throttled_samples, b->samples, reduced, full);
+        snprintf(x->cause, sizeof x->cause,
+                 "%d of %d samples ran at a reduced SM clock (a power or thermal limit; the kernel's own when the "
+                 "clock falls during the run and stays down).",
+                 reduced, b->samples);
     }
     if (timed && (b->rel_stddev > 0.02 || (!b->stopped_on_noise && b->rel_stddev > 0.005))) {
         x = add(f, &n, 0.15);

@@ -252,6 +252,11 @@ typedef struct BenchResult {
     long long l2_flush_bytes;
     double sm_clock_mhz;   /* median over samples (0: not measured) */
     int throttled_samples;
+    /* The samples within 95% of the fastest clock measured, and their
+     * median time (0: clock not measured): what the kernel does before
+     * the card reaches a power or thermal limit. */
+    int full_clock_samples;
+    double full_clock_mhz, full_clock_median_ms;
     bool stopped_on_noise; /* else on the time cap */
 } BenchResult;
 
@@ -331,6 +336,13 @@ BenchOptions prof_bench_defaults(void);
 bool prof_bench(const RtKernel *fn, const long long grid[3], long long block, long long smem, void **params,
                 long long l2_bytes, const BenchOptions *o, BenchResult *r, char err[256]);
 void prof_bench_free(BenchResult *r);  /* safe on a zeroed result and twice */
+/* The statistics of r's `samples` (times and clocks set): order
+ * statistics, mean, spread, the median clock, the throttled samples and
+ * the full-clock ones. False (err set) when out of memory. */
+bool prof_bench_summarise(BenchResult *r, char err[256]);
+/* Whether some samples, not all, ran at full clock (the report then gives
+ * their median beside the median of all). */
+bool prof_bench_part_at_full_clock(const BenchResult *r);
 /* The same method for any work: `launch` queues one unit of it on the
  * stream it is given (cuBLAS for --compare, say). */
 typedef bool (*BenchLaunch)(void *arg, void *stream, char err[256]);

@@ -227,6 +227,9 @@ void prof_report_terminal(FILE *o, const Profile *p) {
                 dev->sm_clock_mhz, b->throttled_samples, b->throttled_samples == 1 ? "" : "s");
         else
             row(&t, "SM clock", "not measured");
+        if (prof_bench_part_at_full_clock(b))
+            row(&t, "full clock", "%d of %d samples at %.0f MHz or within 5%%: median %s ms", b->full_clock_samples,
+                b->samples, b->full_clock_mhz, num(b1, "%.4g", b->full_clock_median_ms));
     } else {
         row(&t, "median", "not measured");
     }
@@ -452,9 +455,12 @@ static void write_json(FILE *f, const Profile *p) {
         jboolk(&j, "l2_flush", b->l2_flush);
         jposk(&j, "sm_clock_mhz", b->sm_clock_mhz);
         jintk(&j, "throttled_samples", b->throttled_samples);
+        jposk(&j, "full_clock_median_ms", b->full_clock_median_ms);
+        jintk(&j, "full_clock_samples", b->full_clock_samples);
     } else {
         static const char *const bk[] = {"backend", "samples", "median_ms", "min_ms", "max_ms",
-                                         "p95_ms", "rel_stddev", "l2_flush", "sm_clock_mhz", "throttled_samples"};
+                                         "p95_ms", "rel_stddev", "l2_flush", "sm_clock_mhz", "throttled_samples",
+                                         "full_clock_median_ms", "full_clock_samples"};
         for (size_t i = 0; i < sizeof bk / sizeof bk[0]; i++) jnullk(&j, bk[i]);
     }
     jclose(&j);
@@ -590,6 +596,11 @@ static void write_markdown(FILE *f, const Profile *p) {
         else
             snprintf(v, sizeof v, "not measured");
         mdrow(f, "SM clock", v);
+        if (prof_bench_part_at_full_clock(b)) {
+            snprintf(v, sizeof v, "%s (%d of %d samples at %.0f MHz or within 5%%)", num(b1, "%.4g", b->full_clock_median_ms),
+                     b->full_clock_samples, b->samples, b->full_clock_mhz);
+            mdrow(f, "median at full clock (ms)", v);
+        }
     } else {
         mdrow(f, "median (ms)", "not measured");
     }

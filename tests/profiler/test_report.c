@@ -631,6 +631,69 @@ static void test_diagnose(KernelInfo *k) {
           q.n_opportunities ? q.opportunities[0] : "");
 }
 
+/* ---- the statistics of the samples ---- */
+
+/* A run that reaches the card's power limit: its first samples at full
+ * clock, the rest capped, as attention does on the H200. The median clock
+ * is then the capped one, so no sample counts as throttled; the full-clock
+ * median says what the kernel does before the cap. */
+static void test_summarise(KernelInfo *k) {
+    static BenchSample s[100];
+    BenchResult r = {.samples = 100, .sample = s};
+    for (int i = 0; i < 100; i++)
+        s[i] = (BenchSample){.ms = i < 20 ? 1.70 + 0.001 * (i % 3) : 1.95 + 0.001 * (i % 5),
+                             .sm_clock_mhz = i < 20 ? 1980 : 1660};
+    char err[256];
+    CHECK(prof_bench_summarise(&r, err), "%s", err);
+    CHECK(r.sm_clock_mhz == 1660 && r.throttled_samples == 0, "median clock %g, %d throttled", r.sm_clock_mhz,
+          r.throttled_samples);
+    CHECK(r.full_clock_mhz == 1980 && r.full_clock_samples == 20, "%d samples at %g MHz", r.full_clock_samples,
+          r.full_clock_mhz);
+    CHECK(fabs(r.full_clock_median_ms - 1.701) < 1e-9 && fabs(r.median_ms - 1.951) < 1e-9, "full-clock median %g, median %g",
+          r.full_clock_median_ms, r.median_ms);
+    CHECK(prof_bench_part_at_full_clock(&r), "a part at full clock");
+
+    /* a healthy memory-bound kernel otherwise (test_diagnose), so the
+     * measurement's finding is among the three */
+    Profile p;
+    make_profile(&p, k);
+    p.bench = r;
+    p.bench.rel_stddev = 0.001;
+    p.bench.stopped_on_noise = true;
+    p.res.spill_bytes = 0;
+    p.res.registers = 32;
+    p.res.occupancy = 1;
+    p.res.blocks_per_sm = 8;
+    p.res.waves = 20;
+    p.derived.flops = 1e8;
+    p.derived.bytes = 0.9 * p.device.peak_gbps * 1e9 * r.median_ms * 1e-3;
+    prof_derive_rates(&p.derived, &p.device, r.median_ms);
+    prof_diagnose(&p);
+    bool found = false;
+    for (int i = 0; i < p.n_opportunities; i++)
+        if (strstr(p.opportunities[i], "80 below 95% of the fastest") && strstr(p.opportunities[i], "median of 1.701 ms"))
+            found = true;
+    CHECK(found, "the mixed clocks are a finding with the full-clock median");
+    FILE *f = tmpfile();
+    prof_report_terminal(f, &p);
+    rewind(f);
+    char buf[16384];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    CHECK(strstr(buf, "20 of 100 samples at 1980 MHz or within 5%: median 1.701 ms"), "no full-clock row:\n%s", buf);
+
+    /* One clock throughout: every sample at full clock, no extra row. */
+    for (int i = 0; i < 100; i++) s[i].sm_clock_mhz = 1980;
+    CHECK(prof_bench_summarise(&r, err), "%s", err);
+    CHECK(r.full_clock_samples == 100 && !prof_bench_part_at_full_clock(&r), "%d at full clock", r.full_clock_samples);
+    /* No clock measured: nothing at full clock. */
+    for (int i = 0; i < 100; i++) s[i].sm_clock_mhz = 0;
+    CHECK(prof_bench_summarise(&r, err), "%s", err);
+    CHECK(r.full_clock_samples == 0 && r.full_clock_median_ms == 0 && !prof_bench_part_at_full_clock(&r),
+          "no clock, %d at full clock", r.full_clock_samples);
+}
+
 static void test_json(KernelInfo *k) {
     Profile p;
     make_profile(&p, k);
@@ -649,7 +712,8 @@ static void test_json(KernelInfo *k) {
         "verify.passed", "verify.checked", "verify.mismatches", "verify.max_abs_err", "verify.max_rel_err",
         "verify.rel_fro_err", "verify.rtol", "verify.atol", "consistent", "consistent.passed", "consistent.runs",
         "bench", "bench.backend", "bench.samples", "bench.median_ms", "bench.min_ms", "bench.max_ms", "bench.p95_ms",
-        "bench.rel_stddev", "bench.l2_flush", "bench.sm_clock_mhz", "bench.throttled_samples", "derived", "derived.flops", "derived.bytes",
+        "bench.rel_stddev", "bench.l2_flush", "bench.sm_clock_mhz", "bench.throttled_samples",
+        "bench.full_clock_median_ms", "bench.full_clock_samples", "derived", "derived.flops", "derived.bytes",
         "derived.flop_model", "derived.tflops", "derived.gbps", "derived.pct_peak_compute",
         "derived.pct_peak_bandwidth", "derived.bound", "compare",
     };
@@ -903,6 +967,7 @@ int main(int argc, char **argv) {
                              "{ }\n"
                              "reference { C[i, j] = alpha * sum(k: A[i, k] * B[k, j]); }\n");
     test_diagnose(k);
+    test_summarise(k);
     test_json(k);
     test_trace(k);
     test_svg_markdown_terminal(k);
