@@ -576,6 +576,26 @@ static int sentences(const char *s) {
     return n;
 }
 
+/* A healthy memory-bound kernel: 20 quiet samples of 1 ms at 90% of the
+ * bandwidth, full occupancy, no spills. */
+static void make_healthy(Profile *q, KernelInfo *k) {
+    memset(q, 0, sizeof *q);
+    q->info = k;
+    q->device = h200_like();
+    prof_device_peaks(&q->device, 9, 0, DT_F16);
+    q->bench.samples = 20;
+    q->bench.median_ms = 1.0;
+    q->bench.rel_stddev = 0.001;
+    q->bench.stopped_on_noise = true;
+    q->res.registers = 32;
+    q->res.occupancy = 1;
+    q->res.blocks_per_sm = 8;
+    q->res.waves = 20;
+    q->derived.flops = 1e8;
+    q->derived.bytes = 0.9 * q->device.peak_gbps * 1e9 * 1e-3; /* 90% of the bandwidth */
+    prof_derive_rates(&q->derived, &q->device, 1.0);
+}
+
 static void test_diagnose(KernelInfo *k) {
     Profile p;
     make_profile(&p, k);
@@ -592,21 +612,7 @@ static void test_diagnose(KernelInfo *k) {
 
     /* Healthy memory-bound kernel: no opportunity invented. */
     Profile q;
-    memset(&q, 0, sizeof q);
-    q.info = k;
-    q.device = h200_like();
-    prof_device_peaks(&q.device, 9, 0, DT_F16);
-    q.bench.samples = 20;
-    q.bench.median_ms = 1.0;
-    q.bench.rel_stddev = 0.001;
-    q.bench.stopped_on_noise = true;
-    q.res.registers = 32;
-    q.res.occupancy = 1;
-    q.res.blocks_per_sm = 8;
-    q.res.waves = 20;
-    q.derived.flops = 1e8;
-    q.derived.bytes = 0.9 * q.device.peak_gbps * 1e9 * 1e-3; /* 90% of the bandwidth */
-    prof_derive_rates(&q.derived, &q.device, 1.0);
+    make_healthy(&q, k);
     prof_diagnose(&q);
     CHECK_STR(q.derived.bound, "memory");
     CHECK(q.n_opportunities == 0, "%d: %s", q.n_opportunities, q.n_opportunities ? q.opportunities[0] : "");
@@ -653,21 +659,12 @@ static void test_summarise(KernelInfo *k) {
           r.full_clock_median_ms, r.median_ms);
     CHECK(prof_bench_part_at_full_clock(&r), "a part at full clock");
 
-    /* a healthy memory-bound kernel otherwise (test_diagnose), so the
-     * measurement's finding is among the three */
+    /* a healthy kernel otherwise, so the measurement's finding is among the three */
     Profile p;
-    make_profile(&p, k);
+    make_healthy(&p, k);
     p.bench = r;
     p.bench.rel_stddev = 0.001;
     p.bench.stopped_on_noise = true;
-    p.res.spill_bytes = 0;
-    p.res.registers = 32;
-    p.res.occupancy = 1;
-    p.res.blocks_per_sm = 8;
-    p.res.waves = 20;
-    p.derived.flops = 1e8;
-    p.derived.bytes = 0.9 * p.device.peak_gbps * 1e9 * r.median_ms * 1e-3;
-    prof_derive_rates(&p.derived, &p.device, r.median_ms);
     prof_diagnose(&p);
     bool found = false;
     for (int i = 0; i < p.n_opportunities; i++)
