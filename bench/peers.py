@@ -5,8 +5,12 @@ F.rms_norm, F.layer_norm. Prints one JSON object per workload on stdout.
 
 Method as tilec's profiler: warm-up, L2 flushed (a buffer the size of L2
 rewritten) before every sample, CUDA events per sample, median of samples
-until the relative spread is small or 2 s have passed."""
+until the relative spread is small or 2 s have passed; the SM clock read
+before every tenth sample (through NVML, where torch can reach it: tilec
+uses a clock kernel) and the median of the samples at full clock, as
+tilec's report gives them (clockstats.py)."""
 import json
+import os
 import statistics
 import sys
 import time
@@ -14,35 +18,54 @@ import time
 import torch
 import torch.nn.functional as F
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import clockstats  # noqa: E402
+
 dev = torch.device("cuda")
 props = torch.cuda.get_device_properties(dev)
 l2 = getattr(props, "L2_cache_size", 60 << 20) or (60 << 20)
 flush_buf = torch.empty(l2, dtype=torch.uint8, device=dev)
 
 
+def sm_clock_mhz():
+    """The SM clock now (MHz) as NVML reports it, or None where torch cannot
+    read it (torch.cuda.clock_rate needs pynvml)."""
+    try:
+        return float(torch.cuda.clock_rate(dev)) or None
+    except Exception:  # no pynvml, an older torch, no NVML: not measured
+        return None
+
+
 def bench(fn, max_time=2.0, max_noise=0.005):
+    """clockstats.summarise of the samples of fn."""
     for _ in range(3):
         fn()
     torch.cuda.synchronize()
-    times = []
+    times, clocks, clock = [], [], None
     t0 = time.time()
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     while True:
+        if len(times) % 10 == 0:
+            clock = sm_clock_mhz() or clock  # a failed reading keeps the last good one
         flush_buf.fill_(len(times) & 0xFF)
         start.record()
         fn()
         end.record()
         end.synchronize()
         times.append(start.elapsed_time(end))
+        clocks.append(clock)
         if len(times) >= 10:
             mean = statistics.fmean(times)
             if statistics.pstdev(times) / mean <= max_noise or time.time() - t0 > max_time:
                 break
-    return statistics.median(times)
+    return clockstats.summarise(times, clocks)
 
 
-def emit(name, ms, flops=None, nbytes=None, **extra):
-    rec = {"workload": name, "median_ms": ms, "device": props.name}
+def emit(name, stats, flops=None, nbytes=None, **extra):
+    ms = stats["median_ms"]
+    rec = {"workload": name, "median_ms": ms, "device": props.name, "samples": stats["samples"],
+           "sm_clock_mhz": stats["sm_clock_mhz"], "full_clock_samples": stats["full_clock_samples"],
+           "full_clock_median_ms": stats["full_clock_median_ms"]}
     if flops:
         rec["tflops"] = flops / ms / 1e9
     if nbytes:
@@ -129,15 +152,15 @@ def main(which):
                 # torch picks a backend by its own rules; the fastest one it
                 # has is the stricter peer
                 best = None
-                for backend, ms in sdpa_backends(q, k, v, causal):
-                    if best is None or ms < best[1]:
-                        best = (backend, ms)
+                for backend, stats in sdpa_backends(q, k, v, causal):
+                    if best is None or stats["median_ms"] < best[1]["median_ms"]:
+                        best = (backend, stats)
                 if best:
                     emit(name, best[1], flops=f, peer="SDPA best backend", backend=best[0])
 
 
 def sdpa_backends(q, k, v, causal):
-    """(backend, median ms) for every SDPA backend that runs these inputs."""
+    """(backend, bench's statistics) for every SDPA backend that runs these inputs."""
     try:
         from torch.nn.attention import SDPBackend, sdpa_kernel
     except ImportError:

@@ -10,6 +10,9 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import clockstats  # noqa: E402
+
 out = sys.argv[1]
 peers = {}
 for line in open(os.path.join(out, "peers.jsonl")):
@@ -84,16 +87,22 @@ for name, label, metric, plist in ROWS:
     unit = "TFLOP/s" if metric == "tflops" else "GB/s"
     val = d.get(metric) or 0
     clock = f"{b.get('sm_clock_mhz') or 0:.0f} MHz ({b.get('throttled_samples', '?')})"
-    n_full = b.get("full_clock_samples") or 0
-    if b.get("full_clock_median_ms") and 0 < n_full < (b.get("samples") or 0):
-        clock += f"; {b['full_clock_median_ms']:.4g} ms in the {n_full} samples at full clock"
+    if clockstats.part_at_full_clock(b):
+        clock += f"; {b['full_clock_median_ms']:.4g} ms in the {b['full_clock_samples']} samples at full clock"
     ps, rs = [], []
     for peer, wl in plist:
         p = peers.get((peer, wl))
         if not p or not p.get(metric):
             continue
-        ps.append(f"{peer}{' (' + p['backend'] + ')' if p.get('backend') else ''} {p[metric]:.0f} {unit}")
-        rs.append(f"{val / p[metric]:.3f}× {peer}")
+        at = f" at {p['sm_clock_mhz']:.0f} MHz" if p.get("sm_clock_mhz") else ""
+        if clockstats.part_at_full_clock(p):
+            at += f", {p['full_clock_median_ms']:.4g} ms in the {p['full_clock_samples']} samples at full clock"
+        ps.append(f"{peer}{' (' + p['backend'] + ')' if p.get('backend') else ''} {p[metric]:.0f} {unit}{at}")
+        ratio = f"{val / p[metric]:.3f}× {peer}"
+        if (clockstats.part_at_full_clock(b) or clockstats.part_at_full_clock(p)) and p.get("median_ms"):
+            mine, theirs = b.get("full_clock_median_ms") or b["median_ms"], p.get("full_clock_median_ms") or p["median_ms"]
+            ratio += f" ({theirs / mine:.3f}× at full clock)"
+        rs.append(ratio)
     cmp = t.get("compare") or {}
     if cmp.get("median_ms"):
         ps.append(f"--compare {cmp.get('name')} {cmp['median_ms']:.4g} ms")
