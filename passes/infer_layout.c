@@ -214,14 +214,7 @@ static void visit(IrStmt *s, void *arg) {
             return;
         }
         assign(in, s->c.buf, &l, s->loc, "gemm");
-        if (is_fragment(s->b.buf)) {
-            /* the tensor cores' B operand is read from shared memory
-             * (ldmatrix, wgmma descriptors); no register layout for it yet */
-            diag_error(k->c, s->loc, "gemm with operand B in registers ('%s') is not supported yet: keep B in shared memory",
-                       s->b.buf->sym->name->s);
-            in->failed = true;
-            return;
-        }
+        if (is_fragment(s->b.buf)) die("gemm: operand B '%s' in registers after stage_operands", s->b.buf->sym->name->s);
         if (is_fragment(s->a.buf)) {
             /* A from registers: the accumulator layout of the same rows
              * with one warp per row band doubles as the mma A operand. */

@@ -11,6 +11,7 @@ typedef struct Pass {
 } Pass;
 
 static const Pass passes[] = {
+    {"stage_operands", pass_stage_operands},
     {"plan_warpgroups", pass_plan_warpgroups},
     {"infer_layout", pass_infer_layout},
     {"plan_pipeline", pass_plan_pipeline},
@@ -27,7 +28,7 @@ bool pass_exists(const char *name) {
     return false;
 }
 
-const char *pass_names(void) { return "plan_warpgroups, infer_layout, plan_pipeline, plan_overlap, plan_shared, plan_store, insert_sync"; }
+const char *pass_names(void) { return "stage_operands, plan_warpgroups, infer_layout, plan_pipeline, plan_overlap, plan_shared, plan_store, insert_sync"; }
 
 static bool wanted(const char *list, const char *name) {
     if (!list) return false;
