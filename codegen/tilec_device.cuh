@@ -374,6 +374,35 @@ static __device__ __forceinline__ double tl_atomic_add(double *p, double v) { re
 static __device__ __forceinline__ int tl_atomic_add(int *p, int v) { return atomicAdd(p, v); }
 static __device__ __forceinline__ unsigned tl_atomic_add(unsigned *p, unsigned v) { return atomicAdd(p, v); }
 static __device__ __forceinline__ unsigned long long tl_atomic_add(unsigned long long *p, unsigned long long v) { return atomicAdd(p, v); }
+/* Signed 64-bit: the unsigned add on the same bits (two's complement wraps alike). */
+static __device__ __forceinline__ long long tl_atomic_add(long long *p, long long v)
+{
+    return (long long)atomicAdd((unsigned long long *)p, (unsigned long long)v);
+}
+
+/* 8- and 16-bit integers have no atomic add in hardware: a compare-and-swap
+ * loop on the aligned 32-bit word that holds the element, changing only its
+ * bytes (little-endian: byte offset o of the word is bits 8o and up). The
+ * word lies inside the allocation: allocations are at least 256-byte aligned. */
+template <typename T>
+static __device__ __forceinline__ T tl_atomic_add_narrow(T *p, T v)
+{
+    unsigned *word = (unsigned *)((unsigned long long)p & ~3ull);
+    const unsigned shift = (unsigned)((unsigned long long)p & 3) * 8;
+    const unsigned mask = (sizeof(T) == 1 ? 0xffu : 0xffffu) << shift;
+    unsigned old = *word, assumed;
+    do {
+        assumed = old;
+        const T cur = (T)((assumed & mask) >> shift);
+        const unsigned sum = ((unsigned)(T)(cur + v) << shift) & mask;
+        old = atomicCAS(word, assumed, (assumed & ~mask) | sum);
+    } while (old != assumed);
+    return (T)((old & mask) >> shift);
+}
+static __device__ __forceinline__ signed char tl_atomic_add(signed char *p, signed char v) { return tl_atomic_add_narrow(p, v); }
+static __device__ __forceinline__ unsigned char tl_atomic_add(unsigned char *p, unsigned char v) { return tl_atomic_add_narrow(p, v); }
+static __device__ __forceinline__ short tl_atomic_add(short *p, short v) { return tl_atomic_add_narrow(p, v); }
+static __device__ __forceinline__ unsigned short tl_atomic_add(unsigned short *p, unsigned short v) { return tl_atomic_add_narrow(p, v); }
 
 /* ------------------------------------------------------------------------ */
 /* 10. Hopper (sm_90a): mbarriers, TMA, wgmma                               */
