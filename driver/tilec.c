@@ -1,5 +1,6 @@
 /* tilec.c - the command line (LANGUAGE.md §7): a thin layer over libtilec. */
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,16 +89,25 @@ static int parse_arch(const char *a) {
 }
 
 
-/* Generated code that does not compile is a tilec bug: keep the evidence
- * where the user can send it, say so in one sentence, exit 4. */
-static int nvrtc_failed(Ctx *c, const CgKernel *ck, const char *cu_name, const RtCompileResult *res) {
-    const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    char *log = arena_printf(&c->arena, "%s/%s.nvrtc.log", dir, ck->name);
-    char *src = arena_printf(&c->arena, "%s/%s", dir, cu_name);
-    write_file_atomic(src, ck->source, ck->source_len);
-    bool saved = write_file_atomic(log, res->log, strlen(res->log));
-    fprintf(stderr, "tilec: %s (this is a bug in tilec; the log is in %s and the source in %s)\n", res->error,
-            saved ? log : "(could not be saved)", src);
+/* Generated code that does not compile is a tilec bug: say so in one
+ * sentence (res->error has NVRTC's first error) and exit 4. The evidence (source and
+ * log) goes to tilec's cache directory, under failed/, and nowhere else: no
+ * input may make tilec write outside its cache and the files it was asked
+ * for. With the cache off nothing is kept (--emit-cuda shows the source). */
+static int nvrtc_failed(Ctx *c, const CgKernel *ck, const char *cu_name, const RtCompileResult *res,
+                        const Options *opts) {
+    RtCache cache;
+    char warn[256];
+    rt_cache_init(&cache, opts->cache_dir, opts->no_cache, warn);
+    char *kept = NULL;
+    if (cache.enabled) {
+        char *dir = arena_printf(&c->arena, "%s/failed", cache.dir);
+        char *src = arena_printf(&c->arena, "%s/%s", dir, cu_name), *log = arena_printf(&c->arena, "%s/%s.nvrtc.log", dir, ck->name);
+        if ((mkdir(dir, 0700) == 0 || errno == EEXIST) && write_file_atomic(src, ck->source, ck->source_len) &&
+            write_file_atomic(log, res->log, strlen(res->log)))
+            kept = arena_printf(&c->arena, "; the source and log are in %s", dir);
+    }
+    fprintf(stderr, "tilec: %s (this is a bug in tilec%s)\n", res->error, kept ? kept : "; --emit-cuda shows the source");
     return EXIT_CUDA;
 }
 
@@ -122,7 +132,7 @@ int obtain_cubin(Ctx *c, const CgKernel *ck, const char *arch, const Options *op
     RtCompileResult res;
     char *cu_name = arena_printf(&c->arena, "%s.cu", ck->name);
     if (!rt_compile(ck->source, cu_name, &ro, &res)) {
-        int rc = nvrtc_failed(c, ck, cu_name, &res);
+        int rc = nvrtc_failed(c, ck, cu_name, &res, opts);
         rt_compile_result_free(&res);
         return rc;
     }
@@ -170,7 +180,7 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
         RtCompileResult res;
         char *cu_name = arena_printf(&c->arena, "%s.cu", ck.name);
         if (rt_compile(ck.source, cu_name, &ro, &res)) fwrite(res.ptx, 1, res.ptx_size, stdout);
-        else rc = nvrtc_failed(c, &ck, cu_name, &res);
+        else rc = nvrtc_failed(c, &ck, cu_name, &res, opts);
         rt_compile_result_free(&res);
     } else if (act == ACT_CUBIN || act == ACT_SASS || act == ACT_RUN || act == ACT_PROFILE) {
         Binary bin;
