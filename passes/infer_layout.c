@@ -204,7 +204,6 @@ static void infer_parallel(Infer *in, IrStmt *p) {
 
 static void visit(IrStmt *s, void *arg) {
     Infer *in = arg;
-    IrKernel *k = in->k;
     switch (s->op) {
     case IR_GEMM: {
         if (!is_fragment(s->c.buf)) return;
@@ -218,12 +217,8 @@ static void visit(IrStmt *s, void *arg) {
         if (is_fragment(s->a.buf)) {
             /* A from registers: the accumulator layout of the same rows
              * with one warp per row band doubles as the mma A operand. */
-            if (l.wn != 1 || s->trans_a) {
-                diag_error(k->c, s->loc, "gemm with operand A in registers ('%s') needs policy = full_row and no transpose_a",
-                           s->a.buf->sym->name->s);
-                in->failed = true;
-                return;
-            }
+            if (l.wn != 1 || s->trans_a) /* stage_operands staged it otherwise */
+                die("gemm: operand A '%s' in registers with warps across columns or transposed", s->a.buf->sym->name->s);
             Layout a = l;
             a.wtn = s->a.ext[1];
             a.ni = (int)(a.wtn / 8);

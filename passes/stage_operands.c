@@ -3,8 +3,11 @@
  *
  * The tensor cores read gemm's B operand from shared memory: ldmatrix on
  * the mma.sync path, a shared-memory descriptor on sm_90a (wgmma takes only
- * A from registers). LANGUAGE.md allows B in a fragment, so a fragment B is
- * staged: copied whole into a shared buffer of its own, `<B>_staged` (B's
+ * A from registers). They read A from registers only in the layout of the
+ * accumulator's rows, whole rows a warp (policy full_row) and not
+ * transposed. LANGUAGE.md allows either operand in a fragment, so a
+ * fragment B, and a fragment A with another policy or transpose_a, is
+ * staged: copied whole into a shared buffer of its own, `<X>_staged` (its
  * shape and type), just before each gemm that reads it, and the gemm reads
  * that instead. The copy is the one `copy(fragment, shared)` lowers to;
  * insert_sync puts a barrier between the threads' stores and the gemm's
@@ -13,7 +16,7 @@
  * load B into shared memory directly should.
  *
  * Only whole fragments: a copy moves a fragment whole (lower_copy.c), so a
- * gemm on a part of a fragment B is an error here. */
+ * gemm on a part of a fragment it stages is an error here. */
 #include <string.h>
 
 #include "passes.h"
@@ -76,40 +79,50 @@ static IrBuf *staging_of(Stager *st, const IrBuf *f) {
 
 static void stage_block(Stager *st, IrBlock *b);
 
-/* A copy of gm's fragment B into its staging buffer, gm then reading that;
- * NULL after an error. */
-static IrStmt *stage(Stager *st, IrStmt *gm) {
-    const IrBuf *f = gm->b.buf;
-    if (!whole(&gm->b)) {
+/* A copy of gemm gm's fragment operand (*op, named `which`) into its
+ * staging buffer, gm then reading that; NULL after an error. */
+static IrStmt *stage(Stager *st, IrStmt *gm, IrRegion *op, const char *which) {
+    const IrBuf *f = op->buf;
+    if (!whole(op)) {
         diag_error(st->k->c, gm->loc,
-                   "gemm: operand B is a part of the fragment '%s'; a fragment B goes to shared memory whole for the "
+                   "gemm: operand %s is a part of the fragment '%s'; a fragment %s goes to shared memory whole for the "
                    "tensor cores: pass all of it",
-                   f->sym->name->s);
+                   which, f->sym->name->s, which);
         return NULL;
     }
     IrBuf *sh = staging_of(st, f);
     if (!sh) {
-        diag_error(st->k->c, gm->loc, "gemm: too many fragments as operand B (at most %d a kernel)",
+        diag_error(st->k->c, gm->loc, "gemm: too many fragments staged as operands (at most %d a kernel)",
                    (int)(sizeof st->staged / sizeof *st->staged));
         return NULL;
     }
     IrStmt *copy = arena_alloc(&st->k->c->arena, sizeof *copy);
     copy->op = IR_COPY;
     copy->loc = gm->loc;
-    copy->src = gm->b;
+    copy->src = *op;
     copy->dst = (IrRegion){.buf = sh};
     memcpy(copy->dst.ext, sh->shape, sizeof sh->shape);
-    gm->b = copy->dst;
+    *op = copy->dst;
     return copy;
 }
+
+static bool fragment(const IrRegion *r) { return r->buf && r->buf->scope == SCOPE_FRAGMENT; }
 
 static void stage_block(Stager *st, IrBlock *b) {
     IrBlock out = {0};
     for (int i = 0; i < b->len; i++) {
         IrStmt *s = b->items[i];
-        if (s->op == IR_GEMM && s->b.buf && s->b.buf->scope == SCOPE_FRAGMENT) {
-            IrStmt *copy = stage(st, s);
-            if (copy) ir_block_push(st->k->c, &out, copy);
+        if (s->op == IR_GEMM) {
+            /* A stays in registers where the mma A operand can be read from
+             * them: whole rows a warp (full_row), not transposed */
+            if (fragment(&s->a) && (s->trans_a || s->policy != POLICY_FULL_ROW)) {
+                IrStmt *copy = stage(st, s, &s->a, "A");
+                if (copy) ir_block_push(st->k->c, &out, copy);
+            }
+            if (fragment(&s->b)) {
+                IrStmt *copy = stage(st, s, &s->b, "B");
+                if (copy) ir_block_push(st->k->c, &out, copy);
+            }
         }
         stage_block(st, &s->body);
         stage_block(st, &s->els);
