@@ -34,14 +34,15 @@ static void region_coords(Cg *g, const IrRegion *r, const char *lin, char **coor
     }
 }
 
-/* Coordinates in r's buffer of the tile element whose coordinates in the
- * fragment f (of the same tile shape) are fc. Direct when r's extents are
- * f's shape (possibly with leading 1s); through the linear index otherwise. */
-static void coords_from_frag(Cg *g, const IrRegion *r, const IrBuf *f, char **fc, char **coords) {
-    int lead = r->buf->rank - f->rank;
+/* Coordinates in r's buffer of the tile element whose coordinates in a
+ * fragment tile of `rank` dims and extents `shape` (the same number of
+ * elements) are fc. Direct when r's extents are that shape (possibly with
+ * leading 1s); through the linear index otherwise. */
+static void coords_from_frag(Cg *g, const IrRegion *r, int rank, const int64_t *shape, char **fc, char **coords) {
+    int lead = r->buf->rank - rank;
     bool direct = lead >= 0;
     for (int d = 0; direct && d < lead; d++) direct = r->ext[d] == 1;
-    for (int d = 0; direct && d < f->rank; d++) direct = r->ext[lead + d] == f->shape[d];
+    for (int d = 0; direct && d < rank; d++) direct = r->ext[lead + d] == shape[d];
     if (direct) {
         for (int d = 0; d < r->buf->rank; d++) {
             const char *start = r->idx[d] ? cg_expr_str(g, r->idx[d]) : "0";
@@ -51,8 +52,32 @@ static void coords_from_frag(Cg *g, const IrRegion *r, const IrBuf *f, char **fc
         return;
     }
     char *lin = fc[0];
-    for (int d = 1; d < f->rank; d++) lin = arena_printf(arena(g), "(%s) * %lld + %s", lin, (long long)f->shape[d], fc[d]);
+    for (int d = 1; d < rank; d++) lin = arena_printf(arena(g), "(%s) * %lld + %s", lin, (long long)shape[d], fc[d]);
     region_coords(g, r, lin, coords);
+}
+
+static bool starts_at_0(const Node *e) { return !e || (e->is_const && !e->const_float && e->cval.i == 0); }
+
+/* Whether region r covers all of its buffer. */
+static bool whole_buffer(const IrRegion *r) {
+    for (int d = 0; d < r->buf->rank; d++)
+        if (!starts_at_0(r->idx[d]) || r->ext[d] != r->buf->shape[d]) return false;
+    return true;
+}
+
+/* For a part fr of a fragment: the coordinates fc of a register in the
+ * whole fragment made relative to the part (in place), and the condition
+ * that the register lies in it (NULL for the whole fragment). */
+static char *frag_part(Cg *g, const IrRegion *fr, char **fc) {
+    char *in = NULL;
+    for (int d = 0; d < fr->buf->rank; d++) {
+        if (starts_at_0(fr->idx[d]) && fr->ext[d] == fr->buf->shape[d]) continue;
+        const char *lo = fr->idx[d] ? cg_expr_str(g, fr->idx[d]) : "0";
+        fc[d] = arena_printf(arena(g), "(%s - (%s))", fc[d], lo);
+        char *c = arena_printf(arena(g), "(unsigned)%s < %lldu", fc[d], (long long)fr->ext[d]);
+        in = in ? arena_printf(arena(g), "%s && %s", in, c) : c;
+    }
+    return in;
 }
 
 /* An element of a non-fragment region as a C lvalue; cond: bounds (global). */
@@ -86,6 +111,12 @@ static bool vector_ok(const IrRegion *r, int vec) {
 
 static void copy_frag_frag(Cg *g, IrStmt *s) {
     const IrBuf *a = s->src.buf, *b = s->dst.buf;
+    if (!whole_buffer(&s->src) || !whole_buffer(&s->dst)) {
+        /* register i of one holds element i of the other only whole */
+        cg_error(g, s->loc, "copy between fragments ('%s' to '%s') moves them whole: a part of a fragment can go to "
+                 "shared or global memory, not to another fragment", a->sym->name->s, b->sym->name->s);
+        return;
+    }
     if (!layout_equal(&a->layout, &b->layout) || buf_elems(a) != buf_elems(b)) {
         cg_error(g, s->loc, "copy between fragments with different layouts ('%s' has %s, '%s' has %s)", a->sym->name->s,
                  layout_describe(g->k->c, &a->layout), b->sym->name->s, layout_describe(g->k->c, &b->layout));
@@ -99,7 +130,10 @@ static void copy_frag_frag(Cg *g, IrStmt *s) {
 
 static void copy_with_frag(Cg *g, IrStmt *s, bool frag_is_src) {
     const IrBuf *f = frag_is_src ? s->src.buf : s->dst.buf;
-    const IrRegion *o = frag_is_src ? &s->dst : &s->src;
+    const IrRegion *fr = frag_is_src ? &s->src : &s->dst, *o = frag_is_src ? &s->dst : &s->src;
+    /* a part of the fragment: each register tests that it lies in the part,
+     * one element at a time */
+    bool part = !whole_buffer(fr);
     /* (row layouts repeat each row over a quad's lanes: loads are fine,
      * and the repeated stores write equal values) */
     /* Elements held in consecutive registers and consecutive columns. */
@@ -107,7 +141,7 @@ static void copy_with_frag(Cg *g, IrStmt *s, bool frag_is_src) {
     /* the widest aligned vector access (at most 16 bytes) within a group */
     int vec = group;
     while (vec > 1 && (!cg_vector_type(vec * dtype_bytes(o->buf->dtype)) || !vector_ok(o, vec))) vec /= 2;
-    if (!(o->buf->scope == SCOPE_GLOBAL || o->buf->scope == SCOPE_SHARED)) vec = 1;
+    if (!(o->buf->scope == SCOPE_GLOBAL || o->buf->scope == SCOPE_SHARED) || part) vec = 1;
     const char *q = cg_tmp(g, "q");
     int64_t groups = f->layout.regs / group;
     cg_line(g, "#pragma unroll");
@@ -117,7 +151,7 @@ static void copy_with_frag(Cg *g, IrStmt *s, bool frag_is_src) {
         const char *reg = arena_printf(arena(g), "(%s * %d + %d)", q, group, start);
         char *fc[MAX_RANK], *valid, *coords[MAX_RANK], *cond;
         cg_frag_coords(g, f, reg, fc, &valid);
-        coords_from_frag(g, o, f, fc, coords);
+        coords_from_frag(g, o, f->rank, f->shape, fc, coords);
         char *ref = region_ref(g, o, coords, &cond);
         if (valid) cond = cond ? arena_printf(arena(g), "(%s) && %s", valid, cond) : valid;
         if (vec > 1) {
@@ -149,17 +183,21 @@ static void copy_with_frag(Cg *g, IrStmt *s, bool frag_is_src) {
             const char *r1 = arena_printf(arena(g), "(%s * %d + %d)", q, group, u);
             char *fc1[MAX_RANK], *valid1, *c1[MAX_RANK], *cond1;
             cg_frag_coords(g, f, r1, fc1, &valid1);
-            coords_from_frag(g, o, f, fc1, c1);
+            char *in = part ? frag_part(g, fr, fc1) : NULL;
+            coords_from_frag(g, o, f->rank, fr->ext, fc1, c1);
             char *ref1 = region_ref(g, o, c1, &cond1);
             if (valid1) cond1 = cond1 ? arena_printf(arena(g), "(%s) && %s", valid1, cond1) : valid1;
             if (frag_is_src) {
                 char *val = cg_convert(g, o->buf->dtype, arena_printf(arena(g), "%s(%s[%s])", cg_load_wrap(f->dtype), f->cname, r1));
+                if (in) cond1 = cond1 ? arena_printf(arena(g), "%s && (%s)", in, cond1) : in;
                 if (cond1) cg_line(g, "if (%s) %s = %s;", cond1, ref1, val);
                 else cg_line(g, "%s = %s;", ref1, val);
             } else {
+                /* registers outside the part keep their values */
                 char *val = arena_printf(arena(g), "%s(%s)", cg_load_wrap(o->buf->dtype), ref1);
                 if (cond1) val = arena_printf(arena(g), "((%s) ? %s : 0)", cond1, val);
-                cg_line(g, "%s[%s] = %s;", f->cname, r1, cg_convert(g, f->dtype, val));
+                cg_line(g, "%s%s[%s] = %s;", in ? arena_printf(arena(g), "if (%s) ", in) : "", f->cname, r1,
+                        cg_convert(g, f->dtype, val));
             }
         }
     }
@@ -269,13 +307,6 @@ void cg_copy(Cg *g, IrStmt *s) {
     if (fs && fd) copy_frag_frag(g, s);
     else if (fs || fd) {
         const IrBuf *f = fs ? s->src.buf : s->dst.buf;
-        const IrRegion *fr = fs ? &s->src : &s->dst;
-        for (int d = 0; d < f->rank; d++)
-            if (fr->idx[d] || fr->ext[d] != f->shape[d]) {
-                cg_error(g, s->loc, "copy: a part of the fragment '%s' cannot be copied; copy the whole fragment",
-                         f->sym->name->s);
-                return;
-            }
         if ((fs ? s->dst.buf : s->src.buf)->scope == SCOPE_LOCAL) {
             cg_error(g, s->loc, "copy between the fragment '%s' and a local buffer is not supported", f->sym->name->s);
             return;
@@ -334,7 +365,7 @@ void cg_atomic_add(Cg *g, IrStmt *s) {
             cg_line(g, "for (int %s = tid; %s < %lld; %s += %lld) {", r, r, (long long)f->layout.regs, r,
                     (long long)g->k->threads);
             cg_frag_coords(g, f, r, fc, &valid);
-            coords_from_frag(g, &s->dst, f, fc, coords);
+            coords_from_frag(g, &s->dst, f->rank, f->shape, fc, coords);
             char *ref = region_ref(g, &s->dst, coords, &cond);
             cg_line(g, "    if (%s) tl_atomic_add(&%s, %s);", cond, ref,
                     cg_convert(g, d->dtype, arena_printf(arena(g), "%s(%s[%s])", cg_load_wrap(f->dtype), f->cname, r)));
@@ -344,7 +375,7 @@ void cg_atomic_add(Cg *g, IrStmt *s) {
         cg_frag_coords(g, f, r, fc, &valid);
         if (f->layout.kind == LAYOUT_ROW) /* rows repeat over a quad's lanes and the warps of a row band */
             valid = arena_printf(arena(g), "lane %% 4 == 0 && warp %% %d == 0", f->layout.wn);
-        coords_from_frag(g, &s->dst, f, fc, coords);
+        coords_from_frag(g, &s->dst, f->rank, f->shape, fc, coords);
         char *ref = region_ref(g, &s->dst, coords, &cond);
         if (valid) cond = arena_printf(arena(g), "(%s) && %s", valid, cond);
         cg_line(g, "#pragma unroll");
