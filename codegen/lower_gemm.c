@@ -179,8 +179,9 @@ static void gemm_fma(Cg *g, IrStmt *s) {
 
 void cg_gemm(Cg *g, IrStmt *s) {
     const IrBuf *A = s->a.buf, *B = s->b.buf, *C = s->c.buf;
-    if (!whole(&s->a) || !whole(&s->b) || !whole(&s->c)) {
-        cg_error(g, s->loc, "gemm on parts of buffers is not supported yet; pass whole buffers");
+    if (!whole(&s->c)) { /* (parts of A and B are staged whole: stage_operands) */
+        cg_error(g, s->loc, "gemm: the accumulator C is a part of the fragment '%s'; it takes a whole fragment",
+                 C->sym->name->s);
         return;
     }
     if (C->layout.kind != LAYOUT_ACC) {

@@ -5,24 +5,27 @@
  * the mma.sync path, a shared-memory descriptor on sm_90a (wgmma takes only
  * A from registers). They read A from registers only in the layout of the
  * accumulator's rows, whole rows a warp (policy full_row) and not
- * transposed. LANGUAGE.md allows either operand in a fragment, so a
- * fragment B, and a fragment A with another policy or transpose_a, is
- * staged: copied whole into a shared buffer of its own, `<X>_staged` (its
- * shape and type), just before each gemm that reads it, and the gemm reads
- * that instead. The copy is the one `copy(fragment, shared)` lowers to;
- * insert_sync puts a barrier between the threads' stores and the gemm's
- * reads, and before a later copy overwrites what a gemm may still read.
- * It costs a round trip through shared memory a gemm: a kernel that can
- * load B into shared memory directly should.
- *
- * Only whole fragments: a copy moves a fragment whole (lower_copy.c), so a
- * gemm on a part of a fragment it stages is an error here. */
+ * transposed. And the gemm lowerings read whole buffers. LANGUAGE.md
+ * allows either operand in a fragment and any region of a buffer, so an
+ * operand is staged where it has to be: a fragment B, a fragment A with
+ * another policy or transpose_a, and a part of a buffer as A or B. Staging
+ * copies the operand's region into a shared buffer of its own, `<X>_staged`
+ * (the region's shape without leading 1s, X's type), just before each gemm
+ * that reads it, and the gemm reads that instead. The copy is the one
+ * `copy(region, shared)` lowers to; insert_sync puts a barrier between the
+ * threads' stores and the gemm's reads, and before a later copy overwrites
+ * what a gemm may still read. It costs a round trip through shared memory
+ * a gemm: a kernel that can load its operands into whole shared buffers
+ * directly should. (A part of the accumulator C stays an error of the gemm
+ * lowering: it would need copying back.) */
 #include <string.h>
 
 #include "passes.h"
 
 typedef struct Staged {
-    const IrBuf *frag;
+    const IrBuf *from;
+    int rank;
+    int64_t shape[MAX_RANK];
     IrBuf *shared;
 } Staged;
 
@@ -32,10 +35,11 @@ typedef struct Stager {
     int n;
 } Stager;
 
+static bool starts_at_0(const Node *e) { return !e || (e->is_const && !e->const_float && e->cval.i == 0); }
+
 static bool whole(const IrRegion *r) {
     for (int d = 0; d < r->buf->rank; d++)
-        if (r->ext[d] != r->buf->shape[d] || (r->idx[d] && !(r->idx[d]->is_const && r->idx[d]->cval.i == 0)))
-            return false;
+        if (r->ext[d] != r->buf->shape[d] || !starts_at_0(r->idx[d])) return false;
     return true;
 }
 
@@ -49,50 +53,54 @@ static bool name_taken(const IrKernel *k, const char *s) {
     return false;
 }
 
-/* The shared buffer that fragment f is staged in (made on first use):
- * `<f>_staged`, or `<f>_staged2`, ... where the program has that name. */
-static IrBuf *staging_of(Stager *st, const IrBuf *f) {
+/* The shared buffer of `rank` dims and `shape` that regions of buffer
+ * `from` are staged in (made on first use): `<from>_staged`, or
+ * `<from>_staged2`, ... where the program has that name. */
+static IrBuf *staging_of(Stager *st, const IrBuf *from, int rank, const int64_t *shape) {
     for (int i = 0; i < st->n; i++)
-        if (st->staged[i].frag == f) return st->staged[i].shared;
+        if (st->staged[i].from == from && st->staged[i].rank == rank &&
+            !memcmp(st->staged[i].shape, shape, sizeof(int64_t) * (size_t)rank))
+            return st->staged[i].shared;
     if (st->n == (int)(sizeof st->staged / sizeof *st->staged)) return NULL;
     Ctx *c = st->k->c;
     Sym *sym = arena_alloc(&c->arena, sizeof *sym);
-    *sym = *f->sym;
+    *sym = *from->sym;
     sym->scope = SCOPE_SHARED;
     sym->shadowed = NULL;
+    sym->rank = rank;
+    memset(sym->shape, 0, sizeof sym->shape);
+    memcpy(sym->shape, shape, sizeof(int64_t) * (size_t)rank);
     Name *name = arena_alloc(&c->arena, sizeof *name);
-    name->s = arena_printf(&c->arena, "%s_staged", f->sym->name->s);
-    for (int i = 2; name_taken(st->k, name->s); i++) name->s = arena_printf(&c->arena, "%s_staged%d", f->sym->name->s, i);
+    name->s = arena_printf(&c->arena, "%s_staged", from->sym->name->s);
+    for (int i = 2; name_taken(st->k, name->s); i++) name->s = arena_printf(&c->arena, "%s_staged%d", from->sym->name->s, i);
     name->len = strlen(name->s);
     sym->name = name;
     IrBuf *b = arena_alloc(&c->arena, sizeof *b);
-    *b = *f;
-    memset(&b->layout, 0, sizeof b->layout);
     b->sym = sym;
     b->cname = ir_cname(c, name);
     b->scope = SCOPE_SHARED;
+    b->dtype = from->dtype;
+    b->rank = rank;
+    memcpy(b->shape, sym->shape, sizeof b->shape);
     b->stages = 1;
+    b->loc = from->loc;
     vec_push(&c->arena, &st->k->buffers, b);
-    st->staged[st->n++] = (Staged){f, b};
+    Staged *s = &st->staged[st->n++];
+    s->from = from;
+    s->rank = rank;
+    memcpy(s->shape, sym->shape, sizeof s->shape);
+    s->shared = b;
     return b;
 }
 
-static void stage_block(Stager *st, IrBlock *b);
-
-/* A copy of gemm gm's fragment operand (*op, named `which`) into its
- * staging buffer, gm then reading that; NULL after an error. */
-static IrStmt *stage(Stager *st, IrStmt *gm, IrRegion *op, const char *which) {
-    const IrBuf *f = op->buf;
-    if (!whole(op)) {
-        diag_error(st->k->c, gm->loc,
-                   "gemm: operand %s is a part of the fragment '%s'; a fragment %s goes to shared memory whole for the "
-                   "tensor cores: pass all of it",
-                   which, f->sym->name->s, which);
-        return NULL;
-    }
-    IrBuf *sh = staging_of(st, f);
+/* A copy of gemm gm's operand region *op into its staging buffer, gm then
+ * reading that; NULL after an error. */
+static IrStmt *stage(Stager *st, IrStmt *gm, IrRegion *op) {
+    int lead = 0; /* leading extents of 1 (a plain index) leave the tile */
+    while (lead < op->buf->rank - 2 && op->ext[lead] == 1) lead++;
+    IrBuf *sh = staging_of(st, op->buf, op->buf->rank - lead, op->ext + lead);
     if (!sh) {
-        diag_error(st->k->c, gm->loc, "gemm: too many fragments staged as operands (at most %d a kernel)",
+        diag_error(st->k->c, gm->loc, "gemm: too many operands staged in shared memory (at most %d a kernel)",
                    (int)(sizeof st->staged / sizeof *st->staged));
         return NULL;
     }
@@ -106,21 +114,26 @@ static IrStmt *stage(Stager *st, IrStmt *gm, IrRegion *op, const char *which) {
     return copy;
 }
 
-static bool fragment(const IrRegion *r) { return r->buf && r->buf->scope == SCOPE_FRAGMENT; }
+static bool in(const IrRegion *r, MemScope scope) { return r->buf && r->buf->scope == scope; }
+
+/* Whether gemm s cannot read operand A where it is. */
+static bool stage_a(const IrStmt *s) {
+    if (in(&s->a, SCOPE_FRAGMENT)) return s->trans_a || s->policy != POLICY_FULL_ROW || !whole(&s->a);
+    return in(&s->a, SCOPE_SHARED) && !whole(&s->a);
+}
+
+static bool stage_b(const IrStmt *s) {
+    return in(&s->b, SCOPE_FRAGMENT) || (in(&s->b, SCOPE_SHARED) && !whole(&s->b));
+}
 
 static void stage_block(Stager *st, IrBlock *b) {
     IrBlock out = {0};
     for (int i = 0; i < b->len; i++) {
         IrStmt *s = b->items[i];
         if (s->op == IR_GEMM) {
-            /* A stays in registers where the mma A operand can be read from
-             * them: whole rows a warp (full_row), not transposed */
-            if (fragment(&s->a) && (s->trans_a || s->policy != POLICY_FULL_ROW)) {
-                IrStmt *copy = stage(st, s, &s->a, "A");
-                if (copy) ir_block_push(st->k->c, &out, copy);
-            }
-            if (fragment(&s->b)) {
-                IrStmt *copy = stage(st, s, &s->b, "B");
+            IrRegion *ops[2] = {stage_a(s) ? &s->a : NULL, stage_b(s) ? &s->b : NULL};
+            for (int o = 0; o < 2; o++) {
+                IrStmt *copy = ops[o] ? stage(st, s, ops[o]) : NULL;
                 if (copy) ir_block_push(st->k->c, &out, copy);
             }
         }

@@ -56,8 +56,8 @@ else
     case $out in *"needs cuobjdump"*) ;; *) fail=$((fail + 1)); echo "FAIL --emit-sass message: $out" ;; esac
 fi
 expect 1 "an invalid program" "$tilec" --check "$root/tests/frontend/invalid/gemm_k_mismatch.tile"
-# what the passes refuse: exit 1 with a located error, e.g. a part of a fragment as B
-expect 1 "gemm on a part of a fragment B" "$tilec" --emit-ir "$root/tests/passes/stage_operands/part_of_fragment.tile"
+# what the passes and the lowering refuse: exit 1 with a located error, e.g. a part of an accumulator
+expect 1 "gemm into a part of its accumulator" "$tilec" --emit-cuda "$root/tests/passes/stage_operands/part_of_accumulator.tile"
 # the cache: a miss, then a hit, in a fresh directory
 out=$("$tilec" -v --cache-dir "$tmp/cache" --emit-cubin -o "$tmp/k.cubin" "$ex" 2>&1)
 case "$out" in *"cache miss"*) pass=$((pass + 1)) ;; *) fail=$((fail + 1)); echo "FAIL first compile is not a cache miss: $out" ;; esac
