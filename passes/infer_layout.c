@@ -49,22 +49,7 @@ static bool acc_layout(Infer *in, IrStmt *g, Layout *l) {
         return false;
     }
     int warps = (int)(threads / 32);
-    int best_wm = -1;
-    int64_t best_score = INT64_MAX;
-    for (int wm = 1; wm <= warps; wm++) {
-        if (warps % wm) continue;
-        int wn = warps / wm;
-        if (g->policy == POLICY_FULL_ROW && wn != 1) continue;
-        if (g->policy == POLICY_FULL_COL && wm != 1) continue;
-        if (m % (16 * wm) || n % (8 * wn)) continue;
-        /* squarest warp tile: equal sides reuse loaded operands best */
-        int64_t tm = m / wm, tn = n / wn;
-        int64_t score = tm > tn ? tm - tn : tn - tm;
-        if (score < best_score || (score == best_score && wm > best_wm)) {
-            best_score = score;
-            best_wm = wm;
-        }
-    }
+    int best_wm = acc_warp_rows(m, n, warps, g->policy);
     if (best_wm < 0) {
         const char *pol = g->policy == POLICY_FULL_ROW ? "full_row" : g->policy == POLICY_FULL_COL ? "full_col" : "square";
         diag_error(c, g->loc,

@@ -167,6 +167,26 @@ ReducePath reduce_path(const IrStmt *s, int64_t threads) {
     return REDUCE_PATH_STAGED;
 }
 
+int acc_warp_rows(int64_t m, int64_t n, int warps, int policy) {
+    int best_wm = -1;
+    int64_t best_score = INT64_MAX;
+    for (int wm = 1; wm <= warps; wm++) {
+        if (warps % wm) continue;
+        int wn = warps / wm;
+        if (policy == POLICY_FULL_ROW && wn != 1) continue;
+        if (policy == POLICY_FULL_COL && wm != 1) continue;
+        if (m % (16 * wm) || n % (8 * wn)) continue;
+        /* squarest warp tile: equal sides reuse loaded operands best */
+        int64_t tm = m / wm, tn = n / wn;
+        int64_t score = tm > tn ? tm - tn : tn - tm;
+        if (score < best_score || (score == best_score && wm > best_wm)) {
+            best_score = score;
+            best_wm = wm;
+        }
+    }
+    return best_wm;
+}
+
 bool block_has_gemm(const IrBlock *b) {
     for (int i = 0; i < b->len; i++) {
         const IrStmt *s = b->items[i];

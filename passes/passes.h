@@ -70,6 +70,10 @@ const Node *expr_decided(const Node *e);
 /* How often the statements of b (nested ones too) name buf: as an operand
  * region (copy, gemm, fill, reduce, atomic) or in an element access. */
 int buf_use_count(IrBlock *b, const IrBuf *buf);
+/* The rows of the warp grid (wm; the columns are warps / wm) over an m x n
+ * gemm accumulator under `policy`: the squarest warp tile that splits it
+ * into multiples of 16 x 8; -1 when none does. */
+int acc_warp_rows(int64_t m, int64_t n, int warps, int policy);
 /* Whether a statement of b, or one nested in it, is a gemm. */
 bool block_has_gemm(const IrBlock *b);
 typedef enum ReducePath { REDUCE_PATH_ACC_ROWS, REDUCE_PATH_BLOCKED_ROWS, REDUCE_PATH_STAGED } ReducePath;

@@ -8,7 +8,9 @@
  * transposed. And the gemm lowerings read whole buffers. LANGUAGE.md
  * allows either operand in a fragment and any region of a buffer, so an
  * operand is staged where it has to be: a fragment B, a fragment A with
- * another policy or transpose_a, and a part of a buffer as A or B. Staging
+ * another policy or transpose_a, a fragment A copied from an accumulator
+ * whose warps lie side by side (attention written with the default square
+ * policy: P = S takes S's layout), and a part of a buffer as A or B. Staging
  * copies the operand's region into a shared buffer of its own, `<X>_staged`
  * (the region's shape without leading 1s, X's type), just before each gemm
  * that reads it, and the gemm reads that instead. The copy is the one
@@ -33,6 +35,10 @@ typedef struct Stager {
     IrKernel *k;
     Staged staged[16];
     int n;
+    /* fragments copied from a gemm accumulator whose warps lie side by
+     * side (square or full_col with warps across the columns): they get
+     * its layout, which the tensor cores cannot read as A */
+    PtrVec split_rows;
 } Stager;
 
 static bool starts_at_0(const Node *e) { return !e || (e->is_const && !e->const_float && e->cval.i == 0); }
@@ -116,9 +122,36 @@ static IrStmt *stage(Stager *st, IrStmt *gm, IrRegion *op) {
 
 static bool in(const IrRegion *r, MemScope scope) { return r->buf && r->buf->scope == scope; }
 
+static bool listed(const PtrVec *v, const void *p) {
+    for (int i = 0; i < v->len; i++)
+        if (v->items[i] == p) return true;
+    return false;
+}
+
+/* Collects Stager.split_rows: the accumulators of gemms whose warp grid
+ * has more than one column (acc_warp_rows, as infer_layout will choose),
+ * then the fragments a copy fills from one of those. */
+static void find_split(IrStmt *s, void *arg) {
+    Stager *st = arg;
+    int warps = (int)(st->k->threads / 32);
+    if (s->op == IR_GEMM && in(&s->c, SCOPE_FRAGMENT) && warps > 0) {
+        int wm = acc_warp_rows(s->c.ext[0], s->c.ext[1], warps, s->policy);
+        if (wm > 0 && warps / wm != 1 && !listed(&st->split_rows, s->c.buf))
+            vec_push(&st->k->c->arena, &st->split_rows, s->c.buf);
+    }
+}
+
+static void find_split_copies(IrStmt *s, void *arg) {
+    Stager *st = arg;
+    if (s->op == IR_COPY && in(&s->src, SCOPE_FRAGMENT) && in(&s->dst, SCOPE_FRAGMENT) &&
+        listed(&st->split_rows, s->src.buf) && !listed(&st->split_rows, s->dst.buf))
+        vec_push(&st->k->c->arena, &st->split_rows, s->dst.buf);
+}
+
 /* Whether gemm s cannot read operand A where it is. */
-static bool stage_a(const IrStmt *s) {
-    if (in(&s->a, SCOPE_FRAGMENT)) return s->trans_a || s->policy != POLICY_FULL_ROW || !whole(&s->a);
+static bool stage_a(const Stager *st, const IrStmt *s) {
+    if (in(&s->a, SCOPE_FRAGMENT))
+        return s->trans_a || s->policy != POLICY_FULL_ROW || !whole(&s->a) || listed(&st->split_rows, s->a.buf);
     return in(&s->a, SCOPE_SHARED) && !whole(&s->a);
 }
 
@@ -131,7 +164,7 @@ static void stage_block(Stager *st, IrBlock *b) {
     for (int i = 0; i < b->len; i++) {
         IrStmt *s = b->items[i];
         if (s->op == IR_GEMM) {
-            IrRegion *ops[2] = {stage_a(s) ? &s->a : NULL, stage_b(s) ? &s->b : NULL};
+            IrRegion *ops[2] = {stage_a(st, s) ? &s->a : NULL, stage_b(s) ? &s->b : NULL};
             for (int o = 0; o < 2; o++) {
                 IrStmt *copy = ops[o] ? stage(st, s, ops[o]) : NULL;
                 if (copy) ir_block_push(st->k->c, &out, copy);
@@ -146,5 +179,7 @@ static void stage_block(Stager *st, IrBlock *b) {
 
 void pass_stage_operands(IrKernel *k) {
     Stager st = {.k = k};
+    ir_walk(&k->body, find_split, &st);
+    ir_walk(&k->body, find_split_copies, &st);
     stage_block(&st, &k->body);
 }
