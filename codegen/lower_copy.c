@@ -306,11 +306,8 @@ void cg_copy(Cg *g, IrStmt *s) {
     bool fs = s->src.buf->scope == SCOPE_FRAGMENT, fd = s->dst.buf->scope == SCOPE_FRAGMENT;
     if (fs && fd) copy_frag_frag(g, s);
     else if (fs || fd) {
-        const IrBuf *f = fs ? s->src.buf : s->dst.buf;
-        if ((fs ? s->dst.buf : s->src.buf)->scope == SCOPE_LOCAL) {
-            cg_error(g, s->loc, "copy between the fragment '%s' and a local buffer is not supported", f->sym->name->s);
-            return;
-        }
+        /* local -> fragment: each thread fills its registers from its own
+         * local copy (fragment -> local was staged through shared memory) */
         copy_with_frag(g, s, fs);
     } else {
         copy_cooperative(g, s);

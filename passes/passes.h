@@ -21,8 +21,9 @@ const char *pass_names(void);
 
 /* requires: built IR; provides: every gemm's A and B whole buffers, B in
  * shared memory, A too unless it can stay in registers (full_row, not
- * transposed): an operand copied into a shared buffer of its own just
- * before the gemm where needed */
+ * transposed), and copies into local buffers from shared memory, not from
+ * fragments: an operand or source copied into a shared buffer of its own
+ * just before where needed */
 void pass_stage_operands(IrKernel *k);
 /* requires: built IR; provides: on sm_90a, for a GEMM-shaped pipeline, TMA
  * copies, a wgmma gemm and a producer warpgroup (nothing otherwise) */

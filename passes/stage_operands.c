@@ -10,7 +10,10 @@
  * operand is staged where it has to be: a fragment B, a fragment A with
  * another policy or transpose_a, a fragment A copied from an accumulator
  * whose warps lie side by side (attention written with the default square
- * policy: P = S takes S's layout), and a part of a buffer as A or B. Staging
+ * policy: P = S takes S's layout), and a part of a buffer as A or B. A
+ * copy from a fragment into a local buffer is staged the same way: each
+ * thread's local buffer gets the whole region, which the fragment spreads
+ * over the threads. Staging
  * copies the operand's region into a shared buffer of its own, `<X>_staged`
  * (the region's shape without leading 1s, X's type), just before each gemm
  * that reads it, and the gemm reads that instead. The copy is the one
@@ -99,8 +102,9 @@ static IrBuf *staging_of(Stager *st, const IrBuf *from, int rank, const int64_t 
     return b;
 }
 
-/* A copy of gemm gm's operand region *op into its staging buffer, gm then
- * reading that; NULL after an error. */
+/* A copy of the region *op of statement gm (a gemm's operand, a copy's
+ * source) into its staging buffer, gm then reading that; NULL after an
+ * error. */
 static IrStmt *stage(Stager *st, IrStmt *gm, IrRegion *op) {
     int lead = 0; /* leading extents of 1 (a plain index) leave the tile */
     while (lead < op->buf->rank - 2 && op->ext[lead] == 1) lead++;
@@ -169,6 +173,11 @@ static void stage_block(Stager *st, IrBlock *b) {
                 IrStmt *copy = ops[o] ? stage(st, s, ops[o]) : NULL;
                 if (copy) ir_block_push(st->k->c, &out, copy);
             }
+        } else if (s->op == IR_COPY && in(&s->src, SCOPE_FRAGMENT) && in(&s->dst, SCOPE_LOCAL)) {
+            /* every thread's local copy gets all of the region, which the
+             * fragment spreads over the threads: through shared memory */
+            IrStmt *copy = stage(st, s, &s->src);
+            if (copy) ir_block_push(st->k->c, &out, copy);
         }
         stage_block(st, &s->body);
         stage_block(st, &s->els);

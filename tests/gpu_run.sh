@@ -47,6 +47,7 @@ ragged() {
     two_half|half_b) echo "--set M=200,N=136" ;;  # gemm on parts of buffers, partial tiles
     mlp) echo "--set M=1000" ;;
     attn_simple) echo "--set S=200" ;;
+    frag_local_copy) echo "--set M=1001" ;;
     bmm) echo "--set K=704,N=1504" ;;  # rows of 16-byte units: the sm_90a path with rank-3 TMA copies
     bias_scale) echo "--set M=1001,N=1000" ;;      # vectors of 4, partial tiles both ways
     scale_inplace) echo "--set N=999" ;;
