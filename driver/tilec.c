@@ -13,7 +13,7 @@ static const char usage[] =
     "usage: tilec [options] FILE.tile\n"
     "\n"
     "Actions (default: --check):\n"
-    "  --check              parse and check the program; exit 0 when it is valid\n"
+    "  --check              parse, check and lower the program (no NVRTC); exit 0 when it is valid\n"
     "  --emit-ast           print the syntax tree\n"
     "  --emit-ir            print the tile IR after all passes\n"
     "  --print-ir-after=PASS[,PASS], --print-ir-after-all\n"
@@ -214,6 +214,23 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
         free(bin.cubin);
     }
     cg_kernel_free(&ck);
+    return rc;
+}
+
+/* --check's lowering: the passes and the code generator (no NVRTC) on
+ * every checked kernel, so that what they refuse is found too; every
+ * kernel is lowered, each one's first error reported. */
+static int check_lowering(Ctx *c, const PtrVec *kernels, const char *file, const char *arch) {
+    int rc = EXIT_OK;
+    for (int i = 0; i < kernels->len; i++) {
+        int errors = c->errors;
+        IrKernel *k = ir_build(c, kernels->items[i], arch);
+        if (pass_run_all(k, NULL)) {
+            CgKernel ck;
+            if (cg_emit(k, file, &ck)) cg_kernel_free(&ck);
+        }
+        if (c->errors != errors) rc = EXIT_SOURCE;
+    }
     return rc;
 }
 
@@ -469,6 +486,7 @@ int main(int argc, char **argv) {
                 rc = EXIT_USAGE;
             }
         bool lowers = act >= ACT_IR || print_after;
+        if (rc == EXIT_OK && act == ACT_CHECK && !print_after) rc = check_lowering(&c, &kernels, file, arch);
         if (rc == EXIT_OK && lowers) {
             if (kernels.len != 1) {
                 fprintf(stderr, "tilec: %s has %d kernels; choose one with --kernel:", file, kernels.len);
