@@ -110,7 +110,7 @@ static IrStmt *stage(Stager *st, IrStmt *gm, IrRegion *op) {
     while (lead < op->buf->rank - 2 && op->ext[lead] == 1) lead++;
     IrBuf *sh = staging_of(st, op->buf, op->buf->rank - lead, op->ext + lead);
     if (!sh) {
-        diag_error(st->k->c, gm->loc, "gemm: too many operands staged in shared memory (at most %d a kernel)",
+        diag_error(st->k->c, gm->loc, "too many buffers to stage in shared memory (at most %d a kernel)",
                    (int)(sizeof st->staged / sizeof *st->staged));
         return NULL;
     }
