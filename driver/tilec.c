@@ -22,7 +22,8 @@ static const char usage[] =
     "  --emit-ptx           print the PTX (NVRTC)\n"
     "  --emit-sass          print the SASS of the cubin (needs cuobjdump) and a count of\n"
     "                       HGMMA/HMMA, UTMALDG/LDGSTS, UTMASTG, LDSM and STL/LDL instructions\n"
-    "  --emit-cubin -o FILE write the cubin (NVRTC)\n"
+    "  --emit-cubin -o FILE write the cubin (NVRTC); -o FILE also writes what the other\n"
+    "                       --emit actions (but --emit-sass) print\n"
     "  --run                compile, run once on generated inputs, verify against the reference\n"
     "  --profile            --run, then a consistency check, a benchmark and a roofline report\n"
     "  --autotune           search the tune lists; later --run/--profile use the fastest\n"
@@ -71,6 +72,15 @@ static bool value_option(int argc, char **argv, int *i, const char *name, const 
 /* Writes data to path atomically: a temporary file beside it, then rename,
  * so a reader never sees half a file. */
 bool write_file_atomic(const char *path, const void *data, size_t n) {
+    /* a device or a pipe (-o /dev/null, -o /dev/stdout): written as it is;
+     * renaming a file over it would replace it */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        FILE *f = fopen(path, "wb");
+        if (!f) return false;
+        bool ok = fwrite(data, 1, n, f) == n;
+        return fclose(f) == 0 && ok;
+    }
     char tmp[4096];
     if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp) return false;
     FILE *f = fopen(tmp, "wb");
@@ -152,6 +162,23 @@ int obtain_cubin(Ctx *c, const CgKernel *ck, const char *arch, const Options *op
     return EXIT_OK;
 }
 
+/* Whether paths a and b name one existing file. */
+static bool same_file(const char *a, const char *b) {
+    struct stat x, y;
+    return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+/* What an --emit action made: to stdout, or to the -o file. */
+static int emit_text(const char *out_path, const char *text, size_t len) {
+    if (!out_path) {
+        fwrite(text, 1, len, stdout);
+        return EXIT_OK;
+    }
+    if (write_file_atomic(out_path, text, len)) return EXIT_OK;
+    fprintf(stderr, "tilec: cannot write '%s'\n", out_path);
+    return EXIT_USAGE;
+}
+
 /* Lowers one checked kernel to CUDA C and acts on it. */
 static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, const char *arch, const char *out_path,
                     const char *print_after, const Options *opts) {
@@ -167,19 +194,26 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
     } else if (verbose && k->hopper_declined)
         fprintf(stderr, "tilec: kernel '%s' takes the Ampere path on sm_90a: %s\n", info->name->s, k->hopper_declined);
     if (act == ACT_IR) {
-        ir_print(stdout, k);
-        return EXIT_OK;
+        char *text = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&text, &len);
+        if (!m) die("out of memory printing the IR");
+        ir_print(m, k);
+        fclose(m);
+        int rc = emit_text(out_path, text, len);
+        free(text);
+        return rc;
     }
     CgKernel ck;
     if (!cg_emit(k, file, &ck)) return EXIT_SOURCE;
     int rc = EXIT_OK;
     if (act == ACT_CUDA) {
-        fwrite(ck.source, 1, ck.source_len, stdout);
+        rc = emit_text(out_path, ck.source, ck.source_len);
     } else if (act == ACT_PTX) {
         RtCompileOptions ro = {.arch = arch, .want_ptx = true};
         RtCompileResult res;
         char *cu_name = arena_printf(&c->arena, "%s.cu", ck.name);
-        if (rt_compile(ck.source, cu_name, &ro, &res)) fwrite(res.ptx, 1, res.ptx_size, stdout);
+        if (rt_compile(ck.source, cu_name, &ro, &res)) rc = emit_text(out_path, res.ptx, res.ptx_size);
         else rc = nvrtc_failed(c, &ck, cu_name, &res, opts);
         rt_compile_result_free(&res);
     } else if (act == ACT_CUBIN || act == ACT_SASS || act == ACT_RUN || act == ACT_PROFILE) {
@@ -396,6 +430,14 @@ int main(int argc, char **argv) {
             arch = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
             if (!arch || !parse_arch(arch)) return usage_error("--arch: '%s' is not sm_XX or sm_XXa", arch ? arch : "");
             if (parse_arch(arch) < 80) return usage_error("--arch: %s is older than sm_80, which tilec does not target", arch);
+            char known[256];
+            if (!rt_nvrtc_targets(parse_arch(arch), known)) {
+                fprintf(stderr, "tilec: --arch: this NVRTC cannot compile for %s (it can for %s)\n", arch, known);
+                return EXIT_USAGE;
+            }
+            /* the arch-specific "a" targets exist from sm_90 on (sm_90a: wgmma, setmaxnreg) */
+            if (arch[strlen(arch) - 1] == 'a' && parse_arch(arch) < 90)
+                return usage_error("--arch: %s does not exist: arch-specific targets (sm_XXa) start at sm_90a", arch);
             continue;
         }
         if (!strcmp(a, "--kernel") || !strncmp(a, "--kernel=", 9)) {
@@ -434,6 +476,10 @@ int main(int argc, char **argv) {
     }
     if (!arch) arch = "sm_90a";
     if (act == ACT_CUBIN && !out_path) return usage_error("%s needs -o FILE", "--emit-cubin");
+    /* -o writes what an --emit action prints; the other actions have nothing for it */
+    if (out_path && (act < ACT_AST || act > ACT_CUBIN || act == ACT_SASS))
+        return usage_error("-o FILE goes with --emit-ast, --emit-ir, --emit-cuda, --emit-ptx or --emit-cubin%s", "");
+    if (out_path && file && same_file(out_path, file)) return usage_error("-o '%s' is the input file", out_path);
 
     Ctx c;
     ctx_init(&c, stderr);
@@ -452,7 +498,16 @@ int main(int argc, char **argv) {
     if (c.errors) {
         rc = EXIT_SOURCE;
     } else {
-        if (act == ACT_AST) ast_print(stdout, prog);
+        if (act == ACT_AST) {
+            char *text = NULL;
+            size_t len = 0;
+            FILE *m = open_memstream(&text, &len);
+            if (!m) die("out of memory printing the syntax tree");
+            ast_print(m, prog);
+            fclose(m);
+            rc = emit_text(out_path, text, len);
+            free(text);
+        }
         if (kernel) {
             bool found = false;
             for (int i = 0; i < prog->u.list.len; i++) {

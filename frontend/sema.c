@@ -180,7 +180,9 @@ static Sym *find_value(KernelInfo *k, const char *name) {
     return NULL;
 }
 
-static void apply_overrides(Sema *s, KernelInfo *k) {
+/* False when a --set value for k cannot be used (the driver says why). */
+static bool apply_overrides(Sema *s, KernelInfo *k) {
+    bool usable = true;
     for (int i = 0; i < s->opt->n_overrides; i++) {
         Override *o = &s->opt->overrides[i];
         Sym *v = find_value(k, o->name);
@@ -208,9 +210,10 @@ static void apply_overrides(Sema *s, KernelInfo *k) {
                                     : (o->i < 0 || o->i >= (INT64_C(1) << bits))))
                 o->invalid = "the value does not fit the parameter's dtype";
         }
-        if (o->invalid) v->has_value = false;
+        if (o->invalid) v->has_value = false, usable = false;
         if (v->kind != SYM_SCALAR) v->dtype = v->kind == SYM_SIZE || !o->is_float ? DT_INT_LIT : DT_FLOAT_LIT;
     }
+    return usable;
 }
 
 /* Every value gets evaluated, so an unused where constant with a bad
@@ -445,10 +448,14 @@ static void check_kernel(Sema *s, KernelInfo *k) {
     scope_push(s); /* depth 1: the kernel header */
     declare_params(s, k);
     declare_clauses(s, k);
-    apply_overrides(s, k);
-    evaluate_values(s, k);
-    check_launch(s, k);
-    if (s->c->errors == errors_before) {
+    /* with a --set value it cannot use, the kernel's checks would only
+     * report the consequences (names whose shapes have no value) */
+    bool usable = apply_overrides(s, k);
+    if (usable) {
+        evaluate_values(s, k);
+        check_launch(s, k);
+    }
+    if (usable && s->c->errors == errors_before) {
         /* Body checks rely on the values; with a broken header they would
          * only repeat its errors. */
         s->mode = EM_BODY;

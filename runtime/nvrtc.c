@@ -310,3 +310,19 @@ const char *rt_nvrtc_version(void) {
     pthread_once(&version_once, read_version);
     return version_text;
 }
+
+bool rt_nvrtc_targets(int sm, char list[256]) {
+    int n = 0;
+    list[0] = 0;
+    if (nvrtcGetNumSupportedArchs(&n) != NVRTC_SUCCESS || n <= 0 || n > 256) return true; /* cannot tell: let NVRTC say */
+    int archs[256];
+    if (nvrtcGetSupportedArchs(archs) != NVRTC_SUCCESS) return true;
+    bool found = false;
+    size_t used = 0;
+    for (int i = 0; i < n; i++) {
+        found |= archs[i] == sm;
+        int w = snprintf(list + used, 256 - used, "%ssm_%d", i ? ", " : "", archs[i]);
+        if (w > 0 && used + (size_t)w < 256) used += (size_t)w;
+    }
+    return found;
+}

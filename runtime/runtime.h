@@ -51,6 +51,9 @@ bool rt_ptxas_perf_warning(const char *log, char out[256]);
 void rt_compile_result_free(RtCompileResult *r);
 /* The version of the NVRTC library actually loaded, e.g. "13.0". */
 const char *rt_nvrtc_version(void);
+/* Whether this NVRTC can compile for sm_<sm> (true when it cannot tell);
+ * list gets the ones it can ("sm_75, sm_80, ..."). */
+bool rt_nvrtc_targets(int sm, char list[256]);
 
 /* ---- driver.c ---- */
 /* Writes one sentence into err (256 bytes, may be NULL) and returns false:

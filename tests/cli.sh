@@ -39,6 +39,25 @@ expect 2 "--backend of an unknown kind" "$tilec" --backend=gcc --emit-cuda "$ex"
 expect 0 "--emit-ir" "$tilec" --emit-ir "$ex"
 expect 0 "--emit-cubin" "$tilec" --no-cache --emit-cubin -o "$tmp/k.cubin" "$ex"
 expect 2 "--emit-cubin to an unwritable path" "$tilec" --no-cache --emit-cubin -o /dev/null/k.cubin "$ex"
+# -o writes what each --emit action prints, and nothing else takes it
+expect 0 "--emit-cuda -o" "$tilec" --emit-cuda -o "$tmp/k.cu" "$ex"
+grep -q '^extern "C"' "$tmp/k.cu" || { fail=$((fail + 1)); echo "FAIL --emit-cuda -o wrote no kernel"; }
+expect 0 "--emit-ir -o" "$tilec" --emit-ir -o "$tmp/k.ir" "$ex"
+[ -s "$tmp/k.ir" ] || { fail=$((fail + 1)); echo "FAIL --emit-ir -o wrote nothing"; }
+expect 2 "-o with --check" "$tilec" --check -o "$tmp/x" "$ex"
+cp "$ex" "$tmp/self.tile"
+expect 2 "-o naming the input file" "$tilec" --emit-cubin -o "$tmp/self.tile" "$tmp/self.tile"
+cmp -s "$ex" "$tmp/self.tile" || { fail=$((fail + 1)); echo "FAIL -o overwrote the input file"; }
+# a pipe (or a device: -o /dev/null) stays one: written to, never renamed over
+mkfifo "$tmp/pipe"
+timeout 20 cat "$tmp/pipe" > "$tmp/piped" &
+expect 0 "--emit-cuda -o a pipe" "$tilec" --emit-cuda -o "$tmp/pipe" "$ex"
+wait
+[ -p "$tmp/pipe" ] && grep -q '^extern "C"' "$tmp/piped" || { fail=$((fail + 1)); echo "FAIL -o to a pipe replaced it"; }
+expect 2 "--arch NVRTC cannot target" "$tilec" --arch sm_999 --emit-ptx "$ex"
+expect 2 "--arch sm_80a (arch-specific targets start at sm_90a)" "$tilec" --arch sm_80a --check "$ex"
+expect 2 "--set of a size to a float" "$tilec" --set M=4096.0 "$ex"
+case $out in *"undefined name"*) fail=$((fail + 1)); echo "FAIL --set float: errors that follow from it: $out" | head -3 ;; esac
 # -v says which path a GEMM takes on sm_90a, and why not the Hopper one
 expect 0 "-v on the sm_90a path" "$tilec" -v --arch sm_90a --emit-ir "$ex"
 case $out in *"takes the sm_90a path"*) ;; *) fail=$((fail + 1)); echo "FAIL -v path message: $out" | head -3 ;; esac
