@@ -26,6 +26,7 @@ static void show_line(Ctx *c, Loc loc) {
     size_t start = off, end = off;
     while (start > 0 && s->text[start - 1] != '\n') start--;
     while (end < s->len && s->text[end] != '\n') end++;
+    if (end > start && s->text[end - 1] == '\r') end--; /* a CRLF line's CR is no character of it */
     size_t from = start, to = end;
     if (off - from > SHOW_BEFORE) from = off - SHOW_BEFORE;
     if (to - off > SHOW_AFTER) to = off + SHOW_AFTER;
@@ -48,11 +49,8 @@ static void show_line(Ctx *c, Loc loc) {
     if (to < end) fputs("...", o);
     fputs("\n    ", o);
     if (from > start) fputs("   ", o);
-    for (size_t i = from; i < off; i++) {
-        unsigned char ch = (unsigned char)s->text[i];
-        if ((ch & 0xC0) == 0x80) continue;
-        fputc(ch == '\t' ? '\t' : ' ', o);
-    }
+    /* one cell per code point or undecodable byte, as printed above */
+    for (size_t i = from; i < off; i = source_next_cell(s, i, to)) fputc(s->text[i] == '\t' ? '\t' : ' ', o);
     fputs("^\n", o);
 }
 

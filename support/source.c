@@ -47,6 +47,12 @@ bool source_read(Source *src, const char *path, const char **why) {
         src->too_large = true;
         return false;
     }
+    /* a UTF-8 byte-order mark is no part of the program (editors hide it,
+     * and columns count from the character after it) */
+    if (len >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3)) {
+        memmove(buf, buf + 3, len - 3);
+        len -= 3;
+    }
     buf[len] = 0;
     src->name = path;
     src->text = buf;
@@ -63,12 +69,17 @@ void source_from_string(Source *src, const char *name, const char *text, size_t 
     src->len = len;
 }
 
+size_t source_next_cell(const Source *src, size_t i, size_t end) {
+    uint32_t cp;
+    int n = utf8_decode((const unsigned char *)src->text + i, end - i, &cp);
+    return i + (n > 0 ? (size_t)n : 1);
+}
+
 int source_column(const Source *src, Loc loc) {
     size_t off = loc.off > src->len ? src->len : loc.off;
     size_t start = off;
     while (start > 0 && src->text[start - 1] != '\n') start--;
     int col = 1;
-    for (size_t i = start; i < off; i++)
-        if (((unsigned char)src->text[i] & 0xC0) != 0x80) col++;
+    for (size_t i = start; i < off; i = source_next_cell(src, i, src->len)) col++;
     return col;
 }

@@ -64,6 +64,9 @@ typedef struct Source {
 bool source_read(Source *src, const char *path, const char **why);
 void source_from_string(Source *src, const char *name, const char *text, size_t len);
 int source_column(const Source *src, Loc loc);
+/* The offset after the display cell at offset i (< end): a whole UTF-8
+ * code point, or one byte that does not decode (printed as '?'). */
+size_t source_next_cell(const Source *src, size_t i, size_t end);
 
 /* ---- intern.c ---- */
 typedef struct Name {
