@@ -112,6 +112,12 @@ static bool check_name(Sema *s, Node *e) {
         return true;
     case SYM_BLOCK_IDX:
     case SYM_LOOP:
+        if (s->mode == EM_REFERENCE) {
+            /* the reference is the math, over whole tensors: no blocks */
+            diag_error(s->c, e->loc, "'%s' is the kernel's %s; a reference uses index variables, sizes and constants",
+                       sym->name->s, sym_kind_name(sym->kind));
+            return false;
+        }
         if (s->mode == EM_CONST) {
             diag_error(s->c, e->loc, "'%s' is a %s, not a compile-time constant", sym->name->s,
                        sym_kind_name(sym->kind));
