@@ -219,18 +219,20 @@ int lex_next(Lexer *lx, Token *t) {
             t->len = (uint32_t)(lx->cur - lx->tok);
             return TK_IDENT;
         }
+        /* a malformed number is reported and read as a 0 of its kind, so
+         * that the parser does not report the gap it would leave */
         hex {
-            if (bad_suffix(lx)) continue;
+            if (bad_suffix(lx)) { t->ival = 0; return TK_INT; }
             t->ival = parse_int(lx, lx->tok + 2, (const char *)lx->cur, 16);
             return TK_INT;
         }
         dec {
-            if (bad_suffix(lx)) continue;
+            if (bad_suffix(lx)) { t->ival = 0; return TK_INT; }
             t->ival = parse_int(lx, lx->tok, (const char *)lx->cur, 10);
             return TK_INT;
         }
         flt {
-            if (bad_suffix(lx)) continue;
+            if (bad_suffix(lx)) { t->fval = 0; t->fsuffix = false; return TK_FLOAT; }
             t->fval = parse_float(lx, lx->tok, (const char *)lx->cur, &t->fsuffix);
             return TK_FLOAT;
         }
