@@ -179,6 +179,23 @@ static int emit_text(const char *out_path, const char *text, size_t len) {
     return EXIT_USAGE;
 }
 
+/* The same for what a printer writes (the syntax tree, the IR). */
+typedef void (*Printer)(FILE *out, const void *what);
+static void print_ast(FILE *out, const void *program) { ast_print(out, program); }
+static void print_ir(FILE *out, const void *kernel) { ir_print(out, kernel); }
+
+static int emit_printed(const char *out_path, Printer print, const void *what) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m) die("out of memory printing the output");
+    print(m, what);
+    fclose(m);
+    int rc = emit_text(out_path, text, len);
+    free(text);
+    return rc;
+}
+
 /* Lowers one checked kernel to CUDA C and acts on it. */
 static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, const char *arch, const char *out_path,
                     const char *print_after, const Options *opts) {
@@ -193,17 +210,7 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
             fprintf(stderr, "tilec: kernel '%s': an epilogue store stays a direct one: %s\n", info->name->s, k->store_declined);
     } else if (verbose && k->hopper_declined)
         fprintf(stderr, "tilec: kernel '%s' takes the Ampere path on sm_90a: %s\n", info->name->s, k->hopper_declined);
-    if (act == ACT_IR) {
-        char *text = NULL;
-        size_t len = 0;
-        FILE *m = open_memstream(&text, &len);
-        if (!m) die("out of memory printing the IR");
-        ir_print(m, k);
-        fclose(m);
-        int rc = emit_text(out_path, text, len);
-        free(text);
-        return rc;
-    }
+    if (act == ACT_IR) return emit_printed(out_path, print_ir, k);
     CgKernel ck;
     if (!cg_emit(k, file, &ck)) return EXIT_SOURCE;
     int rc = EXIT_OK;
@@ -498,16 +505,7 @@ int main(int argc, char **argv) {
     if (c.errors) {
         rc = EXIT_SOURCE;
     } else {
-        if (act == ACT_AST) {
-            char *text = NULL;
-            size_t len = 0;
-            FILE *m = open_memstream(&text, &len);
-            if (!m) die("out of memory printing the syntax tree");
-            ast_print(m, prog);
-            fclose(m);
-            rc = emit_text(out_path, text, len);
-            free(text);
-        }
+        if (act == ACT_AST) rc = emit_printed(out_path, print_ast, prog);
         if (kernel) {
             bool found = false;
             for (int i = 0; i < prog->u.list.len; i++) {
