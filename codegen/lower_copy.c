@@ -56,22 +56,13 @@ static void coords_from_frag(Cg *g, const IrRegion *r, int rank, const int64_t *
     region_coords(g, r, lin, coords);
 }
 
-static bool starts_at_0(const Node *e) { return !e || (e->is_const && !e->const_float && e->cval.i == 0); }
-
-/* Whether region r covers all of its buffer. */
-static bool whole_buffer(const IrRegion *r) {
-    for (int d = 0; d < r->buf->rank; d++)
-        if (!starts_at_0(r->idx[d]) || r->ext[d] != r->buf->shape[d]) return false;
-    return true;
-}
-
 /* For a part fr of a fragment: the coordinates fc of a register in the
  * whole fragment made relative to the part (in place), and the condition
  * that the register lies in it (NULL for the whole fragment). */
 static char *frag_part(Cg *g, const IrRegion *fr, char **fc) {
     char *in = NULL;
     for (int d = 0; d < fr->buf->rank; d++) {
-        if (starts_at_0(fr->idx[d]) && fr->ext[d] == fr->buf->shape[d]) continue;
+        if (expr_is_zero(fr->idx[d]) && fr->ext[d] == fr->buf->shape[d]) continue;
         const char *lo = fr->idx[d] ? cg_expr_str(g, fr->idx[d]) : "0";
         fc[d] = arena_printf(arena(g), "(%s - (%s))", fc[d], lo);
         char *c = arena_printf(arena(g), "(unsigned)%s < %lldu", fc[d], (long long)fr->ext[d]);
@@ -111,7 +102,7 @@ static bool vector_ok(const IrRegion *r, int vec) {
 
 static void copy_frag_frag(Cg *g, IrStmt *s) {
     const IrBuf *a = s->src.buf, *b = s->dst.buf;
-    if (!whole_buffer(&s->src) || !whole_buffer(&s->dst)) {
+    if (!region_is_whole(&s->src) || !region_is_whole(&s->dst)) {
         /* register i of one holds element i of the other only whole */
         cg_error(g, s->loc, "copy between fragments ('%s' to '%s') moves them whole: a part of a fragment can go to "
                  "shared or global memory, not to another fragment", a->sym->name->s, b->sym->name->s);
@@ -133,7 +124,7 @@ static void copy_with_frag(Cg *g, IrStmt *s, bool frag_is_src) {
     const IrRegion *fr = frag_is_src ? &s->src : &s->dst, *o = frag_is_src ? &s->dst : &s->src;
     /* a part of the fragment: each register tests that it lies in the part,
      * one element at a time */
-    bool part = !whole_buffer(fr);
+    bool part = !region_is_whole(fr);
     /* (row layouts repeat each row over a quad's lanes: loads are fine,
      * and the repeated stores write equal values) */
     /* Elements held in consecutive registers and consecutive columns. */

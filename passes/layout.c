@@ -167,6 +167,14 @@ ReducePath reduce_path(const IrStmt *s, int64_t threads) {
     return REDUCE_PATH_STAGED;
 }
 
+bool expr_is_zero(const Node *e) { return !e || (e->is_const && !e->const_float && e->cval.i == 0); }
+
+bool region_is_whole(const IrRegion *r) {
+    for (int d = 0; d < r->buf->rank; d++)
+        if (!expr_is_zero(r->idx[d]) || r->ext[d] != r->buf->shape[d]) return false;
+    return true;
+}
+
 int acc_warp_rows(int64_t m, int64_t n, int warps, int policy) {
     int best_wm = -1;
     int64_t best_score = INT64_MAX;

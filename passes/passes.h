@@ -59,6 +59,10 @@ bool expr_any(const Node *e, ExprPred pred, const void *arg);
 /* Every element access in the statements of a block (expressions and store targets). */
 void block_visit_indices(IrBlock *b, IndexVisit fn, void *arg);
 bool layout_equal(const Layout *a, const Layout *b);
+/* Whether e is absent (a region's start of 0) or the integer constant 0. */
+bool expr_is_zero(const Node *e);
+/* Whether region r covers all of its buffer (starts at 0, full extents). */
+bool region_is_whole(const IrRegion *r);
 const char *layout_describe(Ctx *c, const Layout *l);
 int64_t buf_elems(const IrBuf *b);
 int64_t buf_bytes(const IrBuf *b); /* buf_elems times the element size */

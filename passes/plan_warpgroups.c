@@ -24,14 +24,6 @@
 
 #include "passes.h"
 
-static bool whole(const IrRegion *r) {
-    for (int d = 0; d < r->buf->rank; d++) {
-        if (r->idx[d] && !(r->idx[d]->is_const && !r->idx[d]->const_float && r->idx[d]->cval.i == 0)) return false;
-        if (r->ext[d] != r->buf->shape[d]) return false;
-    }
-    return true;
-}
-
 /* What the producer warpgroup can compute without running the consumers'
  * code: constants, block indices, the loop variable (lv, NULL outside the
  * loop) and the top-level lets before the loop made of those (which the
@@ -107,7 +99,7 @@ static bool tma_copy_ok(Reach *r, const IrStmt *c) {
     const IrBuf *g = c->src.buf, *s = c->dst.buf;
     if (g->scope != SCOPE_GLOBAL || s->scope != SCOPE_SHARED || g->rank < 2 || g->rank > 5 || s->rank != 2) return false;
     if (g->dtype != s->dtype || (g->dtype != DT_F16 && g->dtype != DT_BF16)) return false;
-    if ((g->shape[g->rank - 1] * 2) % 16 != 0 || !whole(&c->dst) || !tma_tile_ok(s)) return false;
+    if ((g->shape[g->rank - 1] * 2) % 16 != 0 || !region_is_whole(&c->dst) || !tma_tile_ok(s)) return false;
     for (int d = 0; d < g->rank; d++) {
         int64_t want = d == g->rank - 2 ? s->shape[0] : d == g->rank - 1 ? s->shape[1] : 1;
         if (c->src.ext[d] != want || !producer_computable(r, c->src.idx[d])) return false;
@@ -198,7 +190,7 @@ static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
         IrStmt *g = p.gemms[i];
         IrBuf *A = g->a.buf, *B = g->b.buf, *C = g->c.buf;
         if (g->trans_a) return "a gemm has transpose_a";
-        if (!whole(&g->a) || !whole(&g->b) || !whole(&g->c)) return "a gemm works on parts of buffers";
+        if (!region_is_whole(&g->a) || !region_is_whole(&g->b) || !region_is_whole(&g->c)) return "a gemm works on parts of buffers";
         if (A->rank != 2 || B->rank != 2 || C->rank != 2 || C->scope != SCOPE_FRAGMENT || C->dtype != DT_F32)
             return "a gemm accumulates into something other than a 2-D f32 fragment";
         if (A->dtype != B->dtype || (A->dtype != DT_F16 && A->dtype != DT_BF16) || B->scope != SCOPE_SHARED ||

@@ -44,14 +44,6 @@ typedef struct Stager {
     PtrVec split_rows;
 } Stager;
 
-static bool starts_at_0(const Node *e) { return !e || (e->is_const && !e->const_float && e->cval.i == 0); }
-
-static bool whole(const IrRegion *r) {
-    for (int d = 0; d < r->buf->rank; d++)
-        if (r->ext[d] != r->buf->shape[d] || !starts_at_0(r->idx[d])) return false;
-    return true;
-}
-
 static bool name_taken(const IrKernel *k, const char *s) {
     const PtrVec *lists[] = {&k->params, &k->buffers};
     for (int l = 0; l < 2; l++)
@@ -155,12 +147,12 @@ static void find_split_copies(IrStmt *s, void *arg) {
 /* Whether gemm s cannot read operand A where it is. */
 static bool stage_a(const Stager *st, const IrStmt *s) {
     if (in(&s->a, SCOPE_FRAGMENT))
-        return s->trans_a || s->policy != POLICY_FULL_ROW || !whole(&s->a) || listed(&st->split_rows, s->a.buf);
-    return in(&s->a, SCOPE_SHARED) && !whole(&s->a);
+        return s->trans_a || s->policy != POLICY_FULL_ROW || !region_is_whole(&s->a) || listed(&st->split_rows, s->a.buf);
+    return in(&s->a, SCOPE_SHARED) && !region_is_whole(&s->a);
 }
 
 static bool stage_b(const IrStmt *s) {
-    return in(&s->b, SCOPE_FRAGMENT) || (in(&s->b, SCOPE_SHARED) && !whole(&s->b));
+    return in(&s->b, SCOPE_FRAGMENT) || (in(&s->b, SCOPE_SHARED) && !region_is_whole(&s->b));
 }
 
 static void stage_block(Stager *st, IrBlock *b) {
