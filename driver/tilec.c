@@ -169,7 +169,7 @@ static bool same_file(const char *a, const char *b) {
 }
 
 /* What an --emit action made: to stdout, or to the -o file. */
-static int emit_text(const char *out_path, const char *text, size_t len) {
+static int emit_text(const char *out_path, const void *text, size_t len) {
     if (!out_path) {
         fwrite(text, 1, len, stdout);
         return EXIT_OK;
@@ -233,10 +233,7 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
                     act == ACT_RUN ? "--run" : "--profile", opts->device_err, arch);
             rc = EXIT_CUDA;
         }
-        if (rc == EXIT_OK && act == ACT_CUBIN && !write_file_atomic(out_path, bin.cubin, bin.size)) {
-            fprintf(stderr, "tilec: cannot write '%s'\n", out_path);
-            rc = EXIT_USAGE;
-        }
+        if (rc == EXIT_OK && act == ACT_CUBIN) rc = emit_text(out_path, bin.cubin, bin.size);
         LaunchSpec launch = launch_of(&ck);
         if (rc == EXIT_OK && act == ACT_RUN) rc = prof_run(info, ck.name, bin.cubin, bin.size, &launch, &opts->run);
         if (rc == EXIT_OK && act == ACT_PROFILE) {
