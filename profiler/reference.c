@@ -1075,7 +1075,15 @@ double prof_ref_element(RefEval *r, const Sym *out, const int64_t *idx) {
         }
         return in->values[flat];
     }
-    return def_element(r, ctx_get(r), &r->defs[d], idx, false);
+    double v = def_element(r, ctx_get(r), &r->defs[d], idx, false);
+    /* Outputs are converted (LANGUAGE.md section 5). For an integer or bool
+     * output that is what storing the value there gives: an integral value
+     * wraps modulo 2^bits, as the kernel's integer sums and atomics do, and a
+     * fractional one truncates toward zero. A float output stays exact: the
+     * tolerance is measured against the f64 value. */
+    if (dtype_is_int(out->dtype) || out->dtype == DT_BOOL)
+        return do_cast(out->dtype, v == trunc(v) ? DT_I64 : DT_F64, v);
+    return v;
 }
 
 /* ---- cost estimate ---- */

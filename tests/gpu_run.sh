@@ -39,7 +39,8 @@ ragged() {
     flash_attn|flash_fwd) echo "--set B=1,H=3,S=1000"; echo "--set B=1,H=2,S=777,causal=1"
         echo "--set B=2,H=9,S=2000,causal=1"  # 288 tiles: persistent, the snake order, a partial last query tile
         # three consumer warpgroups (P packed from its halves), partial tiles
-        echo "--set D=64,BM=192,BN=128,B=1,H=3,S=1000"; echo "--set D=64,BM=192,BN=128,B=1,H=2,S=777,causal=1" ;;
+        echo "--set D=64,BM=192,BN=128,B=1,H=3,S=1000"; echo "--set D=64,BM=192,BN=128,B=1,H=2,S=777,causal=1"
+        echo "--set BM=192,BN=96,B=1,H=3,S=1000"; echo "--set BM=192,BN=96,B=1,H=2,S=777,causal=1" ;;  # D=128 as bench/run.sh times it
     gemm_regs) echo "--set M=200,N=136,K=100" ;;  # partial tiles of both operands in registers
     gemm_b_regs|gemm_bt_regs|gemm_at_regs) echo "--set M=200,N=136,K=100" ;;  # B staged from registers, partial tiles
     split_store) echo "--set M=500,N=300,K=200" ;;  # parts of the accumulator at partial tiles

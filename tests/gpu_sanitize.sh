@@ -17,6 +17,7 @@ small() {
     swiglu|transpose) echo "--set M=100,N=130" ;;
     flash_attn) echo "--set B=1,H=1,S=200"
         echo "--set D=64,BM=192,BN=128,B=1,H=1,S=300,causal=1"  # three consumer warpgroups
+        echo "--set BM=192,BN=96,B=1,H=1,S=300,causal=1"  # the same at D=128, as bench/run.sh times it
         echo "TILEC_OVERLAP=1 --set BN=128,B=1,H=2,S=384"  # the rotated loop (3 iterations), K and V on two rings
         echo "TILEC_OVERLAP=1 TILEC_TURNS=1 --set BN=128,B=1,H=2,S=384" ;;  # the same with turns
     esac

@@ -377,6 +377,36 @@ static void test_inout(void) {
     ctx_free(&c);
 }
 
+/* Outputs are converted: an integer output's reference value is what storing
+ * it there gives (a u8 sum wraps modulo 256 as the kernel's atomics do, a
+ * fraction truncates toward zero); a float output stays exact. */
+static void test_output_conversion(void) {
+    Ctx c;
+    KernelInfo *k = load_with(&c,
+        "kernel w(X: i32[N], out S: u8[N], out Q: i8[N], out B: bool[N], out F: f16[N])\n"
+        "    where N = 4 { }\n"
+        "reference { S[i] = X[i] * 100; Q[i] = X[i] / 3; B[i] = X[i] - 1; F[i] = X[i] * 1000.1; }\n", NULL, 0);
+    HostTensor *t;
+    int n;
+    CHECK(prof_supply(k, SUPPLY_INTEGER, 5, &t, &n), "supply");
+    HostTensor *X = tensor(t, n, "X");
+    double x[4] = {1, 3, -4, 7};
+    set_values(X, x);
+    RefEval *r = prof_ref_new(k, t, n);
+    HostTensor *S = tensor(t, n, "S"), *Q = tensor(t, n, "Q"), *B = tensor(t, n, "B"), *F = tensor(t, n, "F");
+    CHECK_EQ(ref1(r, S, 0), 100.0);
+    CHECK_EQ(ref1(r, S, 1), 44.0);      /* 300 mod 256 */
+    CHECK_EQ(ref1(r, S, 2), 112.0);     /* -400 mod 256 */
+    CHECK_EQ(ref1(r, Q, 0), 0.0);       /* 1/3 truncates */
+    CHECK_EQ(ref1(r, Q, 2), -1.0);      /* -4/3 toward zero */
+    CHECK_EQ(ref1(r, B, 0), 0.0);
+    CHECK_EQ(ref1(r, B, 2), 1.0);
+    CHECK_EQ(ref1(r, F, 3), 7 * 1000.1); /* not rounded to f16 */
+    prof_ref_free(r);
+    prof_tensors_free(t, n);
+    ctx_free(&c);
+}
+
 static void test_edges_and_functions(void) {
     Ctx c;
     KernelInfo *k = load_with(&c,
@@ -627,6 +657,7 @@ int main(int argc, char **argv) {
     test_softmax();
     test_attention();
     test_inout();
+    test_output_conversion();
     test_edges_and_functions();
     test_verify_parallel_and_sampled();
     printf("test_reference: %d checks, %d failed\n", checks, failures);
