@@ -48,7 +48,8 @@ typedef struct Cg {
     const IrBuf *stage_buf[16];
     const char *stage_expr[16];
     int nstage;
-    /* Inside a parallel loop over a driver: the register variable. */
+    /* Inside a parallel loop over a driver: the loop, the register variable. */
+    const IrStmt *par;
     const IrBuf *driver;
     const char *reg;
     /* Inside a vectorised parallel loop (lower_parallel.c): the global

@@ -189,12 +189,12 @@ static char *frag_reg(Cg *g, const Node *e, const IrBuf *b, char **coords) {
         for (int i = 1; i < b->rank; i++) lin = arena_printf(a, "(%s) * %lld + (%s)", lin, (long long)b->shape[i], coords[i]);
         return lin;
     }
-    if (d && d == b) return (char *)g->reg;
-    if (d && layout_equal(&d->layout, &b->layout) && b->rank == d->rank &&
-        !memcmp(b->shape, d->shape, sizeof(int64_t) * (size_t)b->rank))
+    /* stage_elements left only the iteration's own elements */
+    if (d && access_is_own(g->par, b, e)) {
+        if (d->layout.kind == LAYOUT_ACC && b->layout.kind == LAYOUT_ROW)
+            return arena_printf(a, "((%s) / %d * 2 + ((%s) / 2) %% 2)", g->reg, d->layout.ni * 4, g->reg);
         return (char *)g->reg;
-    if (d && d->layout.kind == LAYOUT_ACC && b->layout.kind == LAYOUT_ROW)
-        return arena_printf(a, "((%s) / %d * 2 + ((%s) / 2) %% 2)", g->reg, d->layout.ni * 4, g->reg);
+    }
     cg_error(g, e->loc, "the element '%s[...]' is held by another thread here (the fragment has %s)", b->sym->name->s,
              layout_describe(g->k->c, &b->layout));
     return "0";

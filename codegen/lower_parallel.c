@@ -268,6 +268,7 @@ void cg_parallel(Cg *g, IrStmt *s) {
     const IrBuf *d = s->driver;
     const char *saved_reg = g->reg;
     const IrBuf *saved_driver = g->driver;
+    const IrStmt *saved_par = g->par;
     int saved_bind = g->nbind, vw = 0;
     VecPlan plan;
     cg_line(g, "{");
@@ -285,6 +286,7 @@ void cg_parallel(Cg *g, IrStmt *s) {
             cg_line(g, "const int %s = %s;", v, coords[i]);
         }
         g->driver = d;
+        g->par = s;
         g->reg = r;
     } else {
         vw = vector_width(g, s, &plan);
@@ -299,6 +301,7 @@ void cg_parallel(Cg *g, IrStmt *s) {
     g->ind--;
     cg_line(g, "}");
     g->driver = saved_driver;
+    g->par = saved_par;
     g->reg = saved_reg;
     g->nbind = saved_bind;
 }

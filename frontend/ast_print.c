@@ -36,7 +36,8 @@ void expr_print(FILE *o, const Node *e) {
     case N_NAME: fputs(e->u.name->s, o); break;
     case N_DTYPE: fputs(dtype_name(e->u.dt), o); break;
     case N_INDEX:
-        fprintf(o, "(index %s ", e->u.index.name->s);
+        /* the symbol's name: a pass may point the access at another buffer */
+        fprintf(o, "(index %s ", e->sym && e->sym->name ? e->sym->name->s : e->u.index.name->s);
         list_print(o, &e->u.index.idx, " ");
         fputc(')', o);
         break;

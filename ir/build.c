@@ -42,6 +42,43 @@ const char *ir_cname(Ctx *c, const Name *n) {
     return clash ? arena_printf(&c->arena, "u_%s", n->s) : n->s;
 }
 
+static bool name_taken(const IrKernel *k, const char *s) {
+    const PtrVec *lists[] = {&k->params, &k->buffers};
+    for (int l = 0; l < 2; l++)
+        for (int i = 0; i < lists[l]->len; i++) {
+            const IrBuf *b = lists[l]->items[i];
+            if (!strcmp(b->sym->name->s, s) || !strcmp(b->cname, s)) return true;
+        }
+    return false;
+}
+
+IrBuf *ir_new_staging_buffer(IrKernel *k, const IrBuf *from, int rank, const int64_t *shape) {
+    Ctx *c = k->c;
+    Sym *sym = arena_alloc(&c->arena, sizeof *sym);
+    *sym = *from->sym;
+    sym->scope = SCOPE_SHARED;
+    sym->shadowed = NULL;
+    sym->rank = rank;
+    memset(sym->shape, 0, sizeof sym->shape);
+    memcpy(sym->shape, shape, sizeof(int64_t) * (size_t)rank);
+    Name *name = arena_alloc(&c->arena, sizeof *name);
+    name->s = arena_printf(&c->arena, "%s_staged", from->sym->name->s);
+    for (int i = 2; name_taken(k, name->s); i++) name->s = arena_printf(&c->arena, "%s_staged%d", from->sym->name->s, i);
+    name->len = strlen(name->s);
+    sym->name = name;
+    IrBuf *b = arena_alloc(&c->arena, sizeof *b);
+    b->sym = sym;
+    b->cname = ir_cname(c, name);
+    b->scope = SCOPE_SHARED;
+    b->dtype = from->dtype;
+    b->rank = rank;
+    memcpy(b->shape, sym->shape, sizeof b->shape);
+    b->stages = 1;
+    b->loc = from->loc;
+    vec_push(&c->arena, &k->buffers, b);
+    return b;
+}
+
 static IrBuf *new_buf(IrKernel *k, Sym *sym) {
     IrBuf *b = arena_alloc(&k->c->arena, sizeof *b);
     b->sym = sym;

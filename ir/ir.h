@@ -188,6 +188,10 @@ void ir_block_push(Ctx *c, IrBlock *b, IrStmt *s);
 /* A user name as spelled in generated code (prefixed when it would clash
  * with C, CUDA or the helpers). */
 const char *ir_cname(Ctx *c, const Name *n);
+/* A new shared buffer of k, of from's type and the given shape, named
+ * `<from>_staged` (`<from>_staged2`, ... where the program has the name):
+ * what a pass copies a region of `from` into for another reader. */
+IrBuf *ir_new_staging_buffer(IrKernel *k, const IrBuf *from, int rank, const int64_t *shape);
 
 /* ---- print.c ---- */
 void ir_print(FILE *out, const IrKernel *k);

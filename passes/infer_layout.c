@@ -16,7 +16,22 @@ typedef struct Infer {
     IrKernel *k;
     bool changed;
     bool failed;
+    /* fragments replicated only because a parallel loop reads elements of
+     * them other threads would hold: any other operation's layout wins,
+     * and stage_elements reads those elements through shared memory */
+    PtrVec weak;
 } Infer;
+
+/* The most elements a fragment is replicated for in a parallel loop that
+ * reads it at others' indices (a register each, in every thread); a larger
+ * one gets a layout of its own and is read through shared memory. */
+enum { REPLICATE_MAX_ELEMS = 256 };
+
+static int weak_index(const Infer *in, const IrBuf *b) {
+    for (int i = 0; i < in->weak.len; i++)
+        if (in->weak.items[i] == b) return i;
+    return -1;
+}
 
 static bool is_fragment(const IrBuf *b) { return b && b->scope == SCOPE_FRAGMENT; }
 
@@ -30,6 +45,14 @@ static void assign(Infer *in, IrBuf *b, const Layout *l, Loc at, const char *op)
         return;
     }
     if (layout_equal(&b->layout, l)) return;
+    int w = weak_index(in, b);
+    if (w >= 0) {
+        in->weak.items[w] = in->weak.items[--in->weak.len];
+        b->layout = *l;
+        b->layout.origin = at;
+        in->changed = true;
+        return;
+    }
     if (!in->failed) {
         diag_error(c, at, "no layout fits the fragment '%s': this %s needs %s", b->sym->name->s, op,
                    layout_describe(c, l));
@@ -68,13 +91,6 @@ static bool acc_layout(Infer *in, IrStmt *g, Layout *l) {
     l->ni = (int)(l->wtn / 8);
     l->regs = (int64_t)l->mi * l->ni * 4;
     return true;
-}
-
-static Layout row_of(const Layout *acc) {
-    Layout l = *acc;
-    l.kind = LAYOUT_ROW;
-    l.regs = (int64_t)acc->mi * 2;
-    return l;
 }
 
 static Layout replicated(const IrBuf *b) {
@@ -134,16 +150,6 @@ static void collect(Node *e, void *arg) {
     a->nodes[a->n++] = e;
 }
 
-/* Whether e indexes its buffer with exactly the loop's variables. */
-static bool indexed_by_loop_vars(const Node *e, const IrStmt *loop, int nvars) {
-    if (e->u.index.idx.len != nvars) return false;
-    for (int i = 0; i < nvars; i++) {
-        const Node *ix = e->u.index.idx.items[i];
-        if (ix->kind != N_NAME || ix->sym != loop->vars[i]) return false;
-    }
-    return true;
-}
-
 static void infer_parallel(Infer *in, IrStmt *p) {
     IrKernel *k = in->k;
     Access acc = {.loop = p};
@@ -173,15 +179,20 @@ static void infer_parallel(Infer *in, IrStmt *p) {
             assign(in, b, &driver->layout, e->loc, "parallel loop");
         } else if (b->rank == 1 && indexed_by_loop_vars(e, p, 1) && b->shape[0] == p->extents[0] &&
                    driver->layout.kind == LAYOUT_ACC) {
-            Layout r = row_of(&driver->layout);
+            Layout r = row_layout_of(&driver->layout);
             assign(in, b, &r, e->loc, "parallel loop");
         } else if (b->rank == 1 && indexed_by_loop_vars(e, p, 1) && b->shape[0] == p->extents[0] &&
                    driver->layout.kind == LAYOUT_ROW && p->nvars == 1) {
             assign(in, b, &driver->layout, e->loc, "parallel loop");
-        } else {
+        } else if (b->layout.kind == LAYOUT_NONE && buf_elems(b) <= REPLICATE_MAX_ELEMS) {
+            /* elements other threads would hold: every thread holds all of
+             * a small fragment, unless another operation decides */
             Layout r = replicated(b);
-            assign(in, b, &r, e->loc, "parallel loop (an element other threads may hold)");
+            assign(in, b, &r, e->loc, "parallel loop");
+            vec_push(&k->c->arena, &in->weak, b);
         }
+        /* otherwise stage_elements reads (and writes) those elements
+         * through shared memory */
     }
 }
 
@@ -214,15 +225,20 @@ static void visit(IrStmt *s, void *arg) {
     }
     case IR_COPY:
         if (is_fragment(s->src.buf) && is_fragment(s->dst.buf)) {
-            if (s->src.buf->layout.kind != LAYOUT_NONE) assign(in, s->dst.buf, &s->src.buf->layout, s->loc, "copy");
-            else if (s->dst.buf->layout.kind != LAYOUT_NONE) assign(in, s->src.buf, &s->dst.buf->layout, s->loc, "copy");
+            IrBuf *from = s->src.buf, *to = s->dst.buf;
+            if (from->layout.kind == LAYOUT_NONE) from = s->dst.buf, to = s->src.buf;
+            if (from->layout.kind == LAYOUT_NONE) break;
+            bool open = to->layout.kind == LAYOUT_NONE;
+            assign(in, to, &from->layout, s->loc, "copy");
+            /* a layout copied from a weak one yields as that one does */
+            if (open && weak_index(in, from) >= 0) vec_push(&in->k->c->arena, &in->weak, to);
         }
         break;
     case IR_REDUCE: {
         IrBuf *src = s->src.buf, *dst = s->dst.buf;
         if (!is_fragment(src) || src->layout.kind == LAYOUT_NONE || !is_fragment(dst)) break;
         if (src->layout.kind == LAYOUT_ACC && s->dim == 1) {
-            Layout r = row_of(&src->layout);
+            Layout r = row_layout_of(&src->layout);
             assign(in, dst, &r, s->loc, "reduction");
         } else {
             Layout r = replicated(dst);

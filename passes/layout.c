@@ -1,5 +1,7 @@
 /* layout.c - helpers about layouts and element accesses, shared by the
  * passes and the code generator. */
+#include <string.h>
+
 #include "parse.h"
 #include "passes.h"
 
@@ -201,4 +203,35 @@ bool block_has_gemm(const IrBlock *b) {
         if (s->op == IR_GEMM || block_has_gemm(&s->body) || block_has_gemm(&s->els)) return true;
     }
     return false;
+}
+
+bool indexed_by_loop_vars(const Node *e, const IrStmt *loop, int nvars) {
+    if (e->u.index.idx.len != nvars) return false;
+    for (int i = 0; i < nvars; i++) {
+        const Node *ix = e->u.index.idx.items[i];
+        if (ix->kind != N_NAME || ix->sym != loop->vars[i]) return false;
+    }
+    return true;
+}
+
+Layout row_layout_of(const Layout *acc) {
+    Layout l = *acc;
+    l.kind = LAYOUT_ROW;
+    l.regs = (int64_t)acc->mi * 2;
+    return l;
+}
+
+bool access_is_own(const IrStmt *p, const IrBuf *b, const Node *e) {
+    const IrBuf *d = p->driver;
+    if (!d || b->layout.kind == LAYOUT_NONE || b->layout.kind == LAYOUT_REPLICATED) return false;
+    if (indexed_by_loop_vars(e, p, p->nvars) && b->rank == d->rank &&
+        !memcmp(b->shape, d->shape, sizeof(int64_t) * (size_t)b->rank))
+        return layout_equal(&b->layout, &d->layout);
+    /* one value per row of the driver, indexed by the row variable */
+    if (b->rank != 1 || !indexed_by_loop_vars(e, p, 1) || b->shape[0] != p->extents[0]) return false;
+    if (d->layout.kind == LAYOUT_ACC) {
+        Layout r = row_layout_of(&d->layout);
+        return layout_equal(&b->layout, &r);
+    }
+    return d->layout.kind == LAYOUT_ROW && p->nvars == 1 && layout_equal(&b->layout, &d->layout);
 }

@@ -30,6 +30,9 @@ void pass_stage_operands(IrKernel *k);
 void pass_plan_warpgroups(IrKernel *k);
 /* requires: built IR; provides: a layout for every fragment */
 void pass_infer_layout(IrKernel *k);
+/* requires: layouts; provides: in parallel loops, fragment elements other
+ * threads hold read (and written) through a shared copy of the fragment */
+void pass_stage_elements(IrKernel *k);
 /* requires: layouts; provides: async mechanism and stages for copies in pipelined loops */
 void pass_plan_pipeline(IrKernel *k);
 /* requires: the sm_90a plan; provides: with TILEC_OVERLAP=1, IrKernel.overlap
@@ -85,5 +88,17 @@ typedef enum ReducePath { REDUCE_PATH_ACC_ROWS, REDUCE_PATH_BLOCKED_ROWS, REDUCE
 ReducePath reduce_path(const IrStmt *s, int64_t threads);
 /* Whether e is provably a multiple of m (NULL counts as 0). */
 bool expr_multiple_of(const Node *e, int64_t m);
+/* Whether the element access e indexes its buffer with exactly the first
+ * nvars variables of parallel loop `loop`, in order. */
+bool indexed_by_loop_vars(const Node *e, const IrStmt *loop, int nvars);
+/* The layout of one value per row of an accumulator layout. */
+Layout row_layout_of(const Layout *acc);
+/* Whether the access e of fragment b in parallel loop p (after
+ * infer_layout) is to an element of the thread that runs the iteration:
+ * b indexed by the loop's variables with its driver's shape and layout, or
+ * a rank-1 b of one value per row of the driver indexed by the row
+ * variable. Never for a replicated b (every thread holds every element,
+ * but a store reaches only the storing thread's copy). */
+bool access_is_own(const IrStmt *p, const IrBuf *b, const Node *e);
 
 #endif

@@ -14,6 +14,7 @@ static const Pass passes[] = {
     {"stage_operands", pass_stage_operands},
     {"plan_warpgroups", pass_plan_warpgroups},
     {"infer_layout", pass_infer_layout},
+    {"stage_elements", pass_stage_elements},
     {"plan_pipeline", pass_plan_pipeline},
     {"plan_overlap", pass_plan_overlap},
     {"plan_shared", pass_plan_shared},
@@ -28,7 +29,7 @@ bool pass_exists(const char *name) {
     return false;
 }
 
-const char *pass_names(void) { return "stage_operands, plan_warpgroups, infer_layout, plan_pipeline, plan_overlap, plan_shared, plan_store, insert_sync"; }
+const char *pass_names(void) { return "stage_operands, plan_warpgroups, infer_layout, stage_elements, plan_pipeline, plan_overlap, plan_shared, plan_store, insert_sync"; }
 
 static bool wanted(const char *list, const char *name) {
     if (!list) return false;

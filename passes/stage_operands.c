@@ -44,52 +44,19 @@ typedef struct Stager {
     PtrVec split_rows;
 } Stager;
 
-static bool name_taken(const IrKernel *k, const char *s) {
-    const PtrVec *lists[] = {&k->params, &k->buffers};
-    for (int l = 0; l < 2; l++)
-        for (int i = 0; i < lists[l]->len; i++) {
-            const IrBuf *b = lists[l]->items[i];
-            if (!strcmp(b->sym->name->s, s) || !strcmp(b->cname, s)) return true;
-        }
-    return false;
-}
-
 /* The shared buffer of `rank` dims and `shape` that regions of buffer
- * `from` are staged in (made on first use): `<from>_staged`, or
- * `<from>_staged2`, ... where the program has that name. */
+ * `from` are staged in (made on first use). */
 static IrBuf *staging_of(Stager *st, const IrBuf *from, int rank, const int64_t *shape) {
     for (int i = 0; i < st->n; i++)
         if (st->staged[i].from == from && st->staged[i].rank == rank &&
             !memcmp(st->staged[i].shape, shape, sizeof(int64_t) * (size_t)rank))
             return st->staged[i].shared;
     if (st->n == (int)(sizeof st->staged / sizeof *st->staged)) return NULL;
-    Ctx *c = st->k->c;
-    Sym *sym = arena_alloc(&c->arena, sizeof *sym);
-    *sym = *from->sym;
-    sym->scope = SCOPE_SHARED;
-    sym->shadowed = NULL;
-    sym->rank = rank;
-    memset(sym->shape, 0, sizeof sym->shape);
-    memcpy(sym->shape, shape, sizeof(int64_t) * (size_t)rank);
-    Name *name = arena_alloc(&c->arena, sizeof *name);
-    name->s = arena_printf(&c->arena, "%s_staged", from->sym->name->s);
-    for (int i = 2; name_taken(st->k, name->s); i++) name->s = arena_printf(&c->arena, "%s_staged%d", from->sym->name->s, i);
-    name->len = strlen(name->s);
-    sym->name = name;
-    IrBuf *b = arena_alloc(&c->arena, sizeof *b);
-    b->sym = sym;
-    b->cname = ir_cname(c, name);
-    b->scope = SCOPE_SHARED;
-    b->dtype = from->dtype;
-    b->rank = rank;
-    memcpy(b->shape, sym->shape, sizeof b->shape);
-    b->stages = 1;
-    b->loc = from->loc;
-    vec_push(&c->arena, &st->k->buffers, b);
+    IrBuf *b = ir_new_staging_buffer(st->k, from, rank, shape);
     Staged *s = &st->staged[st->n++];
     s->from = from;
     s->rank = rank;
-    memcpy(s->shape, sym->shape, sizeof s->shape);
+    memcpy(s->shape, b->shape, sizeof s->shape);
     s->shared = b;
     return b;
 }
