@@ -604,10 +604,10 @@ Sym *check_alloc(Sema *s, Node *call, Name *name, Loc name_loc, bool *was_alloc)
     const char *fname = call->u.call.name->s;
     MemScope scope = !strcmp(fname, "alloc_shared") ? SCOPE_SHARED
                    : !strcmp(fname, "alloc_fragment") ? SCOPE_FRAGMENT : SCOPE_LOCAL;
-    if (s->in_parallel) {
-        diag_error(s->c, call->loc, "%s cannot be used inside a parallel loop", fname);
-        return NULL;
-    }
+    /* a block-wide buffer cannot be made per element; a thread's own array
+     * can (one per thread, reused by the iterations it runs) */
+    if (s->in_parallel && scope != SCOPE_LOCAL)
+        diag_error(s->c, call->loc, "%s cannot be used inside a parallel loop (alloc_local can)", fname);
     Node *arg[MAX_PARAMS];
     if (!bind_args(s, call, find_signature(call->u.call.name), arg)) return NULL;
     Sym *sym = sym_new(s, SYM_BUFFER, name, name_loc);

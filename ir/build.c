@@ -83,6 +83,10 @@ static IrBuf *new_buf(IrKernel *k, Sym *sym) {
     IrBuf *b = arena_alloc(&k->c->arena, sizeof *b);
     b->sym = sym;
     b->cname = ir_cname(k->c, sym->name);
+    /* buffers of one name in sibling scopes (a local array in each of two
+     * parallel loops) are declared together at the kernel's top: the later
+     * ones get names in tilec's own tl_ space */
+    for (int n = 2; name_taken(k, b->cname); n++) b->cname = arena_printf(&k->c->arena, "tl_%s_%d", sym->name->s, n);
     b->scope = sym->kind == SYM_TENSOR ? SCOPE_GLOBAL : sym->scope;
     b->dtype = sym->dtype;
     b->rank = sym->rank;

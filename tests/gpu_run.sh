@@ -54,6 +54,7 @@ ragged() {
     transpose_tile) echo "--set N=500" ;;
     scale_cols) echo "--set M=1001" ;;
     acc_flip) echo "--set M=500,N=500,K=200" ;;
+    local_rows) echo "--set M=1000" ;;
     bmm) echo "--set K=704,N=1504" ;;  # rows of 16-byte units: the sm_90a path with rank-3 TMA copies
     bias_scale) echo "--set M=1001,N=1000" ;;      # vectors of 4, partial tiles both ways
     scale_inplace) echo "--set N=999" ;;
