@@ -2,14 +2,26 @@
 #include "support.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 bool source_read(Source *src, const char *path, const char **why) {
-    FILE *f = fopen(path, "rb");
+    /* A FIFO nobody writes would block open() for ever: open without
+     * waiting, then read normally (with no writer, a read returns end of
+     * file at once). */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        *why = strerror(errno);
+        return false;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    FILE *f = flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 ? fdopen(fd, "rb") : NULL;
     if (!f) {
         *why = strerror(errno);
+        close(fd);
         return false;
     }
     struct stat st;

@@ -54,6 +54,10 @@ timeout 20 cat "$tmp/pipe" > "$tmp/piped" &
 expect 0 "--emit-cuda -o a pipe" "$tilec" --emit-cuda -o "$tmp/pipe" "$ex"
 wait
 [ -p "$tmp/pipe" ] && grep -q '^extern "C"' "$tmp/piped" || { fail=$((fail + 1)); echo "FAIL -o to a pipe replaced it"; }
+# an input FIFO nobody writes is read as empty, it does not block; one with
+# a writer (bash's <(...)) is read
+expect 0 "a FIFO without a writer as input" timeout 10 "$tilec" --check "$tmp/pipe"
+expect 0 "a pipe with a writer as input" timeout 10 "$tilec" --check <(cat "$ex")
 expect 2 "--arch NVRTC cannot target" "$tilec" --arch sm_999 --emit-ptx "$ex"
 expect 2 "--arch sm_80a (arch-specific targets start at sm_90a)" "$tilec" --arch sm_80a --check "$ex"
 expect 2 "--set of a size to a float" "$tilec" --set M=4096.0 "$ex"
