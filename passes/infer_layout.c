@@ -35,22 +35,21 @@ static int weak_index(const Infer *in, const IrBuf *b) {
 
 static bool is_fragment(const IrBuf *b) { return b && b->scope == SCOPE_FRAGMENT; }
 
-/* Gives b the layout l, decided by the operation at `at`. */
-static void assign(Infer *in, IrBuf *b, const Layout *l, Loc at, const char *op) {
+/* Gives b the layout l, decided by the operation at `at`. A weak decision
+ * (a small fragment replicated for reads at others' indices, or a layout
+ * copied from a weak one) yields to any other, and an equal strong one
+ * makes it strong. */
+static void assign_as(Infer *in, IrBuf *b, const Layout *l, Loc at, const char *op, bool weak) {
     Ctx *c = in->k->c;
-    if (b->layout.kind == LAYOUT_NONE) {
-        b->layout = *l;
-        b->layout.origin = at;
-        in->changed = true;
-        return;
-    }
-    if (layout_equal(&b->layout, l)) return;
     int w = weak_index(in, b);
-    if (w >= 0) {
-        in->weak.items[w] = in->weak.items[--in->weak.len];
+    bool equal = b->layout.kind != LAYOUT_NONE && layout_equal(&b->layout, l);
+    if (w >= 0 && !weak) in->weak.items[w] = in->weak.items[--in->weak.len]; /* strong from now on */
+    if (equal || (weak && b->layout.kind != LAYOUT_NONE)) return; /* a weak decision never overrides */
+    if (b->layout.kind == LAYOUT_NONE || w >= 0) {
         b->layout = *l;
         b->layout.origin = at;
         in->changed = true;
+        if (weak) vec_push(&c->arena, &in->weak, b);
         return;
     }
     if (!in->failed) {
@@ -61,6 +60,8 @@ static void assign(Infer *in, IrBuf *b, const Layout *l, Loc at, const char *op)
     }
     in->failed = true;
 }
+
+static void assign(Infer *in, IrBuf *b, const Layout *l, Loc at, const char *op) { assign_as(in, b, l, at, op, false); }
 
 /* The accumulator layout of an M x N fragment for a gemm with `threads`
  * threads: warps tile C in a wm x wn grid, each warp in m16 x n8 pieces. */
@@ -188,8 +189,7 @@ static void infer_parallel(Infer *in, IrStmt *p) {
             /* elements other threads would hold: every thread holds all of
              * a small fragment, unless another operation decides */
             Layout r = replicated(b);
-            assign(in, b, &r, e->loc, "parallel loop");
-            vec_push(&k->c->arena, &in->weak, b);
+            assign_as(in, b, &r, e->loc, "parallel loop", true);
         }
         /* otherwise stage_elements reads (and writes) those elements
          * through shared memory */
@@ -225,13 +225,14 @@ static void visit(IrStmt *s, void *arg) {
     }
     case IR_COPY:
         if (is_fragment(s->src.buf) && is_fragment(s->dst.buf)) {
+            /* from the side with a layout, the strong one when one is weak */
             IrBuf *from = s->src.buf, *to = s->dst.buf;
-            if (from->layout.kind == LAYOUT_NONE) from = s->dst.buf, to = s->src.buf;
+            if (from->layout.kind == LAYOUT_NONE ||
+                (weak_index(in, from) >= 0 && to->layout.kind != LAYOUT_NONE && weak_index(in, to) < 0))
+                from = s->dst.buf, to = s->src.buf;
             if (from->layout.kind == LAYOUT_NONE) break;
-            bool open = to->layout.kind == LAYOUT_NONE;
-            assign(in, to, &from->layout, s->loc, "copy");
             /* a layout copied from a weak one yields as that one does */
-            if (open && weak_index(in, from) >= 0) vec_push(&in->k->c->arena, &in->weak, to);
+            assign_as(in, to, &from->layout, s->loc, "copy", weak_index(in, from) >= 0);
         }
         break;
     case IR_REDUCE: {

@@ -53,6 +53,7 @@ ragged() {
     rope) echo "--set S=1000" ;;
     transpose_tile) echo "--set N=500" ;;
     scale_cols) echo "--set M=1001" ;;
+    scale_then_max) echo "--set M=200" ;;
     acc_flip) echo "--set M=500,N=500,K=200" ;;
     local_rows) echo "--set M=1000" ;;
     bmm) echo "--set K=704,N=1504" ;;  # rows of 16-byte units: the sm_90a path with rank-3 TMA copies
