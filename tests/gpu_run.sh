@@ -56,6 +56,9 @@ ragged() {
     scale_then_max) echo "--set M=200" ;;
     acc_flip) echo "--set M=500,N=500,K=200" ;;
     local_rows) echo "--set M=1000" ;;
+    gemm_k40) echo "--set M=200,N=136,K=190" ;;  # the multiply-add fallback, partial tiles
+    gemm_f32_in) echo "--set M=100,N=70,K=50" ;;
+    gemm_f16_acc) echo "--set M=100,N=70" ;;
     bmm) echo "--set K=704,N=1504" ;;  # rows of 16-byte units: the sm_90a path with rank-3 TMA copies
     bias_scale) echo "--set M=1001,N=1000" ;;      # vectors of 4, partial tiles both ways
     scale_inplace) echo "--set N=999" ;;
