@@ -17,8 +17,8 @@ typedef struct Infer {
     bool changed;
     bool failed;
     /* fragments replicated only because a parallel loop reads elements of
-     * them other threads would hold: any other operation's layout wins,
-     * and stage_elements reads those elements through shared memory */
+     * them other threads would hold: any other operation's layout wins
+     * (and stage_elements then reads those elements through shared memory) */
     PtrVec weak;
 } Infer;
 
