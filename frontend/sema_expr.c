@@ -351,12 +351,13 @@ static bool check_binary(Sema *s, Node *e) {
     }
     switch (op) {
     case TK_PERCENT: case TK_SHL: case TK_SHR: case TK_AMP: case TK_PIPE: case TK_CARET:
-        if (!dtype_is_int(a->dtype) && a->dtype != DT_BOOL) {
-            diag_error(s->c, e->loc, "operator '%s' needs integer operands, not %s", op_spelling(op), dtype_name(a->dtype));
-            return false;
-        }
-        if (!dtype_is_int(b->dtype) && b->dtype != DT_BOOL) {
-            diag_error(s->c, e->loc, "operator '%s' needs integer operands, not %s", op_spelling(op), dtype_name(b->dtype));
+        for (int side = 0; side < 2; side++) {
+            const Node *x = side ? b : a;
+            if (dtype_is_int(x->dtype) || x->dtype == DT_BOOL) continue;
+            diag_error(s->c, e->loc, "operator '%s' needs integer operands, not %s", op_spelling(op), dtype_name(x->dtype));
+            if (s->mode == EM_REFERENCE && x->dtype == DT_F64)
+                diag_note(s->c, x->loc, "a reference computes in f64, its temporaries too: convert with an integer type, "
+                                        "as in u32(...)");
             return false;
         }
         e->dtype = dtype_join(a->dtype, b->dtype);
