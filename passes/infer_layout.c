@@ -22,9 +22,10 @@ typedef struct Infer {
     PtrVec weak;
 } Infer;
 
-/* The most elements a fragment is replicated for in a parallel loop that
- * reads it at others' indices (a register each, in every thread); a larger
- * one gets a layout of its own and is read through shared memory. */
+/* The most elements a fragment is replicated for (a register each, in
+ * every thread): for a parallel loop that reads it at others' indices, or
+ * as a reduction's result other than one value per accumulator row; a
+ * larger one gets a layout of its own. */
 enum { REPLICATE_MAX_ELEMS = 256 };
 
 static int weak_index(const Infer *in, const IrBuf *b) {
@@ -241,10 +242,14 @@ static void visit(IrStmt *s, void *arg) {
         if (src->layout.kind == LAYOUT_ACC && s->dim == 1) {
             Layout r = row_layout_of(&src->layout);
             assign(in, dst, &r, s->loc, "reduction");
-        } else {
+        } else if (buf_elems(dst) <= REPLICATE_MAX_ELEMS) {
             Layout r = replicated(dst);
             assign(in, dst, &r, s->loc, "reduction");
         }
+        /* a larger result (a column sum of a wide tile, a reduction along
+         * the first of three dims) gets a layout of its own, a blocked one
+         * unless another operation decides, and the reduction computes each
+         * thread's elements from a shared copy of the source (lower_reduce.c) */
         break;
     }
     case IR_PARALLEL: infer_parallel(in, s); break;

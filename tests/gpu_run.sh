@@ -59,6 +59,8 @@ ragged() {
     gemm_k40) echo "--set M=200,N=136,K=190" ;;  # the multiply-add fallback, partial tiles
     gemm_f32_in) echo "--set M=100,N=70,K=50" ;;
     gemm_f16_acc) echo "--set M=100,N=70" ;;
+    col_sum_wide) echo "--set N=1000" ;;  # results spread over the threads, partial tiles
+    max_first_dim) echo "--set B=1000" ;;
     bmm) echo "--set K=704,N=1504" ;;  # rows of 16-byte units: the sm_90a path with rank-3 TMA copies
     bias_scale) echo "--set M=1001,N=1000" ;;      # vectors of 4, partial tiles both ways
     scale_inplace) echo "--set N=999" ;;
