@@ -25,8 +25,17 @@ IrBuf *ir_buf_of(IrKernel *k, const Sym *sym) {
     die("no IR buffer for '%s'", sym ? sym->name->s : "?");
 }
 
-/* C and CUDA spellings a user name must not take in the generated code. */
+/* C and CUDA spellings a user name must not take in the generated code:
+ * C++ keywords and alternative tokens, CUDA's types and built-in variables,
+ * and every function the generated kernel body calls. */
 static const char *const reserved[] = {
+    "alignas", "alignof", "and", "and_eq", "bitand", "bitor", "catch", "char16_t", "char32_t", "compl",
+    "concept", "const_cast", "constexpr", "decltype", "dynamic_cast", "export", "mutable", "noexcept", "not",
+    "not_eq", "nullptr", "NULL", "or", "or_eq", "reinterpret_cast", "requires", "static_assert", "static_cast",
+    "thread_local", "typeid", "wchar_t", "xor", "xor_eq", "int3", "uint3", "float3", "dim3", "nv_bfloat162",
+    "expf", "exp2", "logf", "log2", "log2f", "sqrtf", "rsqrt", "rsqrtf", "tanh", "tanhf", "erf", "erff",
+    "floor", "floorf", "ceil", "ceilf", "sin", "sinf", "cos", "cosf", "powf", "fmaf", "fmin", "fminf", "fmax",
+    "fmaxf", "fabs", "fabsf", "llabs", "make_uint2", "make_uint4",
     "auto", "bool", "break", "case", "char", "class", "const", "continue", "default", "delete", "do",
     "double", "else", "enum", "explicit", "extern", "false", "float", "for", "friend", "goto", "if",
     "inline", "int", "long", "namespace", "new", "operator", "private", "protected", "public",
@@ -37,7 +46,8 @@ static const char *const reserved[] = {
     "uint2", "uint4", "min", "max", "abs", "exp", "log", "sqrt", "pow", "fma", "printf", "assert", NULL};
 
 const char *ir_cname(Ctx *c, const Name *n) {
-    bool clash = n->s[0] == '_' || strncmp(n->s, "tl_", 3) == 0;
+    /* the generated code's own names start with tl_ or end with _ (cg_tmp) */
+    bool clash = n->s[0] == '_' || strncmp(n->s, "tl_", 3) == 0 || (n->len > 0 && n->s[n->len - 1] == '_');
     for (int i = 0; !clash && reserved[i]; i++) clash = strcmp(n->s, reserved[i]) == 0;
     return clash ? arena_printf(&c->arena, "u_%s", n->s) : n->s;
 }
