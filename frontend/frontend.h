@@ -198,8 +198,9 @@ struct Sym {
     int64_t shape[MAX_RANK]; /* the extent of each dim after specialisation */
     bool ref_defined;        /* reference: defined by a statement so far */
     /* Reference index variables: the dimension that gives the range. */
-    bool range_known;
+    bool range_known;        /* parallel and unroll loop variables too */
     int64_t range;
+    int range_guard;         /* loop variables: Sema.guarded where the loop starts */
     Sym *range_dim_sym;      /* size variable of that dim (NULL: a literal) */
     Loc range_loc;
     bool used;

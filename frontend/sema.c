@@ -407,6 +407,15 @@ static void check_stmt(Sema *s, Node *st) {
             sym->decl = v;
             sym->dtype = DT_I32;
             v->sym = sym;
+            /* the values a parallel or unroll variable takes: 0 to its extent */
+            const NodeList *args = &st->u.loop.iter->u.call.args;
+            const Node *n = kind == LOOP_PARALLEL && i < args->len ? args->items[i]
+                          : kind == LOOP_UNROLL && args->len == 1 ? args->items[0] : NULL;
+            if (n && n->kind != N_NAMED_ARG && n->is_const && !n->const_float) {
+                sym->range_known = true;
+                sym->range = n->cval.i;
+                sym->range_guard = s->guarded;
+            }
             sym_declare(s, sym);
         }
         s->in_loop++;
@@ -421,11 +430,18 @@ static void check_stmt(Sema *s, Node *st) {
         Node *c = st->u.ifs.c;
         if (check_expr(s, c) && !dtype_is_int(c->dtype) && !dtype_is_float(c->dtype) && c->dtype != DT_BOOL)
             diag_error(s->c, c->loc, "the condition of if must be a boolean or a number");
+        bool known = c->is_const, taken = known && (c->const_float ? c->cval.f != 0 : c->cval.i != 0);
+        s->guarded += !known;
+        s->dead += known && !taken;
         check_block(s, st->u.ifs.then);
+        s->dead -= known && !taken;
         if (st->u.ifs.els) {
+            s->dead += taken;
             if (st->u.ifs.els->kind == N_IF) check_stmt(s, st->u.ifs.els);
             else check_block(s, st->u.ifs.els);
+            s->dead -= taken;
         }
+        s->guarded -= !known;
         return;
     }
     case N_BLOCK: check_block(s, st); return;

@@ -21,6 +21,8 @@ typedef struct Sema {
     ExprMode mode;
     int in_parallel;         /* nesting of parallel loops */
     int in_loop;             /* nesting of any loop */
+    int dead;                /* inside a branch the specialisation never takes */
+    int guarded;             /* inside a condition decided at run time (if, ?:, && and ||) */
     bool seen_swizzle;
     Sym *ref_reducing;       /* reference: reduction var being scoped */
 } Sema;

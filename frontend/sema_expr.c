@@ -146,6 +146,28 @@ static bool check_name(Sema *s, Node *e) {
 }
 
 /* An element of a tensor or buffer in the kernel body. */
+/* An index of a shared, fragment or local buffer that is certainly outside
+ * it: a constant, or a parallel or unroll variable whose extent is larger
+ * than the dimension with no run-time condition between the loop and the
+ * access. (Past a global tensor's edge reads give 0 and writes do nothing;
+ * past a buffer's, they would reach other memory.) Branches the
+ * specialisation never takes are not checked. */
+static bool index_in_bounds(Sema *s, const Sym *sym, int d, const Node *ix) {
+    if (sym->kind != SYM_BUFFER || s->dead || d >= sym->rank) return true;
+    int64_t n = sym->shape[d];
+    if (ix->is_const && !ix->const_float) {
+        if (ix->cval.i >= 0 && ix->cval.i < n) return true;
+        diag_error(s->c, ix->loc, "index %lld is outside '%s': its dimension %d has %lld element%s", (long long)ix->cval.i,
+                   sym->name->s, d, (long long)n, n == 1 ? "" : "s");
+        return false;
+    }
+    const Sym *v = ix->kind == N_NAME ? ix->sym : NULL;
+    if (!v || v->kind != SYM_LOOP || !v->range_known || v->range <= n || s->guarded != v->range_guard) return true;
+    diag_error(s->c, ix->loc, "'%s' runs to %lld, outside '%s': its dimension %d has %lld element%s", v->name->s,
+               (long long)(v->range - 1), sym->name->s, d, (long long)n, n == 1 ? "" : "s");
+    return false;
+}
+
 static bool check_element(Sema *s, Node *e) {
     Sym *sym = sym_lookup(e->u.index.name);
     if (!sym) {
@@ -176,7 +198,8 @@ static bool check_element(Sema *s, Node *e) {
             ok = false;
             continue;
         }
-        ok &= check_int(s, ix, "an index");
+        if (check_int(s, ix, "an index")) ok &= index_in_bounds(s, sym, i, ix);
+        else ok = false;
     }
     e->dtype = sym->dtype;
     return ok;
@@ -341,10 +364,18 @@ static bool is_number(Dtype t) { return dtype_is_int(t) || dtype_is_float(t) || 
 
 static bool check_binary(Sema *s, Node *e) {
     Node *a = e->u.op.a, *b = e->u.op.b;
-    bool ok = check_expr(s, a);
-    ok &= check_expr(s, b);
-    if (!ok) return false;
     int op = e->u.op.op;
+    bool ok = check_expr(s, a);
+    /* the right side of && and || runs only when the left does not decide */
+    bool lazy = op == TK_ANDAND || op == TK_OROR;
+    bool decides = lazy && ok && a->is_const && !a->const_float && (op == TK_ANDAND) == (a->cval.i == 0);
+    bool runtime = lazy && !(ok && a->is_const);
+    s->dead += decides;
+    s->guarded += runtime;
+    ok &= check_expr(s, b);
+    s->dead -= decides;
+    s->guarded -= runtime;
+    if (!ok) return false;
     if (!is_number(a->dtype) || !is_number(b->dtype)) {
         diag_error(s->c, e->loc, "operator '%s' needs numbers", op_spelling(op));
         return false;
@@ -399,8 +430,15 @@ static bool check_unary(Sema *s, Node *e) {
 static bool check_cond(Sema *s, Node *e) {
     Node *c = e->u.cond.c, *a = e->u.cond.a, *b = e->u.cond.b;
     bool ok = check_expr(s, c);
+    bool known = ok && c->is_const, take = known && (c->const_float ? c->cval.f != 0 : c->cval.i != 0);
+    s->guarded += !known;
+    s->dead += known && !take;
     ok &= check_expr(s, a);
+    s->dead -= known && !take;
+    s->dead += take;
     ok &= check_expr(s, b);
+    s->dead -= take;
+    s->guarded -= !known;
     if (!ok) return false;
     if (!is_number(c->dtype)) {
         diag_error(s->c, c->loc, "the condition of '?:' must be a boolean or a number");
@@ -411,8 +449,7 @@ static bool check_cond(Sema *s, Node *e) {
         return false;
     }
     e->dtype = dtype_join(a->dtype, b->dtype);
-    if (c->is_const) {
-        bool take = c->const_float ? c->cval.f != 0 : c->cval.i != 0;
+    if (known) {
         const Node *x = take ? a : b;
         if (x->is_const) {
             if (x->const_float || dtype_is_float(e->dtype)) const_set_float(e, const_as_float(x));

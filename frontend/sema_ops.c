@@ -218,6 +218,27 @@ static void set_region_ext(Sema *s, Node *e, const int64_t *ext, int rank) {
     memcpy(e->region_ext, ext, sizeof(int64_t) * (size_t)rank);
 }
 
+/* A region of a shared, fragment or local buffer must lie inside it where
+ * its start is a constant: past a global tensor's edge reads give 0 and
+ * writes do nothing, past a buffer's they would reach other memory. Its
+ * extent in each dimension is region_ext (1 for a plain index). Branches
+ * the specialisation never takes are not checked. */
+static bool region_in_bounds(Sema *s, const Region *r) {
+    const Node *e = r->node;
+    if (r->sym->kind != SYM_BUFFER || s->dead || e->kind != N_INDEX || !e->region_ext) return true;
+    const NodeList *idx = &e->u.index.idx;
+    for (int d = 0; d < idx->len && d < r->sym->rank; d++) {
+        const Node *ix = idx->items[d], *start = ix->kind == N_SLICE ? ix->u.slice.lo : ix;
+        if (!start->is_const || start->const_float) continue;
+        int64_t lo = start->cval.i, hi = lo + e->region_ext[d], n = r->sym->shape[d];
+        if (lo >= 0 && hi <= n) continue;
+        diag_error(s->c, ix->loc, "this region (%lld to %lld) lies outside '%s': its dimension %d has %lld element%s",
+                   (long long)lo, (long long)hi, r->sym->name->s, d, (long long)n, n == 1 ? "" : "s");
+        return false;
+    }
+    return true;
+}
+
 /* Resolves a tile operand. `what` names it for errors ("the source of copy"). */
 static bool get_region(Sema *s, Node *e, const char *what, Region *r) {
     memset(r, 0, sizeof *r);
@@ -294,7 +315,7 @@ static bool get_region(Sema *s, Node *e, const char *what, Region *r) {
     if (any_slice) set_region_ext(s, e, dim_ext, idx->len);
     r->point = !any_slice;
     if (r->point) r->rank = 0;
-    return ok;
+    return ok && (r->point || region_in_bounds(s, r));
 }
 
 /* Gives a point region the shape of `other` (LANGUAGE.md §4, "Regions"):
@@ -317,7 +338,7 @@ static bool resolve_point(Sema *s, Region *r, const Region *other) {
     }
     r->point = false;
     set_region_ext(s, r->node, r->ext, r->rank);
-    return true;
+    return region_in_bounds(s, r);
 }
 
 /* Shapes agree when they are equal after dropping extents of 1. */

@@ -61,6 +61,7 @@ ragged() {
     gemm_f16_acc) echo "--set M=100,N=70" ;;
     col_sum_wide) echo "--set N=1000" ;;  # results spread over the threads, partial tiles
     max_first_dim) echo "--set B=1000" ;;
+    pad_copy) echo "--set M=200" ;;
     bmm) echo "--set K=704,N=1504" ;;  # rows of 16-byte units: the sm_90a path with rank-3 TMA copies
     bias_scale) echo "--set M=1001,N=1000" ;;      # vectors of 4, partial tiles both ways
     scale_inplace) echo "--set N=999" ;;
