@@ -69,11 +69,7 @@ static void assign(Infer *in, IrBuf *b, const Layout *l, Loc at, const char *op)
 static bool acc_layout(Infer *in, IrStmt *g, Layout *l) {
     Ctx *c = in->k->c;
     int64_t m = g->c.ext[0], n = g->c.ext[1], threads = in->k->threads;
-    if (threads % 32 != 0) {
-        diag_error(c, g->loc, "gemm needs whole warps: threads (%lld) must be a multiple of 32", (long long)threads);
-        return false;
-    }
-    int warps = (int)(threads / 32);
+    int warps = (int)(threads / 32); /* whole warps: plan_warpgroups checked */
     int best_wm = acc_warp_rows(m, n, warps, g->policy);
     if (best_wm < 0) {
         const char *pol = g->policy == POLICY_FULL_ROW ? "full_row" : g->policy == POLICY_FULL_COL ? "full_col" : "square";

@@ -351,13 +351,19 @@ static void plan_cluster(IrKernel *k, IrStmt *loop, int loop_at) {
 }
 
 static void find_gemm(IrStmt *s, void *arg) {
-    if (s->op == IR_GEMM) *(bool *)arg = true;
+    if (s->op == IR_GEMM && !*(IrStmt **)arg) *(IrStmt **)arg = s;
 }
 
 void pass_plan_warpgroups(IrKernel *k) {
-    bool has_gemm = false;
-    ir_walk(&k->body, find_gemm, &has_gemm);
-    if (k->arch != 90 || !k->arch_specific || !has_gemm) return; /* nothing for the tensor cores */
+    IrStmt *gemm = NULL;
+    ir_walk(&k->body, find_gemm, &gemm);
+    /* on every target, before this pass picks its own thread counts for
+     * the Hopper path (the mma accumulator layouts split C over warps) */
+    if (gemm && k->threads % 32 != 0) {
+        diag_error(k->c, gemm->loc, "gemm needs whole warps: threads (%lld) must be a multiple of 32", (long long)k->threads);
+        return;
+    }
+    if (k->arch != 90 || !k->arch_specific || !gemm) return; /* nothing for the tensor cores */
     int at = -1;
     for (int i = 0; i < k->body.len; i++) {
         IrStmt *s = k->body.items[i];
