@@ -244,8 +244,16 @@ static void evaluate_values(Sema *s, KernelInfo *k) {
     /* Tensor extents after specialisation. */
     for (int i = 0; i < k->params.len; i++) {
         Sym *p = k->params.items[i];
-        for (int j = 0; p->kind == SYM_TENSOR && j < p->rank; j++)
+        if (p->kind != SYM_TENSOR) continue;
+        int64_t elems = 1;
+        bool huge = false;
+        for (int j = 0; j < p->rank; j++) {
             if (p->dim_sym[j]) p->shape[j] = p->dim_sym[j]->has_value && !p->dim_sym[j]->value_float ? p->dim_sym[j]->value.i : 1;
+            huge |= __builtin_mul_overflow(elems, p->shape[j], &elems) || elems > (INT64_C(1) << 48);
+        }
+        /* element offsets are 64-bit, and no device holds 2^48 elements */
+        if (huge)
+            diag_error(s->c, p->loc, "the tensor '%s' is absurdly large (more than 2^48 elements at these sizes)", p->name->s);
     }
 }
 
