@@ -379,10 +379,16 @@ static bool pair_shapes(Sema *s, Node *call, const char *op, Region *a, Region *
     return true;
 }
 
+/* A flag: true or false (a compile-time boolean), or 0 or 1. */
 static bool const_bool_arg(Sema *s, Node *a, const char *what, bool *out) {
     if (!a) return true;
+    const Sym *named = a->kind == N_NAME ? sym_lookup(a->u.name) : NULL;
+    if (is_buffer_sym(named)) {
+        diag_error(s->c, a->loc, "%s must be true or false, not the %s '%s'", what, scope_name(named), named->name->s);
+        return false;
+    }
     if (!check_expr(s, a)) return false;
-    if (!a->is_const || a->const_float) {
+    if (!a->is_const || a->const_float || (a->dtype != DT_BOOL && a->cval.i != 0 && a->cval.i != 1)) {
         diag_error(s->c, a->loc, "%s must be true or false", what);
         return false;
     }
