@@ -204,6 +204,7 @@ struct Sym {
     Sym *range_dim_sym;      /* size variable of that dim (NULL: a literal) */
     Loc range_loc;
     bool used;
+    bool broken;             /* a buffer whose declaration had errors: its uses are not checked again */
 };
 
 /* A `--set NAME=VALUE` override. */

@@ -153,7 +153,7 @@ static bool check_name(Sema *s, Node *e) {
  * past a buffer's, they would reach other memory.) Branches the
  * specialisation never takes are not checked. */
 static bool index_in_bounds(Sema *s, const Sym *sym, int d, const Node *ix) {
-    if (sym->kind != SYM_BUFFER || s->dead || d >= sym->rank) return true;
+    if (sym->kind != SYM_BUFFER || sym->broken || s->dead || d >= sym->rank) return true;
     int64_t n = sym->shape[d];
     if (ix->is_const && !ix->const_float) {
         if (ix->cval.i >= 0 && ix->cval.i < n) return true;

@@ -257,6 +257,7 @@ static bool get_region(Sema *s, Node *e, const char *what, Region *r) {
         e->sym = sym;
         sym->used = true;
         r->sym = sym;
+        if (sym->broken) return false; /* its declaration's errors are enough */
         r->rank = sym->rank;
         memcpy(r->ext, sym->shape, sizeof r->ext);
         set_region_ext(s, e, r->ext, r->rank);
@@ -279,6 +280,7 @@ static bool get_region(Sema *s, Node *e, const char *what, Region *r) {
     e->sym = sym;
     sym->used = true;
     r->sym = sym;
+    if (sym->broken) return false;
     NodeList *idx = &e->u.index.idx;
     if (idx->len != sym->rank) {
         diag_error(s->c, e->loc, "'%s' has %d dimension%s but %d ind%s given", sym->name->s, sym->rank,
@@ -640,7 +642,6 @@ Sym *check_alloc(Sema *s, Node *call, Name *name, Loc name_loc, bool *was_alloc)
     Sym *sym = sym_new(s, SYM_BUFFER, name, name_loc);
     sym->scope = scope;
     sym->decl = call;
-    bool ok = true;
     Node *shape = arg[0];
     Node *single[1] = {shape};
     Node **dims = single;
@@ -655,28 +656,24 @@ Sym *check_alloc(Sema *s, Node *call, Name *name, Loc name_loc, bool *was_alloc)
     }
     sym->rank = rank;
     int64_t elems = 1;
+    int errors = s->c->errors;
     for (int i = 0; i < rank; i++) {
         int64_t d;
-        if (!check_const_int(s, dims[i], "the shape of a buffer", &d)) { ok = false; continue; }
+        sym->shape[i] = 1;
+        if (!check_const_int(s, dims[i], "the shape of a buffer", &d)) continue;
         if (d < 1) {
             diag_error(s->c, dims[i]->loc, "buffer dimensions must be positive, not %lld", (long long)d);
-            ok = false;
             continue;
         }
         sym->shape[i] = d;
-        if (__builtin_mul_overflow(elems, d, &elems) || elems > (INT64_C(1) << 40)) {
+        if (__builtin_mul_overflow(elems, d, &elems) || elems > (INT64_C(1) << 40))
             diag_error(s->c, dims[i]->loc, "this buffer is absurdly large (more than 2^40 elements)");
-            ok = false;
-        }
     }
     Node *dt = arg[1];
-    if (dt->kind != N_DTYPE) {
-        diag_error(s->c, dt->loc, "the second argument of %s must be a dtype (f16, f32, ...)", fname);
-        ok = false;
-    } else {
-        sym->dtype = dt->u.dt;
-    }
-    if (!ok) return NULL;
+    sym->dtype = dt->kind == N_DTYPE ? dt->u.dt : DT_F32;
+    if (dt->kind != N_DTYPE) diag_error(s->c, dt->loc, "the second argument of %s must be a dtype (f16, f32, ...)", fname);
+    /* declared even so, that its uses bring no "undefined name" */
+    sym->broken = s->c->errors != errors;
     return sym;
 }
 
