@@ -320,6 +320,18 @@ static bool parse_override(char *item, Override *o) {
     return false;
 }
 
+/* Whether a checked kernel has a tensor parameter called name. */
+static bool names_tensor(const PtrVec *kernels, const char *name) {
+    for (int i = 0; i < kernels->len; i++) {
+        const KernelInfo *k = kernels->items[i];
+        for (int j = 0; j < k->params.len; j++) {
+            const Sym *p = k->params.items[j];
+            if (p->kind == SYM_TENSOR && !strcmp(p->name->s, name)) return true;
+        }
+    }
+    return false;
+}
+
 int main(int argc, char **argv) {
     const char *file = NULL, *kernel = NULL, *arch = NULL, *out_path = NULL, *print_after = NULL, *val = NULL;
     Action act = ACT_CHECK;
@@ -531,18 +543,25 @@ int main(int argc, char **argv) {
         if (c.errors) rc = EXIT_SOURCE;
         for (int i = 0; i < n_overrides && rc == EXIT_OK; i++)
             if (!overrides[i].used) {
-                fprintf(stderr, "tilec: --set %s: no kernel%s has a size, scalar, where constant or tunable named '%s'\n",
-                        overrides[i].name, kernel ? " selected" : "", overrides[i].name);
+                if (names_tensor(&kernels, overrides[i].name))
+                    fprintf(stderr, "tilec: --set %s: '%s' is a tensor; --set takes the sizes of its dimensions, scalars, "
+                                    "where constants and tunables\n", overrides[i].name, overrides[i].name);
+                else
+                    fprintf(stderr, "tilec: --set %s: no kernel%s has a size, scalar, where constant or tunable named '%s'\n",
+                            overrides[i].name, kernel ? " selected" : "", overrides[i].name);
                 rc = EXIT_USAGE;
             }
         bool lowers = act >= ACT_IR || print_after;
         if (rc == EXIT_OK && act == ACT_CHECK && !print_after) rc = check_lowering(&c, &kernels, file, arch);
         if (rc == EXIT_OK && lowers) {
-            if (kernels.len != 1) {
+            if (kernels.len == 0) {
+                fprintf(stderr, "tilec: %s has no kernel\n", file);
+                rc = EXIT_SOURCE;
+            } else if (kernels.len != 1) {
                 fprintf(stderr, "tilec: %s has %d kernels; choose one with --kernel:", file, kernels.len);
                 for (int i = 0; i < kernels.len; i++) fprintf(stderr, " %s", ((KernelInfo *)kernels.items[i])->name->s);
                 fputc('\n', stderr);
-                rc = kernels.len ? EXIT_USAGE : EXIT_SOURCE;
+                rc = EXIT_USAGE;
             } else if (act == ACT_AUTOTUNE) {
                 rc = autotune(&c, prog, kernels.items[0], file, arch, overrides, n_overrides, &opts, opts.profile.json);
             } else {

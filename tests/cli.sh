@@ -58,6 +58,11 @@ wait
 # a writer (bash's <(...)) is read
 expect 0 "a FIFO without a writer as input" timeout 10 "$tilec" --check "$tmp/pipe"
 expect 0 "a pipe with a writer as input" timeout 10 "$tilec" --check <(cat "$ex")
+expect 2 "--set of a tensor's name" "$tilec" --check --set A=4 "$ex"
+case $out in *"'A' is a tensor"*) ;; *) fail=$((fail + 1)); echo "FAIL --set A=4 does not say A is a tensor: $out" ;; esac
+: > "$tmp/empty.tile"
+expect 1 "--emit-cuda of a file without kernels" "$tilec" --emit-cuda "$tmp/empty.tile"
+case $out in *"has no kernel"*) ;; *) fail=$((fail + 1)); echo "FAIL empty file: $out" ;; esac
 expect 2 "--arch NVRTC cannot target" "$tilec" --arch sm_999 --emit-ptx "$ex"
 expect 2 "--arch sm_80a (arch-specific targets start at sm_90a)" "$tilec" --arch sm_80a --check "$ex"
 expect 2 "--set of a size to a float" "$tilec" --set M=4096.0 "$ex"
