@@ -55,6 +55,8 @@ void parse_syntax_error(ParseState *ps, int major, const Token *tok, const int *
         diag_error(ps->c, tok->loc, "unexpected end of file%s", what);
     else if (major == TK_IDENT)
         diag_error(ps->c, tok->loc, "unexpected identifier '%s'%s", tok->name->s, what);
+    else if (major == TK_REFERENCE && ps->nesting == 0)
+        diag_error(ps->c, tok->loc, "unexpected 'reference': a kernel has one reference block, right after its body");
     else
         diag_error(ps->c, tok->loc, "unexpected %s%s", token_describe(major), what);
 }
