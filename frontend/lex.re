@@ -252,6 +252,13 @@ int lex_next(Lexer *lx, Token *t) {
         "-=" { return TK_MINUSEQ; }
         "*=" { return TK_STAREQ; }
         "/=" { return TK_SLASHEQ; }
+        "%=" | "&=" | "|=" | "^=" | "<<=" | ">>=" {
+            /* read as '=' after the error, so the parser reports nothing more */
+            int n = (int)(lx->cur - lx->tok);
+            diag_error(lx->c, t->loc, "'%.*s' is not an assignment operator (=, +=, -=, *= and /= are): write x = x %.*s y",
+                       n, lx->tok, n - 1, lx->tok);
+            return TK_ASSIGN;
+        }
         "||" { return TK_OROR; }
         "&&" { return TK_ANDAND; }
         "==" { return TK_EQ; }
