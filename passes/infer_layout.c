@@ -172,16 +172,9 @@ static void infer_parallel(Infer *in, IrStmt *p) {
         IrBuf *b = acc.bufs[i];
         Node *e = acc.nodes[i];
         if (b == driver) continue;
-        if (indexed_by_loop_vars(e, p, p->nvars) && b->rank == driver->rank &&
-            !memcmp(b->shape, driver->shape, sizeof(int64_t) * (size_t)b->rank)) {
-            assign(in, b, &driver->layout, e->loc, "parallel loop");
-        } else if (b->rank == 1 && indexed_by_loop_vars(e, p, 1) && b->shape[0] == p->extents[0] &&
-                   driver->layout.kind == LAYOUT_ACC) {
-            Layout r = row_layout_of(&driver->layout);
-            assign(in, b, &r, e->loc, "parallel loop");
-        } else if (b->rank == 1 && indexed_by_loop_vars(e, p, 1) && b->shape[0] == p->extents[0] &&
-                   driver->layout.kind == LAYOUT_ROW && p->nvars == 1) {
-            assign(in, b, &driver->layout, e->loc, "parallel loop");
+        Layout own;
+        if (own_access_layout(p, b, e, &own)) {
+            assign(in, b, &own, e->loc, "parallel loop");
         } else if (b->layout.kind == LAYOUT_NONE && buf_elems(b) <= REPLICATE_MAX_ELEMS) {
             /* elements other threads would hold: every thread holds all of
              * a small fragment, unless another operation decides */

@@ -221,17 +221,24 @@ Layout row_layout_of(const Layout *acc) {
     return l;
 }
 
-bool access_is_own(const IrStmt *p, const IrBuf *b, const Node *e) {
+bool own_access_layout(const IrStmt *p, const IrBuf *b, const Node *e, Layout *l) {
     const IrBuf *d = p->driver;
-    if (!d || b->layout.kind == LAYOUT_NONE || b->layout.kind == LAYOUT_REPLICATED) return false;
+    if (!d) return false;
     if (indexed_by_loop_vars(e, p, p->nvars) && b->rank == d->rank &&
-        !memcmp(b->shape, d->shape, sizeof(int64_t) * (size_t)b->rank))
-        return layout_equal(&b->layout, &d->layout);
+        !memcmp(b->shape, d->shape, sizeof(int64_t) * (size_t)b->rank)) {
+        *l = d->layout;
+        return true;
+    }
     /* one value per row of the driver, indexed by the row variable */
     if (b->rank != 1 || !indexed_by_loop_vars(e, p, 1) || b->shape[0] != p->extents[0]) return false;
-    if (d->layout.kind == LAYOUT_ACC) {
-        Layout r = row_layout_of(&d->layout);
-        return layout_equal(&b->layout, &r);
-    }
-    return d->layout.kind == LAYOUT_ROW && p->nvars == 1 && layout_equal(&b->layout, &d->layout);
+    if (d->layout.kind == LAYOUT_ACC) *l = row_layout_of(&d->layout);
+    else if (d->layout.kind == LAYOUT_ROW && p->nvars == 1) *l = d->layout;
+    else return false;
+    return true;
+}
+
+bool access_is_own(const IrStmt *p, const IrBuf *b, const Node *e) {
+    Layout l;
+    return b->layout.kind != LAYOUT_NONE && b->layout.kind != LAYOUT_REPLICATED && own_access_layout(p, b, e, &l) &&
+           layout_equal(&b->layout, &l);
 }

@@ -93,6 +93,12 @@ bool expr_multiple_of(const Node *e, int64_t m);
 bool indexed_by_loop_vars(const Node *e, const IrStmt *loop, int nvars);
 /* The layout of one value per row of an accumulator layout. */
 Layout row_layout_of(const Layout *acc);
+/* The layout fragment b must have for its access e in parallel loop p
+ * (whose driver is set) to be an element of the thread that runs the
+ * iteration: its driver's, where b has the driver's shape and e indexes it
+ * with the loop's variables; one value per row of the driver, where b is
+ * rank 1 and indexed by the row variable. False when no layout would do. */
+bool own_access_layout(const IrStmt *p, const IrBuf *b, const Node *e, Layout *l);
 /* Whether the access e of fragment b in parallel loop p (after
  * infer_layout) is to an element of the thread that runs the iteration:
  * b indexed by the loop's variables with its driver's shape and layout, or
