@@ -81,7 +81,7 @@ static void print_const(Cg *g, const Node *e) {
     if (fl) {
         print_float(g->o, e->const_float ? e->cval.f : (double)e->cval.i, e->dtype == DT_F64);
     } else if (e->dtype == DT_BOOL) {
-        fputs((e->const_float ? e->cval.f != 0 : e->cval.i != 0) ? "true" : "false", g->o);
+        fputs(node_const_true(e) ? "true" : "false", g->o);
     } else {
         int64_t v = e->const_float ? (int64_t)e->cval.f : e->cval.i;
         if (v >= INT32_MIN && v <= INT32_MAX) fprintf(g->o, "%" PRId64, v);

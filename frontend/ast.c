@@ -18,6 +18,8 @@ Node *node_new(Ctx *c, NodeKind k, Loc loc) {
     return n;
 }
 
+bool node_const_true(const Node *e) { return e->const_float ? e->cval.f != 0 : e->cval.i != 0; }
+
 void list_push(Ctx *c, NodeList *l, Node *n) {
     vec_push(&c->arena, (PtrVec *)l, n);
 }

@@ -136,6 +136,8 @@ struct Node {
 };
 
 Node *node_new(Ctx *c, NodeKind k, Loc loc);
+/* Whether the compile-time constant e (is_const) is non-zero: true. */
+bool node_const_true(const Node *e);
 void list_push(Ctx *c, NodeList *l, Node *n);
 /* Records n as a child of parent for the depth limit; reports once when
  * the tree gets deeper than LIMIT_EXPR_DEPTH. */

@@ -438,7 +438,7 @@ static void check_stmt(Sema *s, Node *st) {
         Node *c = st->u.ifs.c;
         if (check_expr(s, c) && !dtype_is_int(c->dtype) && !dtype_is_float(c->dtype) && c->dtype != DT_BOOL)
             diag_error(s->c, c->loc, "the condition of if must be a boolean or a number");
-        bool known = c->is_const, taken = known && (c->const_float ? c->cval.f != 0 : c->cval.i != 0);
+        bool known = c->is_const, taken = known && node_const_true(c);
         s->guarded += !known;
         s->dead += known && !taken;
         check_block(s, st->u.ifs.then);

@@ -32,8 +32,7 @@ static bool overflow(Sema *s, Node *e, int op) {
 bool const_binary(Sema *s, Node *e, int op, const Node *a, const Node *b) {
     bool fl = a->const_float || b->const_float;
     if (op == TK_ANDAND || op == TK_OROR) {
-        bool x = fl ? const_as_float(a) != 0 : a->cval.i != 0;
-        bool y = b->const_float ? b->cval.f != 0 : b->cval.i != 0;
+        bool x = node_const_true(a), y = node_const_true(b);
         const_set_int(e, op == TK_ANDAND ? (x && y) : (x || y));
         return true;
     }

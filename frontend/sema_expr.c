@@ -212,7 +212,7 @@ static bool fold_cast(Sema *s, Node *e, const Node *a, Dtype to) {
         return true;
     }
     if (to == DT_BOOL) {
-        const_set_int(e, a->const_float ? a->cval.f != 0 : a->cval.i != 0);
+        const_set_int(e, node_const_true(a));
         return true;
     }
     if (a->const_float) {
@@ -430,7 +430,7 @@ static bool check_unary(Sema *s, Node *e) {
 static bool check_cond(Sema *s, Node *e) {
     Node *c = e->u.cond.c, *a = e->u.cond.a, *b = e->u.cond.b;
     bool ok = check_expr(s, c);
-    bool known = ok && c->is_const, take = known && (c->const_float ? c->cval.f != 0 : c->cval.i != 0);
+    bool known = ok && c->is_const, take = known && node_const_true(c);
     s->guarded += !known;
     s->dead += known && !take;
     ok &= check_expr(s, a);

@@ -259,7 +259,7 @@ static void build_stmt(IrKernel *k, Node *st, IrBlock *out) {
     case N_IF:
         if (st->u.ifs.c->is_const) { /* decided by the specialisation: the branch taken, as a scope */
             const Node *c = st->u.ifs.c;
-            Node *taken = (c->const_float ? c->cval.f != 0 : c->cval.i != 0) ? st->u.ifs.then : st->u.ifs.els;
+            Node *taken = node_const_true(c) ? st->u.ifs.then : st->u.ifs.els;
             if (!taken) return;
             if (taken->kind == N_IF) {
                 build_stmt(k, taken, out);

@@ -9,7 +9,7 @@ const Node *expr_decided(const Node *e) {
     while (e && !e->is_const) {
         if (e->kind == N_COND && e->u.cond.c->is_const) {
             const Node *c = e->u.cond.c;
-            e = (c->const_float ? c->cval.f != 0 : c->cval.i != 0) ? e->u.cond.a : e->u.cond.b;
+            e = node_const_true(c) ? e->u.cond.a : e->u.cond.b;
         } else if (e->kind == N_BINARY && (e->u.op.op == TK_ANDAND || e->u.op.op == TK_OROR)) {
             /* a constant side that decides would have made e constant */
             const Node *a = e->u.op.a, *b = e->u.op.b;

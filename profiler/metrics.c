@@ -95,8 +95,7 @@ static uint64_t work_expr(WorkVars *w, const Node *e, bool addr, double *flops) 
          * the condition is a constant. */
         const Node *c = e->u.cond.c;
         if (c->is_const) {
-            bool t = c->const_float ? c->cval.f != 0 : c->cval.i != 0;
-            return work_expr(w, t ? e->u.cond.a : e->u.cond.b, addr, flops);
+            return work_expr(w, node_const_true(c) ? e->u.cond.a : e->u.cond.b, addr, flops);
         }
         double fa = 0, fb = 0;
         uint64_t m = work_expr(w, c, addr, flops);
