@@ -114,6 +114,19 @@ static IrStmt *new_stmt(IrKernel *k, IrOp op, Loc loc) {
     return s;
 }
 
+IrRegion ir_whole_region(IrBuf *b) {
+    IrRegion r = {.buf = b};
+    memcpy(r.ext, b->shape, sizeof r.ext);
+    return r;
+}
+
+IrStmt *ir_new_copy(IrKernel *k, Loc at, IrRegion src, IrRegion dst) {
+    IrStmt *s = new_stmt(k, IR_COPY, at);
+    s->src = src;
+    s->dst = dst;
+    return s;
+}
+
 static IrRegion region_of(IrKernel *k, Node *e) {
     IrRegion r = {0};
     r.buf = ir_buf_of(k, e->sym);

@@ -192,6 +192,10 @@ const char *ir_cname(Ctx *c, const Name *n);
  * `<from>_staged` (`<from>_staged2`, ... where the program has the name):
  * what a pass copies a region of `from` into for another reader. */
 IrBuf *ir_new_staging_buffer(IrKernel *k, const IrBuf *from, int rank, const int64_t *shape);
+/* All of buffer b as a region. */
+IrRegion ir_whole_region(IrBuf *b);
+/* A new statement copy(src, dst), for a pass to place. */
+IrStmt *ir_new_copy(IrKernel *k, Loc at, IrRegion src, IrRegion dst);
 
 /* ---- print.c ---- */
 void ir_print(FILE *out, const IrKernel *k);

@@ -115,18 +115,6 @@ static void scan_block(Scan *sc, IrBlock *b) {
     }
 }
 
-static IrStmt *whole_copy(IrKernel *k, Loc at, IrBuf *from, IrBuf *to) {
-    IrStmt *c = arena_alloc(&k->c->arena, sizeof *c);
-    memset(c, 0, sizeof *c);
-    c->op = IR_COPY;
-    c->loc = at;
-    c->src = (IrRegion){.buf = from};
-    c->dst = (IrRegion){.buf = to};
-    memcpy(c->src.ext, from->shape, sizeof from->shape);
-    memcpy(c->dst.ext, to->shape, sizeof to->shape);
-    return c;
-}
-
 typedef struct Stager {
     IrKernel *k;
     PtrVec from, to; /* fragment -> its shared copy */
@@ -151,12 +139,13 @@ static void stage_loop(Stager *st, IrStmt *p, IrBlock *out) {
         Use *u = sc.uses.items[i];
         if (!u->foreign_read && !u->foreign_write) continue;
         IrBuf *s = staged_copy_of(st, u->buf);
-        ir_block_push(st->k->c, out, whole_copy(st->k, p->loc, u->buf, s));
+        ir_block_push(st->k->c, out, ir_new_copy(st->k, p->loc, ir_whole_region(u->buf), ir_whole_region(s)));
         for (int j = 0; j < u->accesses.len; j++) {
             Access *a = u->accesses.items[j];
             if (u->foreign_write || !a->own) a->node->sym = s->sym;
         }
-        if (u->foreign_write) ir_block_push(st->k->c, &after, whole_copy(st->k, p->loc, s, u->buf));
+        if (u->foreign_write)
+            ir_block_push(st->k->c, &after, ir_new_copy(st->k, p->loc, ir_whole_region(s), ir_whole_region(u->buf)));
     }
     ir_block_push(st->k->c, out, p);
     for (int i = 0; i < after.len; i++) ir_block_push(st->k->c, out, after.items[i]);

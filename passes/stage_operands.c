@@ -73,12 +73,7 @@ static IrStmt *stage(Stager *st, IrStmt *gm, IrRegion *op) {
                    (int)(sizeof st->staged / sizeof *st->staged));
         return NULL;
     }
-    IrStmt *copy = arena_alloc(&st->k->c->arena, sizeof *copy);
-    copy->op = IR_COPY;
-    copy->loc = gm->loc;
-    copy->src = *op;
-    copy->dst = (IrRegion){.buf = sh};
-    memcpy(copy->dst.ext, sh->shape, sizeof sh->shape);
+    IrStmt *copy = ir_new_copy(st->k, gm->loc, *op, ir_whole_region(sh));
     *op = copy->dst;
     return copy;
 }
