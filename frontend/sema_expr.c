@@ -403,10 +403,8 @@ static bool check_binary(Sema *s, Node *e) {
         break;
     }
     if (a->is_const && b->is_const) return const_binary(s, e, op, a, b);
-    /* Short circuit with one constant side: `false && x` is false. */
-    if ((op == TK_ANDAND || op == TK_OROR) && a->is_const && !a->const_float) {
-        if ((op == TK_ANDAND) == (a->cval.i == 0)) const_set_int(e, a->cval.i != 0);
-    }
+    /* Short circuit with a constant left side that decides: `false && x` is false. */
+    if (decides) const_set_int(e, a->cval.i != 0);
     return true;
 }
 
