@@ -8,6 +8,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* A carriage return that no line feed follows ends a line (classic Mac
+ * line ends): made a line feed, so that lines and columns count as the
+ * editor shows them. Same length: offsets stay valid. */
+static void lone_carriage_returns_to_newlines(char *text, size_t len) {
+    for (size_t i = 0; i < len; i++)
+        if (text[i] == '\r' && (i + 1 == len || text[i + 1] != '\n')) text[i] = '\n';
+}
+
 bool source_read(Source *src, const char *path, const char **why) {
     /* A FIFO nobody writes would block open() for ever: open without
      * waiting, then read normally (with no writer, a read returns end of
@@ -66,6 +74,7 @@ bool source_read(Source *src, const char *path, const char **why) {
         len -= 3;
     }
     buf[len] = 0;
+    lone_carriage_returns_to_newlines(buf, len);
     src->name = path;
     src->text = buf;
     src->len = len;
@@ -78,6 +87,7 @@ void source_from_string(Source *src, const char *name, const char *text, size_t 
     if (!src->text) die("out of memory");
     memcpy(src->text, text, len);
     src->text[len] = 0;
+    lone_carriage_returns_to_newlines(src->text, len);
     src->len = len;
 }
 

@@ -63,6 +63,10 @@ case $out in *"'A' is a tensor"*) ;; *) fail=$((fail + 1)); echo "FAIL --set A=4
 : > "$tmp/empty.tile"
 expect 1 "--emit-cuda of a file without kernels" "$tilec" --emit-cuda "$tmp/empty.tile"
 case $out in *"has no kernel"*) ;; *) fail=$((fail + 1)); echo "FAIL empty file: $out" ;; esac
+# classic Mac line ends (CR alone): lines count as the editor shows them
+printf 'kernel k(X: f32[N], out Y: f32[N])\r    where N = 1024\r    grid(ceildiv(N, 128)) as (bx)\r{\r    for (i) in parallel(128) { Y[bx * 128 + i] = q; }\r}\r' > "$tmp/cr.tile"
+expect 1 "a CR-only file with an error on line 5" "$tilec" --check "$tmp/cr.tile"
+case $out in *"cr.tile:5:50: error: undefined name 'q'"*) ;; *) fail=$((fail + 1)); echo "FAIL CR line ends: $out" | head -3 ;; esac
 expect 2 "--arch NVRTC cannot target" "$tilec" --arch sm_999 --emit-ptx "$ex"
 expect 2 "--arch sm_80a (arch-specific targets start at sm_90a)" "$tilec" --arch sm_80a --check "$ex"
 expect 2 "--set of a size to a float" "$tilec" --set M=4096.0 "$ex"
