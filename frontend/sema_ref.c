@@ -129,7 +129,9 @@ bool check_ref_reduction(Sema *s, Node *e) {
         vec_push(&s->c->arena, &vars, v);
     }
     Node *body = e->u.call.body;
-    if (check_expr(s, body)) {
+    /* with a variable that could not be declared (it shadows one), its
+     * uses in the body would bind to the outer one and fail for that */
+    if (ok && check_expr(s, body)) {
         if (!dtype_is_int(body->dtype) && !dtype_is_float(body->dtype) && body->dtype != DT_BOOL) {
             diag_error(s->c, body->loc, "%s needs a numeric expression", fn->s);
             ok = false;
