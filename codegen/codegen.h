@@ -52,6 +52,13 @@ typedef struct Cg {
     const IrStmt *par;
     const IrBuf *driver;
     const char *reg;
+    /* Inside a parallel loop over a driver that several threads hold
+     * whole or in part (replicated; the row layout, whose rows repeat over
+     * a quad's lanes and the warps of a row band): the condition under
+     * which this thread is the iteration's one owner, for the effects
+     * others must not repeat (stores to global and shared memory, atomics,
+     * print). NULL when every iteration has one thread. */
+    const char *owner;
     /* Inside a vectorised parallel loop (lower_parallel.c): the global
      * element accesses that are a lane of a vector register instead (its
      * lvalue, e.g. "v3_.e[l2_]"). */

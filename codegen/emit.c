@@ -373,11 +373,12 @@ static void cg_store(Cg *g, IrStmt *s) {
     }
     char *cond;
     char *ref = element_ref(g, t, &cond);
-    const char *st = cg_storage_type(b->dtype);
     char *val = op ? arena_printf(&g->k->c->arena, "%s(%s) %s (%s)", cg_load_wrap(b->dtype), ref, op, rhs) : rhs;
+    /* memory other threads see: stored by the iteration's one owner */
+    if (g->owner && (b->scope == SCOPE_GLOBAL || b->scope == SCOPE_SHARED))
+        cond = cond ? arena_printf(&g->k->c->arena, "(%s) && %s", g->owner, cond) : (char *)g->owner;
     if (cond) cg_line(g, "if (%s) %s = %s;", cond, ref, cg_convert(g, b->dtype, val));
     else cg_line(g, "%s = %s;", ref, cg_convert(g, b->dtype, val));
-    (void)st;
 }
 
 static void cg_print(Cg *g, IrStmt *s) {
@@ -405,7 +406,8 @@ static void cg_print(Cg *g, IrStmt *s) {
     }
     fclose(f);
     fclose(a);
-    cg_line(g, "printf(\"%s\\n\"%s);", fmt, args);
+    if (g->owner) cg_line(g, "if (%s) printf(\"%s\\n\"%s);", g->owner, fmt, args); /* once an iteration */
+    else cg_line(g, "printf(\"%s\\n\"%s);", fmt, args);
     free(fmt);
     free(args);
 }

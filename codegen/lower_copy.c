@@ -340,6 +340,7 @@ void cg_atomic_add(Cg *g, IrStmt *s) {
         char *coords[MAX_RANK], *cond;
         for (int i = 0; i < d->rank; i++) coords[i] = s->dst.idx[i] ? cg_expr_str(g, s->dst.idx[i]) : "0";
         char *ref = region_ref(g, &s->dst, coords, &cond);
+        if (g->owner) cond = arena_printf(arena(g), "(%s) && %s", g->owner, cond); /* one add an iteration */
         cg_line(g, "if (%s) tl_atomic_add(&%s, %s);", cond, ref, cg_convert(g, d->dtype, cg_expr_str(g, s->value)));
         return;
     }

@@ -264,11 +264,25 @@ static void vector_round(Cg *g, IrStmt *s, const VecPlan *p, int v) {
     }
 }
 
+/* The thread that owns register `reg`'s element of driver d for the
+ * effects no other thread may repeat (Cg.owner), or NULL when d's layout
+ * gives every element one thread: of a replicated fragment, element r's
+ * owner is thread r mod threads (spreading the stores); of the row layout,
+ * the first lane of the quad in the first warp of the row band. */
+static const char *iteration_owner(Cg *g, const IrBuf *d, const char *reg) {
+    Arena *a = &g->k->c->arena;
+    if (d->layout.kind == LAYOUT_REPLICATED)
+        return arena_printf(a, "(%s) %% %lld == tid", reg, (long long)g->k->threads);
+    if (d->layout.kind == LAYOUT_ROW) return arena_printf(a, "lane %% 4 == 0 && warp %% %d == 0", d->layout.wn);
+    return NULL;
+}
+
 void cg_parallel(Cg *g, IrStmt *s) {
     const IrBuf *d = s->driver;
     const char *saved_reg = g->reg;
     const IrBuf *saved_driver = g->driver;
     const IrStmt *saved_par = g->par;
+    const char *saved_owner = g->owner;
     int saved_bind = g->nbind, vw = 0;
     VecPlan plan;
     cg_line(g, "{");
@@ -288,6 +302,7 @@ void cg_parallel(Cg *g, IrStmt *s) {
         g->driver = d;
         g->par = s;
         g->reg = r;
+        g->owner = iteration_owner(g, d, r);
     } else {
         vw = vector_width(g, s, &plan);
         deal_rounds(g, s, vw ? vw : 1);
@@ -302,6 +317,7 @@ void cg_parallel(Cg *g, IrStmt *s) {
     cg_line(g, "}");
     g->driver = saved_driver;
     g->par = saved_par;
+    g->owner = saved_owner;
     g->reg = saved_reg;
     g->nbind = saved_bind;
 }
