@@ -59,6 +59,12 @@ typedef struct Cg {
      * others must not repeat (stores to global and shared memory, atomics,
      * print). NULL when every iteration has one thread. */
     const char *owner;
+    /* The type a float literal printed now takes from its context (the
+     * other operand, the target of a store): DT_NONE for f32. */
+    Dtype lit_type;
+    /* The expression printed next is converted to its own f16 or bf16 type
+     * right away (a store): its top node need not round as well. */
+    bool store_rounds;
     /* Inside a vectorised parallel loop (lower_parallel.c): the global
      * element accesses that are a lane of a vector register instead (its
      * lvalue, e.g. "v3_.e[l2_]"). */
@@ -88,6 +94,7 @@ char *cg_convert(Cg *g, Dtype t, const char *value);
 /* A scalar expression as C, in its compute type. */
 void cg_expr(Cg *g, const Node *e);
 char *cg_expr_str(Cg *g, const Node *e);
+char *cg_value_str(Cg *g, const Node *e, Dtype t); /* e as a value of type t: its float literals in t */
 /* The C expression for the stage of a ring buffer (or "0"). */
 const char *cg_stage(Cg *g, const IrBuf *b);
 /* Offset of element (coords) in a shared buffer, with its swizzle; coords

@@ -69,17 +69,28 @@ static void print_float(FILE *o, double v, bool dbl) {
     else if (isinf(v))
         fprintf(o, "%s%s", v < 0 ? "-" : "", dbl ? "__longlong_as_double(0x7ff0000000000000LL)" : "__int_as_float(0x7f800000)");
     else {
+        /* the shortest digits that read back as the same value */
         char buf[64];
-        snprintf(buf, sizeof buf, dbl ? "%.17g" : "%.9g", v);
+        for (int prec = dbl ? 15 : 6; prec <= (dbl ? 17 : 9); prec++) {
+            snprintf(buf, sizeof buf, "%.*g", prec, v);
+            double back = strtod(buf, NULL);
+            if (dbl ? back == v : (float)back == (float)v) break;
+        }
         if (!strpbrk(buf, ".e")) strcat(buf, ".0");
         fprintf(o, "%s%s", buf, dbl ? "" : "f");
     }
 }
 
+/* A constant of float type t (a literal: the type its context gives it) is
+ * the value t holds: f16(0.1) is 0.0999755859375, and an f64 constant keeps
+ * all its digits. */
 static void print_const(Cg *g, const Node *e) {
     bool fl = dtype_is_float(e->dtype);
     if (fl) {
-        print_float(g->o, e->const_float ? e->cval.f : (double)e->cval.i, e->dtype == DT_F64);
+        Dtype t = e->dtype == DT_FLOAT_LIT ? (dtype_is_float(g->lit_type) && g->lit_type != DT_FLOAT_LIT ? g->lit_type : DT_F32)
+                                           : e->dtype;
+        double v = e->const_float ? e->cval.f : (double)e->cval.i;
+        print_float(g->o, dtype_round_float(t, v), t == DT_F64);
     } else if (e->dtype == DT_BOOL) {
         fputs(node_const_true(e) ? "true" : "false", g->o);
     } else {
@@ -100,6 +111,32 @@ char *cg_expr_str(Cg *g, const Node *e) {
     char *s = arena_strndup(&g->k->c->arena, buf, len);
     free(buf);
     return s;
+}
+
+char *cg_value_str(Cg *g, const Node *e, Dtype t) {
+    Dtype saved = g->lit_type;
+    g->lit_type = t;
+    char *v = cg_expr_str(g, e);
+    g->lit_type = saved;
+    return v;
+}
+
+/* Prints e with its float literals in type t. */
+static void print_in(Cg *g, const Node *e, Dtype t) {
+    Dtype saved = g->lit_type;
+    g->lit_type = t;
+    cg_expr(g, e);
+    g->lit_type = saved;
+}
+
+/* An f16 or bf16 result (of arithmetic or a math function), computed in
+ * float, is rounded to its type where it is made: `f32(x * x)` of an f16 x
+ * is the f16 product, as on the device's f16 units. Opens the wrapper and
+ * returns what closes it. */
+static const char *open_rounding(Cg *g, Dtype t, bool store_rounds) {
+    if ((t != DT_F16 && t != DT_BF16) || store_rounds) return "";
+    fprintf(g->o, "tl_to_float(tl_from_float<%s>((float)(", cg_storage_type(t));
+    return ")))";
 }
 
 /* A stored value as its compute type. */
@@ -238,12 +275,14 @@ static const char *math_name(const char *f, bool dbl) {
     return f;
 }
 
-static void print_call(Cg *g, const Node *e) {
+static void print_call(Cg *g, const Node *e, bool store_rounds) {
     FILE *o = g->o;
     const NodeList *args = &e->u.call.args;
     if (!e->u.call.name) {
         Dtype to = e->u.call.cast;
-        if (to == DT_F16 || to == DT_BF16) fprintf(o, "tl_to_float(tl_from_float<%s>((float)(", cg_storage_type(to));
+        if ((to == DT_F16 || to == DT_BF16) && args->items[0]->dtype == DT_F64) /* rounded once, not through f32 */
+            fprintf(o, "tl_to_float(%s((double)(", to == DT_F16 ? "__double2half" : "__double2bfloat16");
+        else if (to == DT_F16 || to == DT_BF16) fprintf(o, "tl_to_float(tl_from_float<%s>((float)(", cg_storage_type(to));
         else if (to == DT_BOOL) fputs("((", o);
         else fprintf(o, "((%s)(", cg_compute_type(to));
         cg_expr(g, args->items[0]);
@@ -261,9 +300,10 @@ static void print_call(Cg *g, const Node *e) {
     }
     bool fl = dtype_is_float(e->dtype), dbl = e->dtype == DT_F64;
     if (!strcmp(f, "sigmoid")) {
+        const char *close = open_rounding(g, e->dtype, store_rounds);
         fprintf(o, dbl ? "(1.0 / (1.0 + exp(-(double)(" : "(1.0f / (1.0f + expf(-(float)(");
-        cg_expr(g, args->items[0]);
-        fputs("))))", o);
+        print_in(g, args->items[0], e->dtype);
+        fprintf(o, "))))%s", close);
         return;
     }
     if (!fl) { /* integer min, max, abs */
@@ -277,18 +317,21 @@ static void print_call(Cg *g, const Node *e) {
         fputc(')', o);
         return;
     }
+    const char *close = open_rounding(g, e->dtype, store_rounds);
     fprintf(o, "%s(", math_name(f, dbl));
     for (int i = 0; i < args->len; i++) {
         if (i) fputs(", ", o);
         fprintf(o, "(%s)(", dbl ? "double" : "float");
-        cg_expr(g, args->items[i]);
+        print_in(g, args->items[i], e->dtype);
         fputc(')', o);
     }
-    fputc(')', o);
+    fprintf(o, ")%s", close);
 }
 
 void cg_expr(Cg *g, const Node *e) {
     FILE *o = g->o;
+    bool store_rounds = g->store_rounds; /* for this node only */
+    g->store_rounds = false;
     if (e->is_const && e->kind != N_INDEX) {
         print_const(g, e);
         return;
@@ -316,7 +359,7 @@ void cg_expr(Cg *g, const Node *e) {
         else fprintf(o, "%s(%s)", cg_load_wrap(b->dtype), ref);
         return;
     }
-    case N_CALL: print_call(g, e); return;
+    case N_CALL: print_call(g, e, store_rounds); return;
     case N_UNARY:
         fprintf(o, "(%s", op_spelling(e->u.op.op));
         cg_expr(g, e->u.op.a);
@@ -327,25 +370,33 @@ void cg_expr(Cg *g, const Node *e) {
             cg_expr(g, decided);
             return;
         }
+    {
+        int op = e->u.op.op;
+        bool arith = op == TK_PLUS || op == TK_MINUS || op == TK_STAR || op == TK_SLASH;
+        bool compare = op == TK_EQ || op == TK_NE || op == TK_LT || op == TK_LE || op == TK_GT || op == TK_GE;
+        /* the literal of `x * 0.1` or `x < 0.1` takes x's type */
+        Dtype ctx = arith || compare ? dtype_join(e->u.op.a->dtype, e->u.op.b->dtype) : DT_NONE;
+        const char *close = arith ? open_rounding(g, e->dtype, store_rounds) : "";
         fputc('(', o);
-        cg_expr(g, e->u.op.a);
-        fprintf(o, " %s ", op_spelling(e->u.op.op));
-        cg_expr(g, e->u.op.b);
-        fputc(')', o);
+        print_in(g, e->u.op.a, ctx);
+        fprintf(o, " %s ", op_spelling(op));
+        print_in(g, e->u.op.b, ctx);
+        fprintf(o, ")%s", close);
         return;
+    }
     case N_COND:
         /* decided by the specialisation: the taken arm, where it has the C
          * type that the whole `?:` would have had */
         if (decided != e && !strcmp(cg_compute_type(e->u.cond.a->dtype), cg_compute_type(e->u.cond.b->dtype))) {
-            cg_expr(g, decided);
+            print_in(g, decided, e->dtype);
             return;
         }
         fputc('(', o);
-        cg_expr(g, e->u.cond.c);
+        print_in(g, e->u.cond.c, DT_NONE);
         fputs(" ? ", o);
-        cg_expr(g, e->u.cond.a);
+        print_in(g, e->u.cond.a, e->dtype);
         fputs(" : ", o);
-        cg_expr(g, e->u.cond.b);
+        print_in(g, e->u.cond.b, e->dtype);
         fputc(')', o);
         return;
     default: cg_error(g, e->loc, "cannot generate code for this expression"); return;
@@ -356,12 +407,20 @@ void cg_expr(Cg *g, const Node *e) {
 
 static void cg_store(Cg *g, IrStmt *s) {
     Node *t = s->target;
-    char *rhs = cg_expr_str(g, s->value);
+    Dtype td = t->sym->dtype;
+    /* an element store of an f16 value into f16 memory rounds once, there */
+    g->store_rounds = t->kind != N_NAME && (td == DT_F16 || td == DT_BF16) && s->value->dtype == td && s->assign_op == TK_ASSIGN;
+    char *rhs = cg_value_str(g, s->value, td);
+    g->store_rounds = false;
     const char *op = s->assign_op == TK_ASSIGN ? NULL : s->assign_op == TK_PLUSEQ ? "+" : s->assign_op == TK_MINUSEQ ? "-"
                    : s->assign_op == TK_STAREQ ? "*" : "/";
     if (t->kind == N_NAME) {
         const char *name = ir_cname(g->k->c, t->sym->name);
-        if (op) cg_line(g, "%s %s= %s;", name, op, rhs);
+        Dtype vt = t->sym->dtype;
+        if (vt == DT_F16 || vt == DT_BF16) /* an f16 var holds f16 values (in a float register) */
+            cg_line(g, "%s = tl_to_float(tl_from_float<%s>((float)(%s(%s))));", name, cg_storage_type(vt),
+                    op ? arena_printf(&g->k->c->arena, "%s %s ", name, op) : "", rhs);
+        else if (op) cg_line(g, "%s %s= %s;", name, op, rhs);
         else cg_line(g, "%s = %s;", name, rhs);
         return;
     }
@@ -561,12 +620,16 @@ static void cg_stmt(Cg *g, IrStmt *s) {
         break;
     case IR_LET:
         cg_line(g, "const %s %s = %s;", scalar_type(g, s->sym->dtype), ir_cname(g->k->c, s->sym->name),
-                cg_expr_str(g, s->value));
+                cg_value_str(g, s->value, s->sym->dtype));
         break;
-    case IR_VAR:
-        cg_line(g, "%s %s = %s;", scalar_type(g, s->sym->dtype), ir_cname(g->k->c, s->sym->name),
-                s->value ? cg_expr_str(g, s->value) : "0");
+    case IR_VAR: {
+        Dtype vt = s->sym->dtype;
+        const char *init = s->value ? cg_value_str(g, s->value, vt) : "0";
+        if (s->value && (vt == DT_F16 || vt == DT_BF16) && s->value->dtype != vt)
+            init = arena_printf(&g->k->c->arena, "tl_to_float(tl_from_float<%s>((float)(%s)))", cg_storage_type(vt), init);
+        cg_line(g, "%s %s = %s;", scalar_type(g, vt), ir_cname(g->k->c, s->sym->name), init);
         break;
+    }
     case IR_STORE: cg_store(g, s); break;
     case IR_SYNC: cg_sync(g); break;
     case IR_PRINT: cg_print(g, s); break;

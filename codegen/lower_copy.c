@@ -309,7 +309,7 @@ void cg_copy(Cg *g, IrStmt *s) {
 
 void cg_fill(Cg *g, IrStmt *s) {
     const IrBuf *b = s->dst.buf;
-    const char *value = s->value ? cg_expr_str(g, s->value) : "0";
+    const char *value = s->value ? cg_value_str(g, s->value, s->dst.buf->dtype) : "0";
     if (b->scope == SCOPE_FRAGMENT) {
         const char *r = cg_tmp(g, "r");
         cg_line(g, "#pragma unroll");
@@ -341,7 +341,7 @@ void cg_atomic_add(Cg *g, IrStmt *s) {
         for (int i = 0; i < d->rank; i++) coords[i] = s->dst.idx[i] ? cg_expr_str(g, s->dst.idx[i]) : "0";
         char *ref = region_ref(g, &s->dst, coords, &cond);
         if (g->owner) cond = arena_printf(arena(g), "(%s) && %s", g->owner, cond); /* one add an iteration */
-        cg_line(g, "if (%s) tl_atomic_add(&%s, %s);", cond, ref, cg_convert(g, d->dtype, cg_expr_str(g, s->value)));
+        cg_line(g, "if (%s) tl_atomic_add(&%s, %s);", cond, ref, cg_convert(g, d->dtype, cg_value_str(g, s->value, d->dtype)));
         return;
     }
     const IrBuf *f = s->src.buf;

@@ -33,6 +33,11 @@ Dtype dtype_from_name(const char *s, size_t n); /* DT_NONE if not a dtype */
 /* The type of `a op b` for arithmetic (C's usual conversions, with literals
  * taking the other side's type: a float literal meeting f16 becomes f16). */
 Dtype dtype_join(Dtype a, Dtype b);
+/* float_format.c: the narrow floats (f16, bf16, f8e4m3, f8e5m2), rounding
+ * to nearest even; f8e4m3 saturates to +-448, the others overflow to inf. */
+uint32_t dtype_narrow_bits(Dtype t, double v);     /* v in t's bit pattern; 0 for other t */
+double dtype_narrow_value(Dtype t, uint32_t bits);  /* the value of t's bit pattern */
+double dtype_round_float(Dtype t, double v);        /* v rounded to what float type t holds (f32 too); others: v */
 
 /* ---- tokens (lex.re) ---- */
 typedef struct Token {

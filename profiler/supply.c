@@ -1,6 +1,6 @@
 /* supply.c - generated kernel inputs (LANGUAGE.md §7: --supply, --seed), the
- * conversions between f64 values and the device formats (f16, bf16, f8 with
- * round-to-nearest-even, written in plain C), and a small pthread
+ * conversions between f64 values and the device formats (the narrow floats
+ * through float_format.c), and a small pthread
  * parallel-for the profiler layer shares. */
 #include <math.h>
 #include <pthread.h>
@@ -66,82 +66,10 @@ void prof_parallel_for(int64_t n, int threads, void (*fn)(void *arg, int64_t i),
     prof_parallel_for_done(n, threads, fn, NULL, arg);
 }
 
-/* ---- small float formats ---- */
-
-typedef struct FloatFmt {
-    int ebits, mbits, bias;
-    bool ieee;     /* all-ones exponent = inf/NaN; else (e4m3fn) only S.1111.111 is NaN, no inf */
-    uint32_t nan;  /* canonical NaN bits */
-} FloatFmt;
-
-static const FloatFmt fmt_f16 = {5, 10, 15, true, 0x7E00};
-static const FloatFmt fmt_bf16 = {8, 7, 127, true, 0x7FC0};
-static const FloatFmt fmt_e4m3 = {4, 3, 7, false, 0x7F};
-static const FloatFmt fmt_e5m2 = {5, 2, 15, true, 0x7E};
-
-/* v rounded to nearest even into the format; overflow gives inf (IEEE-like
- * formats) or the largest finite value (e4m3, as CUDA's satfinite). */
-static uint32_t fmt_encode(const FloatFmt *f, double v) {
-    uint32_t sign = signbit(v) ? 1u << (f->ebits + f->mbits) : 0;
-    uint32_t exp_ones = (1u << f->ebits) - 1;
-    uint32_t mant_ones = (1u << f->mbits) - 1;
-    uint32_t inf_bits = exp_ones << f->mbits;
-    uint32_t max_bits = f->ieee ? inf_bits - 1 : (exp_ones << f->mbits) | (mant_ones - 1);
-    if (isnan(v)) return f->nan;
-    double a = fabs(v);
-    if (isinf(a)) return sign | (f->ieee ? inf_bits : max_bits);
-    if (a == 0) return sign;
-    /* Integer rounding on the bits of the double: sig * 2^(E - 52). */
-    uint64_t bits;
-    memcpy(&bits, &a, sizeof bits);
-    int dexp = (int)(bits >> 52);
-    if (dexp == 0) return sign; /* a double subnormal: far below every format's smallest value */
-    uint64_t sig = (bits & ((1ULL << 52) - 1)) | (1ULL << 52);
-    int emin = 1 - f->bias;
-    int E = dexp - 1023;
-    if (E < emin) E = emin;
-    int shift = 52 - f->mbits + (E - (dexp - 1023)); /* >= 52 - mbits */
-    uint64_t n;
-    if (shift >= 64) {
-        n = 0;
-    } else {
-        n = sig >> shift;
-        uint64_t rem = sig & ((1ULL << shift) - 1), half = 1ULL << (shift - 1);
-        if (rem > half || (rem == half && (n & 1))) n++;
-    }
-    if (n >= (2ULL << f->mbits)) { /* rounded up into the next binade */
-        n >>= 1;
-        E++;
-    }
-    if (n < (1u << f->mbits)) return sign | (uint32_t)n; /* subnormal (or zero) */
-    int64_t field = (int64_t)E + f->bias;
-    uint32_t mant = (uint32_t)(n - (1u << f->mbits));
-    if (f->ieee) {
-        if (field >= (int64_t)exp_ones) return sign | inf_bits;
-    } else if (field > (int64_t)exp_ones || (field == (int64_t)exp_ones && mant == mant_ones)) {
-        return sign | max_bits;
-    }
-    return sign | (uint32_t)field << f->mbits | mant;
-}
-
-static double fmt_decode(const FloatFmt *f, uint32_t bits) {
-    uint32_t exp_ones = (1u << f->ebits) - 1;
-    uint32_t mant_ones = (1u << f->mbits) - 1;
-    bool neg = (bits >> (f->ebits + f->mbits)) & 1;
-    uint32_t field = (bits >> f->mbits) & exp_ones;
-    uint32_t mant = bits & mant_ones;
-    double v;
-    if (f->ieee && field == exp_ones) v = mant ? NAN : INFINITY;
-    else if (!f->ieee && field == exp_ones && mant == mant_ones) v = NAN;
-    else if (field == 0) v = ldexp((double)mant, 1 - f->bias - f->mbits);
-    else v = ldexp((double)(mant | (1u << f->mbits)), (int)field - f->bias - f->mbits);
-    return neg ? -v : v;
-}
-
-uint16_t prof_f16_bits(double v) { return (uint16_t)fmt_encode(&fmt_f16, v); }
-double prof_f16_value(uint16_t bits) { return fmt_decode(&fmt_f16, bits); }
-uint16_t prof_bf16_bits(double v) { return (uint16_t)fmt_encode(&fmt_bf16, v); }
-double prof_bf16_value(uint16_t bits) { return fmt_decode(&fmt_bf16, bits); }
+uint16_t prof_f16_bits(double v) { return (uint16_t)dtype_narrow_bits(DT_F16, v); }
+double prof_f16_value(uint16_t bits) { return dtype_narrow_value(DT_F16, bits); }
+uint16_t prof_bf16_bits(double v) { return (uint16_t)dtype_narrow_bits(DT_BF16, v); }
+double prof_bf16_value(uint16_t bits) { return dtype_narrow_value(DT_BF16, bits); }
 
 /* ---- integers ---- */
 
@@ -170,11 +98,7 @@ static double int_saturate(Dtype t, double v) {
 double prof_round_to(Dtype t, double v) {
     switch (t) {
     case DT_BOOL: return v != 0;
-    case DT_F16: return fmt_decode(&fmt_f16, fmt_encode(&fmt_f16, v));
-    case DT_BF16: return fmt_decode(&fmt_bf16, fmt_encode(&fmt_bf16, v));
-    case DT_F8E4M3: return fmt_decode(&fmt_e4m3, fmt_encode(&fmt_e4m3, v));
-    case DT_F8E5M2: return fmt_decode(&fmt_e5m2, fmt_encode(&fmt_e5m2, v));
-    case DT_F32: return (double)(float)v;
+    case DT_F16: case DT_BF16: case DT_F8E4M3: case DT_F8E5M2: case DT_F32: return dtype_round_float(t, v);
     case DT_F64: case DT_FLOAT_LIT: case DT_NONE: case DT_COUNT: return v;
     default: return int_saturate(t, v);
     }
@@ -183,10 +107,10 @@ double prof_round_to(Dtype t, double v) {
 void prof_to_storage(Dtype t, const double *v, void *storage, int64_t n) {
     switch (t) {
     case DT_BOOL: { uint8_t *p = storage; for (int64_t i = 0; i < n; i++) p[i] = v[i] != 0; return; }
-    case DT_F16: { uint16_t *p = storage; for (int64_t i = 0; i < n; i++) p[i] = (uint16_t)fmt_encode(&fmt_f16, v[i]); return; }
-    case DT_BF16: { uint16_t *p = storage; for (int64_t i = 0; i < n; i++) p[i] = (uint16_t)fmt_encode(&fmt_bf16, v[i]); return; }
-    case DT_F8E4M3: { uint8_t *p = storage; for (int64_t i = 0; i < n; i++) p[i] = (uint8_t)fmt_encode(&fmt_e4m3, v[i]); return; }
-    case DT_F8E5M2: { uint8_t *p = storage; for (int64_t i = 0; i < n; i++) p[i] = (uint8_t)fmt_encode(&fmt_e5m2, v[i]); return; }
+    case DT_F16: { uint16_t *p = storage; for (int64_t i = 0; i < n; i++) p[i] = (uint16_t)dtype_narrow_bits(DT_F16, v[i]); return; }
+    case DT_BF16: { uint16_t *p = storage; for (int64_t i = 0; i < n; i++) p[i] = (uint16_t)dtype_narrow_bits(DT_BF16, v[i]); return; }
+    case DT_F8E4M3: { uint8_t *p = storage; for (int64_t i = 0; i < n; i++) p[i] = (uint8_t)dtype_narrow_bits(DT_F8E4M3, v[i]); return; }
+    case DT_F8E5M2: { uint8_t *p = storage; for (int64_t i = 0; i < n; i++) p[i] = (uint8_t)dtype_narrow_bits(DT_F8E5M2, v[i]); return; }
     case DT_F32: { float *p = storage; for (int64_t i = 0; i < n; i++) p[i] = (float)v[i]; return; }
     case DT_F64: { memcpy(storage, v, (size_t)n * sizeof(double)); return; }
     case DT_I8: { int8_t *p = storage; for (int64_t i = 0; i < n; i++) p[i] = (int8_t)int_saturate(t, v[i]); return; }
@@ -204,10 +128,10 @@ void prof_to_storage(Dtype t, const double *v, void *storage, int64_t n) {
 void prof_from_storage(Dtype t, const void *storage, double *v, int64_t n) {
     switch (t) {
     case DT_BOOL: { const uint8_t *p = storage; for (int64_t i = 0; i < n; i++) v[i] = p[i] != 0; return; }
-    case DT_F16: { const uint16_t *p = storage; for (int64_t i = 0; i < n; i++) v[i] = fmt_decode(&fmt_f16, p[i]); return; }
-    case DT_BF16: { const uint16_t *p = storage; for (int64_t i = 0; i < n; i++) v[i] = fmt_decode(&fmt_bf16, p[i]); return; }
-    case DT_F8E4M3: { const uint8_t *p = storage; for (int64_t i = 0; i < n; i++) v[i] = fmt_decode(&fmt_e4m3, p[i]); return; }
-    case DT_F8E5M2: { const uint8_t *p = storage; for (int64_t i = 0; i < n; i++) v[i] = fmt_decode(&fmt_e5m2, p[i]); return; }
+    case DT_F16: { const uint16_t *p = storage; for (int64_t i = 0; i < n; i++) v[i] = dtype_narrow_value(DT_F16, p[i]); return; }
+    case DT_BF16: { const uint16_t *p = storage; for (int64_t i = 0; i < n; i++) v[i] = dtype_narrow_value(DT_BF16, p[i]); return; }
+    case DT_F8E4M3: { const uint8_t *p = storage; for (int64_t i = 0; i < n; i++) v[i] = dtype_narrow_value(DT_F8E4M3, p[i]); return; }
+    case DT_F8E5M2: { const uint8_t *p = storage; for (int64_t i = 0; i < n; i++) v[i] = dtype_narrow_value(DT_F8E5M2, p[i]); return; }
     case DT_F32: { const float *p = storage; for (int64_t i = 0; i < n; i++) v[i] = p[i]; return; }
     case DT_F64: { memcpy(v, storage, (size_t)n * sizeof(double)); return; }
     case DT_I8: { const int8_t *p = storage; for (int64_t i = 0; i < n; i++) v[i] = p[i]; return; }
