@@ -41,8 +41,8 @@ typedef struct Cg {
     bool failed;
     /* Names bound to C expressions while printing (a loop variable
      * renamed in a pipeline prologue, a parallel loop's coordinates). */
-    const Sym *bind_sym[16];
-    const char *bind_expr[16];
+    const Sym *bind_sym[16 + IR_MAX_LOOP_LETS];
+    const char *bind_expr[16 + IR_MAX_LOOP_LETS];
     int nbind;
     /* Stage expression of each ring buffer while printing. */
     const IrBuf *stage_buf[16];

@@ -474,17 +474,22 @@ static void cg_print(Cg *g, IrStmt *s) {
 /* The copies a pipelined loop prefetches, for iteration `iter` into the
  * ring slot `slot`. */
 static void issue_producers(Cg *g, IrStmt *loop, const char *iter, const char *slot) {
+    int saved = g->nbind;
     g->bind_sym[g->nbind] = loop->sym;
     g->bind_expr[g->nbind++] = iter;
     for (int i = 0; i < loop->body.len; i++) {
         IrStmt *c = loop->body.items[i];
+        if (c->op == IR_LET && c->producer_too) { /* the body's let, for that iteration */
+            g->bind_expr[g->nbind] = arena_printf(&g->k->c->arena, "(%s)", cg_expr_str(g, c->value));
+            g->bind_sym[g->nbind++] = c->sym;
+        }
         if (c->op != IR_COPY || c->pipeline != loop) continue;
         g->stage_buf[g->nstage] = c->dst.buf;
         g->stage_expr[g->nstage++] = slot;
         cg_copy(g, c);
         g->nstage--;
     }
-    g->nbind--;
+    g->nbind = saved;
 }
 
 /* Software pipeline (plan_pipeline.c): producers run stages-1 iterations

@@ -345,6 +345,12 @@ void cg_hopper_split(Cg *g) {
     cg_line(g, "for (int %s = 0; %s < %s; ++%s, ++tl_it) {", var, var, n, var);
     g->ind++;
     cg_line(g, "const int %s = tl_it %% %d;", s, S);
+    /* the lets at the top of the body that the copies' corners need */
+    for (int i = 0; i < loop->body.len; i++)
+        if (loop->body.items[i]->op == IR_LET && loop->body.items[i]->producer_too) {
+            IrBlock one = {.items = &loop->body.items[i], .len = 1};
+            cg_block(g, &one);
+        }
     for (int r = 0; r < k->rings; r++) {
         cg_line(g, "if (tl_it >= %d) tl_mbar_wait(%s, (tl_it / %d - 1) & 1);  // the consumers freed the slot", S,
                 ring_bar(g, "empty", r, s), S);

@@ -12,6 +12,9 @@
 
 #include "frontend.h"
 
+/* The lets of a pipelined loop's body that its early copies may use. */
+enum { IR_MAX_LOOP_LETS = 16 };
+
 typedef enum IrOp {
 #define X(id, name, tile) IR_##id,
 #include "ops.h"
@@ -107,7 +110,9 @@ struct IrStmt {
     bool wgmma;                /* GEMM: Hopper warpgroup MMA from shared-memory descriptors */
     bool multicast;            /* COPY (TMA): the cluster's blocks load the same tile, half each */
     int ring;                  /* COPY (TMA, in the loop): its pair of ring mbarriers (IrKernel.rings) */
-    bool producer_too;         /* LET before a warp-specialised loop: the producer warpgroup needs it too */
+    bool producer_too;         /* LET the copies a pipeline issues ahead need: before a warp-specialised loop (the
+                                  producer warpgroup evaluates it too), or at the top of a pipelined loop's body
+                                  (evaluated for the iteration a copy is issued for; at most IR_MAX_LOOP_LETS) */
     bool sync_before;          /* a block-wide barrier is needed before it */
     NodeList print_args;       /* PRINT */
 };

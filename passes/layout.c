@@ -145,6 +145,9 @@ const char *layout_describe(Ctx *c, const Layout *l) {
 bool expr_multiple_of(const Node *e, int64_t m) {
     if (!e) return true;
     if (e->is_const) return !e->const_float && e->cval.i % m == 0;
+    /* a let's name: its value (lets never change) */
+    if (e->kind == N_NAME && e->sym && e->sym->kind == SYM_LET && e->sym->decl && e->sym->decl->kind == N_LET)
+        return expr_multiple_of(e->sym->decl->u.decl.value, m);
     if (e->kind != N_BINARY) return false;
     switch (e->u.op.op) {
     case TK_STAR: return expr_multiple_of(e->u.op.a, m) || expr_multiple_of(e->u.op.b, m);

@@ -1,8 +1,10 @@
 /* plan_pipeline.c - software pipelining of `pipelined(n, stages)` loops.
  *
  * Copies from global into shared memory at the top level of the loop body,
- * whose source depends only on the loop variable and values from outside
- * the loop, become the loop's producers: code generation issues them
+ * whose source depends only on the loop variable, values from outside the
+ * loop and the loop's top-level lets made of those (IrStmt.producer_too:
+ * code generation evaluates them for the iteration a copy is issued for),
+ * become the loop's producers: code generation issues them
  * `stages - 1` iterations ahead into a ring of `stages` shared buffers
  * (cp.async on sm_80+, completed by commit groups), so the tensor cores
  * work on one stage while the next ones are in flight. */
@@ -15,10 +17,19 @@ typedef struct Defs {
     int n;
 } Defs;
 
+/* The names the loop body defines or changes: its lets, vars and loop
+ * variables, and the vars from outside that it assigns (`off += BK`: a
+ * copy issued ahead would read the value of an earlier iteration). */
 static void collect_defs(IrStmt *s, void *arg) {
     Defs *d = arg;
     if ((s->op == IR_LET || s->op == IR_VAR || s->op == IR_FOR) && s->sym && d->n < 256) d->syms[d->n++] = s->sym;
+    if (s->op == IR_STORE && s->target->kind == N_NAME && d->n < 256) d->syms[d->n++] = s->target->sym;
     for (int i = 0; s->op == IR_PARALLEL && i < s->nvars && d->n < 256; i++) d->syms[d->n++] = s->vars[i];
+}
+
+static void forget(Defs *d, const Sym *sym) {
+    for (int i = 0; i < d->n; i++)
+        if (d->syms[i] == sym) d->syms[i] = NULL;
 }
 
 /* A name the loop defines, or a memory read (the loop may change it). */
@@ -49,6 +60,15 @@ static void plan_loop(IrKernel *k, IrStmt *loop) {
     Defs defs = {0};
     defs.syms[defs.n++] = NULL; /* placeholder so the loop variable is not a def */
     ir_walk(&loop->body, collect_defs, &defs);
+    /* top-level lets of the loop variable and outside values (`let k0 =
+     * k * BK`): the issue of a copy ahead evaluates them for its iteration */
+    for (int i = 0, n = 0; i < loop->body.len && n < IR_MAX_LOOP_LETS; i++) {
+        IrStmt *s = loop->body.items[i];
+        if (s->op != IR_LET || uses_any(s->value, &defs)) continue;
+        forget(&defs, s->sym);
+        s->producer_too = true;
+        n++;
+    }
     for (int i = 0; i < loop->body.len; i++) {
         IrStmt *s = loop->body.items[i];
         if (s->op != IR_COPY || s->src.buf->scope != SCOPE_GLOBAL || s->dst.buf->scope != SCOPE_SHARED) continue;

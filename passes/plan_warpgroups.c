@@ -26,8 +26,8 @@
 
 /* What the producer warpgroup can compute without running the consumers'
  * code: constants, block indices, the loop variable (lv, NULL outside the
- * loop) and the top-level lets before the loop made of those (which the
- * producer then evaluates too: IrStmt.producer_too). */
+ * loop) and the top-level lets before the loop or at the top of its body
+ * made of those (which the producer then evaluates too: IrStmt.producer_too). */
 typedef struct Reach {
     IrKernel *k;
     const Sym *lv;
@@ -46,12 +46,27 @@ static IrStmt *let_before_loop(const IrKernel *k, int loop_at, const Sym *sym) {
     return NULL;
 }
 
+/* A let at the top of the loop's body that defines sym (the producer
+ * evaluates it in its own loop, for the iteration it issues). */
+static IrStmt *let_in_loop(const IrKernel *k, int loop_at, const Sym *sym) {
+    const IrBlock *body = &k->body.items[loop_at]->body;
+    for (int i = 0, n = 0; i < body->len && n < IR_MAX_LOOP_LETS; i++) {
+        IrStmt *s = body->items[i];
+        if (s->op != IR_LET) continue;
+        if (s->sym == sym) return s;
+        n++;
+    }
+    return NULL;
+}
+
 static bool let_computable(Reach *r, const Sym *sym) {
     IrStmt *s = let_before_loop(r->k, r->loop_at, sym);
+    bool inside = !s && r->lv;
+    if (inside) s = let_in_loop(r->k, r->loop_at, sym);
     if (!s || r->depth > 32) return false;
     r->depth++;
     const Sym *lv = r->lv;
-    r->lv = NULL;
+    if (!inside) r->lv = NULL; /* before the loop: no loop variable yet */
     bool ok = producer_computable(r, s->value);
     r->lv = lv;
     r->depth--;
@@ -282,6 +297,7 @@ static bool depends(Depends *d, const Node *e) {
     case N_NAME: {
         if (e->sym == d->bidx) return true;
         const IrStmt *s = let_before_loop(d->k, d->loop_at, e->sym);
+        if (!s) s = let_in_loop(d->k, d->loop_at, e->sym);
         if (!s) return false;
         if (d->depth > 32) return true; /* too deep to tell: assume it does */
         d->depth++;
