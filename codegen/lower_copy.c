@@ -125,8 +125,8 @@ static void copy_with_frag(Cg *g, IrStmt *s, bool frag_is_src) {
     /* a part of the fragment: each register tests that it lies in the part,
      * one element at a time */
     bool part = !region_is_whole(fr);
-    /* (row layouts repeat each row over a quad's lanes: loads are fine,
-     * and the repeated stores write equal values) */
+    /* (row and replicated layouts hold an element in several threads:
+     * each loads it, one of them stores it) */
     /* Elements held in consecutive registers and consecutive columns. */
     int group = f->layout.kind == LAYOUT_BLOCKED ? f->layout.vec : f->layout.kind == LAYOUT_ACC ? 2 : 1;
     /* the widest aligned vector access (at most 16 bytes) within a group */
@@ -146,6 +146,8 @@ static void copy_with_frag(Cg *g, IrStmt *s, bool frag_is_src) {
         char *ref = region_ref(g, o, coords, &cond);
         if (valid) cond = cond ? arena_printf(arena(g), "(%s) && %s", valid, cond) : valid;
         if (vec > 1) {
+            const char *owner = frag_is_src ? cg_element_owner(g, f, reg) : NULL;
+            if (owner) cond = cond ? arena_printf(arena(g), "(%s) && %s", owner, cond) : (char *)owner;
             /* one vector access through a union, which keeps it in registers
              * (taking the address of a local would put it in memory) */
             int bytes = vec * dtype_bytes(o->buf->dtype);
@@ -178,6 +180,8 @@ static void copy_with_frag(Cg *g, IrStmt *s, bool frag_is_src) {
             coords_from_frag(g, o, f->rank, fr->ext, fc1, c1);
             char *ref1 = region_ref(g, o, c1, &cond1);
             if (valid1) cond1 = cond1 ? arena_printf(arena(g), "(%s) && %s", valid1, cond1) : valid1;
+            const char *owner1 = frag_is_src ? cg_element_owner(g, f, r1) : NULL;
+            if (owner1) cond1 = cond1 ? arena_printf(arena(g), "(%s) && %s", owner1, cond1) : (char *)owner1;
             if (frag_is_src) {
                 char *val = cg_convert(g, o->buf->dtype, arena_printf(arena(g), "%s(%s[%s])", cg_load_wrap(f->dtype), f->cname, r1));
                 if (in) cond1 = cond1 ? arena_printf(arena(g), "%s && (%s)", in, cond1) : in;

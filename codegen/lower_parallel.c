@@ -264,12 +264,12 @@ static void vector_round(Cg *g, IrStmt *s, const VecPlan *p, int v) {
     }
 }
 
-/* The thread that owns register `reg`'s element of driver d for the
+/* The thread that owns register `reg`'s element of fragment d for the
  * effects no other thread may repeat (Cg.owner), or NULL when d's layout
  * gives every element one thread: of a replicated fragment, element r's
  * owner is thread r mod threads (spreading the stores); of the row layout,
  * the first lane of the quad in the first warp of the row band. */
-static const char *iteration_owner(Cg *g, const IrBuf *d, const char *reg) {
+const char *cg_element_owner(Cg *g, const IrBuf *d, const char *reg) {
     Arena *a = &g->k->c->arena;
     if (d->layout.kind == LAYOUT_REPLICATED)
         return arena_printf(a, "(%s) %% %lld == tid", reg, (long long)g->k->threads);
@@ -302,7 +302,7 @@ void cg_parallel(Cg *g, IrStmt *s) {
         g->driver = d;
         g->par = s;
         g->reg = r;
-        g->owner = iteration_owner(g, d, r);
+        g->owner = cg_element_owner(g, d, r);
     } else {
         vw = vector_width(g, s, &plan);
         deal_rounds(g, s, vw ? vw : 1);

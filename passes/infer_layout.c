@@ -174,7 +174,11 @@ static void infer_parallel(Infer *in, IrStmt *p) {
         if (b == driver) continue;
         Layout own;
         if (own_access_layout(p, b, e, &own)) {
-            assign(in, b, &own, e->loc, "parallel loop");
+            /* a fragment another operation laid out otherwise (a row vector
+             * of one gemm's accumulator used on the rows of another's):
+             * stage_elements reads it through shared memory instead */
+            bool settled = b->layout.kind != LAYOUT_NONE && weak_index(in, b) < 0 && !layout_equal(&b->layout, &own);
+            if (!settled) assign(in, b, &own, e->loc, "parallel loop");
         } else if (b->layout.kind == LAYOUT_NONE && buf_elems(b) <= REPLICATE_MAX_ELEMS) {
             /* elements other threads would hold: every thread holds all of
              * a small fragment, unless another operation decides */
