@@ -233,8 +233,11 @@ static void visit(IrStmt *s, void *arg) {
         IrBuf *src = s->src.buf, *dst = s->dst.buf;
         if (!is_fragment(src) || src->layout.kind == LAYOUT_NONE || !is_fragment(dst)) break;
         if (src->layout.kind == LAYOUT_ACC && s->dim == 1) {
+            /* into a row vector another accumulator's rows laid out: the
+             * staged reduction computes each thread's elements of it */
             Layout r = row_layout_of(&src->layout);
-            assign(in, dst, &r, s->loc, "reduction");
+            bool settled = dst->layout.kind != LAYOUT_NONE && weak_index(in, dst) < 0 && !layout_equal(&dst->layout, &r);
+            if (!settled) assign(in, dst, &r, s->loc, "reduction");
         } else if (buf_elems(dst) <= REPLICATE_MAX_ELEMS) {
             Layout r = replicated(dst);
             assign(in, dst, &r, s->loc, "reduction");

@@ -164,7 +164,10 @@ bool expr_multiple_of(const Node *e, int64_t m) {
  * source in shared memory. */
 ReducePath reduce_path(const IrStmt *s, int64_t threads) {
     const IrBuf *src = s->src.buf, *dst = s->dst.buf;
-    if (src->layout.kind == LAYOUT_ACC && s->dim == 1 && dst->layout.kind == LAYOUT_ROW) return REDUCE_PATH_ACC_ROWS;
+    if (src->layout.kind == LAYOUT_ACC && s->dim == 1 && dst->layout.kind == LAYOUT_ROW) {
+        Layout rows = row_layout_of(&src->layout);
+        if (layout_equal(&rows, &dst->layout)) return REDUCE_PATH_ACC_ROWS; /* else the rows of another accumulator */
+    }
     if (src->layout.kind == LAYOUT_BLOCKED && s->dim == src->rank - 1 && dst->layout.kind == LAYOUT_REPLICATED) {
         int64_t cols = src->shape[src->rank - 1], rows = buf_elems(src) / cols;
         if (rows == 1 || cols % (threads * src->layout.vec) == 0) return REDUCE_PATH_BLOCKED_ROWS;
