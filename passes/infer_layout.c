@@ -20,13 +20,38 @@ typedef struct Infer {
      * them other threads would hold: any other operation's layout wins
      * (and stage_elements then reads those elements through shared memory) */
     PtrVec weak;
+    PtrVec replicated; /* the fragments given replicated layouts so far */
 } Infer;
 
 /* The most elements a fragment is replicated for (a register each, in
  * every thread): for a parallel loop that reads it at others' indices, or
  * as a reduction's result other than one value per accumulator row; a
- * larger one gets a layout of its own. */
-enum { REPLICATE_MAX_ELEMS = 256 };
+ * larger one gets a layout of its own. 256 spilled (a [256] result is 256
+ * registers a thread, 84 bytes of spills on sm_90a), and a replicated
+ * column sum had every thread add up every column. */
+enum { REPLICATE_MAX_ELEMS = 64, REPLICATE_BUDGET = 128 };
+
+/* Whether b may be replicated: small, and the kernel's replicated
+ * fragments together within REPLICATE_BUDGET registers a thread (four
+ * [64] column statistics replicated took 256 and spilled). */
+static bool may_replicate(Infer *in, const IrBuf *b) {
+    int64_t total = buf_elems(b);
+    for (int i = 0; i < in->replicated.len; i++) {
+        const IrBuf *r = in->replicated.items[i];
+        if (r == b) return true;
+        total += buf_elems(r);
+    }
+    return buf_elems(b) <= REPLICATE_MAX_ELEMS && total <= REPLICATE_BUDGET;
+}
+
+static Layout replicated_for(Infer *in, IrBuf *b) {
+    bool seen = false;
+    for (int i = 0; i < in->replicated.len; i++) seen |= in->replicated.items[i] == b;
+    if (!seen) vec_push(&in->k->c->arena, &in->replicated, b);
+    Layout l = {.kind = LAYOUT_REPLICATED};
+    l.regs = buf_elems(b);
+    return l;
+}
 
 static int weak_index(const Infer *in, const IrBuf *b) {
     for (int i = 0; i < in->weak.len; i++)
@@ -89,12 +114,6 @@ static bool acc_layout(Infer *in, IrStmt *g, Layout *l) {
     l->ni = (int)(l->wtn / 8);
     l->regs = (int64_t)l->mi * l->ni * 4;
     return true;
-}
-
-static Layout replicated(const IrBuf *b) {
-    Layout l = {.kind = LAYOUT_REPLICATED};
-    l.regs = buf_elems(b);
-    return l;
 }
 
 typedef struct ReduceUse {
@@ -179,10 +198,10 @@ static void infer_parallel(Infer *in, IrStmt *p) {
              * stage_elements reads it through shared memory instead */
             bool settled = b->layout.kind != LAYOUT_NONE && weak_index(in, b) < 0 && !layout_equal(&b->layout, &own);
             if (!settled) assign(in, b, &own, e->loc, "parallel loop");
-        } else if (b->layout.kind == LAYOUT_NONE && buf_elems(b) <= REPLICATE_MAX_ELEMS) {
+        } else if (b->layout.kind == LAYOUT_NONE && may_replicate(in, b)) {
             /* elements other threads would hold: every thread holds all of
              * a small fragment, unless another operation decides */
-            Layout r = replicated(b);
+            Layout r = replicated_for(in, b);
             assign_as(in, b, &r, e->loc, "parallel loop", true);
         }
         /* otherwise stage_elements reads (and writes) those elements
@@ -238,8 +257,8 @@ static void visit(IrStmt *s, void *arg) {
             Layout r = row_layout_of(&src->layout);
             bool settled = dst->layout.kind != LAYOUT_NONE && weak_index(in, dst) < 0 && !layout_equal(&dst->layout, &r);
             if (!settled) assign(in, dst, &r, s->loc, "reduction");
-        } else if (buf_elems(dst) <= REPLICATE_MAX_ELEMS) {
-            Layout r = replicated(dst);
+        } else if (may_replicate(in, dst)) {
+            Layout r = replicated_for(in, dst);
             assign(in, dst, &r, s->loc, "reduction");
         }
         /* a larger result (a column sum of a wide tile, a reduction along
