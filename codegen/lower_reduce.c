@@ -42,8 +42,8 @@ static const char *identity(int kind, RedType r) {
 
 /* The shared scratch seen as the reduction's type: partials of an f32
  * reduction travel as floats (a double slot would cost two conversions a
- * partial and twice the shared-memory traffic); the scratch has 8 bytes
- * an element (plan_shared). */
+ * partial and twice the shared-memory traffic); plan_shared sizes it with
+ * 8 bytes an element for f64 and 64-bit integers, 4 for the others. */
 static const char *scratch(Cg *g, RedType r) {
     return r.dbl ? "tl_scratch" : arena_printf(arena(g), "((%s *)tl_scratch)", r.c);
 }

@@ -46,13 +46,16 @@ static void scratch_of(IrStmt *s, void *arg) {
     if (s->op != IR_REDUCE) return;
     const IrBuf *src = s->src.buf;
     int64_t warps = sc->k->threads / 32 > 0 ? sc->k->threads / 32 : 1;
+    /* partials travel in the type the reduction computes in (lower_reduce.c):
+     * 8 bytes for f64 and the 64-bit integers, 4 for the rest */
+    int64_t esz = dtype_bytes(src->dtype) == 8 ? 8 : 4;
     int64_t need = 0;
     switch (reduce_path(s, sc->k->threads)) {
     case REDUCE_PATH_ACC_ROWS:
-        if (src->layout.wn > 1) need = (int64_t)src->layout.wn * src->shape[0] * 8;
+        if (src->layout.wn > 1) need = (int64_t)src->layout.wn * src->shape[0] * esz;
         break;
-    case REDUCE_PATH_BLOCKED_ROWS: need = (warps + 1) * (buf_elems(src) / src->shape[src->rank - 1]) * 8; break;
-    case REDUCE_PATH_STAGED: need = buf_elems(src) * 8; break;
+    case REDUCE_PATH_BLOCKED_ROWS: need = (warps + 1) * (buf_elems(src) / src->shape[src->rank - 1]) * esz; break;
+    case REDUCE_PATH_STAGED: need = buf_elems(src) * esz; break;
     }
     if (need > sc->bytes) sc->bytes = need;
 }
