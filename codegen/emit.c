@@ -42,6 +42,8 @@ const char *cg_storage_type(Dtype t) {
     case DT_U64: return "unsigned long long";
     case DT_F16: return "__half";
     case DT_BF16: return "__nv_bfloat16";
+    case DT_F8E4M3: return "__nv_fp8_e4m3";
+    case DT_F8E5M2: return "__nv_fp8_e5m2";
     case DT_F32: case DT_FLOAT_LIT: return "float";
     case DT_F64: return "double";
     default: return "float";
@@ -50,14 +52,16 @@ const char *cg_storage_type(Dtype t) {
 
 const char *cg_compute_type(Dtype t) {
     switch (t) {
-    case DT_F16: case DT_BF16: case DT_F32: case DT_FLOAT_LIT: return "float";
+    case DT_F16: case DT_BF16: case DT_F8E4M3: case DT_F8E5M2: case DT_F32: case DT_FLOAT_LIT: return "float";
     case DT_I8: case DT_U8: case DT_I16: case DT_U16: case DT_I32: return "int";
     default: return cg_storage_type(t);
     }
 }
 
+bool cg_narrow_float(Dtype t) { return t == DT_F16 || t == DT_BF16 || t == DT_F8E4M3 || t == DT_F8E5M2; }
+
 char *cg_convert(Cg *g, Dtype t, const char *value) {
-    if (t == DT_F16 || t == DT_BF16)
+    if (cg_narrow_float(t))
         return arena_printf(&g->k->c->arena, "tl_from_float<%s>((float)(%s))", cg_storage_type(t), value);
     return arena_printf(&g->k->c->arena, "(%s)(%s)", cg_storage_type(t), value);
 }
@@ -115,16 +119,18 @@ char *cg_expr_str(Cg *g, const Node *e) {
 
 char *cg_value_str(Cg *g, const Node *e, Dtype t) {
     Dtype saved = g->lit_type;
-    g->lit_type = t;
+    if (t != DT_FLOAT_LIT && t != DT_INT_LIT) g->lit_type = t;
     char *v = cg_expr_str(g, e);
     g->lit_type = saved;
     return v;
 }
 
-/* Prints e with its float literals in type t. */
+/* Prints e with its float literals in type t; a literal type (an
+ * expression of literals only, `c ? 0.7 : 1.1`) keeps the type its own
+ * context gave. */
 static void print_in(Cg *g, const Node *e, Dtype t) {
     Dtype saved = g->lit_type;
-    g->lit_type = t;
+    if (t != DT_FLOAT_LIT && t != DT_INT_LIT) g->lit_type = t;
     cg_expr(g, e);
     g->lit_type = saved;
 }
@@ -134,13 +140,13 @@ static void print_in(Cg *g, const Node *e, Dtype t) {
  * is the f16 product, as on the device's f16 units. Opens the wrapper and
  * returns what closes it. */
 static const char *open_rounding(Cg *g, Dtype t, bool store_rounds) {
-    if ((t != DT_F16 && t != DT_BF16) || store_rounds) return "";
+    if (!cg_narrow_float(t) || store_rounds) return "";
     fprintf(g->o, "tl_to_float(tl_from_float<%s>((float)(", cg_storage_type(t));
     return ")))";
 }
 
 /* A stored value as its compute type. */
-const char *cg_load_wrap(Dtype t) { return t == DT_F16 || t == DT_BF16 ? "tl_to_float" : ""; }
+const char *cg_load_wrap(Dtype t) { return cg_narrow_float(t) ? "tl_to_float" : ""; }
 
 const char *cg_vector_type(int bytes) {
     switch (bytes) {
@@ -282,11 +288,11 @@ static void print_call(Cg *g, const Node *e, bool store_rounds) {
         Dtype to = e->u.call.cast;
         if ((to == DT_F16 || to == DT_BF16) && args->items[0]->dtype == DT_F64) /* rounded once, not through f32 */
             fprintf(o, "tl_to_float(%s((double)(", to == DT_F16 ? "__double2half" : "__double2bfloat16");
-        else if (to == DT_F16 || to == DT_BF16) fprintf(o, "tl_to_float(tl_from_float<%s>((float)(", cg_storage_type(to));
+        else if (cg_narrow_float(to)) fprintf(o, "tl_to_float(tl_from_float<%s>((float)(", cg_storage_type(to));
         else if (to == DT_BOOL) fputs("((", o);
         else fprintf(o, "((%s)(", cg_compute_type(to));
         cg_expr(g, args->items[0]);
-        fputs(to == DT_F16 || to == DT_BF16 ? ")))" : to == DT_BOOL ? ") != 0)" : "))", o);
+        fputs(cg_narrow_float(to) ? ")))" : to == DT_BOOL ? ") != 0)" : "))", o);
         return;
     }
     const char *f = e->u.call.name->s;
@@ -409,7 +415,7 @@ static void cg_store(Cg *g, IrStmt *s) {
     Node *t = s->target;
     Dtype td = t->sym->dtype;
     /* an element store of an f16 value into f16 memory rounds once, there */
-    g->store_rounds = t->kind != N_NAME && (td == DT_F16 || td == DT_BF16) && s->value->dtype == td && s->assign_op == TK_ASSIGN;
+    g->store_rounds = t->kind != N_NAME && cg_narrow_float(td) && s->value->dtype == td && s->assign_op == TK_ASSIGN;
     char *rhs = cg_value_str(g, s->value, td);
     g->store_rounds = false;
     const char *op = s->assign_op == TK_ASSIGN ? NULL : s->assign_op == TK_PLUSEQ ? "+" : s->assign_op == TK_MINUSEQ ? "-"
@@ -417,7 +423,7 @@ static void cg_store(Cg *g, IrStmt *s) {
     if (t->kind == N_NAME) {
         const char *name = ir_cname(g->k->c, t->sym->name);
         Dtype vt = t->sym->dtype;
-        if (vt == DT_F16 || vt == DT_BF16) /* an f16 var holds f16 values (in a float register) */
+        if (cg_narrow_float(vt)) /* an f16 var holds f16 values (in a float register) */
             cg_line(g, "%s = tl_to_float(tl_from_float<%s>((float)(%s(%s))));", name, cg_storage_type(vt),
                     op ? arena_printf(&g->k->c->arena, "%s %s ", name, op) : "", rhs);
         else if (op) cg_line(g, "%s %s= %s;", name, op, rhs);
@@ -630,7 +636,7 @@ static void cg_stmt(Cg *g, IrStmt *s) {
     case IR_VAR: {
         Dtype vt = s->sym->dtype;
         const char *init = s->value ? cg_value_str(g, s->value, vt) : "0";
-        if (s->value && (vt == DT_F16 || vt == DT_BF16) && s->value->dtype != vt)
+        if (s->value && cg_narrow_float(vt) && s->value->dtype != vt)
             init = arena_printf(&g->k->c->arena, "tl_to_float(tl_from_float<%s>((float)(%s)))", cg_storage_type(vt), init);
         cg_line(g, "%s %s = %s;", scalar_type(g, vt), ir_cname(g->k->c, s->sym->name), init);
         break;
@@ -755,6 +761,37 @@ void cg_tile_loop_end(Cg *g) {
     cg_line(g, "}");
 }
 
+/* Whether kernel k stores or computes an fp8 value anywhere. */
+static bool fp8_node(const Node *e, const void *arg) {
+    (void)arg;
+    return e->dtype == DT_F8E4M3 || e->dtype == DT_F8E5M2 || (e->kind == N_CALL && !e->u.call.name &&
+                                                              (e->u.call.cast == DT_F8E4M3 || e->u.call.cast == DT_F8E5M2));
+}
+
+typedef struct Fp8Scan {
+    bool found;
+} Fp8Scan;
+
+static void fp8_stmt(IrStmt *s, void *arg) {
+    Fp8Scan *f = arg;
+    f->found |= (s->value && expr_any(s->value, fp8_node, NULL)) || (s->target && expr_any(s->target, fp8_node, NULL));
+    if (s->op == IR_LET || s->op == IR_VAR) f->found |= s->sym && (s->sym->dtype == DT_F8E4M3 || s->sym->dtype == DT_F8E5M2);
+}
+
+static bool uses_fp8(IrKernel *k) {
+    for (int i = 0; i < k->buffers.len; i++) {
+        const IrBuf *b = k->buffers.items[i];
+        if (b->dtype == DT_F8E4M3 || b->dtype == DT_F8E5M2) return true;
+    }
+    for (int i = 0; i < k->info->params.len; i++) {
+        const Sym *p = k->info->params.items[i];
+        if (p->dtype == DT_F8E4M3 || p->dtype == DT_F8E5M2) return true;
+    }
+    Fp8Scan f = {false};
+    ir_walk(&k->body, fp8_stmt, &f);
+    return f.found;
+}
+
 bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     memset(out, 0, sizeof *out);
     Cg g = {.k = k, .index_type = "int"};
@@ -783,7 +820,8 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     if (k->cluster)
         fprintf(g.o, "// clusters of 2 blocks along grid dimension %d (a linear grid of %lld blocks): TMA multicast of the tiles they share\n",
                 k->cluster_dim, (long long)(k->grid[0] * k->grid[1] * k->grid[2]));
-    fputs("#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n\n", g.o);
+    /* cuda_fp8.h only where needed: it costs NVRTC ~70 ms a compile */
+    fprintf(g.o, "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n%s\n", uses_fp8(k) ? "#include <cuda_fp8.h>\n" : "");
     fputs(cg_device_header, g.o);
     if (k->ws_loop) cg_hopper_helpers(k, g.o);
     /* setmaxnreg needs a register cap at entry: one block an SM */

@@ -58,7 +58,7 @@ static char *combine(Cg *g, int kind, const char *a, const char *b, RedType r) {
 
 /* An element of b as the reduction's type. */
 static char *as_red(Cg *g, const IrBuf *b, const char *reg, RedType r) {
-    return arena_printf(arena(g), "(%s)%s(%s[%s])", r.c, b->dtype == DT_F16 || b->dtype == DT_BF16 ? "tl_to_float" : "",
+    return arena_printf(arena(g), "(%s)%s(%s[%s])", r.c, cg_load_wrap(b->dtype),
                         b->cname, reg);
 }
 

@@ -5,6 +5,7 @@
  * right after
  *     #include <cuda_fp16.h>
  *     #include <cuda_bf16.h>
+ * (and <cuda_fp8.h> where the kernel uses fp8)
  * It must therefore compile both under nvcc and under NVRTC with nothing else
  * available: no CUTLASS, no CCCL, no <cuda/...>, no C++ standard library.
  *
@@ -254,6 +255,11 @@ static __device__ __forceinline__ float tl_to_float(__nv_bfloat16 v) { return __
 static __device__ __forceinline__ float tl_to_float(float v) { return v; }
 static __device__ __forceinline__ float tl_to_float(double v) { return (float)v; }
 static __device__ __forceinline__ float tl_to_float(bool v) { return v ? 1.0f : 0.0f; }
+#ifdef __CUDA_FP8_TYPES_EXIST__ /* cuda_fp8.h, included where a kernel uses fp8 */
+/* fp8 widens exactly through f16 (both formats are subsets of it) */
+static __device__ __forceinline__ float tl_to_float(__nv_fp8_e4m3 v) { return __half2float(__half(__nv_cvt_fp8_to_halfraw(v.__x, __NV_E4M3))); }
+static __device__ __forceinline__ float tl_to_float(__nv_fp8_e5m2 v) { return __half2float(__half(__nv_cvt_fp8_to_halfraw(v.__x, __NV_E5M2))); }
+#endif
 static __device__ __forceinline__ float tl_to_float(char v) { return (float)v; }
 static __device__ __forceinline__ float tl_to_float(signed char v) { return (float)v; }
 static __device__ __forceinline__ float tl_to_float(unsigned char v) { return (float)v; }
@@ -279,6 +285,22 @@ static __device__ __forceinline__ T tl_from_float(float v)
 
 template <> __device__ __forceinline__ __half tl_from_float<__half>(float v) { return __float2half_rn(v); }
 template <> __device__ __forceinline__ __nv_bfloat16 tl_from_float<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+#ifdef __CUDA_FP8_TYPES_EXIST__
+/* fp8 rounds to nearest even; e4m3 (no infinity) saturates at +-448, e5m2
+ * overflows to infinity, as the host side converts (float_format.c) */
+template <> __device__ __forceinline__ __nv_fp8_e4m3 tl_from_float<__nv_fp8_e4m3>(float v)
+{
+    __nv_fp8_e4m3 r;
+    r.__x = __nv_cvt_float_to_fp8(v, __NV_SATFINITE, __NV_E4M3);
+    return r;
+}
+template <> __device__ __forceinline__ __nv_fp8_e5m2 tl_from_float<__nv_fp8_e5m2>(float v)
+{
+    __nv_fp8_e5m2 r;
+    r.__x = __nv_cvt_float_to_fp8(v, __NV_NOSAT, __NV_E5M2);
+    return r;
+}
+#endif
 template <> __device__ __forceinline__ float tl_from_float<float>(float v) { return v; }
 template <> __device__ __forceinline__ double tl_from_float<double>(float v) { return (double)v; }
 template <> __device__ __forceinline__ signed char tl_from_float<signed char>(float v) { return (signed char)v; }

@@ -66,7 +66,10 @@ ragged() {
     gemm_row_sums) echo "--set M=500,N=300,K=100" ;;
     let_corner|var_corner|var_set_corner) echo "--set M=200,N=136,K=200" ;;  # corners through names, partial tiles
     rowvec|two_rowmax) echo "--set M=200" ;;
-    col_stats) echo "--set BN=128"; echo "--set M=64,N=100" ;;  # row vectors through shared memory, partial tiles
+    col_stats) echo "--set BN=128"; echo "--set M=64,N=100" ;;
+    fp8_gelu) echo "--set M=999" ;;
+    fp8_gemm_nt) echo "--set M=200,N=136,K=200" ;;
+    fp8_casts) echo "--set N=1000" ;;  # row vectors through shared memory, partial tiles
     attn_default_policies) echo "--set B=1,H=2,S=512" ;;
     bmm) echo "--set K=704,N=1504" ;;  # rows of 16-byte units: the sm_90a path with rank-3 TMA copies
     bias_scale) echo "--set M=1001,N=1000" ;;      # vectors of 4, partial tiles both ways
