@@ -201,7 +201,9 @@ static bool apply_overrides(Sema *s, KernelInfo *k) {
             o->invalid = "this scalar parameter is an integer";
         } else if (v->kind == SYM_SCALAR && dtype_is_float(v->dtype) && !o->is_float) {
             v->value_float = true;
-            v->value.f = (double)o->i;
+            v->value.f = dtype_round_float(v->dtype, (double)o->i);
+        } else if (v->kind == SYM_SCALAR && dtype_is_float(v->dtype)) {
+            v->value.f = dtype_round_float(v->dtype, o->f); /* what the dtype holds, as from `where` */
         } else if (v->kind == SYM_SCALAR && !o->is_float) {
             int bits = dtype_bytes(v->dtype) * 8;
             bool sgn = dtype_is_signed(v->dtype);

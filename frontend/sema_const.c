@@ -175,6 +175,9 @@ bool sym_value(Sema *s, Sym *sym, Loc use) {
         sym->value_float = e->const_float;
         sym->value.i = e->cval.i;
         if (e->const_float) sym->value.f = e->cval.f;
+        /* a float scalar is the value its dtype holds (b: bf16 = 0.3 is
+         * 0.30078125), in the kernel and in the reference alike */
+        if (e->const_float && sym->kind == SYM_SCALAR) sym->value.f = dtype_round_float(sym->dtype, sym->value.f);
     }
     sym->eval_state = 2;
     sym->has_value = ok;

@@ -207,8 +207,8 @@ static bool check_element(Sema *s, Node *e) {
 
 static bool fold_cast(Sema *s, Node *e, const Node *a, Dtype to) {
     if (!a->is_const) return true;
-    if (dtype_is_float(to)) {
-        const_set_float(e, const_as_float(a));
+    if (dtype_is_float(to)) { /* f16(0.1) is 0.0999755859375 */
+        const_set_float(e, dtype_round_float(to, const_as_float(a)));
         return true;
     }
     if (to == DT_BOOL) {
