@@ -109,10 +109,10 @@ char *cg_global_offset(Cg *g, const IrBuf *b, char **coords);
 char *cg_global_inbounds(Cg *g, const IrBuf *b, char **coords);
 /* The coordinates of register `reg` of a fragment, and whether it holds a
  * real element (NULL: always). */
+void cg_frag_coords(Cg *g, const IrBuf *b, const char *reg, char **coords, char **valid);
 /* The condition under which this thread is the one that stores register
  * reg's element of fragment d (several threads hold it), or NULL. */
 const char *cg_element_owner(Cg *g, const IrBuf *d, const char *reg);
-void cg_frag_coords(Cg *g, const IrBuf *b, const char *reg, char **coords, char **valid);
 void cg_block(Cg *g, IrBlock *b);
 /* A barrier over every thread that runs the kernel's statements: the whole
  * block, or only the consumer warpgroups of a warp-specialised kernel. */

@@ -91,8 +91,7 @@ static void print_float(FILE *o, double v, bool dbl) {
 static void print_const(Cg *g, const Node *e) {
     bool fl = dtype_is_float(e->dtype);
     if (fl) {
-        Dtype t = e->dtype == DT_FLOAT_LIT ? (dtype_is_float(g->lit_type) && g->lit_type != DT_FLOAT_LIT ? g->lit_type : DT_F32)
-                                           : e->dtype;
+        Dtype t = e->dtype != DT_FLOAT_LIT ? e->dtype : dtype_is_float(g->lit_type) ? g->lit_type : DT_F32;
         double v = e->const_float ? e->cval.f : (double)e->cval.i;
         print_float(g->o, dtype_round_float(t, v), t == DT_F64);
     } else if (e->dtype == DT_BOOL) {
@@ -762,34 +761,27 @@ void cg_tile_loop_end(Cg *g) {
 }
 
 /* Whether kernel k stores or computes an fp8 value anywhere. */
+static bool is_fp8(Dtype t) { return t == DT_F8E4M3 || t == DT_F8E5M2; }
+
 static bool fp8_node(const Node *e, const void *arg) {
     (void)arg;
-    return e->dtype == DT_F8E4M3 || e->dtype == DT_F8E5M2 || (e->kind == N_CALL && !e->u.call.name &&
-                                                              (e->u.call.cast == DT_F8E4M3 || e->u.call.cast == DT_F8E5M2));
+    return is_fp8(e->dtype) || (e->kind == N_CALL && !e->u.call.name && is_fp8(e->u.call.cast));
 }
 
-typedef struct Fp8Scan {
-    bool found;
-} Fp8Scan;
-
 static void fp8_stmt(IrStmt *s, void *arg) {
-    Fp8Scan *f = arg;
-    f->found |= (s->value && expr_any(s->value, fp8_node, NULL)) || (s->target && expr_any(s->target, fp8_node, NULL));
-    if (s->op == IR_LET || s->op == IR_VAR) f->found |= s->sym && (s->sym->dtype == DT_F8E4M3 || s->sym->dtype == DT_F8E5M2);
+    bool *found = arg;
+    *found |= (s->value && expr_any(s->value, fp8_node, NULL)) || (s->target && expr_any(s->target, fp8_node, NULL));
+    *found |= (s->op == IR_LET || s->op == IR_VAR) && s->sym && is_fp8(s->sym->dtype);
 }
 
 static bool uses_fp8(IrKernel *k) {
-    for (int i = 0; i < k->buffers.len; i++) {
-        const IrBuf *b = k->buffers.items[i];
-        if (b->dtype == DT_F8E4M3 || b->dtype == DT_F8E5M2) return true;
-    }
-    for (int i = 0; i < k->info->params.len; i++) {
-        const Sym *p = k->info->params.items[i];
-        if (p->dtype == DT_F8E4M3 || p->dtype == DT_F8E5M2) return true;
-    }
-    Fp8Scan f = {false};
-    ir_walk(&k->body, fp8_stmt, &f);
-    return f.found;
+    for (int i = 0; i < k->buffers.len; i++)
+        if (is_fp8(((const IrBuf *)k->buffers.items[i])->dtype)) return true;
+    for (int i = 0; i < k->info->params.len; i++)
+        if (is_fp8(((const Sym *)k->info->params.items[i])->dtype)) return true;
+    bool found = false;
+    ir_walk(&k->body, fp8_stmt, &found);
+    return found;
 }
 
 bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
