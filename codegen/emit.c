@@ -289,7 +289,18 @@ static void print_call(Cg *g, const Node *e, bool store_rounds) {
             fprintf(o, "tl_to_float(%s((double)(", to == DT_F16 ? "__double2half" : "__double2bfloat16");
         else if (cg_narrow_float(to)) fprintf(o, "tl_to_float(tl_from_float<%s>((float)(", cg_storage_type(to));
         else if (to == DT_BOOL) fputs("((", o);
-        else fprintf(o, "((%s)(", cg_compute_type(to));
+        else if (dtype_bytes(to) < 4 && dtype_is_float(args->items[0]->dtype)) {
+            /* a float to an 8- or 16-bit integer truncates and saturates
+             * (NaN: 0), as the 32- and 64-bit conversions do in hardware;
+             * through int alone it would wrap (200.0 -> i8 -56) */
+            int64_t lo = dtype_is_signed(to) ? -(INT64_C(1) << (dtype_bytes(to) * 8 - 1)) : 0;
+            int64_t hi = dtype_is_signed(to) ? (INT64_C(1) << (dtype_bytes(to) * 8 - 1)) - 1 : (INT64_C(1) << (dtype_bytes(to) * 8)) - 1;
+            fprintf(o, "min(max(%s(", args->items[0]->dtype == DT_F64 ? "__double2int_rz((double)" : "__float2int_rz((float)");
+            cg_expr(g, args->items[0]);
+            fprintf(o, ")), %lld), %lld)", (long long)lo, (long long)hi);
+            return;
+        } else
+            fprintf(o, "((%s)(", cg_compute_type(to));
         cg_expr(g, args->items[0]);
         fputs(cg_narrow_float(to) ? ")))" : to == DT_BOOL ? ") != 0)" : "))", o);
         return;

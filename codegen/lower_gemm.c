@@ -153,9 +153,11 @@ static void gemm_mma(Cg *g, IrStmt *s) {
  * elements with a loop over K. Correct but slow. With an f32 accumulator
  * the loop over K is the outer one, rolled, around one multiply-add a
  * register (independent chains, and code that does not grow with K); else
- * each register sums in f32 over a rolled loop of its own. Unrolled both
- * ways it is registers x K multiply-adds of code, which took NVRTC 30 s
- * at 128 x 40. */
+ * each register sums over a rolled loop of its own, in the accumulator's
+ * precision: f64 for an f64 one, 64-bit integers for an integer one (an
+ * i8 x i8 -> i32 sum through f32 lost its low bits past 2^24), f32 for
+ * f16 / bf16. Unrolled both ways it is registers x K multiply-adds of
+ * code, which took NVRTC 30 s at 128 x 40. */
 static void gemm_fma(Cg *g, IrStmt *s) {
     const IrBuf *A = s->a.buf, *B = s->b.buf, *C = s->c.buf;
     if (A->scope != SCOPE_SHARED || B->scope != SCOPE_SHARED) {
@@ -174,8 +176,13 @@ static void gemm_fma(Cg *g, IrStmt *s) {
     cg_frag_coords(g, C, r, cc, &valid);
     char *ac[2] = {s->trans_a ? (char *)k : cc[0], s->trans_a ? cc[0] : (char *)k};
     char *bc[2] = {s->trans_b ? cc[1] : (char *)k, s->trans_b ? (char *)k : cc[1]};
-    char *product = arena_printf(arena(g), "tl_to_float(%s[%s]) * tl_to_float(%s[%s])", A->cname, cg_shared_offset(g, A, ac),
-                                 B->cname, cg_shared_offset(g, B, bc));
+    const char *sum_type = C->dtype == DT_F64 ? "double" : dtype_is_int(C->dtype) ? "long long" : "float";
+    const char *a_elem = arena_printf(arena(g), "%s[%s]", A->cname, cg_shared_offset(g, A, ac));
+    const char *b_elem = arena_printf(arena(g), "%s[%s]", B->cname, cg_shared_offset(g, B, bc));
+    char *product = !strcmp(sum_type, "float")
+                        ? arena_printf(arena(g), "tl_to_float(%s) * tl_to_float(%s)", a_elem, b_elem)
+                        : arena_printf(arena(g), "(%s)(%s(%s)) * (%s)(%s(%s))", sum_type, cg_load_wrap(A->dtype), a_elem,
+                                       sum_type, cg_load_wrap(B->dtype), b_elem);
     cg_line(g, "#pragma unroll");
     cg_line(g, "for (int %s = 0; %s < %lld; ++%s) {", r, r, (long long)C->layout.regs, r);
     g->ind++;
@@ -183,11 +190,12 @@ static void gemm_fma(Cg *g, IrStmt *s) {
     if (k_outer) {
         cg_line(g, "%s[%s] += %s;", C->cname, r, product);
     } else {
-        cg_line(g, "float %s = 0.0f;", acc);
+        cg_line(g, "%s %s = %s;", sum_type, acc, !strcmp(sum_type, "float") ? "0.0f" : "0");
         cg_line(g, "#pragma unroll 1");
         cg_line(g, "for (int %s = 0; %s < %lld; ++%s) %s += %s;", k, k, (long long)K, k, acc, product);
-        cg_line(g, "%s[%s] = %s;", C->cname, r,
-                cg_convert(g, C->dtype, arena_printf(arena(g), "tl_to_float(%s[%s]) + %s", C->cname, r, acc)));
+        const char *old_value = !strcmp(sum_type, "float") ? arena_printf(arena(g), "tl_to_float(%s[%s])", C->cname, r)
+                                                           : arena_printf(arena(g), "(%s)(%s[%s])", sum_type, C->cname, r);
+        cg_line(g, "%s[%s] = %s;", C->cname, r, cg_convert(g, C->dtype, arena_printf(arena(g), "%s + %s", old_value, acc)));
     }
     g->ind--;
     cg_line(g, "}");
