@@ -193,11 +193,12 @@ static void infer_parallel(Infer *in, IrStmt *p) {
         if (b == driver) continue;
         Layout own;
         if (own_access_layout(p, b, e, &own)) {
-            /* a fragment another operation laid out otherwise (a row vector
-             * of one gemm's accumulator used on the rows of another's):
-             * stage_elements reads it through shared memory instead */
-            bool settled = b->layout.kind != LAYOUT_NONE && weak_index(in, b) < 0 && !layout_equal(&b->layout, &own);
-            if (!settled) assign(in, b, &own, e->loc, "parallel loop");
+            /* weak: another operation that needs another layout wins (a
+             * row vector of one gemm's accumulator used on the rows of
+             * another's, a fragment written here that a gemm reads as its
+             * A), and stage_elements takes those accesses through shared
+             * memory instead */
+            assign_as(in, b, &own, e->loc, "parallel loop", true);
         } else if (b->layout.kind == LAYOUT_NONE && may_replicate(in, b)) {
             /* elements other threads would hold: every thread holds all of
              * a small fragment, unless another operation decides */
@@ -221,7 +222,18 @@ static void visit(IrStmt *s, void *arg) {
             in->failed = true;
             return;
         }
-        assign(in, s->c.buf, &l, s->loc, "gemm");
+        IrBuf *C = s->c.buf;
+        if (C->layout.kind == LAYOUT_ACC && weak_index(in, C) < 0 && !layout_equal(&C->layout, &l) && !in->failed) {
+            /* two gemms into one accumulator with different warp splits */
+            diag_error(in->k->c, s->loc,
+                       "gemms that accumulate into '%s' must split it over warps alike: this one needs %s, an earlier "
+                       "operation gave it %s; give the gemms the same policy (one with A in registers takes full_row)",
+                       C->sym->name->s, layout_describe(in->k->c, &l), layout_describe(in->k->c, &C->layout));
+            diag_note(in->k->c, C->layout.origin, "'%s' got its layout here", C->sym->name->s);
+            in->failed = true;
+            return;
+        }
+        assign(in, C, &l, s->loc, "gemm");
         if (is_fragment(s->b.buf)) die("gemm: operand B '%s' in registers after stage_operands", s->b.buf->sym->name->s);
         if (is_fragment(s->a.buf)) {
             /* A from registers: the accumulator layout of the same rows

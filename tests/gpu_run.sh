@@ -65,7 +65,7 @@ ragged() {
     rows_atomic|rows_update|rows_count) echo "--set M=1000,N=100" ;;  # one effect an iteration, partial tiles
     gemm_row_sums) echo "--set M=500,N=300,K=100" ;;
     let_corner|var_corner|var_set_corner) echo "--set M=200,N=136,K=200" ;;  # corners through names, partial tiles
-    rowvec|two_rowmax) echo "--set M=200" ;;
+    rowvec|two_rowmax|relu_then_gemm|row_scaled_gemm) echo "--set M=200" ;;
     col_stats) echo "--set BN=128"; echo "--set M=64,N=100" ;;
     fp8_gelu) echo "--set M=999" ;;
     fp8_gemm_nt) echo "--set M=200,N=136,K=200" ;;
