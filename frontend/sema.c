@@ -2,6 +2,7 @@
  * clauses, specialisation with --set), and the statements of kernel
  * bodies. Expressions, tile operations and the reference block have files
  * of their own. */
+#include <math.h>
 #include <string.h>
 
 #include "parse.h"
@@ -202,8 +203,10 @@ static bool apply_overrides(Sema *s, KernelInfo *k) {
         } else if (v->kind == SYM_SCALAR && dtype_is_float(v->dtype) && !o->is_float) {
             v->value_float = true;
             v->value.f = dtype_round_float(v->dtype, (double)o->i);
+            if (!isfinite(v->value.f)) o->invalid = "the value does not fit the parameter's dtype";
         } else if (v->kind == SYM_SCALAR && dtype_is_float(v->dtype)) {
             v->value.f = dtype_round_float(v->dtype, o->f); /* what the dtype holds, as from `where` */
+            if (isfinite(o->f) && !isfinite(v->value.f)) o->invalid = "the value does not fit the parameter's dtype";
         } else if (v->kind == SYM_SCALAR && !o->is_float) {
             int bits = dtype_bytes(v->dtype) * 8;
             bool sgn = dtype_is_signed(v->dtype);
@@ -342,6 +345,9 @@ static void check_assign(Sema *s, Node *st) {
     }
     if (ok && !dtype_is_int(rhs->dtype) && !dtype_is_float(rhs->dtype) && rhs->dtype != DT_BOOL)
         diag_error(s->c, rhs->loc, "the assigned value must be a number");
+    else if (ok && st->u.assign.op == TK_SLASHEQ && dtype_is_int(lhs->dtype) && rhs->is_const && !rhs->const_float &&
+             rhs->cval.i == 0 && !s->dead)
+        diag_error(s->c, rhs->loc, "integer division by zero");
 }
 
 static void check_stmt(Sema *s, Node *st) {

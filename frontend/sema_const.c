@@ -177,7 +177,14 @@ bool sym_value(Sema *s, Sym *sym, Loc use) {
         if (e->const_float) sym->value.f = e->cval.f;
         /* a float scalar is the value its dtype holds (b: bf16 = 0.3 is
          * 0.30078125), in the kernel and in the reference alike */
-        if (e->const_float && sym->kind == SYM_SCALAR) sym->value.f = dtype_round_float(sym->dtype, sym->value.f);
+        if (e->const_float && sym->kind == SYM_SCALAR) {
+            sym->value.f = dtype_round_float(sym->dtype, sym->value.f);
+            if (isfinite(e->cval.f) && !isfinite(sym->value.f)) {
+                diag_error(s->c, e->loc, "%g does not fit the %s parameter '%s'", e->cval.f, dtype_name(sym->dtype),
+                           sym->name->s);
+                ok = false;
+            }
+        }
     }
     sym->eval_state = 2;
     sym->has_value = ok;

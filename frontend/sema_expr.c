@@ -403,6 +403,21 @@ static bool check_binary(Sema *s, Node *e) {
         break;
     }
     if (a->is_const && b->is_const) return const_binary(s, e, op, a, b);
+    /* A constant right side that makes the operation undefined in C (and so
+     * on the device): integer division by zero, a shift by a negative count
+     * or by the width or more (the width C computes in: int below 32 bits). */
+    if (b->is_const && !b->const_float && dtype_is_int(e->dtype) && !s->dead) {
+        int width = e->dtype == DT_INT_LIT || dtype_bytes(e->dtype) == 8 ? 64 : 32;
+        if ((op == TK_SLASH || op == TK_PERCENT) && b->cval.i == 0) {
+            diag_error(s->c, b->loc, "integer %s by zero", op == TK_SLASH ? "division" : "remainder");
+            return false;
+        }
+        if ((op == TK_SHL || op == TK_SHR) && (b->cval.i < 0 || b->cval.i >= width)) {
+            diag_error(s->c, b->loc, "a shift by %lld is undefined: %s values shift by 0 to %d", (long long)b->cval.i,
+                       dtype_name(e->dtype == DT_INT_LIT ? DT_I64 : e->dtype), width - 1);
+            return false;
+        }
+    }
     /* Short circuit with a constant left side that decides: `false && x` is false. */
     if (decides) const_set_int(e, a->cval.i != 0);
     return true;

@@ -574,6 +574,13 @@ void check_op_call(Sema *s, Node *call) {
                        scope_name(dst.sym));
             return;
         }
+        Dtype dt = dst.sym->dtype;
+        if (dt == DT_BOOL || dt == DT_F8E4M3 || dt == DT_F8E5M2) {
+            /* the hardware adds integers, f16, bf16, f32 and f64 */
+            diag_error(s->c, arg[0]->loc, "atomic_add cannot add into the %s tensor '%s': it adds into integer, f16, "
+                       "bf16, f32 and f64 tensors", dtype_name(dt), dst.sym->name->s);
+            return;
+        }
         Node *src = arg[1];
         Sym *ssym = src->kind == N_NAME ? sym_lookup(src->u.name) : NULL;
         bool tile_src = is_buffer_sym(ssym) || (src->kind == N_INDEX && !s->in_parallel);

@@ -284,6 +284,26 @@ static void visit(IrStmt *s, void *arg) {
     }
 }
 
+/* Registers are per thread: a fragment's share of them beyond what a
+ * thread has (255) spills, and far beyond it NVRTC takes minutes over the
+ * unrolled loops (4096 elements a thread: 242 s). A local array lives in
+ * each thread's local memory, which CUDA caps at 512 KiB. */
+enum { FRAGMENT_MAX_PER_THREAD = 1024, LOCAL_MAX_BYTES = 512 * 1024 };
+
+static void check_sizes(IrKernel *k) {
+    for (int i = 0; i < k->buffers.len; i++) {
+        const IrBuf *b = k->buffers.items[i];
+        if (b->scope == SCOPE_FRAGMENT && b->layout.regs > FRAGMENT_MAX_PER_THREAD)
+            diag_error(k->c, b->loc,
+                       "the fragment '%s' puts %lld elements in each thread's registers (at most %d; a thread has 255 "
+                       "registers): a smaller tile or more threads",
+                       b->sym->name->s, (long long)b->layout.regs, FRAGMENT_MAX_PER_THREAD);
+        if (b->scope == SCOPE_LOCAL && buf_bytes(b) > LOCAL_MAX_BYTES)
+            diag_error(k->c, b->loc, "the local array '%s' takes %lld bytes a thread; CUDA gives a thread at most %d",
+                       b->sym->name->s, (long long)buf_bytes(b), LOCAL_MAX_BYTES);
+    }
+}
+
 void pass_infer_layout(IrKernel *k) {
     Infer in = {.k = k};
     for (int round = 0; round < 64 && !in.failed; round++) {
@@ -307,4 +327,5 @@ void pass_infer_layout(IrKernel *k) {
     }
     /* Parallel loops whose drivers got their layout late: settle drivers. */
     if (!in.failed) ir_walk(&k->body, visit, &in);
+    if (!in.failed) check_sizes(k);
 }

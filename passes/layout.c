@@ -170,7 +170,9 @@ ReducePath reduce_path(const IrStmt *s, int64_t threads) {
     }
     if (src->layout.kind == LAYOUT_BLOCKED && s->dim == src->rank - 1 && dst->layout.kind == LAYOUT_REPLICATED) {
         int64_t cols = src->shape[src->rank - 1], rows = buf_elems(src) / cols;
-        if (rows == 1 || cols % (threads * src->layout.vec) == 0) return REDUCE_PATH_BLOCKED_ROWS;
+        /* warp shuffles need whole warps: a partial last warp's missing
+         * lanes would be read (their values are undefined) */
+        if ((rows == 1 || cols % (threads * src->layout.vec) == 0) && threads % 32 == 0) return REDUCE_PATH_BLOCKED_ROWS;
     }
     return REDUCE_PATH_STAGED;
 }

@@ -63,6 +63,10 @@ case $out in *"'A' is a tensor"*) ;; *) fail=$((fail + 1)); echo "FAIL --set A=4
 : > "$tmp/empty.tile"
 expect 1 "--emit-cuda of a file without kernels" "$tilec" --emit-cuda "$tmp/empty.tile"
 case $out in *"has no kernel"*) ;; *) fail=$((fail + 1)); echo "FAIL empty file: $out" ;; esac
+# a float scalar --set beyond its dtype's range is refused, as an integer one is
+printf 'kernel s(X: f16[N], out Y: f16[N], beta: f16)\n    where N = 256, beta = 1.0\n    grid(2) as (bx)\n{\n    for (i) in parallel(128) { Y[bx * 128 + i] = X[bx * 128 + i] * beta; }\n}\n' > "$tmp/beta.tile"
+expect 2 "--set of an f16 scalar to 70000" "$tilec" --check --set beta=70000 "$tmp/beta.tile"
+case $out in *"does not fit the parameter's dtype"*) ;; *) fail=$((fail + 1)); echo "FAIL f16 scalar overflow: $out" | head -3 ;; esac
 # classic Mac line ends (CR alone): lines count as the editor shows them
 printf 'kernel k(X: f32[N], out Y: f32[N])\r    where N = 1024\r    grid(ceildiv(N, 128)) as (bx)\r{\r    for (i) in parallel(128) { Y[bx * 128 + i] = q; }\r}\r' > "$tmp/cr.tile"
 expect 1 "a CR-only file with an error on line 5" "$tilec" --check "$tmp/cr.tile"

@@ -71,7 +71,8 @@ ragged() {
     fp8_gemm_nt) echo "--set M=200,N=136,K=200" ;;
     fp8_casts) echo "--set N=1000" ;;
     f64_gemm) echo "--set M=100,N=70,K=50" ;;  # the multiply-add path in f64, partial tiles
-    saturating_casts) echo "--set N=1000" ;;  # row vectors through shared memory, partial tiles
+    saturating_casts) echo "--set N=1000" ;;
+    row_sum_48) echo "--set M=7,N=1000" ;;  # row vectors through shared memory, partial tiles
     attn_default_policies) echo "--set B=1,H=2,S=512" ;;
     bmm) echo "--set K=704,N=1504" ;;  # rows of 16-byte units: the sm_90a path with rank-3 TMA copies
     bias_scale) echo "--set M=1001,N=1000" ;;      # vectors of 4, partial tiles both ways
