@@ -65,14 +65,14 @@ ragged() {
     rows_atomic|rows_update|rows_count) echo "--set M=1000,N=100" ;;  # one effect an iteration, partial tiles
     gemm_row_sums) echo "--set M=500,N=300,K=100" ;;
     let_corner|var_corner|var_set_corner) echo "--set M=200,N=136,K=200" ;;  # corners through names, partial tiles
-    rowvec|two_rowmax|relu_then_gemm|row_scaled_gemm) echo "--set M=200" ;;
+    rowvec|two_rowmax|relu_then_gemm|row_scaled_gemm) echo "--set M=200" ;;  # row vectors through shared memory, partial tiles
     col_stats) echo "--set BN=128"; echo "--set M=64,N=100" ;;
     fp8_gelu) echo "--set M=999" ;;
     fp8_gemm_nt) echo "--set M=200,N=136,K=200" ;;
     fp8_casts) echo "--set N=1000" ;;
     f64_gemm) echo "--set M=100,N=70,K=50" ;;  # the multiply-add path in f64, partial tiles
     saturating_casts) echo "--set N=1000" ;;
-    row_sum_48) echo "--set M=7,N=1000" ;;  # row vectors through shared memory, partial tiles
+    row_sum_48) echo "--set M=7,N=1000" ;;  # a partial last warp, a ragged row
     attn_default_policies) echo "--set B=1,H=2,S=512" ;;
     bmm) echo "--set K=704,N=1504" ;;  # rows of 16-byte units: the sm_90a path with rank-3 TMA copies
     bias_scale) echo "--set M=1001,N=1000" ;;      # vectors of 4, partial tiles both ways
