@@ -8,6 +8,7 @@ typedef struct ParseState {
     Ctx *c;
     Node *program;
     Loc here;              /* location of the token being parsed */
+    Loc prev_end;          /* just past the token before it (line 0: none) */
     bool syntax_error;     /* at least one syntax error was reported */
     bool stop;             /* give up: stack overflow or the error limit */
     int nesting;           /* open ( [ { */

@@ -38,6 +38,13 @@ void parse_syntax_error(ParseState *ps, int major, const Token *tok, const int *
     char what[256] = "";
     bool semi = false;
     for (int i = 0; i < n; i++) semi |= expected[i] == TK_SEMI;
+    if (n > 4 && semi && major != 0 && ps->prev_end.line && tok->loc.line > ps->prev_end.line) {
+        /* a statement's line without its ';': say so where it is missing,
+         * not at the next line's first token */
+        diag_error(ps->c, ps->prev_end, "expected ';' at the end of the line (the next one starts with %s)",
+                   major == TK_IDENT ? arena_printf(&ps->c->arena, "'%s'", tok->name->s) : token_describe(major));
+        return;
+    }
     if (n > 4 && semi) {
         /* After a complete expression anything binary may follow; the
          * likely fix is the missing semicolon. */
@@ -89,6 +96,7 @@ Node *fe_parse(Ctx *c) {
             if (ps.nesting > 0) ps.nesting--;
         }
         TileParse(parser, code, t, &ps);
+        ps.prev_end = (Loc){t.loc.off + t.len, t.loc.line};
     } while (code != 0 && !ps.stop && !c->too_many);
     TileParseFree(parser, free);
     return ps.program;
