@@ -382,6 +382,7 @@ static void check_stmt(Sema *s, Node *st) {
             }
         } else {
             sym->dtype = DT_F32; /* keep going with a plausible type */
+            sym->broken = true;  /* and its uses bring no errors of their own */
         }
         sym_declare(s, sym);
         return;

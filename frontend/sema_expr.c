@@ -177,8 +177,9 @@ static bool check_element(Sema *s, Node *e) {
     e->sym = sym;
     sym->used = true;
     if (sym->kind != SYM_TENSOR && sym->kind != SYM_BUFFER) {
-        diag_error(s->c, e->loc, "'%s' is a %s; only tensors and buffers can be indexed", sym->name->s,
-                   sym_kind_name(sym->kind));
+        if (!sym->broken) /* a let whose value had errors: those are enough */
+            diag_error(s->c, e->loc, "'%s' is a %s; only tensors and buffers can be indexed", sym->name->s,
+                       sym_kind_name(sym->kind));
         return false;
     }
     if (s->mode == EM_CONST) {
@@ -186,6 +187,10 @@ static bool check_element(Sema *s, Node *e) {
         return false;
     }
     bool ok = true;
+    if (sym->broken) { /* its declaration's errors are enough */
+        e->dtype = sym->dtype;
+        return false;
+    }
     if (e->u.index.idx.len != sym->rank) {
         diag_error(s->c, e->loc, "'%s' has %d dimension%s but %d ind%s given", sym->name->s, sym->rank,
                    sym->rank == 1 ? "" : "s", e->u.index.idx.len, e->u.index.idx.len == 1 ? "ex is" : "ices are");

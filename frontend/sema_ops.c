@@ -250,8 +250,9 @@ static bool get_region(Sema *s, Node *e, const char *what, Region *r) {
             return false;
         }
         if (!is_buffer_sym(sym)) {
-            diag_error(s->c, e->loc, "%s must be a tensor or buffer, but '%s' is a %s", what, sym->name->s,
-                       sym_kind_name(sym->kind));
+            if (!sym->broken) /* a let whose value had errors: those are enough */
+                diag_error(s->c, e->loc, "%s must be a tensor or buffer, but '%s' is a %s", what, sym->name->s,
+                           sym_kind_name(sym->kind));
             return false;
         }
         e->sym = sym;
@@ -273,8 +274,9 @@ static bool get_region(Sema *s, Node *e, const char *what, Region *r) {
         return false;
     }
     if (!is_buffer_sym(sym)) {
-        diag_error(s->c, e->loc, "%s must be a tensor or buffer, but '%s' is a %s", what, sym->name->s,
-                   sym_kind_name(sym->kind));
+        if (!sym->broken)
+            diag_error(s->c, e->loc, "%s must be a tensor or buffer, but '%s' is a %s", what, sym->name->s,
+                       sym_kind_name(sym->kind));
         return false;
     }
     e->sym = sym;
@@ -645,10 +647,16 @@ Sym *check_alloc(Sema *s, Node *call, Name *name, Loc name_loc, bool *was_alloc)
     if (s->in_parallel && scope != SCOPE_LOCAL)
         diag_error(s->c, call->loc, "%s cannot be used inside a parallel loop (alloc_local can)", fname);
     Node *arg[MAX_PARAMS];
-    if (!bind_args(s, call, find_signature(call->u.call.name), arg)) return NULL;
     Sym *sym = sym_new(s, SYM_BUFFER, name, name_loc);
     sym->scope = scope;
     sym->decl = call;
+    sym->rank = 1;
+    sym->shape[0] = 1;
+    sym->dtype = DT_F32;
+    if (!bind_args(s, call, find_signature(call->u.call.name), arg)) {
+        sym->broken = true; /* declared even so: its uses bring no "undefined name" */
+        return sym;
+    }
     Node *shape = arg[0];
     Node *single[1] = {shape};
     Node **dims = single;
@@ -659,7 +667,8 @@ Sym *check_alloc(Sema *s, Node *call, Name *name, Loc name_loc, bool *was_alloc)
     }
     if (rank > MAX_RANK) {
         diag_error(s->c, shape->loc, "buffers have at most %d dimensions", MAX_RANK);
-        return NULL;
+        sym->broken = true;
+        return sym;
     }
     sym->rank = rank;
     int64_t elems = 1;
