@@ -31,7 +31,10 @@ void node_child(Ctx *c, Node *parent, Node *child) {
      * trees here keeps them within the C stack. Report only at the
      * crossing, not again for every ancestor. */
     if (parent->depth == LIMIT_EXPR_DEPTH + 1)
-        diag_error(c, child->loc, "expression nested too deeply (more than %d levels)", LIMIT_EXPR_DEPTH);
+        diag_error(c, child->loc,
+                   "expression nested too deeply (more than %d levels; each operator of a chain such as a + b + c "
+                   "is one): split it with lets",
+                   LIMIT_EXPR_DEPTH);
 }
 
 const char *op_spelling(int tk) {
