@@ -34,7 +34,14 @@ Node *unary(ParseState *ps, int op, Loc loc, Node *a) {
 }
 
 void parse_syntax_error(ParseState *ps, int major, const Token *tok, const int *expected, int n) {
+    bool earlier = ps->syntax_error;
     ps->syntax_error = true;
+    /* After an error inside a kernel the parser may resume as if at the
+     * top level; what it then finds there (the kernel's own statements,
+     * its reference block) is no mistake of its own. */
+    bool top_level_only = n > 0;
+    for (int i = 0; i < n; i++) top_level_only &= expected[i] == TK_KERNEL || expected[i] == TK_CONST;
+    if (earlier && (top_level_only || (major == TK_REFERENCE && ps->nesting == 0))) return;
     char what[256] = "";
     bool semi = false;
     for (int i = 0; i < n; i++) semi |= expected[i] == TK_SEMI;
