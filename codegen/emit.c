@@ -116,22 +116,39 @@ char *cg_expr_str(Cg *g, const Node *e) {
     return s;
 }
 
-char *cg_value_str(Cg *g, const Node *e, Dtype t) {
+/* Makes t the type of the float literals printed next and returns the
+ * one before; a literal type (an expression of literals only, `c ? 0.7 :
+ * 1.1`) keeps the type its own context gave. */
+static Dtype enter_lit_type(Cg *g, Dtype t) {
     Dtype saved = g->lit_type;
     if (t != DT_FLOAT_LIT && t != DT_INT_LIT) g->lit_type = t;
+    return saved;
+}
+
+char *cg_value_str(Cg *g, const Node *e, Dtype t) {
+    Dtype saved = enter_lit_type(g, t);
     char *v = cg_expr_str(g, e);
     g->lit_type = saved;
     return v;
 }
 
-/* Prints e with its float literals in type t; a literal type (an
- * expression of literals only, `c ? 0.7 : 1.1`) keeps the type its own
- * context gave. */
+/* Prints e with its float literals in type t. */
 static void print_in(Cg *g, const Node *e, Dtype t) {
-    Dtype saved = g->lit_type;
-    if (t != DT_FLOAT_LIT && t != DT_INT_LIT) g->lit_type = t;
+    Dtype saved = enter_lit_type(g, t);
     cg_expr(g, e);
     g->lit_type = saved;
+}
+
+/* A float value rounded to narrow float type t and back (an f16 value in
+ * a float register) is rounding_open(t) + value + ROUNDING_CLOSE. */
+static const char ROUNDING_CLOSE[] = ")))";
+
+static const char *rounding_open(Cg *g, Dtype t) {
+    return arena_printf(&g->k->c->arena, "tl_to_float(tl_from_float<%s>((float)(", cg_storage_type(t));
+}
+
+static char *rounded(Cg *g, Dtype t, const char *v) {
+    return arena_printf(&g->k->c->arena, "%s%s%s", rounding_open(g, t), v, ROUNDING_CLOSE);
 }
 
 /* An f16 or bf16 result (of arithmetic or a math function), computed in
@@ -140,8 +157,8 @@ static void print_in(Cg *g, const Node *e, Dtype t) {
  * returns what closes it. */
 static const char *open_rounding(Cg *g, Dtype t, bool store_rounds) {
     if (!cg_narrow_float(t) || store_rounds) return "";
-    fprintf(g->o, "tl_to_float(tl_from_float<%s>((float)(", cg_storage_type(t));
-    return ")))";
+    fputs(rounding_open(g, t), g->o);
+    return ROUNDING_CLOSE;
 }
 
 /* A stored value as its compute type. */
@@ -287,7 +304,7 @@ static void print_call(Cg *g, const Node *e, bool store_rounds) {
         Dtype to = e->u.call.cast;
         if ((to == DT_F16 || to == DT_BF16) && args->items[0]->dtype == DT_F64) /* rounded once, not through f32 */
             fprintf(o, "tl_to_float(%s((double)(", to == DT_F16 ? "__double2half" : "__double2bfloat16");
-        else if (cg_narrow_float(to)) fprintf(o, "tl_to_float(tl_from_float<%s>((float)(", cg_storage_type(to));
+        else if (cg_narrow_float(to)) fputs(rounding_open(g, to), o);
         else if (to == DT_BOOL) fputs("((", o);
         else if (dtype_bytes(to) < 4 && dtype_is_float(args->items[0]->dtype)) {
             /* a float to an 8- or 16-bit integer truncates and saturates
@@ -302,7 +319,7 @@ static void print_call(Cg *g, const Node *e, bool store_rounds) {
         } else
             fprintf(o, "((%s)(", cg_compute_type(to));
         cg_expr(g, args->items[0]);
-        fputs(cg_narrow_float(to) ? ")))" : to == DT_BOOL ? ") != 0)" : "))", o);
+        fputs(cg_narrow_float(to) ? ROUNDING_CLOSE : to == DT_BOOL ? ") != 0)" : "))", o);
         return;
     }
     const char *f = e->u.call.name->s;
@@ -434,8 +451,8 @@ static void cg_store(Cg *g, IrStmt *s) {
         const char *name = ir_cname(g->k->c, t->sym->name);
         Dtype vt = t->sym->dtype;
         if (cg_narrow_float(vt)) /* an f16 var holds f16 values (in a float register) */
-            cg_line(g, "%s = tl_to_float(tl_from_float<%s>((float)(%s(%s))));", name, cg_storage_type(vt),
-                    op ? arena_printf(&g->k->c->arena, "%s %s ", name, op) : "", rhs);
+            cg_line(g, "%s = %s;", name,
+                    rounded(g, vt, op ? arena_printf(&g->k->c->arena, "%s %s (%s)", name, op, rhs) : rhs));
         else if (op) cg_line(g, "%s %s= %s;", name, op, rhs);
         else cg_line(g, "%s = %s;", name, rhs);
         return;
@@ -647,7 +664,7 @@ static void cg_stmt(Cg *g, IrStmt *s) {
         Dtype vt = s->sym->dtype;
         const char *init = s->value ? cg_value_str(g, s->value, vt) : "0";
         if (s->value && cg_narrow_float(vt) && s->value->dtype != vt)
-            init = arena_printf(&g->k->c->arena, "tl_to_float(tl_from_float<%s>((float)(%s)))", cg_storage_type(vt), init);
+            init = rounded(g, vt, init);
         cg_line(g, "%s %s = %s;", scalar_type(g, vt), ir_cname(g->k->c, s->sym->name), init);
         break;
     }

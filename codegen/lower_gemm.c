@@ -177,9 +177,10 @@ static void gemm_fma(Cg *g, IrStmt *s) {
     char *ac[2] = {s->trans_a ? (char *)k : cc[0], s->trans_a ? cc[0] : (char *)k};
     char *bc[2] = {s->trans_b ? cc[1] : (char *)k, s->trans_b ? (char *)k : cc[1]};
     const char *sum_type = C->dtype == DT_F64 ? "double" : dtype_is_int(C->dtype) ? "long long" : "float";
+    bool in_float = !strcmp(sum_type, "float");
     const char *a_elem = arena_printf(arena(g), "%s[%s]", A->cname, cg_shared_offset(g, A, ac));
     const char *b_elem = arena_printf(arena(g), "%s[%s]", B->cname, cg_shared_offset(g, B, bc));
-    char *product = !strcmp(sum_type, "float")
+    char *product = in_float
                         ? arena_printf(arena(g), "tl_to_float(%s) * tl_to_float(%s)", a_elem, b_elem)
                         : arena_printf(arena(g), "(%s)(%s(%s)) * (%s)(%s(%s))", sum_type, cg_load_wrap(A->dtype), a_elem,
                                        sum_type, cg_load_wrap(B->dtype), b_elem);
@@ -190,10 +191,10 @@ static void gemm_fma(Cg *g, IrStmt *s) {
     if (k_outer) {
         cg_line(g, "%s[%s] += %s;", C->cname, r, product);
     } else {
-        cg_line(g, "%s %s = %s;", sum_type, acc, !strcmp(sum_type, "float") ? "0.0f" : "0");
+        cg_line(g, "%s %s = %s;", sum_type, acc, in_float ? "0.0f" : "0");
         cg_line(g, "#pragma unroll 1");
         cg_line(g, "for (int %s = 0; %s < %lld; ++%s) %s += %s;", k, k, (long long)K, k, acc, product);
-        const char *old_value = !strcmp(sum_type, "float") ? arena_printf(arena(g), "tl_to_float(%s[%s])", C->cname, r)
+        const char *old_value = in_float ? arena_printf(arena(g), "tl_to_float(%s[%s])", C->cname, r)
                                                            : arena_printf(arena(g), "(%s)(%s[%s])", sum_type, C->cname, r);
         cg_line(g, "%s[%s] = %s;", C->cname, r, cg_convert(g, C->dtype, arena_printf(arena(g), "%s + %s", old_value, acc)));
     }

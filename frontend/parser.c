@@ -45,16 +45,17 @@ void parse_syntax_error(ParseState *ps, int major, const Token *tok, const int *
     char what[256] = "";
     bool semi = false;
     for (int i = 0; i < n; i++) semi |= expected[i] == TK_SEMI;
-    if (n > 4 && semi && major != 0 && ps->prev_end.line && tok->loc.line > ps->prev_end.line) {
+    /* after a complete expression anything binary may follow; the likely
+     * fix is the missing semicolon */
+    bool missing_semi = n > 4 && semi;
+    if (missing_semi && major != 0 && ps->prev_end.line && tok->loc.line > ps->prev_end.line) {
         /* a statement's line without its ';': say so where it is missing,
          * not at the next line's first token */
         diag_error(ps->c, ps->prev_end, "expected ';' at the end of the line (the next one starts with %s)",
                    major == TK_IDENT ? arena_printf(&ps->c->arena, "'%s'", tok->name->s) : token_describe(major));
         return;
     }
-    if (n > 4 && semi) {
-        /* After a complete expression anything binary may follow; the
-         * likely fix is the missing semicolon. */
+    if (missing_semi) {
         snprintf(what, sizeof what, "; expected ';'");
     } else if (n > 0 && n <= 4) {
         int len = snprintf(what, sizeof what, "; expected ");

@@ -200,13 +200,12 @@ static bool apply_overrides(Sema *s, KernelInfo *k) {
             o->invalid = "a size must be a positive integer";
         } else if (v->kind == SYM_SCALAR && !dtype_is_float(v->dtype) && o->is_float) {
             o->invalid = "this scalar parameter is an integer";
-        } else if (v->kind == SYM_SCALAR && dtype_is_float(v->dtype) && !o->is_float) {
-            v->value_float = true;
-            v->value.f = dtype_round_float(v->dtype, (double)o->i);
-            if (!isfinite(v->value.f)) o->invalid = "the value does not fit the parameter's dtype";
         } else if (v->kind == SYM_SCALAR && dtype_is_float(v->dtype)) {
-            v->value.f = dtype_round_float(v->dtype, o->f); /* what the dtype holds, as from `where` */
-            if (isfinite(o->f) && !isfinite(v->value.f)) o->invalid = "the value does not fit the parameter's dtype";
+            /* what the dtype holds, as from `where` */
+            double given = o->is_float ? o->f : (double)o->i;
+            v->value_float = true;
+            v->value.f = dtype_round_float(v->dtype, given);
+            if (isfinite(given) && !isfinite(v->value.f)) o->invalid = "the value does not fit the parameter's dtype";
         } else if (v->kind == SYM_SCALAR && !o->is_float) {
             int bits = dtype_bytes(v->dtype) * 8;
             bool sgn = dtype_is_signed(v->dtype);

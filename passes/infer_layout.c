@@ -34,29 +34,32 @@ enum { REPLICATE_MAX_ELEMS = 64, REPLICATE_BUDGET = 128 };
 /* Whether b may be replicated: small, and the kernel's replicated
  * fragments together within REPLICATE_BUDGET registers a thread (four
  * [64] column statistics replicated took 256 and spilled). */
+static int index_in(const PtrVec *v, const IrBuf *b) {
+    for (int i = 0; i < v->len; i++)
+        if (v->items[i] == b) return i;
+    return -1;
+}
+
 static bool may_replicate(Infer *in, const IrBuf *b) {
+    if (index_in(&in->replicated, b) >= 0) return true;
     int64_t total = buf_elems(b);
-    for (int i = 0; i < in->replicated.len; i++) {
-        const IrBuf *r = in->replicated.items[i];
-        if (r == b) return true;
-        total += buf_elems(r);
-    }
+    for (int i = 0; i < in->replicated.len; i++) total += buf_elems(in->replicated.items[i]);
     return buf_elems(b) <= REPLICATE_MAX_ELEMS && total <= REPLICATE_BUDGET;
 }
 
 static Layout replicated_for(Infer *in, IrBuf *b) {
-    bool seen = false;
-    for (int i = 0; i < in->replicated.len; i++) seen |= in->replicated.items[i] == b;
-    if (!seen) vec_push(&in->k->c->arena, &in->replicated, b);
+    if (index_in(&in->replicated, b) < 0) vec_push(&in->k->c->arena, &in->replicated, b);
     Layout l = {.kind = LAYOUT_REPLICATED};
     l.regs = buf_elems(b);
     return l;
 }
 
-static int weak_index(const Infer *in, const IrBuf *b) {
-    for (int i = 0; i < in->weak.len; i++)
-        if (in->weak.items[i] == b) return i;
-    return -1;
+static int weak_index(const Infer *in, const IrBuf *b) { return index_in(&in->weak, b); }
+
+/* Whether b already has a layout other than l that an operation insisted
+ * on (not a weak one, which would yield). */
+static bool settled_otherwise(const Infer *in, const IrBuf *b, const Layout *l) {
+    return b->layout.kind != LAYOUT_NONE && weak_index(in, b) < 0 && !layout_equal(&b->layout, l);
 }
 
 static bool is_fragment(const IrBuf *b) { return b && b->scope == SCOPE_FRAGMENT; }
@@ -223,7 +226,7 @@ static void visit(IrStmt *s, void *arg) {
             return;
         }
         IrBuf *C = s->c.buf;
-        if (C->layout.kind == LAYOUT_ACC && weak_index(in, C) < 0 && !layout_equal(&C->layout, &l) && !in->failed) {
+        if (C->layout.kind == LAYOUT_ACC && settled_otherwise(in, C, &l) && !in->failed) {
             /* two gemms into one accumulator with different warp splits */
             diag_error(in->k->c, s->loc,
                        "gemms that accumulate into '%s' must split it over warps alike: this one needs %s, an earlier "
@@ -267,8 +270,7 @@ static void visit(IrStmt *s, void *arg) {
             /* into a row vector another accumulator's rows laid out: the
              * staged reduction computes each thread's elements of it */
             Layout r = row_layout_of(&src->layout);
-            bool settled = dst->layout.kind != LAYOUT_NONE && weak_index(in, dst) < 0 && !layout_equal(&dst->layout, &r);
-            if (!settled) assign(in, dst, &r, s->loc, "reduction");
+            if (!settled_otherwise(in, dst, &r)) assign(in, dst, &r, s->loc, "reduction");
         } else if (may_replicate(in, dst)) {
             Layout r = replicated_for(in, dst);
             assign(in, dst, &r, s->loc, "reduction");

@@ -61,13 +61,16 @@ static void plan_loop(IrKernel *k, IrStmt *loop) {
     defs.syms[defs.n++] = NULL; /* placeholder so the loop variable is not a def */
     ir_walk(&loop->body, collect_defs, &defs);
     /* top-level lets of the loop variable and outside values (`let k0 =
-     * k * BK`): the issue of a copy ahead evaluates them for its iteration */
+     * k * BK`): the issue of a copy ahead evaluates them for its iteration.
+     * Among the body's first IR_MAX_LOOP_LETS lets, as plan_warpgroups
+     * counts them, so that the two passes mark no more than that. */
     for (int i = 0, n = 0; i < loop->body.len && n < IR_MAX_LOOP_LETS; i++) {
         IrStmt *s = loop->body.items[i];
-        if (s->op != IR_LET || uses_any(s->value, &defs)) continue;
+        if (s->op != IR_LET) continue;
+        n++;
+        if (uses_any(s->value, &defs)) continue;
         forget(&defs, s->sym);
         s->producer_too = true;
-        n++;
     }
     for (int i = 0; i < loop->body.len; i++) {
         IrStmt *s = loop->body.items[i];
