@@ -81,12 +81,7 @@ static void plan_loop(IrKernel *k, IrStmt *loop) {
         if (depends) continue;
         /* The ring of buffers is private to this copy: nothing else may
          * write it, and nothing outside the loop may read it. */
-        int outside = 0;
-        for (int j = 0; j < k->body.len; j++) {
-            IrBlock one = {.items = &k->body.items[j], .len = 1};
-            if (k->body.items[j] != loop) outside += buf_use_count(&one, s->dst.buf);
-        }
-        if (outside) continue;
+        if (buf_use_count(&k->body, s->dst.buf) != buf_use_count(&loop->body, s->dst.buf)) continue;
         bool written_elsewhere = false;
         for (int j = 0; j < loop->body.len; j++) {
             IrStmt *o = loop->body.items[j];

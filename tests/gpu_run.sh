@@ -80,6 +80,9 @@ ragged() {
     shifted) echo "--set N=1000"; echo "--set N=1001" ;;  # vectorised; element by element
     widen3) echo "--set A=3,B=50,C=200" ;;
     flags) echo "--set N=8000" ;;
+    col_walk) echo "--set M=200,N=300,K=200" ;;  # pipelined loops inside a range loop, partial tiles
+    maybe_gemm) echo "--set M=200,N=136,K=100"; echo "--set use_gemm=0" ;;
+    two_halves) echo "--set M=100,N=200" ;;
     *) ;;
     esac
 }
