@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """peers.py - the peers tilec is measured against, timed in the same run on
-the same GPU: cuBLAS (torch.matmul), torch SDPA, copy bandwidth, torch.softmax,
+the same GPU: cuBLAS (torch.matmul; torch._scaled_mm for fp8), torch SDPA, copy bandwidth, torch.softmax,
 F.rms_norm, F.layer_norm. Prints one JSON object per workload on stdout.
 
 Method as tilec's profiler: warm-up, L2 flushed (a buffer the size of L2
@@ -80,6 +80,18 @@ def gemm(n, dtype, name):
     emit(name, bench(lambda: torch.matmul(a, b)), flops=2 * n ** 3, peer="cublas")
 
 
+def fp8_gemm(n, name):
+    """torch._scaled_mm: cuBLASLt's fp8 (e4m3) GEMM with A row-major M x K
+    and B given as N x K (its transpose column-major), bf16 out, the layout
+    and the scalar scale of examples/gemm_fp8.tile."""
+    a = torch.randn(n, n, device=dev).to(torch.float8_e4m3fn)
+    b = torch.randn(n, n, device=dev).to(torch.float8_e4m3fn)
+    one = torch.tensor(1.0, device=dev)
+    half = torch.tensor(0.5, device=dev)
+    run = lambda: torch._scaled_mm(a, b.t(), scale_a=half, scale_b=one, out_dtype=torch.bfloat16)
+    emit(name, bench(run), flops=2 * n ** 3, peer="cublas fp8")
+
+
 def triton_gemm(n, name):
     """A plain Triton matmul (128 x 256 x 64 tiles, 3 stages, 8 warps: the
     configuration GPU.md lists), written here so the peer is known code."""
@@ -115,6 +127,12 @@ def main(which):
         gemm(8192, torch.float16, "gemm_f16_8192")
         gemm(4096, torch.bfloat16, "gemm_bf16_4096")
         gemm(8192, torch.bfloat16, "gemm_bf16_8192")
+    if "fp8" in which:
+        try:
+            fp8_gemm(4096, "gemm_fp8_4096")
+            fp8_gemm(8192, "gemm_fp8_8192")
+        except (AttributeError, RuntimeError, TypeError) as e:  # a torch without fp8 matmuls
+            print(f"fp8 peer not measured: {e}", file=sys.stderr)
     if "triton" in which:
         triton_gemm(4096, "gemm_f16_4096")
         triton_gemm(8192, "gemm_f16_8192")
@@ -180,4 +198,4 @@ def sdpa_backends(q, k, v, causal):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or ["gemm", "triton", "copy", "softmax", "norm", "attn"])
+    main(sys.argv[1:] or ["gemm", "fp8", "triton", "copy", "softmax", "norm", "attn"])

@@ -35,6 +35,8 @@ gemm_bf16_8192|gemm_bf16|M=8192,N=8192,K=8192|--compare cublas
 gemm_f16_ragged_3000x2000x1000|gemm|M=3000,N=2000,K=1000|--compare cublas
 gemm_f16_ragged_3000x2000x1000_bn192|gemm|M=3000,N=2000,K=1000,BN=192|--compare cublas
 gemm_bias_gelu_4096|gemm_bias_gelu|M=4096,N=4096,K=4096,BN=256|
+gemm_fp8_4096|gemm_fp8|M=4096,N=4096,K=4096|
+gemm_fp8_8192|gemm_fp8|M=8192,N=8192,K=8192|
 attn_f16_s4096_d128|flash_attn|causal=0,BM=192,BN=96|
 attn_f16_s4096_d128_causal|flash_attn|causal=1,BM=192,BN=96|
 attn_f16_s16384_d128|flash_attn|B=2,S=16384,causal=0,BM=192,BN=96|
@@ -71,11 +73,11 @@ done <<< "$workloads"
 
 cool
 # shellcheck disable=SC2086
-python3 "$here/peers.py" ${PEERS:-gemm triton copy softmax norm attn} > "$out/peers.jsonl" 2> "$out/peers.err"
+python3 "$here/peers.py" ${PEERS:-gemm fp8 triton copy softmax norm attn} > "$out/peers.jsonl" 2> "$out/peers.err"
 echo "peers: exit $?"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,power.limit,temperature.gpu \
     --format=csv > "$out/gpu-after.csv" 2>&1
-ONLY=${ONLY:-.} PEERS=${PEERS:-gemm triton copy softmax norm attn} python3 "$here/tabulate.py" "$out" > "$out/RESULTS-section.md"
+ONLY=${ONLY:-.} PEERS=${PEERS:-gemm fp8 triton copy softmax norm attn} python3 "$here/tabulate.py" "$out" > "$out/RESULTS-section.md"
 cat "$out/RESULTS-section.md"
 # one archive for the per-workload files (the device tool brings back a
 # limited number of files), the section and the peers beside it

@@ -30,6 +30,8 @@ ROWS = [
     ("gemm_f16_ragged_3000x2000x1000", "gemm fp16 3000×2000×1000", "tflops", []),
     ("gemm_f16_ragged_3000x2000x1000_bn192", "  the same, BN=192", "tflops", []),
     ("gemm_bias_gelu_4096", "gemm+bias+gelu fp16 4096³", "tflops", [("cublas", "gemm_f16_4096")]),
+    ("gemm_fp8_4096", "gemm fp8 e4m3 4096³ (bf16 out)", "tflops", [("cublas fp8", "gemm_fp8_4096")]),
+    ("gemm_fp8_8192", "gemm fp8 e4m3 8192³", "tflops", [("cublas fp8", "gemm_fp8_8192")]),
     ("attn_f16_s4096_d128", "attention fp16 B8 H16 S4096 D128", "tflops", [("torch SDPA", "attn_f16_s4096_d128"), ("SDPA best backend", "attn_f16_s4096_d128")]),
     ("attn_f16_s4096_d128_causal", "  causal", "tflops", [("torch SDPA", "attn_f16_s4096_d128_causal"), ("SDPA best backend", "attn_f16_s4096_d128_causal")]),
     ("attn_f16_s16384_d128", "attention fp16 B2 H16 S16384 D128", "tflops", [("torch SDPA", "attn_f16_s16384_d128"), ("SDPA best backend", "attn_f16_s16384_d128")]),
@@ -67,7 +69,7 @@ for row in (before, after):  # nvidia-smi names the current SM clock "clocks.cur
     row["sm"] = next((v for k, v in row.items() if k.startswith("clocks.current.sm") or k.startswith("clocks.sm")), "?")
 card = before.get("name", "unknown card")
 print(f"## {datetime.date.today().isoformat()}, {card} (driver {before.get('driver_version', '?')}): `bench/run.sh`\n")
-only, peer_groups = os.environ.get("ONLY", "."), os.environ.get("PEERS", "gemm triton copy softmax norm attn")
+only, peer_groups = os.environ.get("ONLY", "."), os.environ.get("PEERS", "gemm fp8 triton copy softmax norm attn")
 command = "bench/run.sh $OUT" if only == "." else f"ONLY='{only}' bench/run.sh $OUT"
 print(f"Command: `{command}` on the GPU machine (tilec `--profile --consistency 3 --json` per workload,")
 print(f"then `bench/peers.py {peer_groups}`, all in one process group, one after the other).")

@@ -106,31 +106,48 @@ void cg_hopper_params(const IrKernel *k, FILE *o) {
 /* ---- wgmma instructions ---- */
 static bool a_in_registers(const IrStmt *gm) { return gm->a.buf->scope == SCOPE_FRAGMENT; }
 
-static const char *wgmma_name(Arena *a, const IrStmt *gm) {
-    return arena_printf(a, "tl_wgmma_m64n%lldk16_%s_%s%s", (long long)gm->c.buf->shape[1],
-                        gm->a.buf->dtype == DT_BF16 ? "bf16" : "f16", a_in_registers(gm) ? "rs" : "ss",
-                        gm->trans_b ? "_kb" : "_nb");
+/* The K of one wgmma: 32 bytes of each operand row (k16 for f16 and bf16,
+ * k32 for fp8), so a step advances a K-major descriptor by 32 bytes
+ * whatever the dtype. */
+static int64_t wgmma_k(const IrStmt *gm) { return 32 / dtype_bytes(gm->a.buf->dtype); }
+
+static const char *wgmma_type(Dtype t) {
+    switch (t) {
+    case DT_BF16: return "bf16";
+    case DT_F8E4M3: return "e4m3";
+    case DT_F8E5M2: return "e5m2";
+    default: return "f16";
+    }
 }
 
-/* One wgmma.mma_async of this shape: m64 x n x k16, f32 accumulators (n / 2
+static const char *wgmma_name(Arena *a, const IrStmt *gm) {
+    return arena_printf(a, "tl_wgmma_m64n%lldk%lld_%s_%s%s", (long long)gm->c.buf->shape[1], (long long)wgmma_k(gm),
+                        wgmma_type(gm->a.buf->dtype), a_in_registers(gm) ? "rs" : "ss", gm->trans_b ? "_kb" : "_nb");
+}
+
+/* One wgmma.mma_async of this shape: m64 x n x k, f32 accumulators (n / 2
  * per thread, in the order of mma.sync's n8 tiles), A from a descriptor
  * ("ss") or from four registers of f16 pairs ("rs", mma.sync's A fragment
  * layout), B from a descriptor, read N-major (imm-trans-b 1) unless the
- * gemm transposes B. scale_d 0 ignores the accumulator's old value: the
+ * gemm transposes B. fp8 wgmmas read both operands K-major only and take
+ * no transpose operands. scale_d 0 ignores the accumulator's old value: the
  * first k step of a clearing gemm, which so needs no zeroing moves. */
 static void print_wgmma(FILE *o, const char *name, const IrStmt *gm) {
     int64_t n = gm->c.buf->shape[1], regs = n / 2;
     bool rs = a_in_registers(gm);
-    const char *ty = gm->a.buf->dtype == DT_BF16 ? "bf16" : "f16";
     int64_t a = regs, b = regs + (rs ? 4 : 1), one = b + 1;
     fprintf(o, "\nstatic __device__ __forceinline__ void %s(float *d, %s, unsigned long long b, int scale_d)\n{\n", name,
             rs ? "unsigned a0, unsigned a1, unsigned a2, unsigned a3" : "unsigned long long a");
     fprintf(o, "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%lld, 0;\\n\"\n", (long long)one);
-    fprintf(o, "                 \"wgmma.mma_async.sync.aligned.m64n%lldk16.f32.%s.%s {", (long long)n, ty, ty);
+    const char *ty = wgmma_type(gm->a.buf->dtype);
+    fprintf(o, "                 \"wgmma.mma_async.sync.aligned.m64n%lldk%lld.f32.%s.%s {", (long long)n,
+            (long long)wgmma_k(gm), ty, ty);
     for (int64_t r = 0; r < regs; r++) fprintf(o, "%s%%%lld", r ? ", " : "", (long long)r);
     if (rs)
         fprintf(o, "}, {%%%lld, %%%lld, %%%lld, %%%lld}, %%%lld, p, 1, 1, %d;\\n}\\n\"\n", (long long)a, (long long)a + 1,
                 (long long)a + 2, (long long)a + 3, (long long)b, gm->trans_b ? 0 : 1);
+    else if (dtype_bytes(gm->a.buf->dtype) == 1)
+        fprintf(o, "}, %%%lld, %%%lld, p, 1, 1;\\n}\\n\"\n", (long long)a, (long long)b);
     else
         fprintf(o, "}, %%%lld, %%%lld, p, 1, 1, 0, %d;\\n}\\n\"\n", (long long)a, (long long)b, gm->trans_b ? 0 : 1);
     fputs("                 : ", o);
@@ -204,10 +221,11 @@ static void declare_desc_bases(Cg *g) {
     }
 }
 
-/* The descriptor of k16 step kk of a K-major tile: the step's column
+/* The descriptor of K step kk of a K-major tile: the step's column
  * block, 32 bytes per step inside it. */
 static char *kmajor_desc(Cg *g, const char *slot_off, const IrBuf *b, enum DescRole role, int64_t kk) {
-    int64_t cols = blk_cols(b), off = (kk * 16 / cols) * blk_bytes(b) + (kk * 16 % cols) * dtype_bytes(b->dtype);
+    int64_t step = 32 / dtype_bytes(b->dtype), cols = blk_cols(b);
+    int64_t off = (kk * step / cols) * blk_bytes(b) + (kk * step % cols) * dtype_bytes(b->dtype);
     return arena_printf(arena(g), "tl_wgmma_desc_at(%s, %s%lld)", desc_base(g, b, role), slot_off, (long long)off);
 }
 
@@ -468,7 +486,7 @@ static void cg_wgmma_issue(Cg *g, IrStmt *gm, const char *slot, const char *pack
     /* orders the accumulator's (and a register A's) earlier writes before
      * the wgmmas; ptxas keeps the running wgmmas themselves in order */
     cg_line(g, "tl_wgmma_fence();");
-    for (int64_t kk = 0; kk < K / 16; kk++) {
+    for (int64_t kk = 0; kk < K / wgmma_k(gm); kk++) {
         char *a = A->scope == SCOPE_FRAGMENT
                       ? arena_printf(arena(g), "%s[%lld][0], %s[%lld][1], %s[%lld][2], %s[%lld][3]", a_regs, (long long)kk,
                                      a_regs, (long long)kk, a_regs, (long long)kk, a_regs, (long long)kk)

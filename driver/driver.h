@@ -61,12 +61,14 @@ int ncu_report(int argc, char **argv, const char *symbol);
 
 /* sass.c */
 typedef struct SassCounts {
-    int hgmma, hmma;        /* tensor-core MMAs: wgmma (Hopper), mma.sync */
+    int hgmma, qgmma, hmma; /* tensor-core MMAs: wgmma (Hopper; QGMMA: fp8), mma.sync */
     int utmaldg, ldgsts;    /* asynchronous copies: TMA loads, cp.async */
     int utmastg;            /* TMA stores (the sm_90a epilogue) */
     int ldsm;               /* ldmatrix */
     int stl, ldl;           /* local memory: spills (and local arrays) */
 } SassCounts;
+/* "HGMMA 2, QGMMA 0, ... LDL 0": the counts as --emit-sass and --profile -v print them */
+void sass_print_counts(FILE *o, const char *prefix, const SassCounts *c);
 /* `--emit-sass`: cuobjdump's SASS and a count line; exit code (4 when
  * cuobjdump is missing or fails, said on stderr). */
 int sass_print(const void *cubin, size_t size, FILE *out);

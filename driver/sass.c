@@ -1,7 +1,7 @@
 /* sass.c - `--emit-sass`: the cubin's machine code as cuobjdump prints it,
  * and the count of the instructions that say whether the fast path was
- * taken (for `--profile -v`): tensor-core MMAs (HGMMA on Hopper's wgmma,
- * HMMA on mma.sync), asynchronous copies (UTMALDG for TMA, LDGSTS for
+ * taken (for `--profile -v`): tensor-core MMAs (HGMMA on Hopper's f16/bf16
+ * wgmma, QGMMA on its fp8 one, HMMA on mma.sync), asynchronous copies (UTMALDG for TMA, LDGSTS for
  * cp.async), TMA stores (UTMASTG) and local-memory traffic (STL/LDL:
  * register spills). cuobjdump ships with the CUDA toolkit but is not
  * needed to build or run tilec. */
@@ -60,10 +60,14 @@ int sass_print(const void *cubin, size_t size, FILE *out) {
     fputs(text, out);
     SassCounts c;
     sass_count_text(text, &c);
-    fprintf(out, "// tilec: HGMMA %d, HMMA %d, UTMALDG %d, UTMASTG %d, LDGSTS %d, LDSM %d, STL %d, LDL %d\n", c.hgmma,
-            c.hmma, c.utmaldg, c.utmastg, c.ldgsts, c.ldsm, c.stl, c.ldl);
+    sass_print_counts(out, "// tilec: ", &c);
     free(text);
     return EXIT_OK;
+}
+
+void sass_print_counts(FILE *o, const char *prefix, const SassCounts *c) {
+    fprintf(o, "%sHGMMA %d, QGMMA %d, HMMA %d, UTMALDG %d, UTMASTG %d, LDGSTS %d, LDSM %d, STL %d, LDL %d\n", prefix,
+            c->hgmma, c->qgmma, c->hmma, c->utmaldg, c->utmastg, c->ldgsts, c->ldsm, c->stl, c->ldl);
 }
 
 /* Counts opcodes: the word after the optional predicate (@P0, @!PT) of each
@@ -84,7 +88,7 @@ void sass_count_text(const char *text, SassCounts *c) {
             size_t n = strcspn(p, " .;\n");
 #define OPC(name, field) \
     if (n == strlen(name) && !strncmp(p, name, n)) c->field++;
-            OPC("HGMMA", hgmma) OPC("HMMA", hmma) OPC("UTMALDG", utmaldg) OPC("UTMASTG", utmastg)
+            OPC("HGMMA", hgmma) OPC("QGMMA", qgmma) OPC("HMMA", hmma) OPC("UTMALDG", utmaldg) OPC("UTMASTG", utmastg)
             OPC("LDGSTS", ldgsts) OPC("LDSM", ldsm) OPC("STL", stl) OPC("LDL", ldl)
 #undef OPC
         }

@@ -21,7 +21,7 @@ static const char usage[] =
     "  --emit-cuda          print the generated CUDA C (self-contained)\n"
     "  --emit-ptx           print the PTX (NVRTC)\n"
     "  --emit-sass          print the SASS of the cubin (needs cuobjdump) and a count of\n"
-    "                       HGMMA/HMMA, UTMALDG/LDGSTS, UTMASTG, LDSM and STL/LDL instructions\n"
+    "                       HGMMA/QGMMA/HMMA, UTMALDG/LDGSTS, UTMASTG, LDSM and STL/LDL instructions\n"
     "  --emit-cubin -o FILE write the cubin (NVRTC); -o FILE also writes what the other\n"
     "                       --emit actions (but --emit-sass) print\n"
     "  --run                compile, run once on generated inputs, verify against the reference\n"
@@ -245,8 +245,7 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
             rc = prof_profile(info, &t, &opts->device, &po2);
             SassCounts sc;
             if (rc == EXIT_OK && verbose && sass_count(bin.cubin, bin.size, &sc))
-                printf("SASS (static counts): HGMMA %d, HMMA %d, UTMALDG %d, UTMASTG %d, LDGSTS %d, LDSM %d, STL %d, LDL %d\n",
-                       sc.hgmma, sc.hmma, sc.utmaldg, sc.utmastg, sc.ldgsts, sc.ldsm, sc.stl, sc.ldl);
+                sass_print_counts(stdout, "SASS (static counts): ", &sc);
             if (rc == EXIT_OK && opts->ncu) rc = ncu_report(opts->argc, opts->argv, ck.name);
         }
         free(bin.cubin);

@@ -106,15 +106,21 @@ static bool tma_tile_ok(const IrBuf *s) {
     return (row == 32 || row == 64 || row % 128 == 0) && s->shape[0] <= 256;
 }
 
-/* A global -> shared copy TMA can do: an f16/bf16 tensor of rank 2 to 5
+static bool is_fp8(Dtype t) { return t == DT_F8E4M3 || t == DT_F8E5M2; }
+
+/* The dtypes wgmma multiplies (with f32 accumulators): f16, bf16, fp8. */
+static bool wgmma_dtype(Dtype t) { return t == DT_F16 || t == DT_BF16 || is_fp8(t); }
+
+/* A global -> shared copy TMA can do: an f16/bf16/fp8 tensor of rank 2 to 5
  * whose rows are whole 16-byte units (TMA strides), the tile a whole 2-D
  * shared buffer taken from the tensor's last two dimensions (the others
  * extent 1), its corner computable by the producer. */
 static bool tma_copy_ok(Reach *r, const IrStmt *c) {
     const IrBuf *g = c->src.buf, *s = c->dst.buf;
     if (g->scope != SCOPE_GLOBAL || s->scope != SCOPE_SHARED || g->rank < 2 || g->rank > 5 || s->rank != 2) return false;
-    if (g->dtype != s->dtype || (g->dtype != DT_F16 && g->dtype != DT_BF16)) return false;
-    if ((g->shape[g->rank - 1] * 2) % 16 != 0 || !region_is_whole(&c->dst) || !tma_tile_ok(s)) return false;
+    if (g->dtype != s->dtype || !wgmma_dtype(g->dtype)) return false;
+    if ((g->shape[g->rank - 1] * dtype_bytes(g->dtype)) % 16 != 0 || !region_is_whole(&c->dst) || !tma_tile_ok(s))
+        return false;
     for (int d = 0; d < g->rank; d++) {
         int64_t want = d == g->rank - 2 ? s->shape[0] : d == g->rank - 1 ? s->shape[1] : 1;
         if (c->src.ext[d] != want || !producer_computable(r, c->src.idx[d])) return false;
@@ -159,7 +165,7 @@ static const char *operand_ok(IrKernel *k, IrStmt *loop, int loop_at, Plan *p, I
     }
     Reach reach = {.k = k, .lv = lv, .loop_at = loop_at};
     if (!tma_copy_ok(&reach, c))
-        return "a copy into a gemm operand is not one TMA can do (f16/bf16 rows of 16-byte units, a whole 2-D tile "
+        return "a copy into a gemm operand is not one TMA can do (f16/bf16/fp8 rows of 16-byte units, a whole 2-D tile "
                "of 32, 64 or a multiple of 128 bytes a row and at most 256 rows, its corner from block indices and "
                "the loop variable)";
     if (p->ncopy >= 4) return "more than four TMA copies";
@@ -208,9 +214,15 @@ static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
         if (!region_is_whole(&g->a) || !region_is_whole(&g->b) || !region_is_whole(&g->c)) return "a gemm works on parts of buffers";
         if (A->rank != 2 || B->rank != 2 || C->rank != 2 || C->scope != SCOPE_FRAGMENT || C->dtype != DT_F32)
             return "a gemm accumulates into something other than a 2-D f32 fragment";
-        if (A->dtype != B->dtype || (A->dtype != DT_F16 && A->dtype != DT_BF16) || B->scope != SCOPE_SHARED ||
+        /* fp8 wgmmas read both operands from shared memory, K-major only
+         * (A as M x K, B as N x K: transpose_b) */
+        bool fp8 = is_fp8(A->dtype);
+        if (A->dtype != B->dtype || !wgmma_dtype(A->dtype) || B->scope != SCOPE_SHARED ||
             (A->scope != SCOPE_SHARED && A->scope != SCOPE_FRAGMENT))
-            return "a gemm's operands are not f16/bf16 with B in shared memory";
+            return "a gemm's operands are not f16/bf16/fp8 with B in shared memory";
+        if (fp8 && (A->scope != SCOPE_SHARED || !g->trans_b))
+            return "an fp8 gemm's operands are not both K-major in shared memory (A as M x K, B as N x K with "
+                   "transpose_b)";
         int64_t m = C->shape[0], n = C->shape[1], kd = A->shape[1];
         if (bm >= 0 && m != bm) return "the gemms' accumulators have different row counts";
         bm = m;
@@ -226,7 +238,9 @@ static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
         if (m / 64 == 3 && n / 2 > 96)
             return "a 192-row accumulator wider than 192 columns does not fit the 128 registers a thread of "
                    "four warpgroups";
-        if (kd % 16 != 0) return "a gemm's K tile is not a multiple of 16";
+        /* a wgmma's K step is 32 bytes of each row: 16 f16/bf16 values, 32 fp8 */
+        if (kd * dtype_bytes(A->dtype) % 32 != 0) return fp8 ? "an fp8 gemm's K tile is not a multiple of 32"
+                                                              : "a gemm's K tile is not a multiple of 16";
         /* N-major B: whole 128-byte column blocks (the MN-major swizzle atom) */
         if (!g->trans_b && (n * 2) % 128 != 0) return "B's rows are not a multiple of 128 bytes (use transpose_b or wider tiles)";
     }

@@ -11,7 +11,7 @@ cache=$(mktemp -d)
 [ $? = 4 ] && { echo "no GPU"; rm -rf "$cache"; exit 77; }
 sizes() {
     case $1 in
-    gemm|gemm_bf16|gemm_bias_gelu) echo "--set M=2048,N=2048,K=2048" ;;
+    gemm|gemm_bf16|gemm_bias_gelu|gemm_fp8) echo "--set M=2048,N=2048,K=2048" ;;
     flash_attn) echo "--set B=2,H=4,S=1024" ;;
     add) echo "--set N=16777216" ;;
     *) echo "" ;;

@@ -69,6 +69,8 @@ ragged() {
     col_stats) echo "--set BN=128"; echo "--set M=64,N=100" ;;
     fp8_gelu) echo "--set M=999" ;;
     fp8_gemm_nt) echo "--set M=200,N=136,K=200" ;;
+    fp8_e5m2_gemm) echo "--set M=200,N=136,K=496" ;;  # TMA boxes past every edge (rows of 496 bytes)
+    gemm_fp8) echo "--set M=1000,N=1016,K=1008"; echo "--set M=999,N=1001,K=997" ;;  # the second: rows TMA cannot take
     fp8_casts) echo "--set N=1000" ;;
     f64_gemm) echo "--set M=100,N=70,K=50" ;;  # the multiply-add path in f64, partial tiles
     saturating_casts) echo "--set N=1000" ;;
@@ -115,7 +117,7 @@ done
 # at ragged ones with an even and an odd number of tiles
 for xs in TILEC_CLUSTER TILEC_PERSISTENT TILEC_TURNS TILEC_OVERLAP "TILEC_OVERLAP TILEC_TURNS"; do
     for args in "gemm" "gemm --set M=1000,N=1016,K=1000" "gemm --set M=999,N=1001,K=997,BN=128" \
-        "gemm_bf16" "gemm_bias_gelu --set BN=256" "flash_attn --set BN=128" "flash_attn --set B=1,H=3,S=1000" \
+        "gemm_bf16" "gemm_fp8" "gemm_fp8 --set M=1000,N=1016,K=1008" "gemm_bias_gelu --set BN=256" "flash_attn --set BN=128" "flash_attn --set B=1,H=3,S=1000" \
         "flash_attn --set BN=128,B=2,H=3,S=640" \
         "flash_attn --set B=1,H=2,S=777,causal=1" "flash_attn --set D=64,BM=192,BN=128,B=1,H=3,S=1000,causal=1"; do
         set -- $args

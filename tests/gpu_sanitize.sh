@@ -12,6 +12,7 @@ cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 small() {
     case $1 in
     gemm|gemm_bf16|gemm_bias_gelu) echo "--set M=200,N=264,K=136" ;;
+    gemm_fp8) echo "--set M=200,N=264,K=272" ;;  # K rows of 272 bytes: TMA, a partial last K tile
     add) echo "--set N=5000" ;;
     softmax|row_reduce|layernorm|rmsnorm) echo "--set M=3,N=2048" ;;
     swiglu|transpose) echo "--set M=100,N=130" ;;

@@ -20,13 +20,14 @@ static const char sass[] =
     "        /*2020*/                   LDSM.16.M88.4 R8, [R2] ;\n"
     "        /*2030*/                   STL [R1], R4 ;\n"
     "        /*2040*/                   LDL R4, [R1] ;\n"
+    "        /*2050*/                   QGMMA.64x128x32.F32.E4M3.E4M3 R24, gdesc[UR4], R24 ;\n"
     "  // HGMMA in a comment is not an instruction\n"
     "        .section .text\n";
 
 int main(void) {
     SassCounts c;
     sass_count_text(sass, &c);
-    CHECK(c.hgmma == 2, "HGMMA %d", c.hgmma);
+    CHECK(c.hgmma == 2 && c.qgmma == 1, "HGMMA %d QGMMA %d", c.hgmma, c.qgmma);
     CHECK(c.utmaldg == 1, "UTMALDG %d (behind a predicate)", c.utmaldg);
     CHECK(c.utmastg == 2, "UTMASTG %d (UTMACMDFLUSH is not one)", c.utmastg);
     CHECK(c.ldgsts == 1 && c.hmma == 1 && c.ldsm == 1, "LDGSTS %d HMMA %d LDSM %d", c.ldgsts, c.hmma, c.ldsm);
