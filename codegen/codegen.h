@@ -80,6 +80,8 @@ typedef struct Cg {
 void cg_line(Cg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cg_error(Cg *g, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 const char *cg_tmp(Cg *g, const char *prefix);
+/* "(a) && b" of two guard conditions, either of which may be NULL (none) */
+char *cg_and(Cg *g, const char *a, const char *b);
 bool cg_narrow_float(Dtype t);       /* f16, bf16 and the fp8s: stored narrow, computed in float */
 const char *cg_storage_type(Dtype t);  /* __half, float, ... */
 const char *cg_compute_type(Dtype t);  /* float for f16/bf16/f32, ... */

@@ -29,6 +29,11 @@ const char *cg_tmp(Cg *g, const char *prefix) {
     return arena_printf(&g->k->c->arena, "%s%d_", prefix, g->uid++);
 }
 
+char *cg_and(Cg *g, const char *a, const char *b) {
+    if (!a || !b) return (char *)(a ? a : b);
+    return arena_printf(&g->k->c->arena, "(%s) && %s", a, b);
+}
+
 const char *cg_storage_type(Dtype t) {
     switch (t) {
     case DT_BOOL: return "bool";
@@ -468,7 +473,7 @@ static void cg_store(Cg *g, IrStmt *s) {
     char *val = op ? arena_printf(&g->k->c->arena, "%s(%s) %s (%s)", cg_load_wrap(b->dtype), ref, op, rhs) : rhs;
     /* memory other threads see: stored by the iteration's one owner */
     if (g->owner && (b->scope == SCOPE_GLOBAL || b->scope == SCOPE_SHARED))
-        cond = cond ? arena_printf(&g->k->c->arena, "(%s) && %s", g->owner, cond) : (char *)g->owner;
+        cond = cg_and(g, g->owner, cond);
     if (cond) cg_line(g, "if (%s) %s = %s;", cond, ref, cg_convert(g, b->dtype, val));
     else cg_line(g, "%s = %s;", ref, cg_convert(g, b->dtype, val));
 }

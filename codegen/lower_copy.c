@@ -144,10 +144,9 @@ static void copy_with_frag(Cg *g, IrStmt *s, bool frag_is_src) {
         cg_frag_coords(g, f, reg, fc, &valid);
         coords_from_frag(g, o, f->rank, f->shape, fc, coords);
         char *ref = region_ref(g, o, coords, &cond);
-        if (valid) cond = cond ? arena_printf(arena(g), "(%s) && %s", valid, cond) : valid;
+        cond = cg_and(g, valid, cond);
         if (vec > 1) {
-            const char *owner = frag_is_src ? cg_element_owner(g, f, reg) : NULL;
-            if (owner) cond = cond ? arena_printf(arena(g), "(%s) && %s", owner, cond) : (char *)owner;
+            if (frag_is_src) cond = cg_and(g, cg_element_owner(g, f, reg), cond);
             /* one vector access through a union, which keeps it in registers
              * (taking the address of a local would put it in memory) */
             int bytes = vec * dtype_bytes(o->buf->dtype);
@@ -179,12 +178,10 @@ static void copy_with_frag(Cg *g, IrStmt *s, bool frag_is_src) {
             char *in = part ? frag_part(g, fr, fc1) : NULL;
             coords_from_frag(g, o, f->rank, fr->ext, fc1, c1);
             char *ref1 = region_ref(g, o, c1, &cond1);
-            if (valid1) cond1 = cond1 ? arena_printf(arena(g), "(%s) && %s", valid1, cond1) : valid1;
-            const char *owner1 = frag_is_src ? cg_element_owner(g, f, r1) : NULL;
-            if (owner1) cond1 = cond1 ? arena_printf(arena(g), "(%s) && %s", owner1, cond1) : (char *)owner1;
+            cond1 = cg_and(g, valid1, cond1);
             if (frag_is_src) {
+                cond1 = cg_and(g, in, cg_and(g, cg_element_owner(g, f, r1), cond1));
                 char *val = cg_convert(g, o->buf->dtype, arena_printf(arena(g), "%s(%s[%s])", cg_load_wrap(f->dtype), f->cname, r1));
-                if (in) cond1 = cond1 ? arena_printf(arena(g), "%s && (%s)", in, cond1) : in;
                 if (cond1) cg_line(g, "if (%s) %s = %s;", cond1, ref1, val);
                 else cg_line(g, "%s = %s;", ref1, val);
             } else {
@@ -344,7 +341,7 @@ void cg_atomic_add(Cg *g, IrStmt *s) {
         char *coords[MAX_RANK], *cond;
         for (int i = 0; i < d->rank; i++) coords[i] = s->dst.idx[i] ? cg_expr_str(g, s->dst.idx[i]) : "0";
         char *ref = region_ref(g, &s->dst, coords, &cond);
-        if (g->owner) cond = arena_printf(arena(g), "(%s) && %s", g->owner, cond); /* one add an iteration */
+        cond = cg_and(g, g->owner, cond); /* one add an iteration */
         cg_line(g, "if (%s) tl_atomic_add(&%s, %s);", cond, ref, cg_convert(g, d->dtype, cg_value_str(g, s->value, d->dtype)));
         return;
     }
@@ -370,7 +367,7 @@ void cg_atomic_add(Cg *g, IrStmt *s) {
             valid = arena_printf(arena(g), "lane %% 4 == 0 && warp %% %d == 0", f->layout.wn);
         coords_from_frag(g, &s->dst, f->rank, f->shape, fc, coords);
         char *ref = region_ref(g, &s->dst, coords, &cond);
-        if (valid) cond = arena_printf(arena(g), "(%s) && %s", valid, cond);
+        cond = cg_and(g, valid, cond);
         cg_line(g, "#pragma unroll");
         cg_line(g, "for (int %s = 0; %s < %lld; ++%s)", r, r, (long long)f->layout.regs, r);
         cg_line(g, "    if (%s) tl_atomic_add(&%s, %s);", cond, ref,

@@ -37,18 +37,17 @@ typedef struct Reach {
 
 static bool producer_computable(Reach *r, const Node *e);
 
-/* The top-level let before the loop (statement loop_at) that defines sym. */
-static IrStmt *let_before_loop(const IrKernel *k, int loop_at, const Sym *sym) {
+/* The let that defines sym among the top-level statements before the loop
+ * (statement loop_at) or else among the first IR_MAX_LOOP_LETS lets at the
+ * top of its body (*in_loop: the producer evaluates that one in its own
+ * loop, for the iteration it issues); NULL if neither. */
+static IrStmt *producer_let(const IrKernel *k, int loop_at, const Sym *sym, bool *in_loop) {
+    *in_loop = false;
     for (int i = 0; i < loop_at; i++) {
         IrStmt *s = k->body.items[i];
         if (s->op == IR_LET && s->sym == sym) return s;
     }
-    return NULL;
-}
-
-/* A let at the top of the loop's body that defines sym (the producer
- * evaluates it in its own loop, for the iteration it issues). */
-static IrStmt *let_in_loop(const IrKernel *k, int loop_at, const Sym *sym) {
+    *in_loop = true;
     const IrBlock *body = &k->body.items[loop_at]->body;
     for (int i = 0, n = 0; i < body->len && n < IR_MAX_LOOP_LETS; i++) {
         IrStmt *s = body->items[i];
@@ -60,10 +59,9 @@ static IrStmt *let_in_loop(const IrKernel *k, int loop_at, const Sym *sym) {
 }
 
 static bool let_computable(Reach *r, const Sym *sym) {
-    IrStmt *s = let_before_loop(r->k, r->loop_at, sym);
-    bool inside = !s && r->lv;
-    if (inside) s = let_in_loop(r->k, r->loop_at, sym);
-    if (!s || r->depth > 32) return false;
+    bool inside;
+    IrStmt *s = producer_let(r->k, r->loop_at, sym, &inside);
+    if (!s || (inside && !r->lv) || r->depth > 32) return false; /* outside the loop: not its lets */
     r->depth++;
     const Sym *lv = r->lv;
     if (!inside) r->lv = NULL; /* before the loop: no loop variable yet */
@@ -310,8 +308,8 @@ static bool depends(Depends *d, const Node *e) {
     switch (e->kind) {
     case N_NAME: {
         if (e->sym == d->bidx) return true;
-        const IrStmt *s = let_before_loop(d->k, d->loop_at, e->sym);
-        if (!s) s = let_in_loop(d->k, d->loop_at, e->sym);
+        bool in_loop;
+        const IrStmt *s = producer_let(d->k, d->loop_at, e->sym, &in_loop);
         if (!s) return false;
         if (d->depth > 32) return true; /* too deep to tell: assume it does */
         d->depth++;
