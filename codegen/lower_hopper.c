@@ -116,42 +116,51 @@ static const char *wgmma_type(Dtype t) {
     case DT_BF16: return "bf16";
     case DT_F8E4M3: return "e4m3";
     case DT_F8E5M2: return "e5m2";
+    case DT_I8: return "s8";
+    case DT_U8: return "u8";
     default: return "f16";
     }
 }
+
+static bool int_wgmma(const IrStmt *gm) { return gm->c.buf->dtype == DT_I32; }
 
 static const char *wgmma_name(Arena *a, const IrStmt *gm) {
     return arena_printf(a, "tl_wgmma_m64n%lldk%lld_%s_%s%s", (long long)gm->c.buf->shape[1], (long long)wgmma_k(gm),
                         wgmma_type(gm->a.buf->dtype), a_in_registers(gm) ? "rs" : "ss", gm->trans_b ? "_kb" : "_nb");
 }
 
-/* One wgmma.mma_async of this shape: m64 x n x k, f32 accumulators (n / 2
- * per thread, in the order of mma.sync's n8 tiles), A from a descriptor
- * ("ss") or from four registers of f16 pairs ("rs", mma.sync's A fragment
- * layout), B from a descriptor, read N-major (imm-trans-b 1) unless the
- * gemm transposes B. fp8 wgmmas read both operands K-major only and take
- * no transpose operands. scale_d 0 ignores the accumulator's old value: the
- * first k step of a clearing gemm, which so needs no zeroing moves. */
+/* One wgmma.mma_async of this shape: m64 x n x k, f32 (i8/u8: s32)
+ * accumulators (n / 2 per thread, in the order of mma.sync's n8 tiles), A
+ * from a descriptor ("ss") or from four registers of f16 pairs ("rs",
+ * mma.sync's A fragment layout), B from a descriptor, read N-major
+ * (imm-trans-b 1) unless the gemm transposes B. 8-bit wgmmas read both
+ * operands K-major only and take no transpose operands, the integer ones
+ * no negation (imm-scale) operands either: they wrap on overflow as C's
+ * int arithmetic does (no .satfinite). scale_d 0 ignores the accumulator's
+ * old value: the first k step of a clearing gemm, which so needs no
+ * zeroing moves. */
 static void print_wgmma(FILE *o, const char *name, const IrStmt *gm) {
     int64_t n = gm->c.buf->shape[1], regs = n / 2;
-    bool rs = a_in_registers(gm);
+    bool rs = a_in_registers(gm), ints = int_wgmma(gm), bytes = dtype_bytes(gm->a.buf->dtype) == 1;
     int64_t a = regs, b = regs + (rs ? 4 : 1), one = b + 1;
-    fprintf(o, "\nstatic __device__ __forceinline__ void %s(float *d, %s, unsigned long long b, int scale_d)\n{\n", name,
-            rs ? "unsigned a0, unsigned a1, unsigned a2, unsigned a3" : "unsigned long long a");
+    fprintf(o, "\nstatic __device__ __forceinline__ void %s(%s *d, %s, unsigned long long b, int scale_d)\n{\n", name,
+            ints ? "int" : "float", rs ? "unsigned a0, unsigned a1, unsigned a2, unsigned a3" : "unsigned long long a");
     fprintf(o, "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%lld, 0;\\n\"\n", (long long)one);
     const char *ty = wgmma_type(gm->a.buf->dtype);
-    fprintf(o, "                 \"wgmma.mma_async.sync.aligned.m64n%lldk%lld.f32.%s.%s {", (long long)n,
-            (long long)wgmma_k(gm), ty, ty);
+    fprintf(o, "                 \"wgmma.mma_async.sync.aligned.m64n%lldk%lld.%s.%s.%s {", (long long)n,
+            (long long)wgmma_k(gm), ints ? "s32" : "f32", ty, ty);
     for (int64_t r = 0; r < regs; r++) fprintf(o, "%s%%%lld", r ? ", " : "", (long long)r);
     if (rs)
         fprintf(o, "}, {%%%lld, %%%lld, %%%lld, %%%lld}, %%%lld, p, 1, 1, %d;\\n}\\n\"\n", (long long)a, (long long)a + 1,
                 (long long)a + 2, (long long)a + 3, (long long)b, gm->trans_b ? 0 : 1);
-    else if (dtype_bytes(gm->a.buf->dtype) == 1)
+    else if (ints)
+        fprintf(o, "}, %%%lld, %%%lld, p;\\n}\\n\"\n", (long long)a, (long long)b);
+    else if (bytes)
         fprintf(o, "}, %%%lld, %%%lld, p, 1, 1;\\n}\\n\"\n", (long long)a, (long long)b);
     else
         fprintf(o, "}, %%%lld, %%%lld, p, 1, 1, 0, %d;\\n}\\n\"\n", (long long)a, (long long)b, gm->trans_b ? 0 : 1);
     fputs("                 : ", o);
-    for (int64_t r = 0; r < regs; r++) fprintf(o, "%s\"+f\"(d[%lld])", r ? ", " : "", (long long)r);
+    for (int64_t r = 0; r < regs; r++) fprintf(o, "%s\"+%c\"(d[%lld])", r ? ", " : "", ints ? 'r' : 'f', (long long)r);
     fprintf(o, "\n                 : %s, \"l\"(b), \"r\"(scale_d));\n}\n",
             rs ? "\"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3)" : "\"l\"(a)");
 }

@@ -624,5 +624,6 @@ static __device__ __forceinline__ void tl_wgmma_wait(void)
 /* Keeps the compiler from moving reads or writes of an accumulator register
  * across a wgmma fence or wait: the hardware writes it asynchronously. */
 static __device__ __forceinline__ void tl_pin(float &r) { asm volatile("" : "+f"(r)::"memory"); }
+static __device__ __forceinline__ void tl_pin(int &r) { asm volatile("" : "+r"(r)::"memory"); }
 
 #endif /* TILEC_DEVICE_CUH */

@@ -104,12 +104,15 @@ static bool tma_tile_ok(const IrBuf *s) {
     return (row == 32 || row == 64 || row % 128 == 0) && s->shape[0] <= 256;
 }
 
-static bool is_fp8(Dtype t) { return t == DT_F8E4M3 || t == DT_F8E5M2; }
+/* 8-bit operands (fp8, i8, u8): wgmma reads them K-major only */
+static bool is_byte_operand(Dtype t) { return t == DT_F8E4M3 || t == DT_F8E5M2 || t == DT_I8 || t == DT_U8; }
 
-/* The dtypes wgmma multiplies (with f32 accumulators): f16, bf16, fp8. */
-static bool wgmma_dtype(Dtype t) { return t == DT_F16 || t == DT_BF16 || is_fp8(t); }
+/* The dtypes wgmma multiplies: f16, bf16 and fp8 into f32 accumulators,
+ * i8 and u8 into i32 ones. */
+static bool wgmma_dtype(Dtype t) { return t == DT_F16 || t == DT_BF16 || is_byte_operand(t); }
+static Dtype wgmma_acc_dtype(Dtype t) { return t == DT_I8 || t == DT_U8 ? DT_I32 : DT_F32; }
 
-/* A global -> shared copy TMA can do: an f16/bf16/fp8 tensor of rank 2 to 5
+/* A global -> shared copy TMA can do: an f16/bf16/8-bit tensor of rank 2 to 5
  * whose rows are whole 16-byte units (TMA strides), the tile a whole 2-D
  * shared buffer taken from the tensor's last two dimensions (the others
  * extent 1), its corner computable by the producer. */
@@ -163,7 +166,7 @@ static const char *operand_ok(IrKernel *k, IrStmt *loop, int loop_at, Plan *p, I
     }
     Reach reach = {.k = k, .lv = lv, .loop_at = loop_at};
     if (!tma_copy_ok(&reach, c))
-        return "a copy into a gemm operand is not one TMA can do (f16/bf16/fp8 rows of 16-byte units, a whole 2-D tile "
+        return "a copy into a gemm operand is not one TMA can do (f16/bf16/8-bit rows of 16-byte units, a whole 2-D tile "
                "of 32, 64 or a multiple of 128 bytes a row and at most 256 rows, its corner from block indices and "
                "the loop variable)";
     if (p->ncopy >= 4) return "more than four TMA copies";
@@ -210,16 +213,19 @@ static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
         IrBuf *A = g->a.buf, *B = g->b.buf, *C = g->c.buf;
         if (g->trans_a) return "a gemm has transpose_a";
         if (!region_is_whole(&g->a) || !region_is_whole(&g->b) || !region_is_whole(&g->c)) return "a gemm works on parts of buffers";
-        if (A->rank != 2 || B->rank != 2 || C->rank != 2 || C->scope != SCOPE_FRAGMENT || C->dtype != DT_F32)
-            return "a gemm accumulates into something other than a 2-D f32 fragment";
-        /* fp8 wgmmas read both operands from shared memory, K-major only
-         * (A as M x K, B as N x K: transpose_b) */
-        bool fp8 = is_fp8(A->dtype);
         if (A->dtype != B->dtype || !wgmma_dtype(A->dtype) || B->scope != SCOPE_SHARED ||
             (A->scope != SCOPE_SHARED && A->scope != SCOPE_FRAGMENT))
-            return "a gemm's operands are not f16/bf16/fp8 with B in shared memory";
-        if (fp8 && (A->scope != SCOPE_SHARED || !g->trans_b))
-            return "an fp8 gemm's operands are not both K-major in shared memory (A as M x K, B as N x K with "
+            return "a gemm's operands are not f16/bf16/fp8/i8/u8 with B in shared memory";
+        if (A->rank != 2 || B->rank != 2 || C->rank != 2 || C->scope != SCOPE_FRAGMENT ||
+            C->dtype != wgmma_acc_dtype(A->dtype))
+            return wgmma_acc_dtype(A->dtype) == DT_I32 ? "an i8/u8 gemm accumulates into something other than a 2-D "
+                                                          "i32 fragment"
+                                                        : "a gemm accumulates into something other than a 2-D f32 fragment";
+        /* 8-bit wgmmas read both operands from shared memory, K-major only
+         * (A as M x K, B as N x K: transpose_b) */
+        bool bytes = is_byte_operand(A->dtype);
+        if (bytes && (A->scope != SCOPE_SHARED || !g->trans_b))
+            return "an 8-bit gemm's operands are not both K-major in shared memory (A as M x K, B as N x K with "
                    "transpose_b)";
         int64_t m = C->shape[0], n = C->shape[1], kd = A->shape[1];
         if (bm >= 0 && m != bm) return "the gemms' accumulators have different row counts";
@@ -236,9 +242,9 @@ static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
         if (m / 64 == 3 && n / 2 > 96)
             return "a 192-row accumulator wider than 192 columns does not fit the 128 registers a thread of "
                    "four warpgroups";
-        /* a wgmma's K step is 32 bytes of each row: 16 f16/bf16 values, 32 fp8 */
-        if (kd * dtype_bytes(A->dtype) % 32 != 0) return fp8 ? "an fp8 gemm's K tile is not a multiple of 32"
-                                                              : "a gemm's K tile is not a multiple of 16";
+        /* a wgmma's K step is 32 bytes of each row: 16 f16/bf16 values, 32 8-bit ones */
+        if (kd * dtype_bytes(A->dtype) % 32 != 0) return bytes ? "an 8-bit gemm's K tile is not a multiple of 32"
+                                                                : "a gemm's K tile is not a multiple of 16";
         /* N-major B: whole 128-byte column blocks (the MN-major swizzle atom) */
         if (!g->trans_b && (n * 2) % 128 != 0) return "B's rows are not a multiple of 128 bytes (use transpose_b or wider tiles)";
     }
