@@ -82,6 +82,8 @@ void cg_error(Cg *g, Loc loc, const char *fmt, ...) __attribute__((format(printf
 const char *cg_tmp(Cg *g, const char *prefix);
 /* "(a) && b" of two guard conditions, either of which may be NULL (none) */
 char *cg_and(Cg *g, const char *a, const char *b);
+/* A scalar let (IR_LET) as a C constant of its type. */
+void cg_let(Cg *g, const IrStmt *s);
 bool cg_narrow_float(Dtype t);       /* f16, bf16 and the fp8s: stored narrow, computed in float */
 const char *cg_storage_type(Dtype t);  /* __half, float, ... */
 const char *cg_compute_type(Dtype t);  /* float for f16/bf16/f32, ... */

@@ -321,7 +321,9 @@ static void print_call(Cg *g, const Node *e, bool store_rounds) {
             cg_expr(g, args->items[0]);
             fprintf(o, ")), %lld), %lld)", (long long)lo, (long long)hi);
             return;
-        } else
+        } else if (dtype_is_int(to) && dtype_bytes(to) < 4) /* an integer to an 8- or 16-bit one wraps */
+            fprintf(o, "((int)(%s)(", cg_storage_type(to));
+        else
             fprintf(o, "((%s)(", cg_compute_type(to));
         cg_expr(g, args->items[0]);
         fputs(cg_narrow_float(to) ? ROUNDING_CLOSE : to == DT_BOOL ? ") != 0)" : "))", o);
@@ -630,11 +632,18 @@ static void cg_for(Cg *g, IrStmt *s) {
     cg_line(g, "}");
 }
 
-/* A let's or var's C type: integers computed in int widen with the block
- * indices (Cg.index_type). */
+/* A let's or var's C type: 8- and 16-bit integers their own (a value
+ * stored into one wraps, as the reference's conversions do), other
+ * integers computed in int widen with the block indices (Cg.index_type). */
 static const char *scalar_type(const Cg *g, Dtype t) {
+    if (dtype_is_int(t) && dtype_bytes(t) < 4) return cg_storage_type(t);
     const char *c = cg_compute_type(t);
     return strcmp(c, "int") ? c : g->index_type;
+}
+
+void cg_let(Cg *g, const IrStmt *s) {
+    cg_line(g, "const %s %s = %s;", scalar_type(g, s->sym->dtype), ir_cname(g->k->c, s->sym->name),
+            cg_value_str(g, s->value, s->sym->dtype));
 }
 
 static void cg_stmt(Cg *g, IrStmt *s) {
@@ -661,10 +670,7 @@ static void cg_stmt(Cg *g, IrStmt *s) {
         }
         cg_line(g, "}");
         break;
-    case IR_LET:
-        cg_line(g, "const %s %s = %s;", scalar_type(g, s->sym->dtype), ir_cname(g->k->c, s->sym->name),
-                cg_value_str(g, s->value, s->sym->dtype));
-        break;
+    case IR_LET: cg_let(g, s); break;
     case IR_VAR: {
         Dtype vt = s->sym->dtype;
         const char *init = s->value ? cg_value_str(g, s->value, vt) : "0";

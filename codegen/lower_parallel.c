@@ -234,9 +234,7 @@ static void vector_round(Cg *g, IrStmt *s, const VecPlan *p, int v) {
     char *cond[CG_MAX_LANE_ACCESSES], *ref[CG_MAX_LANE_ACCESSES];
     int saved_lanes = g->nlane;
     for (int i = 0; i < p->nlet; i++)
-        if (p->hoist[i])
-            cg_line(g, "const %s %s = %s;", cg_compute_type(p->let[i]->sym->dtype), ir_cname(g->k->c, p->let[i]->sym->name),
-                    cg_expr_str(g, p->let[i]->value));
+        if (p->hoist[i]) cg_let(g, p->let[i]);
     vector_accesses(g, p, v, l, var, cond, ref);
     cg_line(g, "#pragma unroll");
     cg_line(g, "for (int %s = 0; %s < %d; ++%s) {", l, l, v, l);

@@ -39,8 +39,11 @@ bool sym_declare(Sema *s, Sym *sym) {
     /* Redefinition in one scope is an error, and so is reusing a name of
      * the file or the kernel header (sizes, parameters, tunables ...)
      * anywhere in a kernel; names local to the body may be shadowed in
-     * nested blocks. */
-    if (old && (old->scope_depth == s->depth || old->scope_depth <= 1)) {
+     * nested blocks. The reference's own names may take a block index's
+     * name: block indices mean nothing there (LANGUAGE.md 5). */
+    bool ref_name = sym->kind == SYM_REF_INDEX || sym->kind == SYM_REF_TEMP || sym->kind == SYM_REF_LET;
+    bool may_shadow = old && ref_name && old->kind == SYM_BLOCK_IDX && old->scope_depth < s->depth;
+    if (old && !may_shadow && (old->scope_depth == s->depth || old->scope_depth <= 1)) {
         if (old->scope_depth == s->depth)
             diag_error(s->c, sym->loc, "'%s' is already defined", sym->name->s);
         else

@@ -550,7 +550,10 @@ void check_op_call(Sema *s, Node *call) {
     if (!bind_args(s, call, sig, arg)) return;
     bool elementwise_ok = !strcmp(name, "atomic_add") || !strcmp(name, "print");
     if (s->in_parallel && !elementwise_ok) {
-        diag_error(s->c, call->loc, "%s works on whole tiles and cannot be used inside a parallel loop", name);
+        diag_error(s->c, call->loc, "%s works on whole tiles and cannot be used inside a parallel loop%s", name,
+                   !strcmp(name, "copy") ? "; there, move elements one by one (w[t] = X[i + t] in a `for t in "
+                                           "unroll(n)` loop fills a local array)"
+                                         : "");
         return;
     }
     if (!strcmp(name, "copy")) {

@@ -39,7 +39,7 @@ static Sym *declare_index(Sema *s, Node *n, const char *role) {
         return NULL;
     }
     Sym *old = sym_lookup(n->u.name);
-    if (old) {
+    if (old && old->kind != SYM_BLOCK_IDX) { /* sym_declare: block indices mean nothing here */
         diag_error(s->c, n->loc, "%s '%s' shadows the %s '%s'", role, n->u.name->s, sym_kind_name(old->kind),
                    old->name->s);
         diag_note(s->c, old->loc, "'%s' is defined here", old->name->s);
