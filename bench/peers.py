@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """peers.py - the peers tilec is measured against, timed in the same run on
-the same GPU: cuBLAS (torch.matmul; torch._scaled_mm for fp8), torch SDPA, copy bandwidth, torch.softmax,
+the same GPU: cuBLAS (torch.matmul; torch._scaled_mm for fp8, torch._int_mm for int8), torch SDPA, copy bandwidth, torch.softmax,
 F.rms_norm, F.layer_norm. Prints one JSON object per workload on stdout.
 
 Method as tilec's profiler: warm-up, L2 flushed (a buffer the size of L2
@@ -92,6 +92,15 @@ def fp8_gemm(n, name):
     emit(name, bench(run), flops=2 * n ** 3, peer="cublas fp8")
 
 
+def int8_gemm(n, name):
+    """torch._int_mm: cuBLASLt's int8 GEMM into int32, A row-major M x K and
+    B given as N x K (its transpose column-major), the layout of
+    tests/frontend/valid/v_int8_gemm.tile's gemm_s8."""
+    a = torch.randint(-4, 5, (n, n), device=dev, dtype=torch.int8)
+    b = torch.randint(-4, 5, (n, n), device=dev, dtype=torch.int8)
+    emit(name, bench(lambda: torch._int_mm(a, b.t())), flops=2 * n ** 3, peer="cublas int8")
+
+
 def triton_gemm(n, name):
     """A plain Triton matmul (128 x 256 x 64 tiles, 3 stages, 8 warps: the
     configuration GPU.md lists), written here so the peer is known code."""
@@ -133,6 +142,11 @@ def main(which):
             fp8_gemm(8192, "gemm_fp8_8192")
         except (AttributeError, RuntimeError, TypeError) as e:  # a torch without fp8 matmuls
             print(f"fp8 peer not measured: {e}", file=sys.stderr)
+    if "int8" in which:
+        try:
+            int8_gemm(4096, "gemm_s8_4096")
+        except (AttributeError, RuntimeError, TypeError) as e:  # a torch without int8 matmuls
+            print(f"int8 peer not measured: {e}", file=sys.stderr)
     if "triton" in which:
         triton_gemm(4096, "gemm_f16_4096")
         triton_gemm(8192, "gemm_f16_8192")

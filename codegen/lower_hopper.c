@@ -477,13 +477,23 @@ static bool pack_a_regs(Cg *g, const IrStmt *gm, const char *regs) {
     return true;
 }
 
+/* fp8 wgmmas add their products in the tensor cores with fewer mantissa
+ * bits than f32 (about 14: DeepSeek-V3's report; on the H200 a K = 8192
+ * GEMM of normal inputs was off by up to 1.3 on sums of size ~45): each K
+ * tile's gemm sums into registers of its own, started from zero, which
+ * are then added to the accumulator in f32, as cuBLAS's fp8 GEMMs do
+ * unless asked for "fast accumulation". A K tile is at most a few
+ * hundred products (BK), summed in the tensor cores. */
+static bool promotes(const IrStmt *gm) { return cg_narrow_float(gm->a.buf->dtype) && dtype_bytes(gm->a.buf->dtype) == 1; }
+
 /* Issues gemm gm as one commit group of wgmmas (its ring operands in slot
- * `slot`); cg_wgmma_wait completes it. An A fragment is packed here, or
- * already in `packed` (NULL: not yet). */
+ * `slot`) into its accumulator or, where it promotes, into tl_part;
+ * cg_wgmma_wait completes it. An A fragment is packed here, or already in
+ * `packed` (NULL: not yet). */
 static void cg_wgmma_issue(Cg *g, IrStmt *gm, const char *slot, const char *packed, bool wait_turn, bool pass_turn) {
     const IrBuf *A = gm->a.buf, *B = gm->b.buf, *C = gm->c.buf;
     int64_t K = A->shape[1];
-    const char *name = wgmma_name(arena(g), gm), *acc = C->cname;
+    const char *name = wgmma_name(arena(g), gm), *acc = promotes(gm) ? "tl_part" : C->cname;
     const char *a_slot = A->scope == SCOPE_SHARED ? operand_slot(g, A, slot) : NULL, *b_slot = operand_slot(g, B, slot);
     const char *a_regs = packed ? packed : "a_regs";
     if (gm->sync_before) cg_sync(g);
@@ -506,7 +516,7 @@ static void cg_wgmma_issue(Cg *g, IrStmt *gm, const char *slot, const char *pack
         else /* N-major: a k16 step is 16 rows of 128 bytes down */
             b = arena_printf(arena(g), "tl_wgmma_desc_at(%s, %s%lld)", desc_base(g, B, DESC_NMAJOR_B), b_slot,
                              (long long)(kk * 16 * 128));
-        cg_line(g, "%s(%s, %s, %s, %d);", name, acc, a, b, gm->clear && kk == 0 ? 0 : 1);
+        cg_line(g, "%s(%s, %s, %s, %d);", name, acc, a, b, (gm->clear || promotes(gm)) && kk == 0 ? 0 : 1);
     }
     cg_line(g, "tl_wgmma_commit();");
     if (pass_turn) turn_pass(g, "");
@@ -526,8 +536,16 @@ static void cg_wgmma_wait(Cg *g, const IrStmt *gm, int pending) {
 static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot, bool wait_turn, bool pass_turn) {
     cg_line(g, "{");
     g->ind++;
+    const IrBuf *C = gm->c.buf;
+    if (promotes(gm)) cg_line(g, "float tl_part[%lld];  // this K tile's sums (promotes)", (long long)C->layout.regs);
     cg_wgmma_issue(g, gm, slot, NULL, wait_turn, pass_turn);
     cg_wgmma_wait(g, gm, 0);
+    if (promotes(gm)) {
+        const char *r = cg_tmp(g, "r");
+        cg_line(g, "#pragma unroll");
+        cg_line(g, "for (int %s = 0; %s < %lld; ++%s) { tl_pin(tl_part[%s]); %s[%s] %s tl_part[%s]; }", r, r,
+                (long long)C->layout.regs, r, r, C->cname, r, gm->clear ? "=" : "+=", r);
+    }
     g->ind--;
     cg_line(g, "}");
 }

@@ -107,6 +107,8 @@ static bool plan(IrKernel *k, IrStmt *loop, int *wait_at, int *tail_from) {
     if (first < 0 || first == last) return false;
     IrStmt *g1 = body->items[first], *g2 = body->items[last];
     if (g1->op != IR_GEMM || g2->op != IR_GEMM || !g1->wgmma || !g2->wgmma) return false;
+    /* fp8 and integer gemms only as cg_wgmma issues them (fp8: promotes) */
+    if (dtype_bytes(g1->a.buf->dtype) == 1 || dtype_bytes(g2->a.buf->dtype) == 1) return false;
     const IrBuf *s_acc = g1->c.buf, *p = g2->a.buf, *o = g2->c.buf;
     if (p->scope != SCOPE_FRAGMENT || p == s_acc || o == s_acc) return false;
     /* E1 ends with the last statement that names P; E2 follows */

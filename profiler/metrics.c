@@ -351,6 +351,14 @@ static const PeakRate peak_rates[] = {
     {9, 0, DT_BF16, 4096, "sm_90 bf16 tensor cores: 4096 FLOP/clk/SM (" H100_TC ")"},
     {9, 0, DT_F8E4M3, 8192, "sm_90 f8 tensor cores: 8192 FLOP/clk/SM, twice f16 (" H100_TC ")"},
     {9, 0, DT_F8E5M2, 8192, "sm_90 f8 tensor cores: 8192 FLOP/clk/SM, twice f16 (" H100_TC ")"},
+    {8, 0, DT_I8, 4096, "sm_80 int8 tensor cores: 4096 op/clk/SM (A100 whitepaper: 624 TOPS dense int8 at 108 SMs, "
+                        "1410 MHz)"},
+    {8, 0, DT_U8, 4096, "sm_80 int8 tensor cores: 4096 op/clk/SM (A100 whitepaper: 624 TOPS dense int8 at 108 SMs, "
+                        "1410 MHz)"},
+    {9, 0, DT_I8, 8192, "sm_90 int8 tensor cores: 8192 op/clk/SM (H100 SXM5 whitepaper: 1979 TOPS dense int8 at 132 "
+                        "SMs, 1830 MHz)"},
+    {9, 0, DT_U8, 8192, "sm_90 int8 tensor cores: 8192 op/clk/SM (H100 SXM5 whitepaper: 1979 TOPS dense int8 at 132 "
+                        "SMs, 1830 MHz)"},
     {9, 0, DT_F32, 256, "sm_90 f32 on CUDA cores: 2 x 128 FP32 lanes = 256 FLOP/clk/SM (H100 whitepaper: 128 FP32 "
                         "cores per SM)"},
 };
