@@ -75,7 +75,8 @@ static void gemm_mma(Cg *g, IrStmt *s) {
     g->ind++;
     /* A for the whole warp tile, then B two n8 tiles at a time, each used
      * at once: only 4 B registers live, which keeps big tiles unspilled */
-    cg_line(g, "unsigned a[%d][4];", MI);
+    const char *av = cg_tmp(g, "a"); /* not `a`: a user's fragment may have that name */
+    cg_line(g, "unsigned %s[%d][4];", av, MI);
     /* A operand */
     if (A->scope == SCOPE_FRAGMENT) {
         int ni_a = A->layout.ni;
@@ -83,8 +84,8 @@ static void gemm_mma(Cg *g, IrStmt *s) {
             for (int h = 0; h < 4; h++) {
                 /* h: 0 rows 0-7 k 0-7, 1 rows 8-15 k 0-7, 2 rows 0-7 k 8-15, 3 rows 8-15 k 8-15 */
                 const char *tile = arena_printf(arena(g), "(%d * %d + 2 * %s + %d) * 4 + %d", mi, ni_a, kk, h / 2, (h % 2) * 2);
-                cg_line(g, "a[%d][%d] = %s(tl_to_float(%s[%s]), tl_to_float(%s[%s + 1]));", mi, h, pack, A->cname, tile,
-                        A->cname, tile);
+                cg_line(g, "%s[%d][%d] = %s(tl_to_float(%s[%s]), tl_to_float(%s[%s + 1]));", av, mi, h, pack, A->cname,
+                        tile, A->cname, tile);
             }
     } else {
         for (int mi = 0; mi < MI; mi++) {
@@ -93,7 +94,7 @@ static void gemm_mma(Cg *g, IrStmt *s) {
                 char *col = arena_printf(arena(g), "%s * 16 + lane / 16 * 8", kk);
                 char *fast = ldm_addr(g, A, arena_printf(arena(g), "%d", mi * 16), arena_printf(arena(g), "%s + lane %% 16", wm),
                                       arena_printf(arena(g), "%s * 2", kk), "lane / 16", "0", 0);
-                cg_line(g, "tl_ldmatrix_x4(a[%d], %s);", mi, fast ? fast : smem_addr(g, A, row, col));
+                cg_line(g, "tl_ldmatrix_x4(%s[%d], %s);", av, mi, fast ? fast : smem_addr(g, A, row, col));
             } else { /* stored [K][M]: transposed loads */
                 char *row = arena_printf(arena(g), "%s * 16 + lane / 16 * 8 + lane %% 8", kk);
                 char *col = arena_printf(arena(g), "%s + %d + lane / 8 %% 2 * 8", wm, mi * 16);
@@ -101,7 +102,7 @@ static void gemm_mma(Cg *g, IrStmt *s) {
                 char *fast = ldm_addr(g, A, arena_printf(arena(g), "%s * 16", kk), "lane / 16 * 8 + lane % 8",
                                       arena_printf(arena(g), "%d", mi * 2), "lane / 8 % 2",
                                       arena_printf(arena(g), "%s / %d", wm, pc), l->wtm / pc);
-                cg_line(g, "tl_ldmatrix_x4_trans(a[%d], %s);", mi, fast ? fast : smem_addr(g, A, row, col));
+                cg_line(g, "tl_ldmatrix_x4_trans(%s[%d], %s);", av, mi, fast ? fast : smem_addr(g, A, row, col));
             }
         }
     }
@@ -138,8 +139,8 @@ static void gemm_mma(Cg *g, IrStmt *s) {
         cg_line(g, "const unsigned %s[2][2] = {{%s[0], %s[1]}, {%s[2], %s[3]}};", bn, t, t, t, t);
         for (int half = 0; half < (pair ? 2 : 1); half++)
             for (int mi = 0; mi < MI; mi++)
-                cg_line(g, "%s(*(float (*)[4])&%s[%d], a[%d], %s[%d]);", mma, C->cname, (mi * NI + 2 * nj + half) * 4, mi,
-                        bn, half);
+                cg_line(g, "%s(*(float (*)[4])&%s[%d], %s[%d], %s[%d]);", mma, C->cname, (mi * NI + 2 * nj + half) * 4, av,
+                        mi, bn, half);
         g->ind--;
         cg_line(g, "}");
     }

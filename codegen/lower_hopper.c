@@ -495,10 +495,10 @@ static void cg_wgmma_issue(Cg *g, IrStmt *gm, const char *slot, const char *pack
     int64_t K = A->shape[1];
     const char *name = wgmma_name(arena(g), gm), *acc = promotes(gm) ? "tl_part" : C->cname;
     const char *a_slot = A->scope == SCOPE_SHARED ? operand_slot(g, A, slot) : NULL, *b_slot = operand_slot(g, B, slot);
-    const char *a_regs = packed ? packed : "a_regs";
+    const char *a_regs = packed ? packed : "tl_a_regs";
     if (gm->sync_before) cg_sync(g);
     if (A->scope == SCOPE_FRAGMENT && !packed) {
-        cg_line(g, "unsigned a_regs[%lld][4];", (long long)(K / 16));
+        cg_line(g, "unsigned tl_a_regs[%lld][4];", (long long)(K / 16));
         if (!pack_a_regs(g, gm, a_regs)) return;
     }
     if (wait_turn) turn_wait(g); /* after the packing: that needs no turn */

@@ -65,62 +65,62 @@ extern "C" __global__ void __launch_bounds__(128) tilec_gemm_30f5bfd7(const __ha
                 const int wm21_ = warp / 2 * 64, wn22_ = warp % 2 * 64;
                 #pragma unroll 1
                 for (int kk20_ = 0; kk20_ < 2; ++kk20_) {
-                    unsigned a[4][4];
-                    tl_ldmatrix_x4(a[0], tl_smem_addr(&A_s[(stage3_) * 4096 + ((0) + (wm21_ + lane % 16)) * 32 + ((0) + (kk20_ * 2) / 4 * 4 + ((((kk20_ * 2) % 4) + (lane / 16)) ^ (((wm21_ + lane % 16) / 2) % 4))) * 8]));
-                    tl_ldmatrix_x4(a[1], tl_smem_addr(&A_s[(stage3_) * 4096 + ((16) + (wm21_ + lane % 16)) * 32 + ((0) + (kk20_ * 2) / 4 * 4 + ((((kk20_ * 2) % 4) + (lane / 16)) ^ (((wm21_ + lane % 16) / 2) % 4))) * 8]));
-                    tl_ldmatrix_x4(a[2], tl_smem_addr(&A_s[(stage3_) * 4096 + ((32) + (wm21_ + lane % 16)) * 32 + ((0) + (kk20_ * 2) / 4 * 4 + ((((kk20_ * 2) % 4) + (lane / 16)) ^ (((wm21_ + lane % 16) / 2) % 4))) * 8]));
-                    tl_ldmatrix_x4(a[3], tl_smem_addr(&A_s[(stage3_) * 4096 + ((48) + (wm21_ + lane % 16)) * 32 + ((0) + (kk20_ * 2) / 4 * 4 + ((((kk20_ * 2) % 4) + (lane / 16)) ^ (((wm21_ + lane % 16) / 2) % 4))) * 8]));
+                    unsigned a23_[4][4];
+                    tl_ldmatrix_x4(a23_[0], tl_smem_addr(&A_s[(stage3_) * 4096 + ((0) + (wm21_ + lane % 16)) * 32 + ((0) + (kk20_ * 2) / 4 * 4 + ((((kk20_ * 2) % 4) + (lane / 16)) ^ (((wm21_ + lane % 16) / 2) % 4))) * 8]));
+                    tl_ldmatrix_x4(a23_[1], tl_smem_addr(&A_s[(stage3_) * 4096 + ((16) + (wm21_ + lane % 16)) * 32 + ((0) + (kk20_ * 2) / 4 * 4 + ((((kk20_ * 2) % 4) + (lane / 16)) ^ (((wm21_ + lane % 16) / 2) % 4))) * 8]));
+                    tl_ldmatrix_x4(a23_[2], tl_smem_addr(&A_s[(stage3_) * 4096 + ((32) + (wm21_ + lane % 16)) * 32 + ((0) + (kk20_ * 2) / 4 * 4 + ((((kk20_ * 2) % 4) + (lane / 16)) ^ (((wm21_ + lane % 16) / 2) % 4))) * 8]));
+                    tl_ldmatrix_x4(a23_[3], tl_smem_addr(&A_s[(stage3_) * 4096 + ((48) + (wm21_ + lane % 16)) * 32 + ((0) + (kk20_ * 2) / 4 * 4 + ((((kk20_ * 2) % 4) + (lane / 16)) ^ (((wm21_ + lane % 16) / 2) % 4))) * 8]));
                     {
-                        unsigned t23_[4];
-                        tl_ldmatrix_x4_trans(t23_, tl_smem_addr(&B_s[(stage3_) * 4096 + ((kk20_ * 16) + (lane / 8 % 2 * 8 + lane % 8)) * 128 + ((wn22_ / 8) + (0) / 8 * 8 + ((((0) % 8) + (lane / 16)) ^ (((lane / 8 % 2 * 8 + lane % 8) / 1) % 8))) * 8]));
-                        const unsigned b24_[2][2] = {{t23_[0], t23_[1]}, {t23_[2], t23_[3]}};
-                        tl_mma_f16_16816(*(float (*)[4])&acc[0], a[0], b24_[0]);
-                        tl_mma_f16_16816(*(float (*)[4])&acc[32], a[1], b24_[0]);
-                        tl_mma_f16_16816(*(float (*)[4])&acc[64], a[2], b24_[0]);
-                        tl_mma_f16_16816(*(float (*)[4])&acc[96], a[3], b24_[0]);
-                        tl_mma_f16_16816(*(float (*)[4])&acc[4], a[0], b24_[1]);
-                        tl_mma_f16_16816(*(float (*)[4])&acc[36], a[1], b24_[1]);
-                        tl_mma_f16_16816(*(float (*)[4])&acc[68], a[2], b24_[1]);
-                        tl_mma_f16_16816(*(float (*)[4])&acc[100], a[3], b24_[1]);
+                        unsigned t24_[4];
+                        tl_ldmatrix_x4_trans(t24_, tl_smem_addr(&B_s[(stage3_) * 4096 + ((kk20_ * 16) + (lane / 8 % 2 * 8 + lane % 8)) * 128 + ((wn22_ / 8) + (0) / 8 * 8 + ((((0) % 8) + (lane / 16)) ^ (((lane / 8 % 2 * 8 + lane % 8) / 1) % 8))) * 8]));
+                        const unsigned b25_[2][2] = {{t24_[0], t24_[1]}, {t24_[2], t24_[3]}};
+                        tl_mma_f16_16816(*(float (*)[4])&acc[0], a23_[0], b25_[0]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[32], a23_[1], b25_[0]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[64], a23_[2], b25_[0]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[96], a23_[3], b25_[0]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[4], a23_[0], b25_[1]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[36], a23_[1], b25_[1]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[68], a23_[2], b25_[1]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[100], a23_[3], b25_[1]);
                     }
                     {
-                        unsigned t25_[4];
-                        tl_ldmatrix_x4_trans(t25_, tl_smem_addr(&B_s[(stage3_) * 4096 + ((kk20_ * 16) + (lane / 8 % 2 * 8 + lane % 8)) * 128 + ((wn22_ / 8) + (2) / 8 * 8 + ((((2) % 8) + (lane / 16)) ^ (((lane / 8 % 2 * 8 + lane % 8) / 1) % 8))) * 8]));
-                        const unsigned b26_[2][2] = {{t25_[0], t25_[1]}, {t25_[2], t25_[3]}};
-                        tl_mma_f16_16816(*(float (*)[4])&acc[8], a[0], b26_[0]);
-                        tl_mma_f16_16816(*(float (*)[4])&acc[40], a[1], b26_[0]);
-                        tl_mma_f16_16816(*(float (*)[4])&acc[72], a[2], b26_[0]);
-                        tl_mma_f16_16816(*(float (*)[4])&acc[104], a[3], b26_[0]);
-                        tl_mma_f16_16816(*(float (*)[4])&acc[12], a[0], b26_[1]);
-                        tl_mma_f16_16816(*(float (*)[4])&acc[44], a[1], b26_[1]);
-                        tl_mma_f16_16816(*(float (*)[4])&acc[76], a[2], b26_[1]);
-                        tl_mma_f16_16816(*(float (*)[4])&acc[108], a[3], b26_[1]);
+                        unsigned t26_[4];
+                        tl_ldmatrix_x4_trans(t26_, tl_smem_addr(&B_s[(stage3_) * 4096 + ((kk20_ * 16) + (lane / 8 % 2 * 8 + lane % 8)) * 128 + ((wn22_ / 8) + (2) / 8 * 8 + ((((2) % 8) + (lane / 16)) ^ (((lane / 8 % 2 * 8 + lane % 8) / 1) % 8))) * 8]));
+                        const unsigned b27_[2][2] = {{t26_[0], t26_[1]}, {t26_[2], t26_[3]}};
+                        tl_mma_f16_16816(*(float (*)[4])&acc[8], a23_[0], b27_[0]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[40], a23_[1], b27_[0]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[72], a23_[2], b27_[0]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[104], a23_[3], b27_[0]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[12], a23_[0], b27_[1]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[44], a23_[1], b27_[1]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[76], a23_[2], b27_[1]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[108], a23_[3], b27_[1]);
                     }
                     {
-                        unsigned t27_[4];
-                        tl_ldmatrix_x4_trans(t27_, tl_smem_addr(&B_s[(stage3_) * 4096 + ((kk20_ * 16) + (lane / 8 % 2 * 8 + lane % 8)) * 128 + ((wn22_ / 8) + (4) / 8 * 8 + ((((4) % 8) + (lane / 16)) ^ (((lane / 8 % 2 * 8 + lane % 8) / 1) % 8))) * 8]));
-                        const unsigned b28_[2][2] = {{t27_[0], t27_[1]}, {t27_[2], t27_[3]}};
-                        tl_mma_f16_16816(*(float (*)[4])&acc[16], a[0], b28_[0]);
-                        tl_mma_f16_16816(*(float (*)[4])&acc[48], a[1], b28_[0]);
-                        tl_mma_f16_16816(*(float (*)[4])&acc[80], a[2], b28_[0]);
-                        tl_mma_f16_16816(*(float (*)[4])&acc[112], a[3], b28_[0]);
-                        tl_mma_f16_16816(*(float (*)[4])&acc[20], a[0], b28_[1]);
-                        tl_mma_f16_16816(*(float (*)[4])&acc[52], a[1], b28_[1]);
-                        tl_mma_f16_16816(*(float (*)[4])&acc[84], a[2], b28_[1]);
-                        tl_mma_f16_16816(*(float (*)[4])&acc[116], a[3], b28_[1]);
+                        unsigned t28_[4];
+                        tl_ldmatrix_x4_trans(t28_, tl_smem_addr(&B_s[(stage3_) * 4096 + ((kk20_ * 16) + (lane / 8 % 2 * 8 + lane % 8)) * 128 + ((wn22_ / 8) + (4) / 8 * 8 + ((((4) % 8) + (lane / 16)) ^ (((lane / 8 % 2 * 8 + lane % 8) / 1) % 8))) * 8]));
+                        const unsigned b29_[2][2] = {{t28_[0], t28_[1]}, {t28_[2], t28_[3]}};
+                        tl_mma_f16_16816(*(float (*)[4])&acc[16], a23_[0], b29_[0]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[48], a23_[1], b29_[0]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[80], a23_[2], b29_[0]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[112], a23_[3], b29_[0]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[20], a23_[0], b29_[1]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[52], a23_[1], b29_[1]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[84], a23_[2], b29_[1]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[116], a23_[3], b29_[1]);
                     }
                     {
-                        unsigned t29_[4];
-                        tl_ldmatrix_x4_trans(t29_, tl_smem_addr(&B_s[(stage3_) * 4096 + ((kk20_ * 16) + (lane / 8 % 2 * 8 + lane % 8)) * 128 + ((wn22_ / 8) + (6) / 8 * 8 + ((((6) % 8) + (lane / 16)) ^ (((lane / 8 % 2 * 8 + lane % 8) / 1) % 8))) * 8]));
-                        const unsigned b30_[2][2] = {{t29_[0], t29_[1]}, {t29_[2], t29_[3]}};
-                        tl_mma_f16_16816(*(float (*)[4])&acc[24], a[0], b30_[0]);
-                        tl_mma_f16_16816(*(float (*)[4])&acc[56], a[1], b30_[0]);
-                        tl_mma_f16_16816(*(float (*)[4])&acc[88], a[2], b30_[0]);
-                        tl_mma_f16_16816(*(float (*)[4])&acc[120], a[3], b30_[0]);
-                        tl_mma_f16_16816(*(float (*)[4])&acc[28], a[0], b30_[1]);
-                        tl_mma_f16_16816(*(float (*)[4])&acc[60], a[1], b30_[1]);
-                        tl_mma_f16_16816(*(float (*)[4])&acc[92], a[2], b30_[1]);
-                        tl_mma_f16_16816(*(float (*)[4])&acc[124], a[3], b30_[1]);
+                        unsigned t30_[4];
+                        tl_ldmatrix_x4_trans(t30_, tl_smem_addr(&B_s[(stage3_) * 4096 + ((kk20_ * 16) + (lane / 8 % 2 * 8 + lane % 8)) * 128 + ((wn22_ / 8) + (6) / 8 * 8 + ((((6) % 8) + (lane / 16)) ^ (((lane / 8 % 2 * 8 + lane % 8) / 1) % 8))) * 8]));
+                        const unsigned b31_[2][2] = {{t30_[0], t30_[1]}, {t30_[2], t30_[3]}};
+                        tl_mma_f16_16816(*(float (*)[4])&acc[24], a23_[0], b31_[0]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[56], a23_[1], b31_[0]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[88], a23_[2], b31_[0]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[120], a23_[3], b31_[0]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[28], a23_[0], b31_[1]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[60], a23_[1], b31_[1]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[92], a23_[2], b31_[1]);
+                        tl_mma_f16_16816(*(float (*)[4])&acc[124], a23_[3], b31_[1]);
                     }
                 }
             }
@@ -128,12 +128,12 @@ extern "C" __global__ void __launch_bounds__(128) tilec_gemm_30f5bfd7(const __ha
         }
     }
     #pragma unroll
-    for (int q31_ = 0; q31_ < 64; ++q31_) {
+    for (int q32_ = 0; q32_ < 64; ++q32_) {
         {
-            union { unsigned v; __half e[2]; } v32_;
-            v32_.e[0] = tl_from_float<__half>((float)((acc[(q31_ * 2 + 0) + 0])));
-            v32_.e[1] = tl_from_float<__half>((float)((acc[(q31_ * 2 + 0) + 1])));
-            if ((unsigned long long)(long long)(((by * 128) + (warp / 2 * 64 + ((q31_ * 2 + 0)) / 32 * 16 + (((q31_ * 2 + 0)) / 2 % 2) * 8 + lane / 4))) < 4096ULL && (unsigned long long)(long long)(((bx * 128) + (warp % 2 * 64 + ((q31_ * 2 + 0)) / 4 % 8 * 8 + (lane % 4) * 2 + ((q31_ * 2 + 0)) % 2))) < 4096ULL) *(unsigned *)&C[((long long)(((by * 128) + (warp / 2 * 64 + ((q31_ * 2 + 0)) / 32 * 16 + (((q31_ * 2 + 0)) / 2 % 2) * 8 + lane / 4)))) * 4096LL + (((bx * 128) + (warp % 2 * 64 + ((q31_ * 2 + 0)) / 4 % 8 * 8 + (lane % 4) * 2 + ((q31_ * 2 + 0)) % 2)))] = v32_.v;
+            union { unsigned v; __half e[2]; } v33_;
+            v33_.e[0] = tl_from_float<__half>((float)((acc[(q32_ * 2 + 0) + 0])));
+            v33_.e[1] = tl_from_float<__half>((float)((acc[(q32_ * 2 + 0) + 1])));
+            if ((unsigned long long)(long long)(((by * 128) + (warp / 2 * 64 + ((q32_ * 2 + 0)) / 32 * 16 + (((q32_ * 2 + 0)) / 2 % 2) * 8 + lane / 4))) < 4096ULL && (unsigned long long)(long long)(((bx * 128) + (warp % 2 * 64 + ((q32_ * 2 + 0)) / 4 % 8 * 8 + (lane % 4) * 2 + ((q32_ * 2 + 0)) % 2))) < 4096ULL) *(unsigned *)&C[((long long)(((by * 128) + (warp / 2 * 64 + ((q32_ * 2 + 0)) / 32 * 16 + (((q32_ * 2 + 0)) / 2 % 2) * 8 + lane / 4)))) * 4096LL + (((bx * 128) + (warp % 2 * 64 + ((q32_ * 2 + 0)) / 4 % 8 * 8 + (lane % 4) * 2 + ((q32_ * 2 + 0)) % 2)))] = v33_.v;
         }
     }
 }
