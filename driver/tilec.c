@@ -291,6 +291,7 @@ static bool parse_override(char *item, Override *o) {
     o->name = item;
     if (!strcmp(v, "true") || !strcmp(v, "false")) {
         o->i = v[0] == 't';
+        o->is_bool = true;
         return true;
     }
     char clean[64];

@@ -218,6 +218,7 @@ struct Sym {
 typedef struct Override {
     const char *name;
     bool is_float;
+    bool is_bool;         /* true or false: i is 1 or 0 */
     int64_t i;
     double f;
     bool used;

@@ -199,7 +199,7 @@ static bool apply_overrides(Sema *s, KernelInfo *k) {
         else v->value.i = o->i;
         /* A value that cannot be used is a command-line error (exit 2),
          * reported by the driver from o->invalid. */
-        if (v->kind == SYM_SIZE && (o->is_float || o->i < 1)) {
+        if (v->kind == SYM_SIZE && (o->is_float || o->is_bool || o->i < 1)) {
             o->invalid = "a size must be a positive integer";
         } else if (v->kind == SYM_SCALAR && !dtype_is_float(v->dtype) && o->is_float) {
             o->invalid = "this scalar parameter is an integer";
@@ -350,6 +350,8 @@ static void check_assign(Sema *s, Node *st) {
     else if (ok && st->u.assign.op == TK_SLASHEQ && dtype_is_int(lhs->dtype) && rhs->is_const && !rhs->const_float &&
              rhs->cval.i == 0 && !s->dead)
         diag_error(s->c, rhs->loc, "integer division by zero");
+    else if (ok && st->u.assign.op == TK_ASSIGN)
+        literal_fits(s, rhs, lhs->dtype);
 }
 
 static void check_stmt(Sema *s, Node *st) {
@@ -403,6 +405,8 @@ static void check_stmt(Sema *s, Node *st) {
             else if (v->dtype == DT_FLOAT_LIT && dtype_is_int(sym->dtype))
                 diag_error(s->c, v->loc, "a float literal cannot initialise the %s var '%s'", dtype_name(sym->dtype),
                            sym->name->s);
+            else
+                literal_fits(s, v, sym->dtype);
         }
         sym_declare(s, sym);
         return;
@@ -426,10 +430,12 @@ static void check_stmt(Sema *s, Node *st) {
             sym->decl = v;
             sym->dtype = DT_I32;
             v->sym = sym;
-            /* the values a parallel or unroll variable takes: 0 to its extent */
+            /* the values a loop variable takes: 0 to its extent, where that
+             * is a constant (range's one-argument form, pipelined's count) */
             const NodeList *args = &st->u.loop.iter->u.call.args;
             const Node *n = kind == LOOP_PARALLEL && i < args->len ? args->items[i]
-                          : kind == LOOP_UNROLL && args->len == 1 ? args->items[0] : NULL;
+                          : (kind == LOOP_UNROLL || kind == LOOP_RANGE) && args->len == 1 ? args->items[0]
+                          : kind == LOOP_PIPELINED && args->len >= 1 ? args->items[0] : NULL;
             if (n && n->kind != N_NAMED_ARG && n->is_const && !n->const_float) {
                 sym->range_known = true;
                 sym->range = n->cval.i;
@@ -437,11 +443,23 @@ static void check_stmt(Sema *s, Node *st) {
             }
             sym_declare(s, sym);
         }
+        /* nested unroll loops multiply their bodies: past this many copies
+         * NVRTC takes minutes (10^9 of a one-line body: over a minute) */
+        enum { MAX_UNROLLED = 1 << 16 };
+        int64_t outer = s->unrolled ? s->unrolled : 1, copies = outer;
+        const NodeList *iter_args = &st->u.loop.iter->u.call.args;
+        if (kind == LOOP_UNROLL && iter_args->len == 1 && iter_args->items[0]->is_const && iter_args->items[0]->cval.i > 0)
+            copies = outer * iter_args->items[0]->cval.i;
+        if (copies > MAX_UNROLLED && outer <= MAX_UNROLLED)
+            diag_error(s->c, st->loc, "these unroll loops repeat their body %lld times (at most %d): roll the outer "
+                       "ones (range)", (long long)copies, MAX_UNROLLED);
+        s->unrolled = copies;
         s->in_loop++;
         if (kind == LOOP_PARALLEL) s->in_parallel++;
         check_block(s, st->u.loop.body);
         if (kind == LOOP_PARALLEL) s->in_parallel--;
         s->in_loop--;
+        s->unrolled = outer;
         scope_pop(s);
         return;
     }

@@ -25,6 +25,8 @@ typedef struct Sema {
     int guarded;             /* inside a condition decided at run time (if, ?:, && and ||) */
     bool seen_swizzle;
     Sym *ref_reducing;       /* reference: reduction var being scoped */
+    const Name *ref_defining; /* reference: the name the statement being checked defines */
+    int64_t unrolled;        /* copies of the current statement that enclosing unroll loops make (0: 1) */
 } Sema;
 
 /* sema.c */
@@ -48,6 +50,10 @@ bool sym_value(Sema *s, Sym *sym, Loc use);
 /* Converts a constant to the dtype of a scalar parameter; false if it
  * cannot be represented (reports at e). */
 bool const_fits(Sema *s, const Node *e, Dtype to, Loc loc, const char *what);
+/* A literal stored into a `to` (a var's initial value, an assigned value,
+ * fill's value) must fit it: i8 300 or f16 1e10 is an error, not a wrap or
+ * an infinity. Typed values convert as C does. */
+bool literal_fits(Sema *s, const Node *v, Dtype to);
 
 /* sema_expr.c */
 /* Checks a scalar expression; false after an error. Sets e->dtype, and

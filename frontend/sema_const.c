@@ -110,19 +110,36 @@ bool const_unary(Sema *s, Node *e, int op, const Node *a) {
     return true;
 }
 
+/* Whether integer v is a value of integer dtype to. */
+static bool int_fits(int64_t v, Dtype to) {
+    int bits = dtype_bytes(to) * 8;
+    return dtype_is_signed(to) ? (bits == 64 || (v >= -(INT64_C(1) << (bits - 1)) && v < (INT64_C(1) << (bits - 1))))
+                               : (v >= 0 && (bits == 64 || v < (INT64_C(1) << bits)));
+}
+
 bool const_fits(Sema *s, const Node *e, Dtype to, Loc loc, const char *what) {
     if (dtype_is_float(to) || to == DT_BOOL) return true;
     if (e->const_float) {
         diag_error(s->c, loc, "%s must be an integer, not %g", what, e->cval.f);
         return false;
     }
-    int64_t v = e->cval.i;
-    int bits = dtype_bytes(to) * 8;
-    bool ok = dtype_is_signed(to)
-                  ? (bits == 64 || (v >= -(INT64_C(1) << (bits - 1)) && v < (INT64_C(1) << (bits - 1))))
-                  : (v >= 0 && (bits == 64 || v < (INT64_C(1) << bits)));
-    if (!ok) diag_error(s->c, loc, "%s = %lld does not fit in %s", what, (long long)v, dtype_name(to));
+    bool ok = int_fits(e->cval.i, to);
+    if (!ok) diag_error(s->c, loc, "%s = %lld does not fit in %s", what, (long long)e->cval.i, dtype_name(to));
     return ok;
+}
+
+bool literal_fits(Sema *s, const Node *v, Dtype to) {
+    if (!v->is_const || s->dead) return true;
+    if (v->dtype == DT_INT_LIT && dtype_is_int(to) && !v->const_float && !int_fits(v->cval.i, to)) {
+        diag_error(s->c, v->loc, "%lld does not fit in %s", (long long)v->cval.i, dtype_name(to));
+        return false;
+    }
+    if (v->dtype == DT_FLOAT_LIT && dtype_is_float(to) && v->const_float && isfinite(v->cval.f) &&
+        !isfinite(dtype_round_float(to, v->cval.f))) {
+        diag_error(s->c, v->loc, "the value %g does not fit in %s (it would be infinity)", v->cval.f, dtype_name(to));
+        return false;
+    }
+    return true;
 }
 
 bool sym_value(Sema *s, Sym *sym, Loc use) {
@@ -157,8 +174,11 @@ bool sym_value(Sema *s, Sym *sym, Loc use) {
     }
     if (ok && sym->kind == SYM_SCALAR)
         ok = const_fits(s, e, sym->dtype, e->loc, sym->name->s);
-    if (ok && sym->kind == SYM_SIZE && (e->const_float || e->cval.i < 1)) {
-        if (e->const_float)
+    if (ok && sym->kind == SYM_SIZE && (e->const_float || e->dtype == DT_BOOL || e->cval.i < 1)) {
+        if (e->dtype == DT_BOOL)
+            diag_error(s->c, e->loc, "size '%s' must be a positive integer, not the bool %s", sym->name->s,
+                       e->cval.i ? "true" : "false");
+        else if (e->const_float)
             diag_error(s->c, e->loc, "size '%s' must be a positive integer, not %g", sym->name->s, e->cval.f);
         else
             diag_error(s->c, e->loc, "size '%s' must be a positive integer, not %lld", sym->name->s,

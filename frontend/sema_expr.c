@@ -145,12 +145,56 @@ static bool check_name(Sema *s, Node *e) {
     return false;
 }
 
+/* The values an index takes, where it is a sum of constants and constant
+ * multiples of loop variables with known extents, each variable once and
+ * with no run-time condition between its loop and the access: then every
+ * combination of the variables' values, and so both ends of [*lo, *hi],
+ * is reached. False where that cannot be told. */
+typedef struct IndexRange {
+    const Sym *vars[8];
+    int nvars;
+} IndexRange;
+
+static bool index_range(const Sema *s, const Node *e, IndexRange *r, int64_t *lo, int64_t *hi) {
+    const int64_t BIG = INT64_C(1) << 40; /* beyond this no tile index is meant: do not tell */
+    if (e->is_const && !e->const_float) {
+        *lo = *hi = e->cval.i;
+        return e->cval.i > -BIG && e->cval.i < BIG;
+    }
+    if (e->kind == N_NAME) {
+        const Sym *v = e->sym;
+        if (!v || v->kind != SYM_LOOP || !v->range_known || v->range < 1 || v->range > BIG || s->guarded != v->range_guard)
+            return false;
+        for (int i = 0; i < r->nvars; i++)
+            if (r->vars[i] == v) return false; /* i - i: not every combination */
+        if (r->nvars == 8) return false;
+        r->vars[r->nvars++] = v;
+        *lo = 0;
+        *hi = v->range - 1;
+        return true;
+    }
+    if (e->kind != N_BINARY) return false;
+    int64_t alo, ahi, blo, bhi;
+    int op = e->u.op.op;
+    if (op != TK_PLUS && op != TK_MINUS && op != TK_STAR) return false;
+    if (!index_range(s, e->u.op.a, r, &alo, &ahi) || !index_range(s, e->u.op.b, r, &blo, &bhi)) return false;
+    if (op == TK_PLUS) *lo = alo + blo, *hi = ahi + bhi;
+    else if (op == TK_MINUS) *lo = alo - bhi, *hi = ahi - blo;
+    else { /* a constant multiple only: both ends of the other side are reached */
+        if (alo != ahi && blo != bhi) return false;
+        int64_t k = alo == ahi ? alo : blo, xlo = alo == ahi ? blo : alo, xhi = alo == ahi ? bhi : ahi;
+        if (k > BIG || k < -BIG) return false;
+        *lo = k >= 0 ? k * xlo : k * xhi;
+        *hi = k >= 0 ? k * xhi : k * xlo;
+    }
+    return *lo > -BIG && *hi < BIG;
+}
+
 /* An element of a tensor or buffer in the kernel body. */
 /* An index of a shared, fragment or local buffer that is certainly outside
- * it: a constant, or a parallel or unroll variable whose extent is larger
- * than the dimension with no run-time condition between the loop and the
- * access. (Past a global tensor's edge reads give 0 and writes do nothing;
- * past a buffer's, they would reach other memory.) Branches the
+ * it: a constant, or loop variables (index_range) whose values reach past
+ * the dimension. (Past a global tensor's edge reads give 0 and writes do
+ * nothing; past a buffer's, they would reach other memory.) Branches the
  * specialisation never takes are not checked. */
 static bool index_in_bounds(Sema *s, const Sym *sym, int d, const Node *ix) {
     if (sym->kind != SYM_BUFFER || sym->broken || s->dead || d >= sym->rank) return true;
@@ -161,10 +205,15 @@ static bool index_in_bounds(Sema *s, const Sym *sym, int d, const Node *ix) {
                    sym->name->s, d, (long long)n, n == 1 ? "" : "s");
         return false;
     }
-    const Sym *v = ix->kind == N_NAME ? ix->sym : NULL;
-    if (!v || v->kind != SYM_LOOP || !v->range_known || v->range <= n || s->guarded != v->range_guard) return true;
-    diag_error(s->c, ix->loc, "'%s' runs to %lld, outside '%s': its dimension %d has %lld element%s", v->name->s,
-               (long long)(v->range - 1), sym->name->s, d, (long long)n, n == 1 ? "" : "s");
+    IndexRange r = {.nvars = 0};
+    int64_t lo, hi;
+    if (!index_range(s, ix, &r, &lo, &hi) || (lo >= 0 && hi < n)) return true;
+    if (ix->kind == N_NAME)
+        diag_error(s->c, ix->loc, "'%s' runs to %lld, outside '%s': its dimension %d has %lld element%s",
+                   ix->sym->name->s, (long long)hi, sym->name->s, d, (long long)n, n == 1 ? "" : "s");
+    else
+        diag_error(s->c, ix->loc, "this index runs from %lld to %lld, outside '%s': its dimension %d has %lld element%s",
+                   (long long)lo, (long long)hi, sym->name->s, d, (long long)n, n == 1 ? "" : "s");
     return false;
 }
 

@@ -479,6 +479,9 @@ static void check_gemm(Sema *s, Node *call, Node **arg) {
     else if (A.sym->dtype != B.sym->dtype)
         diag_error(s->c, call->loc, "gemm: A is %s but B is %s; both operands must have one dtype",
                    dtype_name(A.sym->dtype), dtype_name(B.sym->dtype));
+    else if (A.sym->dtype == DT_BOOL || C.sym->dtype == DT_BOOL)
+        diag_error(s->c, call->loc, "gemm: '%s' is bool; a gemm multiplies and sums numbers",
+                   (A.sym->dtype == DT_BOOL ? A : C).sym->name->s);
 }
 
 static void check_reduce(Sema *s, Node *call, Node **arg) {
@@ -569,6 +572,8 @@ void check_op_call(Sema *s, Node *call) {
         if (arg[1]) ok &= check_expr(s, arg[1]);
         if (ok && writable(s, &buf, name) && buf.point)
             diag_error(s->c, arg[0]->loc, "%s needs a whole buffer or explicit extents", name);
+        else if (ok && arg[1])
+            literal_fits(s, arg[1], buf.sym->dtype);
     } else if (!strncmp(name, "reduce_", 7)) {
         check_reduce(s, call, arg);
     } else if (!strcmp(name, "atomic_add")) {
@@ -776,6 +781,15 @@ int check_loop_iter(Sema *s, Node *stmt) {
         }
         break;
     }
+    }
+    /* loop counters are 32-bit ints in the generated code */
+    for (int i = 0; i < it->u.call.args.len; i++) {
+        const Node *a = it->u.call.args.items[i];
+        if (a->kind != N_NAMED_ARG && a->is_const && !a->const_float && (a->cval.i > INT32_MAX || a->cval.i < -INT32_MAX)) {
+            diag_error(s->c, a->loc, "%lld is past the 32-bit loop counters' range (2^31 - 1): split the loop",
+                       (long long)a->cval.i);
+            ok = false;
+        }
     }
     if (nvars != 1) {
         diag_error(s->c, stmt->loc, "%s loops have one loop variable, not %d", loop_names[kind], nvars);

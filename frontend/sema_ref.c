@@ -68,6 +68,11 @@ bool check_ref_index(Sema *s, Node *e) {
     Sym *sym = sym_lookup(e->u.index.name);
     if (!sym) {
         Node *def = definition_of(s, e->u.index.name);
+        if (def && e->u.index.name == s->ref_defining) {
+            diag_error(s->c, e->loc, "'%s' is used in its own definition: a reference defines each value once, from "
+                       "others (a running sum is sum(k: ...))", e->u.index.name->s);
+            return false;
+        }
         /* an earlier statement that defines it failed its checks and has
          * said so: one error is enough */
         if (def && def->loc.off < e->loc.off) return false;
@@ -216,7 +221,10 @@ static void check_definition(Sema *s, Node *st) {
         if (!vars[j]) { ok = false; continue; }
         if (target) unify_range(s, vars[j], target->shape[j], target->dim_sym[j], ix->loc);
     }
-    if (ok && check_expr(s, rhs)) {
+    s->ref_defining = name;
+    bool rhs_ok = ok && check_expr(s, rhs);
+    s->ref_defining = NULL;
+    if (rhs_ok) {
         if (!dtype_is_int(rhs->dtype) && !dtype_is_float(rhs->dtype) && rhs->dtype != DT_BOOL) {
             diag_error(s->c, rhs->loc, "the defining expression must be a number");
             ok = false;
