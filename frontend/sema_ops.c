@@ -136,7 +136,7 @@ static const char *scope_name(const Sym *sym) {
  * `k * BK + BK` minus `k * BK` is the constant BK. */
 typedef struct Affine {
     int n;
-    Sym *var[8];
+    const Sym *var[8];
     int64_t coef[8];
     int64_t c;
     bool ok;
@@ -157,15 +157,23 @@ static void affine_add(Affine *r, const Affine *a, int64_t scale) {
     }
 }
 
-static Affine affine_of(const Node *e) {
+/* e as a sum of constant multiples of names plus a constant. A let stands
+ * for its value (depth: how many lets deep), so `let ke = kb + 64` makes
+ * ke - kb 64; not where the value reads a var, which may have changed
+ * since the let. */
+static Affine affine_at(const Node *e, int depth) {
     Affine r = {.ok = true};
     if (e->is_const && !e->const_float) { r.c = e->cval.i; return r; }
     if (e->kind == N_NAME && e->sym) {
-        r.n = 1; r.var[0] = e->sym; r.coef[0] = 1;
+        const Sym *v = e->sym;
+        if (v->kind == SYM_LET && v->decl && v->decl->kind == N_LET && v->decl->u.decl.value && depth < 16)
+            return affine_at(v->decl->u.decl.value, depth + 1);
+        if (v->kind == SYM_VAR && depth > 0) { r.ok = false; return r; }
+        r.n = 1; r.var[0] = v; r.coef[0] = 1;
         return r;
     }
     if (e->kind == N_UNARY && e->u.op.op == TK_MINUS) {
-        Affine a = affine_of(e->u.op.a), z = {.ok = true};
+        Affine a = affine_at(e->u.op.a, depth), z = {.ok = true};
         affine_add(&z, &a, -1);
         return z;
     }
@@ -173,7 +181,7 @@ static Affine affine_of(const Node *e) {
         const Node *a = e->u.op.a, *b = e->u.op.b;
         int op = e->u.op.op;
         if (op == TK_PLUS || op == TK_MINUS) {
-            Affine x = affine_of(a), y = affine_of(b);
+            Affine x = affine_at(a, depth), y = affine_at(b, depth);
             affine_add(&r, &x, 1);
             affine_add(&r, &y, op == TK_PLUS ? 1 : -1);
             return r;
@@ -181,7 +189,7 @@ static Affine affine_of(const Node *e) {
         if (op == TK_STAR && (a->is_const || b->is_const)) {
             const Node *k = a->is_const ? a : b, *v = a->is_const ? b : a;
             if (k->const_float) { r.ok = false; return r; }
-            Affine x = affine_of(v);
+            Affine x = affine_at(v, depth);
             affine_add(&r, &x, k->cval.i);
             return r;
         }
@@ -189,6 +197,8 @@ static Affine affine_of(const Node *e) {
     r.ok = false;
     return r;
 }
+
+static Affine affine_of(const Node *e) { return affine_at(e, 0); }
 
 /* hi - lo when it is a compile-time constant. */
 static bool const_extent(const Node *lo, const Node *hi, int64_t *ext) {

@@ -71,6 +71,7 @@ ragged() {
     fp8_gemm_nt) echo "--set M=200,N=136,K=200" ;;
     narrow_casts|narrow_vars) echo "--set N=999" ;;
     gemm_a) echo "--set M=100,N=200,K=100" ;;
+    let_extent) echo "--set M=100,K=200" ;;
     gemm_s8) echo "--set M=200,N=136,K=496" ;;  # TMA boxes past every edge
     gemm_u8_dequant) echo "--set M=100,N=200,K=240" ;;
     fp8_e5m2_gemm) echo "--set M=200,N=136,K=496" ;;  # TMA boxes past every edge (rows of 496 bytes)
