@@ -204,6 +204,7 @@ struct Sym {
     Sym *dim_sym[MAX_RANK];  /* tensors: the size variable of each dim, or NULL */
     int64_t shape[MAX_RANK]; /* the extent of each dim after specialisation */
     bool ref_defined;        /* reference: defined by a statement so far */
+    bool body_written;       /* out tensors: a statement of the kernel body so far writes it */
     /* Reference index variables: the dimension that gives the range. */
     bool range_known;        /* parallel and unroll loop variables too */
     int64_t range;

@@ -335,8 +335,12 @@ static void check_assign(Sema *s, Node *st) {
         }
         lhs->dtype = sym->dtype;
     } else if (lhs->kind == N_INDEX) {
-        if (!check_expr(s, lhs)) return;
+        s->writing = st->u.assign.op == TK_ASSIGN; /* `+=` reads the element too */
+        bool lhs_ok = check_expr(s, lhs);
+        s->writing = false;
+        if (!lhs_ok) return;
         Sym *sym = lhs->sym;
+        sym->body_written = true;
         if (sym->kind == SYM_TENSOR && sym->mode == MODE_IN) {
             diag_error(s->c, lhs->loc, "cannot write '%s': it is an input (declare it `out` or `inout`)", sym->name->s);
             return;

@@ -27,6 +27,7 @@ typedef struct Sema {
     Sym *ref_reducing;       /* reference: reduction var being scoped */
     const Name *ref_defining; /* reference: the name the statement being checked defines */
     int64_t unrolled;        /* copies of the current statement that enclosing unroll loops make (0: 1) */
+    bool writing;            /* checking the element an `=` stores into: not a read */
 } Sema;
 
 /* sema.c */
@@ -54,6 +55,9 @@ bool const_fits(Sema *s, const Node *e, Dtype to, Loc loc, const char *what);
  * fill's value) must fit it: i8 300 or f16 1e10 is an error, not a wrap or
  * an infinity. Typed values convert as C does. */
 bool literal_fits(Sema *s, const Node *v, Dtype to);
+/* "'Y' is an out tensor, written only ...": a read of it (an element, a
+ * copy's source, an atomic_add's destination) */
+void out_read_error(Sema *s, Loc loc, const Sym *t);
 
 /* sema_expr.c */
 /* Checks a scalar expression; false after an error. Sets e->dtype, and

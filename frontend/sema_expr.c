@@ -145,6 +145,11 @@ static bool check_name(Sema *s, Node *e) {
     return false;
 }
 
+void out_read_error(Sema *s, Loc loc, const Sym *t) {
+    diag_error(s->c, loc, "'%s' is an out tensor and nothing before this writes it: its old values are undefined "
+               "(declare it inout to read them)", t->name->s);
+}
+
 /* The values an index takes, where it is a sum of constants and constant
  * multiples of loop variables with known extents, each variable once and
  * with no run-time condition between its loop and the access: then every
@@ -240,6 +245,11 @@ static bool check_element(Sema *s, Node *e) {
         e->dtype = sym->dtype;
         return false;
     }
+    if (sym->kind == SYM_TENSOR && sym->mode == MODE_OUT && !s->writing && !sym->body_written) {
+        out_read_error(s, e->loc, sym);
+        ok = false;
+    }
+    s->writing = false; /* the indices are reads */
     if (e->u.index.idx.len != sym->rank) {
         diag_error(s->c, e->loc, "'%s' has %d dimension%s but %d ind%s given", sym->name->s, sym->rank,
                    sym->rank == 1 ? "" : "s", e->u.index.idx.len, e->u.index.idx.len == 1 ? "ex is" : "ices are");

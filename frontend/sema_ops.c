@@ -573,7 +573,10 @@ void check_op_call(Sema *s, Node *call) {
         Region src, dst;
         bool ok = get_region(s, arg[0], "the source of copy", &src);
         ok &= get_region(s, arg[1], "the destination of copy", &dst);
-        if (ok && writable(s, &dst, "copy")) pair_shapes(s, call, "copy", &src, &dst);
+        if (ok && src.sym->kind == SYM_TENSOR && src.sym->mode == MODE_OUT && !src.sym->body_written)
+            out_read_error(s, arg[0]->loc, src.sym);
+        else if (ok && writable(s, &dst, "copy")) pair_shapes(s, call, "copy", &src, &dst);
+        if (ok) dst.sym->body_written = true;
     } else if (!strcmp(name, "gemm")) {
         check_gemm(s, call, arg);
     } else if (!strcmp(name, "clear") || !strcmp(name, "fill")) {
@@ -584,6 +587,7 @@ void check_op_call(Sema *s, Node *call) {
             diag_error(s->c, arg[0]->loc, "%s needs a whole buffer or explicit extents", name);
         else if (ok && arg[1])
             literal_fits(s, arg[1], buf.sym->dtype);
+        if (ok) buf.sym->body_written = true;
     } else if (!strncmp(name, "reduce_", 7)) {
         check_reduce(s, call, arg);
     } else if (!strcmp(name, "atomic_add")) {
@@ -592,6 +596,10 @@ void check_op_call(Sema *s, Node *call) {
         if (dst.sym->kind != SYM_TENSOR) {
             diag_error(s->c, arg[0]->loc, "atomic_add adds into global memory, but '%s' is a %s", dst.sym->name->s,
                        scope_name(dst.sym));
+            return;
+        }
+        if (dst.sym->mode == MODE_OUT && !dst.sym->body_written) { /* it adds to the old values */
+            out_read_error(s, arg[0]->loc, dst.sym);
             return;
         }
         Dtype dt = dst.sym->dtype;
