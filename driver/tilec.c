@@ -471,7 +471,18 @@ int main(int argc, char **argv) {
                 if (n_overrides == 64) return usage_error("%s: too many values (at most 64)", "--set");
                 Override *o = &overrides[n_overrides];
                 memset(o, 0, sizeof *o);
-                if (!parse_override(item, o)) return usage_error("--set: '%s' is not NAME=NUMBER", item);
+                char given[256];
+                snprintf(given, sizeof given, "%s", item); /* parse_override cuts item at '=' */
+                if (!parse_override(item, o)) {
+                    const char *eq = strchr(given, '=');
+                    if (eq && o->name) {
+                        char what[300];
+                        snprintf(what, sizeof what, "%.*s: '%s'", (int)(eq - given), given, eq + 1);
+                        return usage_error("--set %s is not a number (an integer, a float, true or false) or is too "
+                                           "large", what);
+                    }
+                    return usage_error("--set: '%s' is not NAME=VALUE", given);
+                }
                 for (int j = 0; j < n_overrides; j++)
                     if (!strcmp(overrides[j].name, o->name)) return usage_error("--set: '%s' is given twice", o->name);
                 n_overrides++;

@@ -179,7 +179,7 @@ bool sym_value(Sema *s, Sym *sym, Loc use) {
             diag_error(s->c, e->loc, "size '%s' must be a positive integer, not the bool %s", sym->name->s,
                        e->cval.i ? "true" : "false");
         else if (e->const_float)
-            diag_error(s->c, e->loc, "size '%s' must be a positive integer, not %g", sym->name->s, e->cval.f);
+            diag_error(s->c, e->loc, "size '%s' must be a positive integer, not the float %g", sym->name->s, e->cval.f);
         else
             diag_error(s->c, e->loc, "size '%s' must be a positive integer, not %lld", sym->name->s,
                        (long long)e->cval.i);

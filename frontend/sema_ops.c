@@ -402,6 +402,11 @@ static bool const_bool_arg(Sema *s, Node *a, const char *what, bool *out) {
         return false;
     }
     if (!check_expr(s, a)) return false;
+    if (!a->is_const && (a->dtype == DT_BOOL || dtype_is_int(a->dtype))) {
+        /* the same words as a run-time stages or dim */
+        int64_t unused;
+        return check_const_int(s, a, what, &unused);
+    }
     if (!a->is_const || a->const_float || (a->dtype != DT_BOOL && a->cval.i != 0 && a->cval.i != 1)) {
         diag_error(s->c, a->loc, "%s must be true or false", what);
         return false;
