@@ -309,13 +309,29 @@ static void check_launch(Sema *s, KernelInfo *k) {
 
 static void check_block(Sema *s, Node *block);
 
+/* `x = alloc_fragment(...)` and `var x = alloc_fragment(...)` for `let x =
+ * ...`: said once, and x declared as the buffer, so its uses are checked
+ * as such instead of each bringing an error of its own. */
+static bool misbound_alloc(Sema *s, Node *value, Name *name, Loc loc, const char *wrote) {
+    if (value->kind != N_CALL || !value->u.call.name || strncmp(value->u.call.name->s, "alloc_", 6) != 0) return false;
+    diag_error(s->c, loc, "%s: a buffer is bound with let (let %s = %s(...))", wrote, name->s, value->u.call.name->s);
+    bool was_alloc;
+    Sym *buf = check_alloc(s, value, name, loc, &was_alloc);
+    if (buf) sym_declare(s, buf);
+    return true;
+}
+
 static void check_assign(Sema *s, Node *st) {
     Node *lhs = st->u.assign.lhs, *rhs = st->u.assign.rhs;
+    if (lhs->kind == N_NAME && !sym_lookup(lhs->u.name) && st->u.assign.op == TK_ASSIGN &&
+        misbound_alloc(s, rhs, lhs->u.name, lhs->loc,
+                       arena_printf(&s->c->arena, "'%s' is not declared", lhs->u.name->s)))
+        return;
     bool ok = check_expr(s, rhs);
     if (lhs->kind == N_NAME) {
         Sym *sym = sym_lookup(lhs->u.name);
         if (!sym) {
-            diag_error(s->c, lhs->loc, "undefined name '%s'", lhs->u.name->s);
+            undefined_name(s, lhs->loc, lhs->u.name);
             return;
         }
         lhs->sym = sym;
@@ -396,6 +412,8 @@ static void check_stmt(Sema *s, Node *st) {
         return;
     }
     case N_VAR: {
+        if (st->u.decl.value && misbound_alloc(s, st->u.decl.value, st->u.decl.name, st->loc, "a var holds a scalar"))
+            return;
         Sym *sym = sym_new(s, SYM_VAR, st->u.decl.name, st->loc);
         sym->decl = st;
         st->sym = sym;
@@ -501,6 +519,7 @@ static void check_block(Sema *s, Node *block) {
 static void check_kernel(Sema *s, KernelInfo *k) {
     s->k = k;
     s->seen_swizzle = false;
+    s->undefined.len = 0;
     int errors_before = s->c->errors;
     scope_push(s); /* depth 1: the kernel header */
     declare_params(s, k);
@@ -520,6 +539,7 @@ static void check_kernel(Sema *s, KernelInfo *k) {
         if (k->node->u.kernel.ref) {
             k->has_reference = true;
             s->mode = EM_REFERENCE;
+            s->undefined.len = 0; /* the reference's names are its own */
             check_reference(s, k->node->u.kernel.ref);
         }
     }

@@ -28,6 +28,7 @@ typedef struct Sema {
     const Name *ref_defining; /* reference: the name the statement being checked defines */
     int64_t unrolled;        /* copies of the current statement that enclosing unroll loops make (0: 1) */
     bool writing;            /* checking the element an `=` stores into: not a read */
+    PtrVec undefined;        /* Name*s reported undefined in this kernel: reported once */
 } Sema;
 
 /* sema.c */
@@ -58,6 +59,9 @@ bool literal_fits(Sema *s, const Node *v, Dtype to);
 /* "'Y' is an out tensor, written only ...": a read of it (an element, a
  * copy's source, an atomic_add's destination) */
 void out_read_error(Sema *s, Loc loc, const Sym *t);
+/* "undefined name 'x'", once per name and kernel (its other uses would
+ * only repeat it), with a hint for block index names without a grid clause. */
+void undefined_name(Sema *s, Loc loc, const Name *name);
 
 /* sema_expr.c */
 /* Checks a scalar expression; false after an error. Sets e->dtype, and

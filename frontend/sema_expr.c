@@ -96,7 +96,7 @@ const char *sym_kind_name(SymKind k) {
 static bool check_name(Sema *s, Node *e) {
     Sym *sym = sym_lookup(e->u.name);
     if (!sym) {
-        diag_error(s->c, e->loc, "undefined name '%s'", e->u.name->s);
+        undefined_name(s, e->loc, e->u.name);
         return false;
     }
     e->sym = sym;
@@ -143,6 +143,15 @@ static bool check_name(Sema *s, Node *e) {
         return false;
     }
     return false;
+}
+
+void undefined_name(Sema *s, Loc loc, const Name *name) {
+    for (int i = 0; i < s->undefined.len; i++)
+        if (s->undefined.items[i] == name) return;
+    vec_push(&s->c->arena, &s->undefined, (void *)name);
+    bool block_name = s->k && s->k->block_idx.len == 0 && name->s[0] == 'b' && strchr("xyz", name->s[1]) && !name->s[2];
+    diag_error(s->c, loc, "undefined name '%s'%s", name->s,
+               block_name ? " (block indices come from the kernel's grid(...) as (bx, ...) clause, which it lacks)" : "");
 }
 
 void out_read_error(Sema *s, Loc loc, const Sym *t) {
@@ -225,7 +234,7 @@ static bool index_in_bounds(Sema *s, const Sym *sym, int d, const Node *ix) {
 static bool check_element(Sema *s, Node *e) {
     Sym *sym = sym_lookup(e->u.index.name);
     if (!sym) {
-        diag_error(s->c, e->loc, "undefined name '%s'", e->u.index.name->s);
+        undefined_name(s, e->loc, e->u.index.name);
         return false;
     }
     e->sym = sym;

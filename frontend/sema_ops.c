@@ -256,7 +256,7 @@ static bool get_region(Sema *s, Node *e, const char *what, Region *r) {
     if (e->kind == N_NAME) {
         Sym *sym = sym_lookup(e->u.name);
         if (!sym) {
-            diag_error(s->c, e->loc, "undefined name '%s'", e->u.name->s);
+            undefined_name(s, e->loc, e->u.name);
             return false;
         }
         if (!is_buffer_sym(sym)) {
@@ -280,7 +280,7 @@ static bool get_region(Sema *s, Node *e, const char *what, Region *r) {
     }
     Sym *sym = sym_lookup(e->u.index.name);
     if (!sym) {
-        diag_error(s->c, e->loc, "undefined name '%s'", e->u.index.name->s);
+        undefined_name(s, e->loc, e->u.index.name);
         return false;
     }
     if (!is_buffer_sym(sym)) {

@@ -64,6 +64,20 @@ static Node *definition_of(Sema *s, const Name *name) {
     return NULL;
 }
 
+/* Whether a statement of the reference assigns to `name` at all (NAME[...]
+ * or NAME, with = or another operator). */
+static bool meant_definition(Sema *s, const Name *name) {
+    Node *ref = s->k->node->u.kernel.ref;
+    for (int i = 0; ref && i < ref->u.list.len; i++) {
+        const Node *st = ref->u.list.items[i];
+        if (st->kind != N_ASSIGN) continue;
+        const Node *lhs = st->u.assign.lhs;
+        if ((lhs->kind == N_INDEX && lhs->u.index.name == name) || (lhs->kind == N_NAME && lhs->u.name == name))
+            return true;
+    }
+    return false;
+}
+
 bool check_ref_index(Sema *s, Node *e) {
     Sym *sym = sym_lookup(e->u.index.name);
     if (!sym) {
@@ -80,7 +94,7 @@ bool check_ref_index(Sema *s, Node *e) {
             diag_error(s->c, e->loc, "'%s' is used before the statement that defines it", e->u.index.name->s);
             diag_note(s->c, def->u.assign.lhs->loc, "'%s' is defined here", e->u.index.name->s);
         } else {
-            diag_error(s->c, e->loc, "undefined name '%s'", e->u.index.name->s);
+            undefined_name(s, e->loc, e->u.index.name);
         }
         return false;
     }
@@ -287,7 +301,8 @@ void check_reference(Sema *s, Node *ref) {
     }
     for (int i = 0; i < s->k->params.len; i++) {
         Sym *p = s->k->params.items[i];
-        if (p->kind == SYM_TENSOR && p->mode == MODE_OUT && !p->ref_defined)
+        /* (a statement that means to define it and has errors has said so) */
+        if (p->kind == SYM_TENSOR && p->mode == MODE_OUT && !p->ref_defined && !meant_definition(s, p->name))
             diag_error(s->c, p->loc, "the reference does not define the output '%s'", p->name->s);
     }
     scope_pop(s);
