@@ -349,6 +349,13 @@ static void check_assign(Sema *s, Node *st) {
             diag_error(s->c, lhs->loc, "cannot assign to '%s': it is a %s", sym->name->s, sym_kind_name(sym->kind));
             return;
         }
+        if (s->in_parallel > sym->parallel_depth) {
+            /* each thread runs some of the iterations with its own copy */
+            diag_error(s->c, lhs->loc, "cannot change the var '%s' inside a parallel loop it is declared outside of: "
+                       "the iterations run in different threads, each with its own '%s' (sum with a reduction, or "
+                       "declare it inside)", sym->name->s, sym->name->s);
+            return;
+        }
         lhs->dtype = sym->dtype;
     } else if (lhs->kind == N_INDEX) {
         s->writing = st->u.assign.op == TK_ASSIGN; /* `+=` reads the element too */
@@ -418,6 +425,7 @@ static void check_stmt(Sema *s, Node *st) {
         sym->decl = st;
         st->sym = sym;
         sym->dtype = st->u.decl.dt;
+        sym->parallel_depth = s->in_parallel;
         if (st->u.decl.value && check_expr(s, st->u.decl.value)) {
             Node *v = st->u.decl.value;
             if (!dtype_is_int(v->dtype) && !dtype_is_float(v->dtype) && v->dtype != DT_BOOL)
