@@ -12,6 +12,8 @@ typedef struct ParseState {
     bool syntax_error;     /* at least one syntax error was reported */
     bool stop;             /* give up: stack overflow or the error limit */
     int nesting;           /* open ( [ { */
+    Loc open_at[LIMIT_NESTING + 1];  /* where each open bracket is, outermost first */
+    char open_kind[LIMIT_NESTING + 1]; /* and which: '(', '[' or '{' */
 } ParseState;
 
 void add_item(ParseState *ps, Node *item);

@@ -72,6 +72,11 @@ void parse_syntax_error(ParseState *ps, int major, const Token *tok, const int *
         diag_error(ps->c, tok->loc, "unexpected identifier '%s'%s", tok->name->s, what);
     else if (major == TK_REFERENCE && ps->nesting == 0)
         diag_error(ps->c, tok->loc, "unexpected 'reference': a kernel has one reference block, right after its body");
+    else if ((major == TK_REFERENCE || major == TK_KERNEL) && ps->open_kind[ps->nesting] == '{') {
+        /* the kernel body (or a block in it) was never closed */
+        diag_error(ps->c, tok->loc, "missing '}' before '%s'", major == TK_REFERENCE ? "reference" : "kernel");
+        diag_note(ps->c, ps->open_at[ps->nesting], "the innermost '{' still open is here");
+    }
     else
         diag_error(ps->c, tok->loc, "unexpected %s%s", token_describe(major), what);
 }
@@ -100,6 +105,8 @@ Node *fe_parse(Ctx *c) {
                 diag_error(c, t.loc, "brackets nested too deeply (more than %d levels)", LIMIT_NESTING);
                 break;
             }
+            ps.open_at[ps.nesting] = t.loc;
+            ps.open_kind[ps.nesting] = code == TK_LPAREN ? '(' : code == TK_LBRACKET ? '[' : '{';
         } else if (code == TK_RPAREN || code == TK_RBRACKET || code == TK_RBRACE) {
             if (ps.nesting > 0) ps.nesting--;
         }
