@@ -145,6 +145,16 @@ static void declare_clauses(Sema *s, KernelInfo *k) {
         } else if (c->kind == N_TUNE) {
             for (int j = 0; j < c->u.list.len; j++) {
                 Node *t = c->u.list.items[j];
+                Sym *old = sym_lookup(t->u.tunable.name);
+                if (old && old->scope_depth == 1 && old->kind == SYM_SIZE) {
+                    /* a tensor dimension is a size, given in where or --set,
+                     * not searched by --autotune; it takes the value
+                     * written here, so its uses bring no more errors */
+                    diag_error(s->c, t->loc, "'%s' is a size (a tensor's dimension): give it its value in `where`, "
+                               "not `tune`", old->name->s);
+                    if (!old->value_expr) old->value_expr = t->u.tunable.value;
+                    continue;
+                }
                 Sym *sym = sym_new(s, SYM_TUNE, t->u.tunable.name, t->loc);
                 sym->decl = t;
                 sym->value_expr = t->u.tunable.value;

@@ -27,8 +27,12 @@ static bool unify_range(Sema *s, Sym *v, int64_t extent, Sym *dim_sym, Loc loc) 
     char here[96], before[96];
     describe_dim(here, sizeof here, dim_sym, extent);
     describe_dim(before, sizeof before, v->range_dim_sym, v->range);
-    diag_error(s->c, loc, "inconsistent range for index '%s': it indexes a dimension of size %s here but of size %s before",
-               v->name->s, here, before);
+    if (v->range == extent) /* the same value, but two sizes that --set could part: likely swapped indices */
+        diag_error(s->c, loc, "inconsistent range for index '%s': it indexes a dimension of size %s here but of size %s "
+                   "before (equal now, but different sizes: are two indices swapped?)", v->name->s, here, before);
+    else
+        diag_error(s->c, loc, "inconsistent range for index '%s': it indexes a dimension of size %s here but of size %s "
+                   "before", v->name->s, here, before);
     diag_note(s->c, v->range_loc, "'%s' got its range here", v->name->s);
     return false;
 }
