@@ -56,8 +56,9 @@ bool const_fits(Sema *s, const Node *e, Dtype to, Loc loc, const char *what);
  * fill's value) must fit it: i8 300 or f16 1e10 is an error, not a wrap or
  * an infinity. Typed values convert as C does. */
 bool literal_fits(Sema *s, const Node *v, Dtype to);
-/* "'Y' is an out tensor, written only ...": a read of it (an element, a
- * copy's source, an atomic_add's destination) */
+/* "'Y' is an out tensor and nothing before this writes it": a read of it
+ * (an element, a copy's source, an atomic_add's destination) before any
+ * statement of the kernel body writes it (Sym.body_written) */
 void out_read_error(Sema *s, Loc loc, const Sym *t);
 /* "undefined name 'x'", once per name and kernel (its other uses would
  * only repeat it), with a hint for block index names without a grid clause. */

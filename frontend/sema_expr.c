@@ -149,7 +149,8 @@ void undefined_name(Sema *s, Loc loc, const Name *name) {
     for (int i = 0; i < s->undefined.len; i++)
         if (s->undefined.items[i] == name) return;
     vec_push(&s->c->arena, &s->undefined, (void *)name);
-    bool block_name = s->k && s->k->block_idx.len == 0 && name->s[0] == 'b' && strchr("xyz", name->s[1]) && !name->s[2];
+    bool block_name = s->k && s->k->block_idx.len == 0 && name->len == 2 && name->s[0] == 'b' && name->s[1] >= 'x' &&
+                      name->s[1] <= 'z';
     diag_error(s->c, loc, "undefined name '%s'%s", name->s,
                block_name ? " (block indices come from the kernel's grid(...) as (bx, ...) clause, which it lacks)" : "");
 }
