@@ -319,6 +319,43 @@ static void check_launch(Sema *s, KernelInfo *k) {
 
 static void check_block(Sema *s, Node *block);
 
+/* The out tensor a region names (T, T[...]), if any. */
+static Sym *out_tensor_named(const Node *e) {
+    const Name *n = e->kind == N_INDEX ? e->u.index.name : e->kind == N_NAME ? e->u.name : NULL;
+    Sym *sym = n ? sym_lookup((Name *)n) : NULL;
+    return sym && sym->kind == SYM_TENSOR && sym->mode == MODE_OUT ? sym : NULL;
+}
+
+/* Marks the out tensors a loop body stores into (an element assigned with
+ * =, a copy's or a fill's destination) as written before the loop runs:
+ * an iteration may read back what an earlier one wrote, wherever the store
+ * stands in the body (`Y = (k == 0 ? 0 : Y) + X`). atomic_add is no such
+ * store: it adds to the old values. */
+static void mark_loop_writes(Node *block);
+
+static void mark_stmt_writes(Node *st) {
+    Sym *t = NULL;
+    if (st->kind == N_ASSIGN && st->u.assign.op == TK_ASSIGN) {
+        t = out_tensor_named(st->u.assign.lhs);
+    } else if (st->kind == N_EXPR_STMT && st->u.expr->kind == N_CALL && st->u.expr->u.call.name) {
+        const char *f = st->u.expr->u.call.name->s;
+        const NodeList *args = &st->u.expr->u.call.args;
+        int dst = !strcmp(f, "copy") ? 1 : !strcmp(f, "fill") || !strcmp(f, "clear") ? 0 : -1;
+        if (dst >= 0 && dst < args->len && args->items[dst]->kind != N_NAMED_ARG) t = out_tensor_named(args->items[dst]);
+    } else if (st->kind == N_FOR) {
+        mark_loop_writes(st->u.loop.body);
+    } else if (st->kind == N_IF) {
+        mark_loop_writes(st->u.ifs.then);
+        if (st->u.ifs.els && st->u.ifs.els->kind == N_IF) mark_stmt_writes(st->u.ifs.els);
+        else if (st->u.ifs.els) mark_loop_writes(st->u.ifs.els);
+    }
+    if (t) t->body_written = true;
+}
+
+static void mark_loop_writes(Node *block) {
+    for (int i = 0; block && i < block->u.list.len; i++) mark_stmt_writes(block->u.list.items[i]);
+}
+
 /* `x = alloc_fragment(...)` and `var x = alloc_fragment(...)` for `let x =
  * ...`: said once, and x declared as the buffer, so its uses are checked
  * as such instead of each bringing an error of its own. */
@@ -463,6 +500,7 @@ static void check_stmt(Sema *s, Node *st) {
     }
     case N_FOR: {
         int kind = check_loop_iter(s, st);
+        if (!s->in_loop) mark_loop_writes(st->u.loop.body);
         scope_push(s);
         for (int i = 0; i < st->u.loop.vars.len; i++) {
             Node *v = st->u.loop.vars.items[i];

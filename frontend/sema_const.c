@@ -134,9 +134,10 @@ bool literal_fits(Sema *s, const Node *v, Dtype to) {
         diag_error(s->c, v->loc, "%lld does not fit in %s", (long long)v->cval.i, dtype_name(to));
         return false;
     }
-    if (v->dtype == DT_FLOAT_LIT && dtype_is_float(to) && v->const_float && isfinite(v->cval.f) &&
-        !isfinite(dtype_round_float(to, v->cval.f))) {
-        diag_error(s->c, v->loc, "the value %g does not fit in %s (it would be infinity)", v->cval.f, dtype_name(to));
+    double f = v->const_float ? v->cval.f : (double)v->cval.i;
+    if ((v->dtype == DT_FLOAT_LIT || v->dtype == DT_INT_LIT) && dtype_is_float(to) && isfinite(f) &&
+        !isfinite(dtype_round_float(to, f))) {
+        diag_error(s->c, v->loc, "the value %g does not fit in %s (it would be infinity)", f, dtype_name(to));
         return false;
     }
     return true;

@@ -296,10 +296,18 @@ static bool fold_cast(Sema *s, Node *e, const Node *a, Dtype to) {
             return false;
         }
         const_set_int(e, (int64_t)v);
-    } else {
-        const_set_int(e, a->cval.i);
+        return const_fits(s, e, to, e->loc, "the converted value");
     }
-    return const_fits(s, e, to, e->loc, "the converted value");
+    /* an integer to a narrower one wraps, as the generated code's
+     * conversions do (i32(u8(300)) is 44) */
+    int bits = dtype_bytes(to) * 8;
+    uint64_t u = (uint64_t)a->cval.i;
+    if (bits < 64) {
+        u &= (UINT64_C(1) << bits) - 1;
+        if (dtype_is_signed(to) && (u >> (bits - 1))) u |= ~((UINT64_C(1) << bits) - 1);
+    }
+    const_set_int(e, (int64_t)u);
+    return true;
 }
 
 /* The positional arguments of a value function; named ones are errors. */

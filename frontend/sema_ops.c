@@ -805,8 +805,10 @@ int check_loop_iter(Sema *s, Node *stmt) {
         break;
     }
     }
-    /* loop counters are 32-bit ints in the generated code */
-    for (int i = 0; i < it->u.call.args.len; i++) {
+    /* loop counters are 32-bit ints in the generated code (a stepped range
+     * counts in 64 bits) */
+    bool wide_counter = kind == LOOP_RANGE && it->u.call.args.len == 3;
+    for (int i = 0; i < it->u.call.args.len && !wide_counter; i++) {
         const Node *a = it->u.call.args.items[i];
         if (a->kind != N_NAMED_ARG && a->is_const && !a->const_float && (a->cval.i > INT32_MAX || a->cval.i < -INT32_MAX)) {
             diag_error(s->c, a->loc, "%lld is past the 32-bit loop counters' range (2^31 - 1): split the loop",

@@ -72,6 +72,8 @@ ragged() {
     narrow_casts|narrow_vars) echo "--set N=999" ;;
     gemm_a) echo "--set M=100,N=200,K=100" ;;
     let_extent) echo "--set M=100,K=200" ;;
+    narrow_consts) echo "--set N=999" ;;
+    sum_slices) echo "--set M=7,K=3,N=1000" ;;
     gemm_s8) echo "--set M=200,N=136,K=496" ;;  # TMA boxes past every edge
     gemm_u8_dequant) echo "--set M=100,N=200,K=240" ;;
     fp8_e5m2_gemm) echo "--set M=200,N=136,K=496" ;;  # TMA boxes past every edge (rows of 496 bytes)
