@@ -613,6 +613,10 @@ bool check_const_int(Sema *s, Node *e, const char *what, int64_t *out) {
             diag_error(s->c, e->loc, "%s must be a compile-time constant", what);
         return false;
     }
+    if (e->dtype == DT_BOOL) { /* true as an extent would be 1 */
+        diag_error(s->c, e->loc, "%s must be an integer, not the bool %s", what, e->cval.i ? "true" : "false");
+        return false;
+    }
     *out = e->cval.i;
     return true;
 }
