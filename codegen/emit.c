@@ -800,24 +800,23 @@ void cg_tile_loop_end(Cg *g) {
 }
 
 /* Whether kernel k stores or computes an fp8 value anywhere. */
-static bool is_fp8(Dtype t) { return t == DT_F8E4M3 || t == DT_F8E5M2; }
 
 static bool fp8_node(const Node *e, const void *arg) {
     (void)arg;
-    return is_fp8(e->dtype) || (e->kind == N_CALL && !e->u.call.name && is_fp8(e->u.call.cast));
+    return dtype_is_fp8(e->dtype) || (e->kind == N_CALL && !e->u.call.name && dtype_is_fp8(e->u.call.cast));
 }
 
 static void fp8_stmt(IrStmt *s, void *arg) {
     bool *found = arg;
     *found |= (s->value && expr_any(s->value, fp8_node, NULL)) || (s->target && expr_any(s->target, fp8_node, NULL));
-    *found |= (s->op == IR_LET || s->op == IR_VAR) && s->sym && is_fp8(s->sym->dtype);
+    *found |= (s->op == IR_LET || s->op == IR_VAR) && s->sym && dtype_is_fp8(s->sym->dtype);
 }
 
 static bool uses_fp8(IrKernel *k) {
     for (int i = 0; i < k->buffers.len; i++)
-        if (is_fp8(((const IrBuf *)k->buffers.items[i])->dtype)) return true;
+        if (dtype_is_fp8(((const IrBuf *)k->buffers.items[i])->dtype)) return true;
     for (int i = 0; i < k->info->params.len; i++)
-        if (is_fp8(((const Sym *)k->info->params.items[i])->dtype)) return true;
+        if (dtype_is_fp8(((const Sym *)k->info->params.items[i])->dtype)) return true;
     bool found = false;
     ir_walk(&k->body, fp8_stmt, &found);
     return found;

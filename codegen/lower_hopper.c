@@ -484,7 +484,7 @@ static bool pack_a_regs(Cg *g, const IrStmt *gm, const char *regs) {
  * are then added to the accumulator in f32, as cuBLAS's fp8 GEMMs do
  * unless asked for "fast accumulation". A K tile is at most a few
  * hundred products (BK), summed in the tensor cores. */
-static bool promotes(const IrStmt *gm) { return cg_narrow_float(gm->a.buf->dtype) && dtype_bytes(gm->a.buf->dtype) == 1; }
+static bool promotes(const IrStmt *gm) { return dtype_is_fp8(gm->a.buf->dtype); }
 
 /* Issues gemm gm as one commit group of wgmmas (its ring operands in slot
  * `slot`) into its accumulator or, where it promotes, into tl_part;

@@ -18,6 +18,7 @@ int dtype_bytes(Dtype t) { return info[t].bytes; }
 bool dtype_is_int(Dtype t) { return t != DT_NONE && info[t].cls == 1; }
 bool dtype_is_float(Dtype t) { return t != DT_NONE && info[t].cls == 2; }
 bool dtype_is_signed(Dtype t) { return info[t].sgn != 0; }
+bool dtype_is_fp8(Dtype t) { return t == DT_F8E4M3 || t == DT_F8E5M2; }
 
 Dtype dtype_from_name(const char *s, size_t n) {
     for (int t = DT_BOOL; t < DT_INT_LIT; t++)

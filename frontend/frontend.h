@@ -29,6 +29,7 @@ int dtype_bytes(Dtype t);
 bool dtype_is_int(Dtype t);   /* integer dtypes and DT_INT_LIT */
 bool dtype_is_float(Dtype t); /* float dtypes and DT_FLOAT_LIT */
 bool dtype_is_signed(Dtype t);
+bool dtype_is_fp8(Dtype t);   /* f8e4m3, f8e5m2 */
 Dtype dtype_from_name(const char *s, size_t n); /* DT_NONE if not a dtype */
 /* The type of `a op b` for arithmetic (C's usual conversions, with literals
  * taking the other side's type: a float literal meeting f16 becomes f16). */

@@ -56,10 +56,25 @@ bool const_fits(Sema *s, const Node *e, Dtype to, Loc loc, const char *what);
  * fill's value) must fit it: i8 300 or f16 1e10 is an error, not a wrap or
  * an infinity. Typed values convert as C does. */
 bool literal_fits(Sema *s, const Node *v, Dtype to);
-/* "'Y' is an out tensor and nothing before this writes it": a read of it
- * (an element, a copy's source, an atomic_add's destination) before any
- * statement of the kernel body writes it (Sym.body_written) */
-void out_read_error(Sema *s, Loc loc, const Sym *t);
+/* False, after "'Y' is an out tensor and nothing before this writes it",
+ * where t is an out tensor that no statement of the kernel body has
+ * written yet (Sym.body_written) and is read here: an element, a copy's
+ * source, an atomic_add's destination. */
+bool out_read_ok(Sema *s, Loc loc, const Sym *t);
+/* Affine form c0 + sum(ci * xi) of an integer expression (sema_expr.c):
+ * for telling that `k * BK + BK` minus `k * BK` is the constant BK, and
+ * which values a buffer index takes. A let stands for its value (not
+ * where that reads a var); ok false where the form is not affine or has
+ * more than eight names. */
+typedef struct Affine {
+    int n;
+    const Sym *var[8];
+    int64_t coef[8];
+    int64_t c;
+    bool ok;
+} Affine;
+Affine affine_of(const Node *e);
+void affine_add(Affine *r, const Affine *a, int64_t scale); /* r += scale * a */
 /* "undefined name 'x'", once per name and kernel (its other uses would
  * only repeat it), with a hint for block index names without a grid clause. */
 void undefined_name(Sema *s, Loc loc, const Name *name);

@@ -155,54 +155,98 @@ void undefined_name(Sema *s, Loc loc, const Name *name) {
                block_name ? " (block indices come from the kernel's grid(...) as (bx, ...) clause, which it lacks)" : "");
 }
 
-void out_read_error(Sema *s, Loc loc, const Sym *t) {
+bool out_read_ok(Sema *s, Loc loc, const Sym *t) {
+    if (t->kind != SYM_TENSOR || t->mode != MODE_OUT || t->body_written) return true;
     diag_error(s->c, loc, "'%s' is an out tensor and nothing before this writes it: its old values are undefined "
                "(declare it inout to read them)", t->name->s);
+    return false;
 }
 
-/* The values an index takes, where it is a sum of constants and constant
- * multiples of loop variables with known extents, each variable once and
- * with no run-time condition between its loop and the access: then every
- * combination of the variables' values, and so both ends of [*lo, *hi],
- * is reached. False where that cannot be told. */
-typedef struct IndexRange {
-    const Sym *vars[8];
-    int nvars;
-} IndexRange;
+/* *to += x * scale; false where that overflows 64 bits */
+static bool add_scaled(int64_t *to, int64_t x, int64_t scale) {
+    int64_t t;
+    return !__builtin_mul_overflow(x, scale, &t) && !__builtin_add_overflow(*to, t, to);
+}
 
-static bool index_range(const Sema *s, const Node *e, IndexRange *r, int64_t *lo, int64_t *hi) {
-    const int64_t BIG = INT64_C(1) << 40; /* beyond this no tile index is meant: do not tell */
-    if (e->is_const && !e->const_float) {
-        *lo = *hi = e->cval.i;
-        return e->cval.i > -BIG && e->cval.i < BIG;
+void affine_add(Affine *r, const Affine *a, int64_t scale) {
+    if (!a->ok || !add_scaled(&r->c, a->c, scale)) { r->ok = false; return; }
+    for (int i = 0; i < a->n; i++) {
+        int j = 0;
+        while (j < r->n && r->var[j] != a->var[i]) j++;
+        if (j == r->n) {
+            if (r->n == 8) { r->ok = false; return; }
+            r->var[r->n] = a->var[i];
+            r->coef[r->n++] = 0;
+        }
+        if (!add_scaled(&r->coef[j], a->coef[i], scale)) { r->ok = false; return; }
     }
-    if (e->kind == N_NAME) {
+}
+
+/* e as a sum of constant multiples of names plus a constant. A let stands
+ * for its value (depth: how many lets deep), so `let ke = kb + 64` makes
+ * ke - kb 64; not where the value reads a var, which may have changed
+ * since the let. */
+static Affine affine_at(const Node *e, int depth) {
+    Affine r = {.ok = true};
+    if (e->is_const && !e->const_float) { r.c = e->cval.i; return r; }
+    if (e->kind == N_NAME && e->sym) {
         const Sym *v = e->sym;
-        if (!v || v->kind != SYM_LOOP || !v->range_known || v->range < 1 || v->range > BIG || s->guarded != v->range_guard)
+        if (v->kind == SYM_LET && v->decl && v->decl->kind == N_LET && v->decl->u.decl.value && depth < 16)
+            return affine_at(v->decl->u.decl.value, depth + 1);
+        if (v->kind == SYM_VAR && depth > 0) { r.ok = false; return r; }
+        r.n = 1; r.var[0] = v; r.coef[0] = 1;
+        return r;
+    }
+    if (e->kind == N_UNARY && e->u.op.op == TK_MINUS) {
+        Affine a = affine_at(e->u.op.a, depth), z = {.ok = true};
+        affine_add(&z, &a, -1);
+        return z;
+    }
+    if (e->kind == N_BINARY) {
+        const Node *a = e->u.op.a, *b = e->u.op.b;
+        int op = e->u.op.op;
+        if (op == TK_PLUS || op == TK_MINUS) {
+            Affine x = affine_at(a, depth), y = affine_at(b, depth);
+            affine_add(&r, &x, 1);
+            affine_add(&r, &y, op == TK_PLUS ? 1 : -1);
+            return r;
+        }
+        if (op == TK_STAR && (a->is_const || b->is_const)) {
+            const Node *k = a->is_const ? a : b, *v = a->is_const ? b : a;
+            if (k->const_float) { r.ok = false; return r; }
+            Affine x = affine_at(v, depth);
+            affine_add(&r, &x, k->cval.i);
+            return r;
+        }
+    }
+    r.ok = false;
+    return r;
+}
+
+Affine affine_of(const Node *e) { return affine_at(e, 0); }
+
+
+/* The values an index takes, where it is affine in loop variables with
+ * known extents and no run-time condition between their loops and the
+ * access: then every combination of the variables' values, and so both
+ * ends of [*lo, *hi], is reached. False where that cannot be told. */
+static bool index_range(const Sema *s, const Node *e, int64_t *lo, int64_t *hi) {
+    const int64_t BIG = INT64_C(1) << 40; /* beyond this no tile index is meant: do not tell */
+    Affine a = affine_of(e);
+    if (!a.ok || a.c <= -BIG || a.c >= BIG) return false;
+    *lo = *hi = a.c;
+    for (int i = 0; i < a.n; i++) {
+        const Sym *v = a.var[i];
+        int64_t reach;
+        if (a.coef[i] == 0) continue; /* i - i */
+        if (v->kind != SYM_LOOP || !v->range_known || v->range < 1 || v->range > BIG || s->guarded != v->range_guard ||
+            a.coef[i] <= -BIG || a.coef[i] >= BIG || __builtin_mul_overflow(a.coef[i], v->range - 1, &reach))
             return false;
-        for (int i = 0; i < r->nvars; i++)
-            if (r->vars[i] == v) return false; /* i - i: not every combination */
-        if (r->nvars == 8) return false;
-        r->vars[r->nvars++] = v;
-        *lo = 0;
-        *hi = v->range - 1;
-        return true;
+        if (reach < 0) *lo += reach;
+        else *hi += reach;
+        if (*lo <= -BIG || *hi >= BIG) return false;
     }
-    if (e->kind != N_BINARY) return false;
-    int64_t alo, ahi, blo, bhi;
-    int op = e->u.op.op;
-    if (op != TK_PLUS && op != TK_MINUS && op != TK_STAR) return false;
-    if (!index_range(s, e->u.op.a, r, &alo, &ahi) || !index_range(s, e->u.op.b, r, &blo, &bhi)) return false;
-    if (op == TK_PLUS) *lo = alo + blo, *hi = ahi + bhi;
-    else if (op == TK_MINUS) *lo = alo - bhi, *hi = ahi - blo;
-    else { /* a constant multiple only: both ends of the other side are reached */
-        if (alo != ahi && blo != bhi) return false;
-        int64_t k = alo == ahi ? alo : blo, xlo = alo == ahi ? blo : alo, xhi = alo == ahi ? bhi : ahi;
-        if (k > BIG || k < -BIG) return false;
-        *lo = k >= 0 ? k * xlo : k * xhi;
-        *hi = k >= 0 ? k * xhi : k * xlo;
-    }
-    return *lo > -BIG && *hi < BIG;
+    return true;
 }
 
 /* An element of a tensor or buffer in the kernel body. */
@@ -220,10 +264,9 @@ static bool index_in_bounds(Sema *s, const Sym *sym, int d, const Node *ix) {
                    sym->name->s, d, (long long)n, n == 1 ? "" : "s");
         return false;
     }
-    IndexRange r = {.nvars = 0};
     int64_t lo, hi;
-    if (!index_range(s, ix, &r, &lo, &hi) || (lo >= 0 && hi < n)) return true;
-    if (ix->kind == N_NAME)
+    if (!index_range(s, ix, &lo, &hi) || (lo >= 0 && hi < n)) return true;
+    if (ix->kind == N_NAME && ix->sym->kind == SYM_LOOP)
         diag_error(s->c, ix->loc, "'%s' runs to %lld, outside '%s': its dimension %d has %lld element%s",
                    ix->sym->name->s, (long long)hi, sym->name->s, d, (long long)n, n == 1 ? "" : "s");
     else
@@ -255,10 +298,7 @@ static bool check_element(Sema *s, Node *e) {
         e->dtype = sym->dtype;
         return false;
     }
-    if (sym->kind == SYM_TENSOR && sym->mode == MODE_OUT && !s->writing && !sym->body_written) {
-        out_read_error(s, e->loc, sym);
-        ok = false;
-    }
+    if (!s->writing) ok = out_read_ok(s, e->loc, sym);
     s->writing = false; /* the indices are reads */
     if (e->u.index.idx.len != sym->rank) {
         diag_error(s->c, e->loc, "'%s' has %d dimension%s but %d ind%s given", sym->name->s, sym->rank,

@@ -132,74 +132,6 @@ static const char *scope_name(const Sym *sym) {
     }
 }
 
-/* Affine form c0 + sum(ci * xi) of an integer expression, for telling that
- * `k * BK + BK` minus `k * BK` is the constant BK. */
-typedef struct Affine {
-    int n;
-    const Sym *var[8];
-    int64_t coef[8];
-    int64_t c;
-    bool ok;
-} Affine;
-
-static void affine_add(Affine *r, const Affine *a, int64_t scale) {
-    if (!a->ok) { r->ok = false; return; }
-    r->c += a->c * scale;
-    for (int i = 0; i < a->n; i++) {
-        int j = 0;
-        while (j < r->n && r->var[j] != a->var[i]) j++;
-        if (j == r->n) {
-            if (r->n == 8) { r->ok = false; return; }
-            r->var[r->n] = a->var[i];
-            r->coef[r->n++] = 0;
-        }
-        r->coef[j] += a->coef[i] * scale;
-    }
-}
-
-/* e as a sum of constant multiples of names plus a constant. A let stands
- * for its value (depth: how many lets deep), so `let ke = kb + 64` makes
- * ke - kb 64; not where the value reads a var, which may have changed
- * since the let. */
-static Affine affine_at(const Node *e, int depth) {
-    Affine r = {.ok = true};
-    if (e->is_const && !e->const_float) { r.c = e->cval.i; return r; }
-    if (e->kind == N_NAME && e->sym) {
-        const Sym *v = e->sym;
-        if (v->kind == SYM_LET && v->decl && v->decl->kind == N_LET && v->decl->u.decl.value && depth < 16)
-            return affine_at(v->decl->u.decl.value, depth + 1);
-        if (v->kind == SYM_VAR && depth > 0) { r.ok = false; return r; }
-        r.n = 1; r.var[0] = v; r.coef[0] = 1;
-        return r;
-    }
-    if (e->kind == N_UNARY && e->u.op.op == TK_MINUS) {
-        Affine a = affine_at(e->u.op.a, depth), z = {.ok = true};
-        affine_add(&z, &a, -1);
-        return z;
-    }
-    if (e->kind == N_BINARY) {
-        const Node *a = e->u.op.a, *b = e->u.op.b;
-        int op = e->u.op.op;
-        if (op == TK_PLUS || op == TK_MINUS) {
-            Affine x = affine_at(a, depth), y = affine_at(b, depth);
-            affine_add(&r, &x, 1);
-            affine_add(&r, &y, op == TK_PLUS ? 1 : -1);
-            return r;
-        }
-        if (op == TK_STAR && (a->is_const || b->is_const)) {
-            const Node *k = a->is_const ? a : b, *v = a->is_const ? b : a;
-            if (k->const_float) { r.ok = false; return r; }
-            Affine x = affine_at(v, depth);
-            affine_add(&r, &x, k->cval.i);
-            return r;
-        }
-    }
-    r.ok = false;
-    return r;
-}
-
-static Affine affine_of(const Node *e) { return affine_at(e, 0); }
-
 /* hi - lo when it is a compile-time constant. */
 static bool const_extent(const Node *lo, const Node *hi, int64_t *ext) {
     if (lo->is_const && hi->is_const && !lo->const_float && !hi->const_float) {
@@ -578,9 +510,8 @@ void check_op_call(Sema *s, Node *call) {
         Region src, dst;
         bool ok = get_region(s, arg[0], "the source of copy", &src);
         ok &= get_region(s, arg[1], "the destination of copy", &dst);
-        if (ok && src.sym->kind == SYM_TENSOR && src.sym->mode == MODE_OUT && !src.sym->body_written)
-            out_read_error(s, arg[0]->loc, src.sym);
-        else if (ok && writable(s, &dst, "copy")) pair_shapes(s, call, "copy", &src, &dst);
+        if (ok && out_read_ok(s, arg[0]->loc, src.sym) && writable(s, &dst, "copy"))
+            pair_shapes(s, call, "copy", &src, &dst);
         if (ok) dst.sym->body_written = true;
     } else if (!strcmp(name, "gemm")) {
         check_gemm(s, call, arg);
@@ -603,12 +534,9 @@ void check_op_call(Sema *s, Node *call) {
                        scope_name(dst.sym));
             return;
         }
-        if (dst.sym->mode == MODE_OUT && !dst.sym->body_written) { /* it adds to the old values */
-            out_read_error(s, arg[0]->loc, dst.sym);
-            return;
-        }
+        if (!out_read_ok(s, arg[0]->loc, dst.sym)) return; /* it adds to the old values */
         Dtype dt = dst.sym->dtype;
-        if (dt == DT_BOOL || dt == DT_F8E4M3 || dt == DT_F8E5M2) {
+        if (dt == DT_BOOL || dtype_is_fp8(dt)) {
             /* the hardware adds integers, f16, bf16, f32 and f64 */
             diag_error(s->c, arg[0]->loc, "atomic_add cannot add into the %s tensor '%s': it adds into integer, f16, "
                        "bf16, f32 and f64 tensors", dtype_name(dt), dst.sym->name->s);

@@ -105,7 +105,7 @@ static bool tma_tile_ok(const IrBuf *s) {
 }
 
 /* 8-bit operands (fp8, i8, u8): wgmma reads them K-major only */
-static bool is_byte_operand(Dtype t) { return t == DT_F8E4M3 || t == DT_F8E5M2 || t == DT_I8 || t == DT_U8; }
+static bool is_byte_operand(Dtype t) { return dtype_is_fp8(t) || t == DT_I8 || t == DT_U8; }
 
 /* The dtypes wgmma multiplies: f16, bf16 and fp8 into f32 accumulators,
  * i8 and u8 into i32 ones. */
@@ -241,7 +241,7 @@ static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
          * the consumers' setmaxnreg count (C7602 at n = 256) */
         /* fp8: a second set of n / 2 registers for each K tile's sums
          * (codegen's promotes: the tensor cores' fp8 sums are not f32) */
-        if (is_byte_operand(A->dtype) && dtype_is_float(A->dtype) && n > (m / 64 == 3 ? 96 : 192))
+        if (dtype_is_fp8(A->dtype) && n > (m / 64 == 3 ? 96 : 192))
             return m / 64 == 3 ? "an fp8 accumulator of 192 rows wider than 96 columns does not fit twice (its K tile's "
                                  "sums, added in f32, take as many registers again)"
                                : "an fp8 accumulator wider than 192 columns does not fit twice (its K tile's sums, "
