@@ -29,6 +29,7 @@ ROWS = [
     ("gemm_bf16_8192", "gemm bf16 8192³", "tflops", [("cublas", "gemm_bf16_8192")]),
     ("gemm_f16_ragged_3000x2000x1000", "gemm fp16 3000×2000×1000", "tflops", []),
     ("gemm_f16_ragged_3000x2000x1000_bn192", "  the same, BN=192", "tflops", []),
+    ("gemm_f16_ragged_3000x2000x1000_bm192", "  the same, 192 × 128, 4 stages", "tflops", []),
     ("gemm_bias_gelu_4096", "gemm+bias+gelu fp16 4096³", "tflops", [("cublas", "gemm_f16_4096")]),
     ("gemm_fp8_4096", "gemm fp8 e4m3 4096³ (bf16 out)", "tflops", [("cublas fp8", "gemm_fp8_4096")]),
     ("gemm_fp8_8192", "gemm fp8 e4m3 8192³", "tflops", [("cublas fp8", "gemm_fp8_8192")]),

@@ -22,6 +22,9 @@ typedef struct CgKernel {
     int ntma;
     /* grid[0] is the number of tiles: launch min(tiles, SMs) blocks */
     bool persistent;
+    /* blocks in a cluster (0: none); a persistent kernel's launch counts
+     * whole clusters that can be resident at once */
+    int cluster;
 } CgKernel;
 
 /* Generates the kernel; false after reporting an error (located) for what

@@ -735,7 +735,7 @@ void cg_block_indices(Cg *g, const char *lin) {
     if (k->cluster) {
         cg_line(g, "const int tl_cta_rank = tl_cluster_rank();  // blockIdx.x %% 2");
         grid[k->cluster_dim] /= 2;
-        lin = "(blockIdx.x >> 1)";
+        if (!lin) lin = "(blockIdx.x >> 1)"; /* a persistent kernel's lin numbers pairs */
     }
     static const char *const bidx[3] = {"blockIdx.x", "blockIdx.y", "blockIdx.z"};
     const char *val[3] = {bidx[0], bidx[1], bidx[2]};
@@ -788,7 +788,17 @@ void cg_block_indices(Cg *g, const char *lin) {
  * tiles, so what shares L2 does not change. */
 void cg_tile_loop_begin(Cg *g) {
     const IrKernel *k = g->k;
-    cg_line(g, "for (int tl_n = 0, tl_tile = blockIdx.x; tl_tile < %lld;", (long long)(k->grid[0] * k->grid[1] * k->grid[2]));
+    int64_t tiles = k->grid[0] * k->grid[1] * k->grid[2];
+    if (k->cluster) {
+        /* clusters of two take the tiles in pairs: both blocks of a cluster
+         * the same pair (their multicast loads fill each other's slots) */
+        cg_line(g, "for (int tl_n = 0, tl_tile = blockIdx.x >> 1; tl_tile < %lld;", (long long)(tiles / 2));
+        cg_line(g, "     ++tl_n, tl_tile = tl_n * (gridDim.x >> 1) + (tl_n & 1 ? (gridDim.x >> 1) - 1 - (blockIdx.x >> 1) : blockIdx.x >> 1)) {");
+        g->ind++;
+        cg_block_indices(g, "tl_tile");
+        return;
+    }
+    cg_line(g, "for (int tl_n = 0, tl_tile = blockIdx.x; tl_tile < %lld;", (long long)tiles);
     cg_line(g, "     ++tl_n, tl_tile = tl_n * gridDim.x + (tl_n & 1 ? gridDim.x - 1 - blockIdx.x : blockIdx.x)) {");
     g->ind++;
     cg_block_indices(g, "tl_tile");
@@ -927,6 +937,7 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     memcpy(out->grid, k->grid, sizeof out->grid);
     if (k->persistent || k->cluster) { /* a linear grid (cg_block_indices) */
         out->persistent = k->persistent;
+        out->cluster = k->cluster;
         out->grid[0] = k->grid[0] * k->grid[1] * k->grid[2];
         out->grid[1] = out->grid[2] = 1;
     }

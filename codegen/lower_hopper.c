@@ -576,7 +576,14 @@ static void ring_wait(Cg *g, int ring, const char *slot, const char *it) {
 
 /* Gives ring r's slot back to the producer after iteration `kt` of `n`. */
 static void ring_release(Cg *g, int ring, const char *slot, const char *kt, const char *n) {
-    if (g->k->cluster) {
+    if (g->k->cluster && g->k->persistent) {
+        /* a persistent block's producer goes on into the next tile's
+         * iterations, which wait for these releases; the kernel ends on a
+         * cluster barrier (cg_hopper_finish), so no peer has exited when the
+         * last ones arrive */
+        cg_line(g, "if (lane < 2) tl_mbar_arrive_cluster(%s, lane);  // in block `lane` of the cluster",
+                ring_bar(g, "empty", ring, slot));
+    } else if (g->k->cluster) {
         /* both blocks' producers fill this slot: free it in both. The last
          * `stages` releases are awaited by no producer, and skipping them
          * keeps a finished peer's shared memory from being written. */
@@ -833,4 +840,10 @@ void cg_hopper_tma_store(Cg *g, IrStmt *s) {
  * shared memory is given up. */
 void cg_hopper_finish(Cg *g) {
     if (g->k->tma_stores.len) cg_line(g, "if (tid %% 128 == 0) tl_tma_store_wait_all();  // the last TMA stores");
+    /* The producers have returned; an exited thread counts as arrived at a
+     * cluster barrier (PTX ISA, exit), so this waits for the consumers of
+     * both blocks: the peer's last releases have landed in this block's
+     * barriers before its shared memory goes. */
+    if (g->k->cluster && g->k->persistent)
+        cg_line(g, "tl_cluster_sync();  // the peer's releases into this block have landed");
 }

@@ -14,7 +14,7 @@ extern bool verbose;
 /* How to launch what the code generator produced. */
 static inline LaunchSpec launch_of(const CgKernel *ck) {
     LaunchSpec l = {.block = ck->block, .smem = ck->smem_bytes, .tma = ck->tma, .ntma = ck->ntma,
-                    .persistent = ck->persistent};
+                    .persistent = ck->persistent, .cluster = ck->cluster};
     for (int d = 0; d < 3; d++) l.grid[d] = ck->grid[d];
     return l;
 }

@@ -187,10 +187,14 @@ static const char *operand_ok(IrKernel *k, IrStmt *loop, int loop_at, Plan *p, I
     return NULL;
 }
 
-/* Clusters are an experiment, asked for with TILEC_CLUSTER=1 (plan_cluster). */
-static bool clusters_asked(void) {
+/* Clusters (plan_cluster): TILEC_CLUSTER=1 asks for them wherever they
+ * can be, =0 never; by default where they pay. */
+typedef enum ClusterChoice { CLUSTERS_AUTO, CLUSTERS_ON, CLUSTERS_OFF } ClusterChoice;
+
+static ClusterChoice clusters_asked(void) {
     const char *env = getenv("TILEC_CLUSTER");
-    return env && !strcmp(env, "1");
+    if (!env) return CLUSTERS_AUTO;
+    return !strcmp(env, "1") ? CLUSTERS_ON : CLUSTERS_OFF;
 }
 
 /* Plans the loop for the Hopper path; NULL, or why it cannot be. */
@@ -290,16 +294,17 @@ static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
     k->ws_loop = loop;
     /* Persistent blocks (codegen: a tile loop per block, the producer
      * running into the next tile during the epilogue), for grids of at
-     * least two waves of an H100/H200 (132 SMs): 1-2% faster than a block
-     * per tile for the 4096^3 GEMM on the H200, but 5-7% slower for the
-     * 1.45-wave ragged 3000x2000x1000 one (bench/RESULTS.md).
+     * nearly two waves of an H100/H200 (132 SMs): 1-2% faster than a block
+     * per tile for the 4096^3 GEMM on the H200 and 5% at 1.94 waves (the
+     * ragged 3000x2000x1000 one at 192 x 128), but 5-7% slower at 1.45
+     * waves (bench/RESULTS.md).
      * TILEC_PERSISTENT=1 / =0 forces them on / off. Preloads (attention's
      * Q) are loaded again for each tile, once the consumers are done with
-     * the last one's. */
-    enum { PERSISTENT_MIN_TILES = 2 * 132 };
+     * the last one's. Clusters of two (plan_cluster) take the tiles in
+     * pairs. */
+    enum { PERSISTENT_MIN_TILES = 132 * 15 / 8 };
     const char *persistent = getenv("TILEC_PERSISTENT");
-    k->persistent = persistent ? !strcmp(persistent, "1")
-                               : !clusters_asked() && k->grid[0] * k->grid[1] * k->grid[2] >= PERSISTENT_MIN_TILES;
+    k->persistent = persistent ? !strcmp(persistent, "1") : k->grid[0] * k->grid[1] * k->grid[2] >= PERSISTENT_MIN_TILES;
     return NULL;
 }
 
@@ -351,7 +356,7 @@ static bool depends_on(const IrKernel *k, int loop_at, const Sym *bidx, const No
  * on that block index), with `mark` set: those copies multicast. A copy
  * splits into halves of its rows, one loaded by each block of the pair;
  * halves keep whole 8-row swizzle atoms. */
-static int64_t shared_bytes(IrKernel *k, IrStmt *loop, int loop_at, int dim, bool mark) {
+static int64_t shared_bytes(IrKernel *k, IrStmt *loop, int loop_at, int dim, bool mark, bool *misaligned) {
     const Sym *bidx = k->info->block_idx.items[dim];
     int64_t bytes = 0;
     for (int i = 0; i < k->tma_copies.len; i++) {
@@ -362,6 +367,8 @@ static int64_t shared_bytes(IrKernel *k, IrStmt *loop, int loop_at, int dim, boo
         if (dep) continue;
         bytes += buf_bytes(c->dst.buf);
         if (mark) c->multicast = true;
+        const IrBuf *src = c->src.buf;
+        if (misaligned && src->shape[src->rank - 1] * dtype_bytes(src->dtype) % 128 != 0) *misaligned = true;
     }
     return bytes;
 }
@@ -372,23 +379,34 @@ static int64_t shared_bytes(IrKernel *k, IrStmt *loop, int loop_at, int dim, boo
  * Each block loads half of every shared tile and TMA multicasts it into
  * both, halving that traffic from L2. Both blocks must run the same number
  * of iterations (each one's producer refills slots the other's consumers
- * free), and the dimension must split into pairs. Verified on the H200
- * but not faster there (the GEMM is not limited by L2: bench/RESULTS.md),
- * so it is an experiment: TILEC_CLUSTER=1. */
+ * free), and the dimension must split into pairs. Where the rows are
+ * aligned the GEMM is not limited by L2, and clusters were no faster on
+ * the H200 (bench/RESULTS.md): there they are an experiment,
+ * TILEC_CLUSTER=1. */
 static void plan_cluster(IrKernel *k, IrStmt *loop, int loop_at) {
-    if (!clusters_asked() || k->persistent) return;
+    ClusterChoice choice = clusters_asked();
+    if (choice == CLUSTERS_OFF) return;
     int64_t best = 0;
+    bool best_misaligned = false;
     for (int d = 0; d < k->info->block_idx.len && d < 3; d++) {
         if (k->grid[d] % 2 != 0 || depends_on(k, loop_at, k->info->block_idx.items[d], loop->hi)) continue;
-        int64_t bytes = shared_bytes(k, loop, loop_at, d, false);
+        bool misaligned = false;
+        int64_t bytes = shared_bytes(k, loop, loop_at, d, false, &misaligned);
         if (bytes > best) {
             best = bytes;
+            best_misaligned = misaligned;
             k->cluster_dim = d;
         }
     }
-    if (best == 0) return;
+    /* By default only where a shared tile's rows start off 128-byte lines
+     * (a row pitch like K = 1000 halves'): each 128-byte box row then takes
+     * about two more L2 requests, and multicast halves them. Measured on
+     * the H200 at 3000 x 2000 x 1000 (bench/RESULTS.md, session 12): +5 %
+     * (B's 4000-byte rows) to +10 % (A's 2000-byte rows); with aligned
+     * rows (4096^3) clusters were no faster. */
+    if (best == 0 || (choice == CLUSTERS_AUTO && !best_misaligned)) return;
     k->cluster = 2;
-    shared_bytes(k, loop, loop_at, k->cluster_dim, true);
+    shared_bytes(k, loop, loop_at, k->cluster_dim, true, NULL);
 }
 
 static void find_gemm(IrStmt *s, void *arg) {

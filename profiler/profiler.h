@@ -204,6 +204,7 @@ typedef struct LaunchSpec {
     const RtTensorMapSpec *tma;
     int ntma;
     bool persistent;   /* grid[0] counts tiles: launch at most one block per SM */
+    int cluster;       /* blocks in a cluster (0: none): a persistent launch counts whole resident clusters */
 } LaunchSpec;
 
 /* Loads the cubin and prepares inputs and buffers (the device must be

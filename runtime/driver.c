@@ -528,6 +528,37 @@ bool rt_occupancy(const RtKernel *k, long long block, long long smem, int *block
     return true;
 }
 
+/* cuOccupancyMaxActiveClusters came with CUDA 11.8: looked up on its own,
+ * so an older driver still runs everything without clusters. */
+static struct {
+    pthread_once_t load_once;
+    __typeof__(&cuOccupancyMaxActiveClusters) max_active_clusters;
+} cluster_occupancy = {.load_once = PTHREAD_ONCE_INIT};
+
+static void load_cluster_occupancy(void) {
+    void *fn = dlsym(driver.library, "cuOccupancyMaxActiveClusters");
+    memcpy(&cluster_occupancy.max_active_clusters, &fn, sizeof fn);
+}
+
+bool rt_max_active_clusters(const RtKernel *k, long long block, long long smem, int cluster, int *clusters,
+                            char err[256]) {
+    if (clusters) *clusters = 0;
+    if (!clusters) return rt_fail(err, "rt_max_active_clusters needs somewhere to put the result");
+    if (!check_kernel(k, "rt_max_active_clusters", err) || !check_block(block, smem, err)) return false;
+    if (cluster < 1) return rt_fail(err, "a cluster has at least one block");
+    if (!opt_in_shared_memory(k->fn, smem, err)) return false;
+    pthread_once(&cluster_occupancy.load_once, load_cluster_occupancy);
+    if (!cluster_occupancy.max_active_clusters)
+        return rt_fail(err, "the CUDA driver (" DRIVER_LIBRARY ") is too old for clusters: it has no cuOccupancyMaxActiveClusters");
+    /* The cluster shape is the kernel's own (__cluster_dims__); the grid
+     * only has to be a whole number of clusters. */
+    CUlaunchConfig config = {.gridDimX = (unsigned)cluster, .gridDimY = 1, .gridDimZ = 1, .blockDimX = (unsigned)block,
+                             .blockDimY = 1, .blockDimZ = 1, .sharedMemBytes = (unsigned)smem};
+    CUresult rc = cluster_occupancy.max_active_clusters(clusters, k->fn, &config);
+    if (rc != CUDA_SUCCESS) return cu_fail(err, rc, "could not compute how many of the kernel's clusters fit at once");
+    return true;
+}
+
 bool rt_kernel_attrs(const RtKernel *k, int *regs, int *local_bytes, int *static_smem, char err[256]) {
     if (!check_kernel(k, "rt_kernel_attrs", err)) return false;
     const struct {

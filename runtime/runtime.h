@@ -120,6 +120,10 @@ bool rt_launch(const RtKernel *k, const long long grid[3], long long block, long
 /* Blocks of k that fit on one SM at once with this block size and dynamic
  * shared memory (0: the launch could not run). */
 bool rt_occupancy(const RtKernel *k, long long block, long long smem, int *blocks_per_sm, char err[256]);
+/* How many clusters of `cluster` blocks (the kernel's __cluster_dims__) can
+ * be resident on the device at once. */
+bool rt_max_active_clusters(const RtKernel *k, long long block, long long smem, int cluster, int *clusters,
+                            char err[256]);
 /* Registers per thread, local (stack/spill) bytes per thread, static shared
  * bytes per block; any output may be NULL. */
 bool rt_kernel_attrs(const RtKernel *k, int *regs, int *local_bytes, int *static_smem, char err[256]);

@@ -117,13 +117,15 @@ for f in "$root"/examples/*.tile "$root"/tests/frontend/valid/*.tile; do
     done
 done
 # the sm_90a experiments that are off by default (TILEC_CLUSTER=1: clusters
-# of two blocks with TMA multicast; TILEC_PERSISTENT=1: persistent blocks;
+# of two blocks with TMA multicast, persistent ones where the grid has two
+# waves or TILEC_PERSISTENT=1 asks; TILEC_PERSISTENT=1: persistent blocks;
 # TILEC_TURNS=1: attention's consumer warpgroups take turns; TILEC_OVERLAP=1:
 # attention's softmax under the tensor cores; the last two together) must stay
 # correct too: the GEMM-shaped examples and attention, at default sizes and
 # at ragged ones with an even and an odd number of tiles
-for xs in TILEC_CLUSTER TILEC_PERSISTENT TILEC_TURNS TILEC_OVERLAP "TILEC_OVERLAP TILEC_TURNS"; do
+for xs in TILEC_CLUSTER "TILEC_CLUSTER TILEC_PERSISTENT" TILEC_PERSISTENT TILEC_TURNS TILEC_OVERLAP "TILEC_OVERLAP TILEC_TURNS"; do
     for args in "gemm" "gemm --set M=1000,N=1016,K=1000" "gemm --set M=999,N=1001,K=997,BN=128" \
+        "gemm --set M=3000,N=2000,K=1000,BM=192,BN=128" \
         "gemm_bf16" "gemm_fp8" "gemm_fp8 --set M=1000,N=1016,K=1008" "gemm_bias_gelu --set BN=256" "flash_attn --set BN=128" "flash_attn --set B=1,H=3,S=1000" \
         "flash_attn --set BN=128,B=2,H=3,S=640" \
         "flash_attn --set B=1,H=2,S=777,causal=1" "flash_attn --set D=64,BM=192,BN=128,B=1,H=3,S=1000,causal=1"; do
