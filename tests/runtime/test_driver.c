@@ -8,7 +8,8 @@
  * With a GPU it compiles small kernels with NVRTC for the device's own
  * architecture, runs y = 2x + 1 over 1<<20 floats and checks the result,
  * times it with events, checks the kernel attributes, occupancy, the 48 KiB
- * shared-memory opt-in, refused launches, and last a kernel that faults
+ * shared-memory opt-in, refused launches, how many clusters fit (sm_90
+ * and later), and last a kernel that faults
  * (which leaves the context unusable, so nothing runs after it).
  * Exit 0: all passed; 1: a check failed; 77: skipped. */
 #include "runtime.h"
@@ -86,6 +87,16 @@ static const char *kernels_source =
     "\n"
     "extern \"C\" __global__ void fault(float *p) {\n"
     "    p[threadIdx.x] = 1.0f;\n"
+    "}\n";
+
+/* Hopper and later: a kernel of clusters of two blocks (sm_90's
+ * __cluster_dims__), for rt_max_active_clusters. */
+static const char *cluster_source =
+    "extern \"C\" __global__ void __cluster_dims__(2, 1, 1) pairs(unsigned *out) {\n"
+    "    extern __shared__ unsigned buf[];\n"
+    "    buf[threadIdx.x] = threadIdx.x;\n"
+    "    __syncthreads();\n"
+    "    if (threadIdx.x == 0) out[blockIdx.x] = buf[blockDim.x - 1];\n"
     "}\n";
 
 static void print_device(const RtDevice *d) {
@@ -286,6 +297,43 @@ typedef struct ThreadJob {
     char err[256];
 } ThreadJob;
 
+/* How many clusters of two fit at once: at least one, at most one per
+ * pair of SMs, and no more with a block's whole shared memory than one a
+ * pair of SMs (a persistent clustered kernel launches exactly that many). */
+static void test_clusters(const RtDevice *d) {
+    if (d->cc_major < 9) {
+        printf("  clusters: sm_%d%d has none, not tested\n", d->cc_major, d->cc_minor);
+        return;
+    }
+    char arch[16], err[256];
+    rt_device_arch(d, arch);
+    RtCompileOptions opt = {.arch = arch, .want_cubin = true};
+    RtCompileResult r;
+    bool ok = rt_compile(cluster_source, "test_clusters.cu", &opt, &r);
+    check(ok, "the cluster kernel compiles");
+    RtModule *m = NULL;
+    RtKernel k;
+    if (!ok || !rt_module_load(r.cubin, r.cubin_size, &m, err) || !get_kernel(m, "pairs", &k)) {
+        rt_compile_result_free(&r);
+        check(false, "the cluster kernel loads");
+        return;
+    }
+    int small = -1, big = -1;
+    ok = rt_max_active_clusters(&k, 128, 1024, 2, &small, err);
+    if (!ok) printf("  error: %s\n", err);
+    bool big_ok = rt_max_active_clusters(&k, 128, d->smem_per_block_optin, 2, &big, err);
+    if (!big_ok) printf("  error: %s\n", err);
+    printf("  clusters of 2 at once: %d with 1 KiB of shared memory, %d with %lld KiB\n", small, big,
+           d->smem_per_block_optin >> 10);
+    check(ok && small >= 1, "rt_max_active_clusters: one or more small clusters");
+    check(big_ok && big >= 1 && big <= d->sms / 2 && big <= small,
+          "rt_max_active_clusters: at most one cluster a pair of SMs with a whole SM's shared memory");
+    check_error(rt_max_active_clusters(&k, 128, 0, 0, &small, err), err, "a cluster of no blocks");
+    check(small == 0, "a refused rt_max_active_clusters leaves 0");
+    rt_module_unload(m);
+    rt_compile_result_free(&r);
+}
+
 static void *copy_in_thread(void *arg) {
     ThreadJob *job = arg;
     enum { N = 4096 };
@@ -355,6 +403,7 @@ int main(void) {
     test_axpb(&dev, &axpb, compiled.registers);
     test_big_smem(&dev, &big_smem);
     test_refusals(m);
+    test_clusters(&dev);
     test_other_thread();
     test_fault(&fault);
     rt_module_unload(m);
