@@ -399,7 +399,7 @@ static void plan_cluster(IrKernel *k, IrStmt *loop, int loop_at) {
         }
     }
     /* By default only where a shared tile's rows start off 128-byte lines
-     * (a row pitch like K = 1000 halves'): each 128-byte box row then takes
+     * (A's rows of K = 1000 halves: 2000 bytes): each 128-byte box row takes
      * about two more L2 requests, and multicast halves them. Measured on
      * the H200 at 3000 x 2000 x 1000 (bench/RESULTS.md, session 12): +5 %
      * (B's 4000-byte rows) to +10 % (A's 2000-byte rows); with aligned
