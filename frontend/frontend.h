@@ -209,7 +209,8 @@ struct Sym {
     int parallel_depth;      /* vars: the parallel loops around the declaration */
     /* Reference index variables: the dimension that gives the range. */
     bool range_known;        /* parallel and unroll loop variables too */
-    int64_t range;
+    int64_t range;           /* values range_lo .. range_lo + range - 1 (both ends reached) */
+    int64_t range_lo;        /* loop variables: the least value (range(a, b)'s a); else 0 */
     int range_guard;         /* loop variables: Sema.guarded where the loop starts */
     Sym *range_dim_sym;      /* size variable of that dim (NULL: a literal) */
     Loc range_loc;

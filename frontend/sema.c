@@ -428,6 +428,32 @@ static void check_assign(Sema *s, Node *st) {
         literal_fits(s, rhs, lhs->dtype);
 }
 
+/* range(a, b[, step]) with constant bounds: the first and last values the
+ * variable takes (sym->range_lo, sym->range), for index bounds checks; an
+ * empty loop or bounds near the 64-bit limits tell nothing. */
+static void range_span(Sym *sym, const NodeList *args, int guarded) {
+    const int64_t BIG = INT64_C(1) << 40;
+    for (int i = 0; i < args->len; i++) {
+        const Node *a = args->items[i];
+        if (a->kind == N_NAMED_ARG || !a->is_const || a->const_float || a->cval.i <= -BIG || a->cval.i >= BIG) return;
+    }
+    int64_t a = args->items[0]->cval.i, b = args->items[1]->cval.i, step = args->len == 3 ? args->items[2]->cval.i : 1;
+    int64_t first, last;
+    if (step > 0 && a < b) {
+        first = a;
+        last = a + (b - 1 - a) / step * step;
+    } else if (step < 0 && a > b) {
+        first = a - (a - b - 1) / -step * -step;
+        last = a;
+    } else {
+        return;
+    }
+    sym->range_known = true;
+    sym->range_lo = first;
+    sym->range = last - first + 1;
+    sym->range_guard = guarded;
+}
+
 static void check_stmt(Sema *s, Node *st) {
     switch (st->kind) {
     case N_LET: {
@@ -509,7 +535,8 @@ static void check_stmt(Sema *s, Node *st) {
             sym->dtype = DT_I32;
             v->sym = sym;
             /* the values a loop variable takes: 0 to its extent, where that
-             * is a constant (range's one-argument form, pipelined's count) */
+             * is a constant (range's one-argument form, pipelined's count),
+             * or range(a, b[, step])'s first to last value */
             const NodeList *args = &st->u.loop.iter->u.call.args;
             const Node *n = kind == LOOP_PARALLEL && i < args->len ? args->items[i]
                           : (kind == LOOP_UNROLL || kind == LOOP_RANGE) && args->len == 1 ? args->items[0]
@@ -518,6 +545,8 @@ static void check_stmt(Sema *s, Node *st) {
                 sym->range_known = true;
                 sym->range = n->cval.i;
                 sym->range_guard = s->guarded;
+            } else if (kind == LOOP_RANGE && (args->len == 2 || args->len == 3)) {
+                range_span(sym, args, s->guarded);
             }
             sym_declare(s, sym);
         }

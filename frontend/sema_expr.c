@@ -242,6 +242,10 @@ static bool index_range(const Sema *s, const Node *e, int64_t *lo, int64_t *hi) 
         if (v->kind != SYM_LOOP || !v->range_known || v->range < 1 || v->range > BIG || s->guarded != v->range_guard ||
             a.coef[i] <= -BIG || a.coef[i] >= BIG || __builtin_mul_overflow(a.coef[i], v->range - 1, &reach))
             return false;
+        int64_t first;
+        if (__builtin_mul_overflow(a.coef[i], v->range_lo, &first) || first <= -BIG || first >= BIG) return false;
+        *lo += first;
+        *hi += first;
         if (reach < 0) *lo += reach;
         else *hi += reach;
         if (*lo <= -BIG || *hi >= BIG) return false;
@@ -266,9 +270,12 @@ static bool index_in_bounds(Sema *s, const Sym *sym, int d, const Node *ix) {
     }
     int64_t lo, hi;
     if (!index_range(s, ix, &lo, &hi) || (lo >= 0 && hi < n)) return true;
-    if (ix->kind == N_NAME && ix->sym->kind == SYM_LOOP)
+    if (ix->kind == N_NAME && ix->sym->kind == SYM_LOOP && lo >= 0)
         diag_error(s->c, ix->loc, "'%s' runs to %lld, outside '%s': its dimension %d has %lld element%s",
                    ix->sym->name->s, (long long)hi, sym->name->s, d, (long long)n, n == 1 ? "" : "s");
+    else if (ix->kind == N_NAME && ix->sym->kind == SYM_LOOP)
+        diag_error(s->c, ix->loc, "'%s' runs from %lld to %lld, outside '%s': its dimension %d has %lld element%s",
+                   ix->sym->name->s, (long long)lo, (long long)hi, sym->name->s, d, (long long)n, n == 1 ? "" : "s");
     else
         diag_error(s->c, ix->loc, "this index runs from %lld to %lld, outside '%s': its dimension %d has %lld element%s",
                    (long long)lo, (long long)hi, sym->name->s, d, (long long)n, n == 1 ? "" : "s");
