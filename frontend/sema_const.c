@@ -129,7 +129,18 @@ bool const_fits(Sema *s, const Node *e, Dtype to, Loc loc, const char *what) {
 }
 
 bool literal_fits(Sema *s, const Node *v, Dtype to) {
-    if (!v->is_const || s->dead) return true;
+    if (s->dead) return true;
+    if (v->kind == N_COND) {
+        /* c ? 300 : x: a branch literal takes the conditional's type, which
+         * is the target's where both branches are literals */
+        Dtype t = v->dtype == DT_INT_LIT || v->dtype == DT_FLOAT_LIT ? to : v->dtype;
+        const Node *c = v->u.cond.c;
+        if (c->is_const) /* decided by the specialisation (the whole may be folded): the branch it takes */
+            return literal_fits(s, (c->const_float ? c->cval.f != 0 : c->cval.i != 0) ? v->u.cond.a : v->u.cond.b, t);
+        bool a = literal_fits(s, v->u.cond.a, t);
+        return literal_fits(s, v->u.cond.b, t) && a;
+    }
+    if (!v->is_const) return true;
     if (v->dtype == DT_INT_LIT && dtype_is_int(to) && !v->const_float && !int_fits(v->cval.i, to)) {
         diag_error(s->c, v->loc, "%lld does not fit in %s", (long long)v->cval.i, dtype_name(to));
         return false;
