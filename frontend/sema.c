@@ -429,8 +429,8 @@ static void check_assign(Sema *s, Node *st) {
 }
 
 /* range(a, b[, step]) with constant bounds: the first and last values the
- * variable takes (sym->range_lo, sym->range), for index bounds checks; an
- * empty loop or bounds near the 64-bit limits tell nothing. */
+ * variable takes (sym->range_lo, sym->range: 0 for an empty loop), for
+ * index bounds checks; bounds near the 64-bit limits tell nothing. */
 static void range_span(Sym *sym, const NodeList *args, int guarded) {
     const int64_t BIG = INT64_C(1) << 40;
     for (int i = 0; i < args->len; i++) {
@@ -445,8 +445,9 @@ static void range_span(Sym *sym, const NodeList *args, int guarded) {
     } else if (step < 0 && a > b) {
         first = a - (a - b - 1) / -step * -step;
         last = a;
-    } else {
-        return;
+    } else { /* no iteration */
+        first = a;
+        last = a - 1;
     }
     sym->range_known = true;
     sym->range_lo = first;
@@ -478,6 +479,8 @@ static void check_stmt(Sema *s, Node *st) {
         }
         if (check_expr(s, v)) {
             sym->dtype = v->dtype;
+            /* let v = c ? 300 : x_u8: the branch literal takes the u8 */
+            if (v->kind == N_COND && v->dtype != DT_INT_LIT && v->dtype != DT_FLOAT_LIT) literal_fits(s, v, v->dtype);
             if (v->is_const) {
                 sym->has_value = true;
                 sym->value_float = v->const_float;
@@ -528,6 +531,11 @@ static void check_stmt(Sema *s, Node *st) {
         int kind = check_loop_iter(s, st);
         if (!s->in_loop) mark_loop_writes(st->u.loop.body);
         scope_push(s);
+        /* a loop whose trip count is not a known positive constant (range(m)
+         * inside a loop over m, an empty range) runs its body for only some
+         * values of the variables outside it: a condition, for the bounds
+         * checks (index_range) */
+        bool runs_always = true, never_runs = false; /* the body of an empty loop is dead code */
         for (int i = 0; i < st->u.loop.vars.len; i++) {
             Node *v = st->u.loop.vars.items[i];
             Sym *sym = sym_new(s, SYM_LOOP, v->u.name, v->loc);
@@ -549,6 +557,8 @@ static void check_stmt(Sema *s, Node *st) {
                 range_span(sym, args, s->guarded);
             }
             sym_declare(s, sym);
+            runs_always &= sym->range_known && sym->range >= 1;
+            never_runs |= sym->range_known && sym->range <= 0;
         }
         /* nested unroll loops multiply their bodies: past this many copies
          * NVRTC takes minutes (10^9 of a one-line body: over a minute) */
@@ -563,7 +573,11 @@ static void check_stmt(Sema *s, Node *st) {
         s->unrolled = copies;
         s->in_loop++;
         if (kind == LOOP_PARALLEL) s->in_parallel++;
+        s->guarded += !runs_always;
+        s->dead += never_runs;
         check_block(s, st->u.loop.body);
+        s->dead -= never_runs;
+        s->guarded -= !runs_always;
         if (kind == LOOP_PARALLEL) s->in_parallel--;
         s->in_loop--;
         s->unrolled = outer;

@@ -22,7 +22,7 @@ typedef struct Sema {
     int in_parallel;         /* nesting of parallel loops */
     int in_loop;             /* nesting of any loop */
     int dead;                /* inside a branch the specialisation never takes */
-    int guarded;             /* inside a condition decided at run time (if, ?:, && and ||) */
+    int guarded;             /* inside a condition decided at run time (if, ?:, && and ||, a loop that may not run) */
     bool seen_swizzle;
     Sym *ref_reducing;       /* reference: reduction var being scoped */
     const Name *ref_defining; /* reference: the name the statement being checked defines */

@@ -529,6 +529,12 @@ static bool check_binary(Sema *s, Node *e) {
     default:
         e->dtype = dtype_join(a->dtype, b->dtype);
         if (e->dtype == DT_BOOL) e->dtype = DT_INT_LIT;
+        /* h_f16 + 1e5 in the kernel: the literal takes f16 and would be
+         * infinity (integer literals are left to C's arithmetic, which widens
+         * them; a reference computes in f64) */
+        if (s->mode != EM_REFERENCE && dtype_is_float(e->dtype) && dtype_bytes(e->dtype) < 4 &&
+            !(literal_fits(s, a, e->dtype) && literal_fits(s, b, e->dtype)))
+            return false;
         break;
     }
     if (a->is_const && b->is_const) return const_binary(s, e, op, a, b);
