@@ -528,21 +528,16 @@ bool rt_occupancy(const RtKernel *k, long long block, long long smem, int *block
     return true;
 }
 
-/* Functions of newer drivers, looked up on their own when first needed, so
- * that an older driver still runs everything that does not use them:
- * cuOccupancyMaxActiveClusters (CUDA 11.8) and cuTensorMapEncodeTiled
- * (12.0, for TMA). */
+/* cuOccupancyMaxActiveClusters came with CUDA 11.8: looked up on its own,
+ * so an older driver still runs everything without clusters. */
 static struct {
     pthread_once_t load_once;
     __typeof__(&cuOccupancyMaxActiveClusters) max_active_clusters;
-    __typeof__(&cuTensorMapEncodeTiled) encode_tiled;
-} newer = {.load_once = PTHREAD_ONCE_INIT};
+} cluster_occupancy = {.load_once = PTHREAD_ONCE_INIT};
 
-static void load_newer_functions(void) {
+static void load_cluster_occupancy(void) {
     void *fn = dlsym(driver.library, "cuOccupancyMaxActiveClusters");
-    memcpy(&newer.max_active_clusters, &fn, sizeof fn);
-    fn = dlsym(driver.library, "cuTensorMapEncodeTiled");
-    memcpy(&newer.encode_tiled, &fn, sizeof fn);
+    memcpy(&cluster_occupancy.max_active_clusters, &fn, sizeof fn);
 }
 
 bool rt_max_active_clusters(const RtKernel *k, long long block, long long smem, int cluster, int *clusters,
@@ -552,14 +547,14 @@ bool rt_max_active_clusters(const RtKernel *k, long long block, long long smem, 
     if (!check_kernel(k, "rt_max_active_clusters", err) || !check_block(block, smem, err)) return false;
     if (cluster < 1) return rt_fail(err, "a cluster has at least one block");
     if (!opt_in_shared_memory(k->fn, smem, err)) return false;
-    pthread_once(&newer.load_once, load_newer_functions);
-    if (!newer.max_active_clusters)
+    pthread_once(&cluster_occupancy.load_once, load_cluster_occupancy);
+    if (!cluster_occupancy.max_active_clusters)
         return rt_fail(err, "the CUDA driver (" DRIVER_LIBRARY ") is too old for clusters: it has no cuOccupancyMaxActiveClusters");
     /* The cluster shape is the kernel's own (__cluster_dims__); the grid
      * only has to be a whole number of clusters. */
     CUlaunchConfig config = {.gridDimX = (unsigned)cluster, .gridDimY = 1, .gridDimZ = 1, .blockDimX = (unsigned)block,
                              .blockDimY = 1, .blockDimZ = 1, .sharedMemBytes = (unsigned)smem};
-    CUresult rc = newer.max_active_clusters(clusters, k->fn, &config);
+    CUresult rc = cluster_occupancy.max_active_clusters(clusters, k->fn, &config);
     if (rc != CUDA_SUCCESS) return cu_fail(err, rc, "could not compute how many of the kernel's clusters fit at once");
     return true;
 }
@@ -826,10 +821,20 @@ void rt_graph_destroy(RtGraph *g) {
 
 /* ---- TMA tensor maps (CUDA 12.0 and later drivers) ---- */
 
+static struct {
+    pthread_once_t load_once;
+    __typeof__(&cuTensorMapEncodeTiled) encode_tiled;
+} tensor_maps = {.load_once = PTHREAD_ONCE_INIT};
+
+static void load_tensor_map_functions(void) {
+    void *fn = dlsym(driver.library, "cuTensorMapEncodeTiled");
+    memcpy(&tensor_maps.encode_tiled, &fn, sizeof fn);
+}
+
 bool rt_tensor_map_encode(const RtTensorMapSpec *s, uint64_t base, void *out, char err[256]) {
     if (!ensure_context(err)) return false;
-    pthread_once(&newer.load_once, load_newer_functions);
-    if (!newer.encode_tiled)
+    pthread_once(&tensor_maps.load_once, load_tensor_map_functions);
+    if (!tensor_maps.encode_tiled)
         return rt_fail(err, "the CUDA driver (" DRIVER_LIBRARY ") is too old for TMA: it has no cuTensorMapEncodeTiled");
     if (s->rank < 1 || s->rank > 5 || ((uintptr_t)out & 63))
         return rt_fail(err, "a TMA tensor map needs rank 1 to 5 and a 64-byte aligned home");
@@ -852,7 +857,7 @@ bool rt_tensor_map_encode(const RtTensorMapSpec *s, uint64_t base, void *out, ch
     /* Out-of-bounds elements of a box read as zeros (FLOAT_OOB_FILL_NONE),
      * which is what a ragged tile edge of a GEMM needs; 256-byte L2
      * promotion fetches whole sectors pairs for the 128-byte rows. */
-    CUresult rc = newer.encode_tiled((CUtensorMap *)out, type, (cuuint32_t)s->rank, (void *)(uintptr_t)base, dims,
+    CUresult rc = tensor_maps.encode_tiled((CUtensorMap *)out, type, (cuuint32_t)s->rank, (void *)(uintptr_t)base, dims,
                                            strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
                                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (rc != CUDA_SUCCESS) return cu_fail(err, rc, "could not build a TMA tensor map");
