@@ -788,18 +788,13 @@ void cg_block_indices(Cg *g, const char *lin) {
  * tiles, so what shares L2 does not change. */
 void cg_tile_loop_begin(Cg *g) {
     const IrKernel *k = g->k;
-    int64_t tiles = k->grid[0] * k->grid[1] * k->grid[2];
-    if (k->cluster) {
-        /* clusters of two take the tiles in pairs: both blocks of a cluster
-         * the same pair (their multicast loads fill each other's slots) */
-        cg_line(g, "for (int tl_n = 0, tl_tile = blockIdx.x >> 1; tl_tile < %lld;", (long long)(tiles / 2));
-        cg_line(g, "     ++tl_n, tl_tile = tl_n * (gridDim.x >> 1) + (tl_n & 1 ? (gridDim.x >> 1) - 1 - (blockIdx.x >> 1) : blockIdx.x >> 1)) {");
-        g->ind++;
-        cg_block_indices(g, "tl_tile");
-        return;
-    }
-    cg_line(g, "for (int tl_n = 0, tl_tile = blockIdx.x; tl_tile < %lld;", (long long)tiles);
-    cg_line(g, "     ++tl_n, tl_tile = tl_n * gridDim.x + (tl_n & 1 ? gridDim.x - 1 - blockIdx.x : blockIdx.x)) {");
+    /* clusters of two take the tiles in pairs, both blocks of a cluster the
+     * same pair (their multicast loads fill each other's slots): the
+     * round-robin unit is the cluster, not the block */
+    int64_t units = k->grid[0] * k->grid[1] * k->grid[2] / (k->cluster ? 2 : 1);
+    const char *me = k->cluster ? "(blockIdx.x >> 1)" : "blockIdx.x", *all = k->cluster ? "(gridDim.x >> 1)" : "gridDim.x";
+    cg_line(g, "for (int tl_n = 0, tl_tile = %s; tl_tile < %lld;", me, (long long)units);
+    cg_line(g, "     ++tl_n, tl_tile = tl_n * %s + (tl_n & 1 ? %s - 1 - %s : %s)) {", all, all, me, me);
     g->ind++;
     cg_block_indices(g, "tl_tile");
 }

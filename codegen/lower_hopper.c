@@ -576,22 +576,21 @@ static void ring_wait(Cg *g, int ring, const char *slot, const char *it) {
 
 /* Gives ring r's slot back to the producer after iteration `kt` of `n`. */
 static void ring_release(Cg *g, int ring, const char *slot, const char *kt, const char *n) {
-    if (g->k->cluster && g->k->persistent) {
-        /* a persistent block's producer goes on into the next tile's
-         * iterations, which wait for these releases; the kernel ends on a
-         * cluster barrier (cg_hopper_finish), so no peer has exited when the
-         * last ones arrive */
-        cg_line(g, "if (lane < 2) tl_mbar_arrive_cluster(%s, lane);  // in block `lane` of the cluster",
-                ring_bar(g, "empty", ring, slot));
-    } else if (g->k->cluster) {
-        /* both blocks' producers fill this slot: free it in both. The last
-         * `stages` releases are awaited by no producer, and skipping them
-         * keeps a finished peer's shared memory from being written. */
-        cg_line(g, "if (%s < %s - %d && lane < 2) tl_mbar_arrive_cluster(%s, lane);  // in block `lane` of the cluster", kt,
-                n, g->k->ws_loop->stages, ring_bar(g, "empty", ring, slot));
-    } else {
+    const IrKernel *k = g->k;
+    if (!k->cluster) {
         cg_line(g, "if (lane == 0) tl_mbar_arrive(%s);  // this warp is done with the slot", ring_bar(g, "empty", ring, slot));
+        return;
     }
+    /* Both blocks' producers fill this slot: free it in both. A block of
+     * one tile skips its last `stages` releases (no producer waits for
+     * them, and a finished peer's shared memory must not be written); a
+     * persistent block's producer goes on into the next tile's iterations,
+     * which wait for every release, and the kernel ends on a cluster
+     * barrier (cg_hopper_finish), so no peer has exited when they arrive. */
+    const char *when = k->persistent ? "lane < 2"
+                                     : arena_printf(arena(g), "%s < %s - %d && lane < 2", kt, n, k->ws_loop->stages);
+    cg_line(g, "if (%s) tl_mbar_arrive_cluster(%s, lane);  // in block `lane` of the cluster", when,
+            ring_bar(g, "empty", ring, slot));
 }
 
 /* The waits for the rings whose first gemm is body statement `at`, and

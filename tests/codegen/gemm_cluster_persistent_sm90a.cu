@@ -26,8 +26,8 @@ extern "C" __global__ void __launch_bounds__(512) __cluster_dims__(2, 1, 1) tile
     if (tid >= 384) {  // the producer warpgroup: its first thread issues every TMA copy
         if (tid == 384) {
             int tl_it = 0;
-            for (int tl_n = 0, tl_tile = blockIdx.x >> 1; tl_tile < 128;
-                 ++tl_n, tl_tile = tl_n * (gridDim.x >> 1) + (tl_n & 1 ? (gridDim.x >> 1) - 1 - (blockIdx.x >> 1) : blockIdx.x >> 1)) {
+            for (int tl_n = 0, tl_tile = (blockIdx.x >> 1); tl_tile < 128;
+                 ++tl_n, tl_tile = tl_n * (gridDim.x >> 1) + (tl_n & 1 ? (gridDim.x >> 1) - 1 - (blockIdx.x >> 1) : (blockIdx.x >> 1))) {
                 const int tl_cta_rank = tl_cluster_rank();  // blockIdx.x % 2
                 int tl_bx, tl_by;
                 {
@@ -57,8 +57,8 @@ extern "C" __global__ void __launch_bounds__(512) __cluster_dims__(2, 1, 1) tile
     const unsigned long long tl_adesc_A_s = tl_wgmma_desc((const unsigned char *)A_s + tl_wg * 8192, 16, 1024, 1);
     const unsigned long long tl_ndesc_B_s = tl_wgmma_desc(B_s, 8192, 1024, 1);
     int tl_it = 0;  // pipeline iterations so far: the stage and phase to wait for
-    for (int tl_n = 0, tl_tile = blockIdx.x >> 1; tl_tile < 128;
-         ++tl_n, tl_tile = tl_n * (gridDim.x >> 1) + (tl_n & 1 ? (gridDim.x >> 1) - 1 - (blockIdx.x >> 1) : blockIdx.x >> 1)) {
+    for (int tl_n = 0, tl_tile = (blockIdx.x >> 1); tl_tile < 128;
+         ++tl_n, tl_tile = tl_n * (gridDim.x >> 1) + (tl_n & 1 ? (gridDim.x >> 1) - 1 - (blockIdx.x >> 1) : (blockIdx.x >> 1))) {
         const int tl_cta_rank = tl_cluster_rank();  // blockIdx.x % 2
         int tl_bx, tl_by;
         {
