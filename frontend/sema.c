@@ -432,7 +432,7 @@ static void check_assign(Sema *s, Node *st) {
  * variable takes (sym->range_lo, sym->range: 0 for an empty loop), for
  * index bounds checks; bounds near the 64-bit limits tell nothing. */
 static void range_span(Sym *sym, const NodeList *args, int guarded) {
-    const int64_t BIG = INT64_C(1) << 40;
+    const int64_t BIG = SEMA_INDEX_LIMIT;
     for (int i = 0; i < args->len; i++) {
         const Node *a = args->items[i];
         if (a->kind == N_NAMED_ARG || !a->is_const || a->const_float || a->cval.i <= -BIG || a->cval.i >= BIG) return;

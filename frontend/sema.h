@@ -74,6 +74,9 @@ typedef struct Affine {
     bool ok;
 } Affine;
 Affine affine_of(const Node *e);
+/* Past this magnitude no tile index is meant: the buffer-index bounds
+ * checks tell nothing about such values (and cannot overflow below it). */
+#define SEMA_INDEX_LIMIT (INT64_C(1) << 40)
 void affine_add(Affine *r, const Affine *a, int64_t scale); /* r += scale * a */
 /* "undefined name 'x'", once per name and kernel (its other uses would
  * only repeat it), with a hint for block index names without a grid clause. */

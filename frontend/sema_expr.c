@@ -231,7 +231,7 @@ Affine affine_of(const Node *e) { return affine_at(e, 0); }
  * access: then every combination of the variables' values, and so both
  * ends of [*lo, *hi], is reached. False where that cannot be told. */
 static bool index_range(const Sema *s, const Node *e, int64_t *lo, int64_t *hi) {
-    const int64_t BIG = INT64_C(1) << 40; /* beyond this no tile index is meant: do not tell */
+    const int64_t BIG = SEMA_INDEX_LIMIT;
     Affine a = affine_of(e);
     if (!a.ok || a.c <= -BIG || a.c >= BIG) return false;
     *lo = *hi = a.c;
