@@ -154,6 +154,8 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop);          /* the consumers' loop */
 void cg_hopper_preload_wait(Cg *g, IrStmt *copy);      /* a TMA copy before the loop */
 void cg_hopper_tma_store(Cg *g, IrStmt *copy);         /* an epilogue store (plan_store) */
 void cg_hopper_finish(Cg *g);                          /* the consumers' end */
+void cg_hopper_idle_begin(Cg *g);                      /* a warpgroup with nothing to store: if (idle) ... else { */
+void cg_hopper_idle_end(Cg *g);                        /* } */
 void cg_hopper_tensor_maps(const IrKernel *k, CgKernel *out);
 /* The registers a consumer thread takes from the producer (setmaxnreg), 0: none. */
 int cg_hopper_consumer_regs(const IrKernel *k);

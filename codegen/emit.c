@@ -796,7 +796,30 @@ void cg_tile_loop_begin(Cg *g) {
     cg_line(g, "for (int tl_n = 0, tl_tile = %s; tl_tile < %lld;", me, (long long)units);
     cg_line(g, "     ++tl_n, tl_tile = tl_n * %s + (tl_n & 1 ? %s - 1 - %s : %s)) {", all, all, me, me);
     g->ind++;
-    cg_block_indices(g, "tl_tile");
+    int d = k->idle_stores.len ? k->idle_last_dim : -1;
+    if (d < 0) {
+        cg_block_indices(g, "tl_tile");
+        return;
+    }
+    /* plan_idle: the tiles at the end of grid dimension d (those with idle
+     * warpgroups) after all the others, each part in grid order: tile t of
+     * the first part has index t along the grid with dimension d one
+     * shorter, of the second index t - first along the grid without d */
+    int64_t inner = 1, G = k->grid[d];
+    for (int i = 0; i < d; i++) inner *= k->grid[i];
+    int64_t first = units - units / G;
+    Arena *ar = &k->c->arena;
+    /* t as (low, high) digits around dimension d: t % inner, t / inner */
+    const char *lo = inner == 1 ? "" : arena_printf(ar, "tl_tile %% %lld + %lld * ", (long long)inner, (long long)inner);
+    const char *hi = inner == 1 ? "tl_tile" : arena_printf(ar, "(tl_tile / %lld)", (long long)inner);
+    const char *lo2 = inner == 1 ? "" : arena_printf(ar, "(tl_tile - %lld) %% %lld + %lld * ", (long long)first,
+                                                      (long long)inner, (long long)inner);
+    const char *hi2 = inner == 1 ? arena_printf(ar, "(tl_tile - %lld)", (long long)first)
+                                 : arena_printf(ar, "((tl_tile - %lld) / %lld)", (long long)first, (long long)inner);
+    cg_line(g, "const int tl_lin = tl_tile < %lld  // the tiles with idle warpgroups last", (long long)first);
+    cg_line(g, "    ? %s(%s %% %lld + %lld * (%s / %lld))", lo, hi, (long long)(G - 1), (long long)G, hi, (long long)(G - 1));
+    cg_line(g, "    : %s(%lld + %lld * %s);", lo2, (long long)(G - 1), (long long)G, hi2);
+    cg_block_indices(g, "tl_lin");
 }
 
 void cg_tile_loop_end(Cg *g) {
@@ -914,7 +937,9 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     if (k->ws_loop) cg_hopper_split(&g);
     if (k->ws_loop) cg_line(&g, "int tl_it = 0;  // pipeline iterations so far: the stage and phase to wait for");
     if (k->persistent) cg_tile_loop_begin(&g);
+    if (k->idle_stores.len) cg_hopper_idle_begin(&g);
     cg_block(&g, &k->body);
+    if (k->idle_stores.len) cg_hopper_idle_end(&g);
     if (k->persistent) cg_tile_loop_end(&g);
     if (k->ws_loop) {
         cg_hopper_finish(&g);

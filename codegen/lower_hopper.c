@@ -307,6 +307,17 @@ int cg_hopper_consumer_regs(const IrKernel *k) {
     return regs > entry ? (int)regs : 0;
 }
 
+/* The top-level lets before the loop that the copies' corners and the
+ * trip count need (IrStmt.producer_too). */
+static void producer_lets(Cg *g) {
+    IrKernel *k = g->k;
+    for (int i = 0; i < k->body.len && k->body.items[i] != k->ws_loop; i++)
+        if (k->body.items[i]->producer_too) {
+            IrBlock one = {.items = &k->body.items[i], .len = 1};
+            cg_block(g, &one);
+        }
+}
+
 /* mbarriers, then the producer warpgroup's whole job; the consumers go on. */
 void cg_hopper_split(Cg *g) {
     IrKernel *k = g->k;
@@ -351,12 +362,7 @@ void cg_hopper_split(Cg *g) {
     const char *var = ir_cname(k->c, loop->sym->name), *n = cg_tmp(g, "n"), *s = cg_tmp(g, "s");
     cg_line(g, "int tl_it = 0;");
     if (k->persistent) cg_tile_loop_begin(g);
-    /* the lets the copies' corners and the trip count need */
-    for (int i = 0; i < k->body.len && k->body.items[i] != loop; i++)
-        if (k->body.items[i]->producer_too) {
-            IrBlock one = {.items = &k->body.items[i], .len = 1};
-            cg_block(g, &one);
-        }
+    producer_lets(g);
     if (pre_bytes) {
         /* a persistent block's next tile: once its consumers have left the
          * last tile's loop, the preloaded tiles are free */
@@ -779,6 +785,50 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
     if (turns) turn_pass(g, arena_printf(arena(g), "if (tl_wg != %d) ", W - 1));
     if (k->persistent && has_preloads(k))
         cg_line(g, "if (lane == 0) tl_mbar_arrive(tl_preload_free);  // the next tile's preloads may come");
+    g->ind--;
+    cg_line(g, "}");
+}
+
+/* ---- warpgroups with nothing to store (plan_idle) ---- */
+
+/* Opens the consumers' tile body with the test for this warpgroup's rows
+ * lying past the edge of every store (each store's rows begin at its
+ * start, warpgroup g's 64 at start + 64g); such a warpgroup only keeps
+ * the pipeline's protocol: the preloads' barrier (a persistent block's
+ * producer loads the next tile's once every consumer warp has freed
+ * them) and every slot of the loop waited for and freed. The tile's code
+ * for the others follows in the else branch (cg_hopper_idle_end). */
+void cg_hopper_idle_begin(Cg *g) {
+    IrKernel *k = g->k;
+    IrStmt *loop = k->ws_loop;
+    char *cond = NULL;
+    for (int i = 0; i < k->idle_stores.len; i++) {
+        const IrStmt *st = k->idle_stores.items[i];
+        int d = st->dst.buf->rank - st->src.buf->rank; /* the rows' dimension (plan_idle's row_dim) */
+        const char *start = st->dst.idx[d] ? cg_expr_str(g, st->dst.idx[d]) : "0";
+        cond = cg_and(g, cond, arena_printf(arena(g), "(%s) + tl_wg * 64 >= %lld", start, (long long)st->dst.buf->shape[d]));
+    }
+    cg_line(g, "if (%s) {  // this warpgroup's rows are all past the stores' edge: it only keeps the pipeline going", cond);
+    g->ind++;
+    bool preload_free = k->persistent && has_preloads(k);
+    if (preload_free) cg_line(g, "tl_mbar_wait(tl_preload, tl_n & 1);  // this tile's preloads (then the next may come)");
+    producer_lets(g);
+    const char *n = cg_tmp(g, "n"), *s = cg_tmp(g, "s"), *kt = cg_tmp(g, "kb");
+    cg_line(g, "const int %s = %s;", n, cg_expr_str(g, loop->hi));
+    cg_line(g, "for (int %s = 0; %s < %s; ++%s, ++tl_it) {", kt, kt, n, kt);
+    g->ind++;
+    cg_line(g, "const int %s = tl_it %% %d;", s, loop->stages);
+    for (int r = 0; r < k->rings; r++) ring_wait(g, r, s, "tl_it");
+    for (int r = 0; r < k->rings; r++) ring_release(g, r, s, kt, n);
+    g->ind--;
+    cg_line(g, "}");
+    if (preload_free) cg_line(g, "if (lane == 0) tl_mbar_arrive(tl_preload_free);");
+    g->ind--;
+    cg_line(g, "} else {");
+    g->ind++;
+}
+
+void cg_hopper_idle_end(Cg *g) {
     g->ind--;
     cg_line(g, "}");
 }

@@ -181,6 +181,15 @@ typedef struct IrKernel {
      * of E2. */
     bool overlap;
     int overlap_wait, overlap_tail;
+    /* Warpgroups with nothing to store (plan_idle): the epilogue's stores
+     * (IrStmt*) whose row starts tell, at run time, whether this
+     * warpgroup's rows all lie past their edges (then it only waits for
+     * and frees each slot); empty where that cannot happen or be told.
+     * idle_last_dim: the grid dimension along which persistent blocks take
+     * the last tiles, the ones with idle warpgroups, after all others; -1
+     * for the plain order. */
+    PtrVec idle_stores;
+    int idle_last_dim;
 } IrKernel;
 
 /* ---- build.c ---- */

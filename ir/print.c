@@ -179,6 +179,8 @@ void ir_print(FILE *o, const IrKernel *k) {
     if (k->turns) fputs(" turns", o);
     if (k->overlap) fprintf(o, " overlap(wait at %d, tail from %d)", k->overlap_wait, k->overlap_tail);
     if (k->cluster) fprintf(o, " cluster(%d along grid dimension %d)", k->cluster, k->cluster_dim);
+    if (k->idle_stores.len) fprintf(o, " idle_warpgroups(%d store%s)", k->idle_stores.len, k->idle_stores.len == 1 ? "" : "s");
+    if (k->idle_last_dim >= 0 && k->idle_stores.len) fprintf(o, " idle_tiles_last(grid dimension %d)", k->idle_last_dim);
     if (k->swizzle_panel) fprintf(o, " rasterize(panel %d, %s)", k->swizzle_panel, k->swizzle_col ? "col" : "row");
     if (k->smem_bytes) fprintf(o, " shared=%lld", (long long)k->smem_bytes);
     if (k->tma_stores.len) fprintf(o, " store_staging=%lld", (long long)k->store_offset);

@@ -46,6 +46,10 @@ void pass_plan_shared(IrKernel *k);
 void pass_plan_store(IrKernel *k);
 /* requires: everything above; provides: sync_before on operations that need a barrier */
 void pass_insert_sync(IrKernel *k);
+/* requires: everything above; provides: on the sm_90a path, IrKernel.idle_stores
+ * where a warpgroup whose rows are past every store's edge may skip its work,
+ * and idle_last_dim, the tile order that takes such tiles last */
+void pass_plan_idle(IrKernel *k);
 
 /* The most dynamic shared memory a block of sm_<arch> may have. */
 int64_t pass_smem_limit(int arch);

@@ -20,6 +20,7 @@ static const Pass passes[] = {
     {"plan_shared", pass_plan_shared},
     {"plan_store", pass_plan_store},
     {"insert_sync", pass_insert_sync},
+    {"plan_idle", pass_plan_idle},
 };
 enum { NPASSES = sizeof passes / sizeof *passes };
 
@@ -29,7 +30,7 @@ bool pass_exists(const char *name) {
     return false;
 }
 
-const char *pass_names(void) { return "stage_operands, plan_warpgroups, infer_layout, stage_elements, plan_pipeline, plan_overlap, plan_shared, plan_store, insert_sync"; }
+const char *pass_names(void) { return "stage_operands, plan_warpgroups, infer_layout, stage_elements, plan_pipeline, plan_overlap, plan_shared, plan_store, insert_sync, plan_idle"; }
 
 static bool wanted(const char *list, const char *name) {
     if (!list) return false;

@@ -71,45 +71,54 @@ extern "C" __global__ void __launch_bounds__(512) __cluster_dims__(2, 1, 1) tile
         const int bx = 2 * tl_bx + tl_cta_rank, by = tl_by;
         __builtin_assume(bx >= 0 && bx < 16);
         __builtin_assume(by >= 0 && by < 16);
-        #pragma unroll
-        for (int r2_ = 0; r2_ < 64; ++r2_) acc[r2_] = (float)(0);
-        {
-            const int n3_ = 16;
-            for (int k = 0; k < n3_; ++k, ++tl_it) {
-                const int s4_ = tl_it % 4;
-                tl_mbar_wait(&tl_full[s4_], (tl_it / 4) & 1);  // the tiles have landed
-                {
-                    tl_wgmma_fence();
-                    tl_wgmma_m64n128k16_f16_ss_nb(acc, tl_wgmma_desc_at(tl_adesc_A_s, s4_ * 24576 + 0), tl_wgmma_desc_at(tl_ndesc_B_s, s4_ * 16384 + 0), 1);
-                    tl_wgmma_m64n128k16_f16_ss_nb(acc, tl_wgmma_desc_at(tl_adesc_A_s, s4_ * 24576 + 32), tl_wgmma_desc_at(tl_ndesc_B_s, s4_ * 16384 + 2048), 1);
-                    tl_wgmma_m64n128k16_f16_ss_nb(acc, tl_wgmma_desc_at(tl_adesc_A_s, s4_ * 24576 + 64), tl_wgmma_desc_at(tl_ndesc_B_s, s4_ * 16384 + 4096), 1);
-                    tl_wgmma_m64n128k16_f16_ss_nb(acc, tl_wgmma_desc_at(tl_adesc_A_s, s4_ * 24576 + 96), tl_wgmma_desc_at(tl_ndesc_B_s, s4_ * 16384 + 6144), 1);
-                    tl_wgmma_commit();
-                    tl_wgmma_wait<0>();
-                    #pragma unroll
-                    for (int r5_ = 0; r5_ < 64; ++r5_) tl_pin(acc[r5_]);
-                }
-                if (lane < 2) tl_mbar_arrive_cluster(&tl_empty[s4_], lane);  // in block `lane` of the cluster
+        if (((by * 192)) + tl_wg * 64 >= 3000) {  // this warpgroup's rows are all past the stores' edge: it only keeps the pipeline going
+            const int n2_ = 16;
+            for (int kb4_ = 0; kb4_ < n2_; ++kb4_, ++tl_it) {
+                const int s3_ = tl_it % 4;
+                tl_mbar_wait(&tl_full[s3_], (tl_it / 4) & 1);  // the tiles have landed
+                if (lane < 2) tl_mbar_arrive_cluster(&tl_empty[s3_], lane);  // in block `lane` of the cluster
             }
-        }
-        {
-            unsigned char *const st6_ = tl_smem + 164864 + tl_wg * 16384;  // this warpgroup's rows of the staging tile
-            if (tid % 128 == 0) tl_tma_store_wait_read();  // the previous stores have read it
-            asm volatile("bar.sync %0, 128;\n" ::"r"(2 + tl_wg) : "memory");  // this warpgroup
+        } else {
             #pragma unroll
-            for (int q7_ = 0; q7_ < 64; q7_ += 2) {
-                const int r9_ = (warp / 1 * 16 + (q7_) / 64 * 16 + ((q7_) / 2 % 2) * 8 + lane / 4) % 64, c10_ = (warp % 1 * 128 + (q7_) / 4 % 16 * 8 + (lane % 4) * 2 + (q7_) % 2);
-                union { unsigned v; __half e[2]; } v8_;
-                v8_.e[0] = tl_from_float<__half>((float)((acc[q7_ + 0])));
-                v8_.e[1] = tl_from_float<__half>((float)((acc[q7_ + 1])));
-                *(unsigned *)(st6_ + c10_ / 64 * 8192 + tl_tma_swizzle(r9_, c10_ % 64 * 2, 128)) = v8_.v;
+            for (int r5_ = 0; r5_ < 64; ++r5_) acc[r5_] = (float)(0);
+            {
+                const int n6_ = 16;
+                for (int k = 0; k < n6_; ++k, ++tl_it) {
+                    const int s7_ = tl_it % 4;
+                    tl_mbar_wait(&tl_full[s7_], (tl_it / 4) & 1);  // the tiles have landed
+                    {
+                        tl_wgmma_fence();
+                        tl_wgmma_m64n128k16_f16_ss_nb(acc, tl_wgmma_desc_at(tl_adesc_A_s, s7_ * 24576 + 0), tl_wgmma_desc_at(tl_ndesc_B_s, s7_ * 16384 + 0), 1);
+                        tl_wgmma_m64n128k16_f16_ss_nb(acc, tl_wgmma_desc_at(tl_adesc_A_s, s7_ * 24576 + 32), tl_wgmma_desc_at(tl_ndesc_B_s, s7_ * 16384 + 2048), 1);
+                        tl_wgmma_m64n128k16_f16_ss_nb(acc, tl_wgmma_desc_at(tl_adesc_A_s, s7_ * 24576 + 64), tl_wgmma_desc_at(tl_ndesc_B_s, s7_ * 16384 + 4096), 1);
+                        tl_wgmma_m64n128k16_f16_ss_nb(acc, tl_wgmma_desc_at(tl_adesc_A_s, s7_ * 24576 + 96), tl_wgmma_desc_at(tl_ndesc_B_s, s7_ * 16384 + 6144), 1);
+                        tl_wgmma_commit();
+                        tl_wgmma_wait<0>();
+                        #pragma unroll
+                        for (int r8_ = 0; r8_ < 64; ++r8_) tl_pin(acc[r8_]);
+                    }
+                    if (lane < 2) tl_mbar_arrive_cluster(&tl_empty[s7_], lane);  // in block `lane` of the cluster
+                }
             }
-            tl_fence_proxy_async();  // the writes, visible to the TMA unit
-            asm volatile("bar.sync %0, 128;\n" ::"r"(2 + tl_wg) : "memory");  // this warpgroup
-            if (tid % 128 == 0) {
-                tl_tma_store<2>(&tl_tmap2, st6_ + 0, (int)((bx * 128)) + 0, (int)((by * 192)) + tl_wg * 64);
-                tl_tma_store<2>(&tl_tmap2, st6_ + 8192, (int)((bx * 128)) + 64, (int)((by * 192)) + tl_wg * 64);
-                tl_tma_store_commit();
+            {
+                unsigned char *const st9_ = tl_smem + 164864 + tl_wg * 16384;  // this warpgroup's rows of the staging tile
+                if (tid % 128 == 0) tl_tma_store_wait_read();  // the previous stores have read it
+                asm volatile("bar.sync %0, 128;\n" ::"r"(2 + tl_wg) : "memory");  // this warpgroup
+                #pragma unroll
+                for (int q10_ = 0; q10_ < 64; q10_ += 2) {
+                    const int r12_ = (warp / 1 * 16 + (q10_) / 64 * 16 + ((q10_) / 2 % 2) * 8 + lane / 4) % 64, c13_ = (warp % 1 * 128 + (q10_) / 4 % 16 * 8 + (lane % 4) * 2 + (q10_) % 2);
+                    union { unsigned v; __half e[2]; } v11_;
+                    v11_.e[0] = tl_from_float<__half>((float)((acc[q10_ + 0])));
+                    v11_.e[1] = tl_from_float<__half>((float)((acc[q10_ + 1])));
+                    *(unsigned *)(st9_ + c13_ / 64 * 8192 + tl_tma_swizzle(r12_, c13_ % 64 * 2, 128)) = v11_.v;
+                }
+                tl_fence_proxy_async();  // the writes, visible to the TMA unit
+                asm volatile("bar.sync %0, 128;\n" ::"r"(2 + tl_wg) : "memory");  // this warpgroup
+                if (tid % 128 == 0) {
+                    tl_tma_store<2>(&tl_tmap2, st9_ + 0, (int)((bx * 128)) + 0, (int)((by * 192)) + tl_wg * 64);
+                    tl_tma_store<2>(&tl_tmap2, st9_ + 8192, (int)((bx * 128)) + 64, (int)((by * 192)) + tl_wg * 64);
+                    tl_tma_store_commit();
+                }
             }
         }
     }
