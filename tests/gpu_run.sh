@@ -32,7 +32,10 @@ run() {  # file kernel args...
 # ragged sizes per kernel name (non-multiples of every default tile)
 ragged() {
     case $1 in
-    gemm|gemm_bf16|gemm_bias_gelu) echo "--set M=1000,N=1016,K=1000"; echo "--set M=999,N=1001,K=997" ;;
+    gemm|gemm_bf16|gemm_bias_gelu) echo "--set M=1000,N=1016,K=1000"; echo "--set M=999,N=1001,K=997"
+        # 256 tiles, rows aligned (no clusters), persistent: warpgroup 2 of the
+        # last row of tiles (120 rows) idle (plan_idle)
+        echo "--set M=3000,N=2000,K=1024,BM=192,BN=128" ;;
     add) echo "--set N=1000003" ;;
     softmax|row_reduce|layernorm|rmsnorm) echo "--set M=1001,N=3000" ;;
     swiglu|transpose) echo "--set M=1001,N=999" ;;
@@ -127,7 +130,7 @@ for xs in TILEC_CLUSTER "TILEC_CLUSTER TILEC_PERSISTENT" TILEC_PERSISTENT TILEC_
     for args in "gemm" "gemm --set M=1000,N=1016,K=1000" "gemm --set M=999,N=1001,K=997,BN=128" \
         "gemm --set M=3000,N=2000,K=1000,BM=192,BN=128" \
         "gemm_bf16" "gemm_fp8" "gemm_fp8 --set M=1000,N=1016,K=1008" "gemm_bias_gelu --set BN=256" "flash_attn --set BN=128" "flash_attn --set B=1,H=3,S=1000" \
-        "flash_attn --set BN=128,B=2,H=3,S=640" \
+        "flash_attn --set BN=128,B=2,H=3,S=640" "flash_attn --set BM=192,BN=96,B=1,H=3,S=1000" \
         "flash_attn --set B=1,H=2,S=777,causal=1" "flash_attn --set D=64,BM=192,BN=128,B=1,H=3,S=1000,causal=1"; do
         set -- $args
         f=$1

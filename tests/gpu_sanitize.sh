@@ -11,7 +11,8 @@ cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 [ $? = 4 ] && { echo "no GPU"; exit 77; }
 small() {
     case $1 in
-    gemm|gemm_bf16|gemm_bias_gelu) echo "--set M=200,N=264,K=136" ;;
+    gemm|gemm_bf16|gemm_bias_gelu) echo "--set M=200,N=264,K=136"
+        echo "TILEC_PERSISTENT=1 --set M=200,N=256,K=128,BM=192,BN=128" ;;  # persistent, warpgroups 1 and 2 idle in the last row of tiles (plan_idle)
     gemm_fp8) echo "--set M=200,N=264,K=272" ;;  # K rows of 272 bytes: TMA, a partial last K tile
     add) echo "--set N=5000" ;;
     softmax|row_reduce|layernorm|rmsnorm) echo "--set M=3,N=2048" ;;
@@ -19,6 +20,7 @@ small() {
     flash_attn) echo "--set B=1,H=1,S=200"
         echo "--set D=64,BM=192,BN=128,B=1,H=1,S=300,causal=1"  # three consumer warpgroups
         echo "--set BM=192,BN=96,B=1,H=1,S=300,causal=1"  # the same at D=128, as bench/run.sh times it
+        echo "TILEC_PERSISTENT=1 --set BM=192,BN=96,B=1,H=2,S=300"  # warpgroup 2 of the last query tile idle, those tiles last
         echo "TILEC_OVERLAP=1 --set BN=128,B=1,H=2,S=384"  # the rotated loop (3 iterations), K and V on two rings
         echo "TILEC_OVERLAP=1 TILEC_TURNS=1 --set BN=128,B=1,H=2,S=384" ;;  # the same with turns
     esac
