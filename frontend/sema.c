@@ -368,6 +368,61 @@ static bool misbound_alloc(Sema *s, Node *value, Name *name, Loc loc, const char
     return true;
 }
 
+/* Whether e names sym, itself or through the lets it names (their values;
+ * a var's value is not known here: false). */
+static bool names_sym(const Node *e, const Sym *sym, int depth) {
+    if (!e || depth > 16) return false;
+    switch (e->kind) {
+    case N_NAME: {
+        const Sym *let = e->sym && e->sym->kind == SYM_LET ? e->sym : NULL;
+        const Node *value = let && let->decl && let->decl->kind == N_LET ? let->decl->u.decl.value : NULL;
+        return e->sym == sym || names_sym(value, sym, depth + 1);
+    }
+    case N_INDEX:
+        for (int i = 0; i < e->u.index.idx.len; i++)
+            if (names_sym(e->u.index.idx.items[i], sym, depth)) return true;
+        return false;
+    case N_CALL:
+        for (int i = 0; i < e->u.call.args.len; i++)
+            if (names_sym(e->u.call.args.items[i], sym, depth)) return true;
+        return false;
+    case N_NAMED_ARG: return names_sym(e->u.named.value, sym, depth);
+    case N_UNARY: return names_sym(e->u.op.a, sym, depth);
+    case N_BINARY: return names_sym(e->u.op.a, sym, depth) || names_sym(e->u.op.b, sym, depth);
+    case N_COND:
+        return names_sym(e->u.cond.c, sym, depth) || names_sym(e->u.cond.a, sym, depth) ||
+               names_sym(e->u.cond.b, sym, depth);
+    default: return false;
+    }
+}
+
+/* An element stored inside parallel loops at an index that does not move
+ * with one of their variables (with more than one value): every iteration
+ * along it writes the one element, and they run in different threads. With
+ * `+=` and the like updates are lost; with `=` which value lands is a race
+ * where the value moves with the variable (the same value from every
+ * iteration is harmless). Not where a run-time condition inside the loop
+ * may pick one iteration (`if (i == 0)`), nor for local arrays (a thread's
+ * own). */
+static void check_parallel_store(Sema *s, const Node *st, const Sym *target) {
+    const Node *lhs = st->u.assign.lhs, *rhs = st->u.assign.rhs;
+    if (s->dead || target->broken || (target->kind == SYM_BUFFER && target->scope == SCOPE_LOCAL)) return;
+    for (int v = 0; v < s->parallel_vars.len; v++) {
+        const Sym *var = s->parallel_vars.items[v];
+        if (!var->range_known || var->range < 2 || s->guarded != var->range_guard || names_sym(lhs, var, 0)) continue;
+        bool update = st->u.assign.op != TK_ASSIGN;
+        if (!update && !names_sym(rhs, var, 0)) continue;
+        diag_error(s->c, lhs->loc,
+                   "every iteration of the parallel loop over '%s' %s this element of '%s': its index does not use '%s'%s, "
+                   "and the iterations run in different threads (%s); index it by '%s', or reduce over it (reduce_sum, "
+                   "reduce_max, atomic_add)",
+                   var->name->s, update ? "updates" : "writes", target->name->s, var->name->s,
+                   update ? "" : " while its value does", update ? "updates are lost" : "which value lands is a race",
+                   var->name->s);
+        return;
+    }
+}
+
 static void check_assign(Sema *s, Node *st) {
     Node *lhs = st->u.assign.lhs, *rhs = st->u.assign.rhs;
     if (lhs->kind == N_NAME && !sym_lookup(lhs->u.name) && st->u.assign.op == TK_ASSIGN &&
@@ -415,6 +470,7 @@ static void check_assign(Sema *s, Node *st) {
             diag_error(s->c, lhs->loc, "cannot write '%s': it is an input (declare it `out` or `inout`)", sym->name->s);
             return;
         }
+        if (ok && s->in_parallel) check_parallel_store(s, st, sym);
     } else {
         diag_error(s->c, lhs->loc, "cannot assign to this expression; the left side must be a var or an element");
         return;
@@ -557,6 +613,7 @@ static void check_stmt(Sema *s, Node *st) {
                 range_span(sym, args, s->guarded);
             }
             sym_declare(s, sym);
+            if (kind == LOOP_PARALLEL) vec_push(&s->c->arena, &s->parallel_vars, sym);
             runs_always &= sym->range_known && sym->range >= 1;
             never_runs |= sym->range_known && sym->range <= 0;
         }
@@ -578,7 +635,10 @@ static void check_stmt(Sema *s, Node *st) {
         check_block(s, st->u.loop.body);
         s->dead -= never_runs;
         s->guarded -= !runs_always;
-        if (kind == LOOP_PARALLEL) s->in_parallel--;
+        if (kind == LOOP_PARALLEL) {
+            s->in_parallel--;
+            s->parallel_vars.len -= st->u.loop.vars.len;
+        }
         s->in_loop--;
         s->unrolled = outer;
         scope_pop(s);

@@ -20,6 +20,7 @@ typedef struct Sema {
     PtrVec scope_marks;      /* scope_syms.len at each scope entry (as ints) */
     ExprMode mode;
     int in_parallel;         /* nesting of parallel loops */
+    PtrVec parallel_vars;    /* the variables of the parallel loops around the statement (Sym*), outermost first */
     int in_loop;             /* nesting of any loop */
     int dead;                /* inside a branch the specialisation never takes */
     int guarded;             /* inside a condition decided at run time (if, ?:, && and ||, a loop that may not run) */

@@ -603,8 +603,8 @@ Sym *check_alloc(Sema *s, Node *call, Name *name, Loc name_loc, bool *was_alloc)
                    : !strcmp(fname, "alloc_fragment") ? SCOPE_FRAGMENT : SCOPE_LOCAL;
     /* a block-wide buffer cannot be made per element; a thread's own array
      * can (one per thread, reused by the iterations it runs) */
-    if (s->in_parallel && scope != SCOPE_LOCAL)
-        diag_error(s->c, call->loc, "%s cannot be used inside a parallel loop (alloc_local can)", fname);
+    bool misplaced = s->in_parallel && scope != SCOPE_LOCAL;
+    if (misplaced) diag_error(s->c, call->loc, "%s cannot be used inside a parallel loop (alloc_local can)", fname);
     Node *arg[MAX_PARAMS];
     Sym *sym = sym_new(s, SYM_BUFFER, name, name_loc);
     sym->scope = scope;
@@ -648,7 +648,7 @@ Sym *check_alloc(Sema *s, Node *call, Name *name, Loc name_loc, bool *was_alloc)
     sym->dtype = dt->kind == N_DTYPE ? dt->u.dt : DT_F32;
     if (dt->kind != N_DTYPE) diag_error(s->c, dt->loc, "the second argument of %s must be a dtype (f16, f32, ...)", fname);
     /* declared even so, that its uses bring no "undefined name" */
-    sym->broken = s->c->errors != errors;
+    sym->broken = misplaced || s->c->errors != errors;
     return sym;
 }
 

@@ -29,6 +29,7 @@
  *
  * TILEC_IDLE=0 turns this off, TILEC_IDLE=1 keeps the tile order (for
  * measuring the two apart). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,12 +60,12 @@ static bool eval(const IrKernel *k, const Node *e, const int64_t *at, int64_t *o
     }
     int64_t a, b;
     if (e->kind != N_BINARY || !eval(k, e->u.op.a, at, &a) || !eval(k, e->u.op.b, at, &b)) return false;
-    switch (e->u.op.op) {
-    case TK_PLUS: *out = a + b; return true;
-    case TK_MINUS: *out = a - b; return true;
-    case TK_STAR: *out = a * b; return true;
-    case TK_SLASH: return b != 0 && (*out = a / b, true);
-    case TK_PERCENT: return b != 0 && (*out = a % b, true);
+    switch (e->u.op.op) { /* (what would overflow is not told) */
+    case TK_PLUS: return !__builtin_add_overflow(a, b, out);
+    case TK_MINUS: return !__builtin_sub_overflow(a, b, out);
+    case TK_STAR: return !__builtin_mul_overflow(a, b, out);
+    case TK_SLASH: return b != 0 && !(a == INT64_MIN && b == -1) && (*out = a / b, true);
+    case TK_PERCENT: return b != 0 && !(a == INT64_MIN && b == -1) && (*out = a % b, true);
     default: return false;
     }
 }
@@ -143,7 +144,7 @@ static bool last_idle_at(const IrKernel *k, const int64_t *at) {
     for (int i = 0; i < k->idle_stores.len; i++) {
         int64_t extent, start;
         const Node *e = store_start(k->idle_stores.items[i], &extent);
-        if (!eval(k, e, at, &start) || start + (W - 1) * WARPGROUP_ROWS < extent) return false;
+        if (!eval(k, e, at, &start) || start > INT64_MAX / 2 || start + (W - 1) * WARPGROUP_ROWS < extent) return false;
     }
     return true;
 }
