@@ -97,7 +97,10 @@ static int64_t parse_int(Lexer *lx, const char *s, const char *e, int base) {
         else v = v * (uint64_t)base + (uint64_t)d;
     }
     if (overflow)
-        diag_error(lx->c, loc_at(lx, lx->tok), "integer literal is too large (the limit is 2^63 - 1)");
+        /* constants are 64-bit signed: past that, say how to spell the two
+         * values people reach for */
+        diag_error(lx->c, loc_at(lx, lx->tok), "integer literal is too large (the limit is 2^63 - 1: the largest u64 is "
+                   "~u64(0), the least i64 -9223372036854775807 - 1)");
     return (int64_t)v;
 }
 
