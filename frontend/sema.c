@@ -465,7 +465,7 @@ static void check_assign(Sema *s, Node *st) {
         s->writing = false;
         if (!lhs_ok) return;
         Sym *sym = lhs->sym;
-        sym->body_written = true;
+        if (!s->dead) sym->body_written = true; /* a dead branch writes nothing */
         if (sym->kind == SYM_TENSOR && sym->mode == MODE_IN) {
             diag_error(s->c, lhs->loc, "cannot write '%s': it is an input (declare it `out` or `inout`)", sym->name->s);
             return;
@@ -585,7 +585,10 @@ static void check_stmt(Sema *s, Node *st) {
     }
     case N_FOR: {
         int kind = check_loop_iter(s, st);
-        if (!s->in_loop) mark_loop_writes(st->u.loop.body);
+        /* the outermost sequential loop: an iteration may read what an
+         * earlier one wrote further down the body (a parallel loop's
+         * iterations read nothing another writes) */
+        if (kind != LOOP_PARALLEL && s->in_loop == s->in_parallel) mark_loop_writes(st->u.loop.body);
         scope_push(s);
         /* a loop whose trip count is not a known positive constant (range(m)
          * inside a loop over m, an empty range) runs its body for only some

@@ -512,7 +512,7 @@ void check_op_call(Sema *s, Node *call) {
         ok &= get_region(s, arg[1], "the destination of copy", &dst);
         if (ok && out_read_ok(s, arg[0]->loc, src.sym) && writable(s, &dst, "copy"))
             pair_shapes(s, call, "copy", &src, &dst);
-        if (ok) dst.sym->body_written = true;
+        if (ok && !s->dead) dst.sym->body_written = true; /* a dead branch writes nothing */
     } else if (!strcmp(name, "gemm")) {
         check_gemm(s, call, arg);
     } else if (!strcmp(name, "clear") || !strcmp(name, "fill")) {
@@ -523,7 +523,7 @@ void check_op_call(Sema *s, Node *call) {
             diag_error(s->c, arg[0]->loc, "%s needs a whole buffer or explicit extents", name);
         else if (ok && arg[1])
             literal_fits(s, arg[1], buf.sym->dtype);
-        if (ok) buf.sym->body_written = true;
+        if (ok && !s->dead) buf.sym->body_written = true;
     } else if (!strncmp(name, "reduce_", 7)) {
         check_reduce(s, call, arg);
     } else if (!strcmp(name, "atomic_add")) {
