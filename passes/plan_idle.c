@@ -184,13 +184,14 @@ void pass_plan_idle(IrKernel *k) {
     if (!k->ws_loop || k->turns || k->scratch_bytes || (env && !strcmp(env, "0"))) return;
     Scan sc = {.k = k};
     ir_walk(&k->body, scan_stmt, &sc);
-    /* Only where some tile has an idle warpgroup (the test costs nothing
-     * elsewhere, but changes the code ptxas schedules): the last one along
-     * every grid dimension, whose rows start furthest for affine starts. */
-    /* Only where every tile runs the same number of iterations, so that
-     * the tiles with idle warpgroups are the cheap ones: causal attention's
-     * are its longest, and there skipping measured 0.6-1 % slower on the
-     * H200 (session 13), where the others gained 1-4 %. */
+    /* Only where some tile has an idle warpgroup (the test would cost
+     * nothing elsewhere, but changes the code ptxas schedules): the last
+     * one along every grid dimension, whose rows start furthest for affine
+     * starts. And only where every tile runs the same number of
+     * iterations, so that the tiles with idle warpgroups are the cheap
+     * ones: causal attention's are its longest, and there skipping
+     * measured 0.6-1 % slower on the H200 (session 13), where the others
+     * gained 1-4 %. */
     int64_t corner[3] = {k->grid[0] - 1, k->grid[1] - 1, k->grid[2] - 1}, trips;
     if (sc.why || !k->idle_stores.len || !last_idle_at(k, corner) || !eval(k, k->ws_loop->hi, NULL, &trips)) {
         k->idle_stores.len = 0;
