@@ -75,6 +75,11 @@ typedef struct Affine {
     bool ok;
 } Affine;
 Affine affine_of(const Node *e);
+/* The values an index takes, where it is affine in loop variables with
+ * known extents and no run-time condition between their loops and the
+ * access: then every combination of the variables' values, and so both
+ * ends of [*lo, *hi], is reached. False where that cannot be told. */
+bool index_range(const Sema *s, const Node *e, int64_t *lo, int64_t *hi);
 /* Past this magnitude no tile index is meant: the buffer-index bounds
  * checks tell nothing about such values (and cannot overflow below it). */
 #define SEMA_INDEX_LIMIT (INT64_C(1) << 40)

@@ -225,12 +225,7 @@ static Affine affine_at(const Node *e, int depth) {
 
 Affine affine_of(const Node *e) { return affine_at(e, 0); }
 
-
-/* The values an index takes, where it is affine in loop variables with
- * known extents and no run-time condition between their loops and the
- * access: then every combination of the variables' values, and so both
- * ends of [*lo, *hi], is reached. False where that cannot be told. */
-static bool index_range(const Sema *s, const Node *e, int64_t *lo, int64_t *hi) {
+bool index_range(const Sema *s, const Node *e, int64_t *lo, int64_t *hi) {
     const int64_t BIG = SEMA_INDEX_LIMIT;
     Affine a = affine_of(e);
     if (!a.ok || a.c <= -BIG || a.c >= BIG) return false;

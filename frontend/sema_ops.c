@@ -171,11 +171,19 @@ static bool region_in_bounds(Sema *s, const Region *r) {
     const NodeList *idx = &e->u.index.idx;
     for (int d = 0; d < idx->len && d < r->sym->rank; d++) {
         const Node *ix = idx->items[d], *start = ix->kind == N_SLICE ? ix->u.slice.lo : ix;
-        if (!start->is_const || start->const_float) continue;
-        int64_t lo = start->cval.i, hi = lo + e->region_ext[d], n = r->sym->shape[d];
-        if (lo >= 0 && hi <= n) continue;
-        diag_error(s->c, ix->loc, "this region (%lld to %lld) lies outside '%s': its dimension %d has %lld element%s",
-                   (long long)lo, (long long)hi, r->sym->name->s, d, (long long)n, n == 1 ? "" : "s");
+        int64_t first, last, n = r->sym->shape[d]; /* the least and the greatest start */
+        if (start->is_const && !start->const_float) first = last = start->cval.i;
+        else if (!index_range(s, start, &first, &last)) continue; /* (past a buffer's end, other memory: loop starts too) */
+        int64_t end = last + e->region_ext[d];
+        if (first >= 0 && end <= n) continue;
+        if (first == last)
+            diag_error(s->c, ix->loc, "this region (%lld to %lld) lies outside '%s': its dimension %d has %lld element%s",
+                       (long long)first, (long long)end, r->sym->name->s, d, (long long)n, n == 1 ? "" : "s");
+        else
+            diag_error(s->c, ix->loc, "this region reaches outside '%s': with the loop variables its start takes the "
+                       "values %lld to %lld, so it spans %lld to %lld, and its dimension %d has %lld element%s",
+                       r->sym->name->s, (long long)first, (long long)last, (long long)first, (long long)end, d,
+                       (long long)n, n == 1 ? "" : "s");
         return false;
     }
     return true;
