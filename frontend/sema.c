@@ -368,31 +368,51 @@ static bool misbound_alloc(Sema *s, Node *value, Name *name, Loc loc, const char
     return true;
 }
 
-/* Whether e names sym, itself or through the lets it names (their values;
- * a var's value is not known here: false). */
-static bool names_sym(const Node *e, const Sym *sym, int depth) {
-    if (!e || depth > 16) return false;
+/* Whether e names sym, directly or through the lets it names. `maybe`
+ * says what to answer where that cannot be told: a var or an element read
+ * (whose value may be sym's, as in `var row = i; Y[row] = ...`), more
+ * than *budget nodes to look at (let a2 = a1 + a1; ... doubles them).
+ * Constants and the branches the specialisation never takes name nothing. */
+static bool names_sym(const Node *e, const Sym *sym, bool maybe, int *budget) {
+    if (!e || e->is_const) return false;
+    if (--*budget < 0) return maybe;
     switch (e->kind) {
     case N_NAME: {
-        const Sym *let = e->sym && e->sym->kind == SYM_LET ? e->sym : NULL;
-        const Node *value = let && let->decl && let->decl->kind == N_LET ? let->decl->u.decl.value : NULL;
-        return e->sym == sym || names_sym(value, sym, depth + 1);
+        if (e->sym == sym) return true;
+        if (!e->sym || e->sym->broken) return false;
+        if (e->sym->kind == SYM_VAR) return maybe;
+        const Node *let = e->sym->kind == SYM_LET && e->sym->decl && e->sym->decl->kind == N_LET ? e->sym->decl->u.decl.value
+                                                                                              : NULL;
+        return names_sym(let, sym, maybe, budget);
     }
     case N_INDEX:
+        if (maybe) return true; /* Y[perm[i]] */
         for (int i = 0; i < e->u.index.idx.len; i++)
-            if (names_sym(e->u.index.idx.items[i], sym, depth)) return true;
+            if (names_sym(e->u.index.idx.items[i], sym, maybe, budget)) return true;
         return false;
     case N_CALL:
         for (int i = 0; i < e->u.call.args.len; i++)
-            if (names_sym(e->u.call.args.items[i], sym, depth)) return true;
+            if (names_sym(e->u.call.args.items[i], sym, maybe, budget)) return true;
         return false;
-    case N_NAMED_ARG: return names_sym(e->u.named.value, sym, depth);
-    case N_UNARY: return names_sym(e->u.op.a, sym, depth);
-    case N_BINARY: return names_sym(e->u.op.a, sym, depth) || names_sym(e->u.op.b, sym, depth);
-    case N_COND:
-        return names_sym(e->u.cond.c, sym, depth) || names_sym(e->u.cond.a, sym, depth) ||
-               names_sym(e->u.cond.b, sym, depth);
-    default: return false;
+    case N_NAMED_ARG: return names_sym(e->u.named.value, sym, maybe, budget);
+    case N_UNARY: return names_sym(e->u.op.a, sym, maybe, budget);
+    case N_BINARY: {
+        const Node *a = e->u.op.a;
+        int op = e->u.op.op;
+        /* `flag == 1 && x`: a constant left side that decides leaves the right unread */
+        if ((op == TK_ANDAND || op == TK_OROR) && a->is_const && !a->const_float)
+            return (op == TK_ANDAND) == (a->cval.i != 0) && names_sym(e->u.op.b, sym, maybe, budget);
+        return names_sym(a, sym, maybe, budget) || names_sym(e->u.op.b, sym, maybe, budget);
+    }
+    case N_COND: {
+        const Node *c = e->u.cond.c;
+        if (c->is_const) /* the branch the specialisation takes */
+            return names_sym((c->const_float ? c->cval.f != 0 : c->cval.i != 0) ? e->u.cond.a : e->u.cond.b, sym, maybe,
+                             budget);
+        return names_sym(c, sym, maybe, budget) || names_sym(e->u.cond.a, sym, maybe, budget) ||
+               names_sym(e->u.cond.b, sym, maybe, budget);
+    }
+    default: return maybe;
     }
 }
 
@@ -401,17 +421,23 @@ static bool names_sym(const Node *e, const Sym *sym, int depth) {
  * along it writes the one element, and they run in different threads. With
  * `+=` and the like updates are lost; with `=` which value lands is a race
  * where the value moves with the variable (the same value from every
- * iteration is harmless). Not where a run-time condition inside the loop
- * may pick one iteration (`if (i == 0)`), nor for local arrays (a thread's
- * own). */
+ * iteration is harmless). Only where that is certain: not where the index
+ * may take the variable's value through a var or an element read, not
+ * where a run-time condition inside the loop may pick one iteration
+ * (`if (i == 0)`), not for local arrays (a thread's own). */
 static void check_parallel_store(Sema *s, const Node *st, const Sym *target) {
     const Node *lhs = st->u.assign.lhs, *rhs = st->u.assign.rhs;
     if (s->dead || target->broken || (target->kind == SYM_BUFFER && target->scope == SCOPE_LOCAL)) return;
     for (int v = 0; v < s->parallel_vars.len; v++) {
         const Sym *var = s->parallel_vars.items[v];
-        if (!var->range_known || var->range < 2 || s->guarded != var->range_guard || names_sym(lhs, var, 0)) continue;
+        if (!var->range_known || var->range < 2 || s->guarded != var->range_guard) continue;
+        enum { LOOK_AT = 4096 }; /* nodes, lets' values included */
+        int lhs_budget = LOOK_AT, rhs_budget = LOOK_AT;
+        bool uses = false;
+        for (int i = 0; i < lhs->u.index.idx.len && !uses; i++)
+            uses = names_sym(lhs->u.index.idx.items[i], var, true, &lhs_budget);
         bool update = st->u.assign.op != TK_ASSIGN;
-        if (!update && !names_sym(rhs, var, 0)) continue;
+        if (uses || (!update && !names_sym(rhs, var, false, &rhs_budget))) continue;
         diag_error(s->c, lhs->loc,
                    "every iteration of the parallel loop over '%s' %s this element of '%s': its index does not use '%s'%s, "
                    "and the iterations run in different threads (%s); index it by '%s', or reduce over it (reduce_sum, "

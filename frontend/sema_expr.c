@@ -156,7 +156,8 @@ void undefined_name(Sema *s, Loc loc, const Name *name) {
 }
 
 bool out_read_ok(Sema *s, Loc loc, const Sym *t) {
-    if (t->kind != SYM_TENSOR || t->mode != MODE_OUT || t->body_written) return true;
+    /* (a branch the specialisation never takes reads nothing either) */
+    if (t->kind != SYM_TENSOR || t->mode != MODE_OUT || t->body_written || s->dead) return true;
     diag_error(s->c, loc, "'%s' is an out tensor and nothing before this writes it: its old values are undefined "
                "(declare it inout to read them)", t->name->s);
     return false;

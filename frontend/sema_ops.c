@@ -710,6 +710,7 @@ int check_loop_iter(Sema *s, Node *stmt) {
             diag_error(s->c, it->loc, "parallel takes at most %d extents", MAX_RANK);
             return -1;
         }
+        int64_t iterations = 1;
         for (int i = 0; i < args->len; i++) {
             Node *a = args->items[i];
             if (a->kind == N_NAMED_ARG) {
@@ -722,6 +723,11 @@ int check_loop_iter(Sema *s, Node *stmt) {
             if (ext < 1) {
                 diag_error(s->c, a->loc, "a parallel extent must be positive, not %lld", (long long)ext);
                 ok = false;
+            } else if (__builtin_mul_overflow(iterations, ext, &iterations) || iterations > SEMA_INDEX_LIMIT) {
+                /* the code counts them in 64 bits, over the block's threads */
+                diag_error(s->c, a->loc, "this parallel loop has more than 2^40 iterations");
+                ok = false;
+                iterations = 1;
             }
         }
         if (args->len != nvars) {
