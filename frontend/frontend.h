@@ -206,7 +206,7 @@ struct Sym {
     int64_t shape[MAX_RANK]; /* the extent of each dim after specialisation */
     bool ref_defined;        /* reference: defined by a statement so far */
     bool body_written;       /* out tensors: a statement of the kernel body so far writes it */
-    int parallel_depth;      /* vars: the parallel loops around the declaration */
+    int parallel_depth;      /* vars: the parallel loops around the declaration; parallel loop variables: those around their body */
     /* Reference index variables: the dimension that gives the range. */
     bool range_known;        /* parallel and unroll loop variables too */
     int64_t range;           /* values range_lo .. range_lo + range - 1 (both ends reached) */

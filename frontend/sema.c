@@ -380,7 +380,8 @@ static bool names_sym(const Node *e, const Sym *sym, bool maybe, int *budget) {
     case N_NAME: {
         if (e->sym == sym) return true;
         if (!e->sym || e->sym->broken) return false;
-        if (e->sym->kind == SYM_VAR) return maybe;
+        /* a var declared outside sym's parallel loop cannot change in it */
+        if (e->sym->kind == SYM_VAR) return maybe && e->sym->parallel_depth >= sym->parallel_depth;
         const Node *let = e->sym->kind == SYM_LET && e->sym->decl && e->sym->decl->kind == N_LET ? e->sym->decl->u.decl.value
                                                                                               : NULL;
         return names_sym(let, sym, maybe, budget);
@@ -416,6 +417,18 @@ static bool names_sym(const Node *e, const Sym *sym, bool maybe, int *budget) {
     }
 }
 
+void guard_enter(Sema *s, const Node *cond, bool runtime) {
+    if (!runtime) return;
+    s->guarded++;
+    vec_push(&s->c->arena, &s->guards, (void *)cond);
+}
+
+void guard_leave(Sema *s, bool runtime) {
+    if (!runtime) return;
+    s->guarded--;
+    s->guards.len--;
+}
+
 /* An element stored inside parallel loops at an index that does not move
  * with one of their variables (with more than one value): every iteration
  * along it writes the one element, and they run in different threads. With
@@ -423,16 +436,23 @@ static bool names_sym(const Node *e, const Sym *sym, bool maybe, int *budget) {
  * where the value moves with the variable (the same value from every
  * iteration is harmless). Only where that is certain: not where the index
  * may take the variable's value through a var or an element read, not
- * where a run-time condition inside the loop may pick one iteration
- * (`if (i == 0)`), not for local arrays (a thread's own). */
+ * where a run-time condition inside the loop may pick one iteration (one
+ * that names the variable, or may: `if (i == 0)`, `if (X[i] > 0)`; a
+ * bounds test `if (j < N)` does not tell the i apart), not for local arrays
+ * (a thread's own). */
 static void check_parallel_store(Sema *s, const Node *st, const Sym *target) {
     const Node *lhs = st->u.assign.lhs, *rhs = st->u.assign.rhs;
     if (s->dead || target->broken || (target->kind == SYM_BUFFER && target->scope == SCOPE_LOCAL)) return;
     for (int v = 0; v < s->parallel_vars.len; v++) {
         const Sym *var = s->parallel_vars.items[v];
-        if (!var->range_known || var->range < 2 || s->guarded != var->range_guard) continue;
+        if (!var->range_known || var->range < 2) continue;
         enum { LOOK_AT = 4096 }; /* nodes, lets' values included */
-        int lhs_budget = LOOK_AT, rhs_budget = LOOK_AT;
+        int lhs_budget = LOOK_AT, rhs_budget = LOOK_AT, guard_budget = LOOK_AT;
+        /* a condition inside the loop that may tell the iterations apart */
+        bool picks = false;
+        for (int g = var->range_guard; g < s->guards.len && !picks; g++)
+            picks = names_sym(s->guards.items[g], var, true, &guard_budget);
+        if (picks) continue;
         bool uses = false;
         for (int i = 0; i < lhs->u.index.idx.len && !uses; i++)
             uses = names_sym(lhs->u.index.idx.items[i], var, true, &lhs_budget);
@@ -642,7 +662,10 @@ static void check_stmt(Sema *s, Node *st) {
                 range_span(sym, args, s->guarded);
             }
             sym_declare(s, sym);
-            if (kind == LOOP_PARALLEL) vec_push(&s->c->arena, &s->parallel_vars, sym);
+            if (kind == LOOP_PARALLEL) {
+                sym->parallel_depth = s->in_parallel + 1; /* inside it (names_sym compares vars' with it) */
+                vec_push(&s->c->arena, &s->parallel_vars, sym);
+            }
             runs_always &= sym->range_known && sym->range >= 1;
             never_runs |= sym->range_known && sym->range <= 0;
         }
@@ -659,11 +682,11 @@ static void check_stmt(Sema *s, Node *st) {
         s->unrolled = copies;
         s->in_loop++;
         if (kind == LOOP_PARALLEL) s->in_parallel++;
-        s->guarded += !runs_always;
+        guard_enter(s, st->u.loop.iter, !runs_always);
         s->dead += never_runs;
         check_block(s, st->u.loop.body);
         s->dead -= never_runs;
-        s->guarded -= !runs_always;
+        guard_leave(s, !runs_always);
         if (kind == LOOP_PARALLEL) {
             s->in_parallel--;
             s->parallel_vars.len -= st->u.loop.vars.len;
@@ -678,7 +701,7 @@ static void check_stmt(Sema *s, Node *st) {
         if (check_expr(s, c) && !dtype_is_int(c->dtype) && !dtype_is_float(c->dtype) && c->dtype != DT_BOOL)
             diag_error(s->c, c->loc, "the condition of if must be a boolean or a number");
         bool known = c->is_const, taken = known && node_const_true(c);
-        s->guarded += !known;
+        guard_enter(s, c, !known);
         s->dead += known && !taken;
         check_block(s, st->u.ifs.then);
         s->dead -= known && !taken;
@@ -688,7 +711,7 @@ static void check_stmt(Sema *s, Node *st) {
             else check_block(s, st->u.ifs.els);
             s->dead -= taken;
         }
-        s->guarded -= !known;
+        guard_leave(s, !known);
         return;
     }
     case N_BLOCK: check_block(s, st); return;

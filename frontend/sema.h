@@ -24,6 +24,8 @@ typedef struct Sema {
     int in_loop;             /* nesting of any loop */
     int dead;                /* inside a branch the specialisation never takes */
     int guarded;             /* inside a condition decided at run time (if, ?:, && and ||, a loop that may not run) */
+    PtrVec guards;           /* those conditions (Node*: the if's or ?:'s condition, the left of && or ||, the
+                                loop's iterator), outermost first: guards.len == guarded (guard_enter) */
     bool seen_swizzle;
     Sym *ref_reducing;       /* reference: reduction var being scoped */
     const Name *ref_defining; /* reference: the name the statement being checked defines */
@@ -33,6 +35,10 @@ typedef struct Sema {
 } Sema;
 
 /* sema.c */
+/* Entering and leaving what `cond` decides at run time (nothing where
+ * runtime is false): Sema.guarded and Sema.guards. */
+void guard_enter(Sema *s, const Node *cond, bool runtime);
+void guard_leave(Sema *s, bool runtime);
 void scope_push(Sema *s);
 void scope_pop(Sema *s);
 Sym *sym_new(Sema *s, SymKind kind, Name *name, Loc loc);

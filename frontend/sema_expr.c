@@ -496,10 +496,10 @@ static bool check_binary(Sema *s, Node *e) {
     bool decides = lazy && ok && a->is_const && !a->const_float && (op == TK_ANDAND) == (a->cval.i == 0);
     bool runtime = lazy && !(ok && a->is_const);
     s->dead += decides;
-    s->guarded += runtime;
+    guard_enter(s, a, runtime);
     ok &= check_expr(s, b);
     s->dead -= decides;
-    s->guarded -= runtime;
+    guard_leave(s, runtime);
     if (!ok) return false;
     if (!is_number(a->dtype) || !is_number(b->dtype)) {
         diag_error(s->c, e->loc, "operator '%s' needs numbers", op_spelling(op));
@@ -575,14 +575,14 @@ static bool check_cond(Sema *s, Node *e) {
     Node *c = e->u.cond.c, *a = e->u.cond.a, *b = e->u.cond.b;
     bool ok = check_expr(s, c);
     bool known = ok && c->is_const, take = known && node_const_true(c);
-    s->guarded += !known;
+    guard_enter(s, c, !known);
     s->dead += known && !take;
     ok &= check_expr(s, a);
     s->dead -= known && !take;
     s->dead += take;
     ok &= check_expr(s, b);
     s->dead -= take;
-    s->guarded -= !known;
+    guard_leave(s, !known);
     if (!ok) return false;
     if (!is_number(c->dtype)) {
         diag_error(s->c, c->loc, "the condition of '?:' must be a boolean or a number");
