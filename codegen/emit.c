@@ -779,6 +779,15 @@ void cg_block_indices(Cg *g, const char *lin) {
         cg_line(g, "__builtin_assume(%s >= 0 && %s < %lld);", names[i], names[i], (long long)k->grid[i]);
 }
 
+/* Tile number t (a C expression) as digits around a dimension whose
+ * lower dimensions hold `inner` tiles: *lo "t % inner + inner * " (to go
+ * before the digits from the dimension up), *hi "t / inner"; nothing and
+ * t itself where inner is 1. */
+static void split_digits(Arena *ar, const char *t, int64_t inner, const char **lo, const char **hi) {
+    *lo = inner == 1 ? "" : arena_printf(ar, "%s %% %lld + %lld * ", t, (long long)inner, (long long)inner);
+    *hi = inner == 1 ? t : arena_printf(ar, "(%s / %lld)", t, (long long)inner);
+}
+
 /* Round n of the blocks takes tiles n * G .. n * G + G - 1 (G blocks),
  * block b the b-th of them in even rounds and the (G-1-b)-th in odd ones:
  * where the work per tile grows along the tile order (causal attention's
@@ -808,14 +817,9 @@ void cg_tile_loop_begin(Cg *g) {
     int64_t inner = 1, G = k->grid[d];
     for (int i = 0; i < d; i++) inner *= k->grid[i];
     int64_t first = units - units / G;
-    Arena *ar = &k->c->arena;
-    /* t as (low, high) digits around dimension d: t % inner, t / inner */
-    const char *lo = inner == 1 ? "" : arena_printf(ar, "tl_tile %% %lld + %lld * ", (long long)inner, (long long)inner);
-    const char *hi = inner == 1 ? "tl_tile" : arena_printf(ar, "(tl_tile / %lld)", (long long)inner);
-    const char *lo2 = inner == 1 ? "" : arena_printf(ar, "(tl_tile - %lld) %% %lld + %lld * ", (long long)first,
-                                                      (long long)inner, (long long)inner);
-    const char *hi2 = inner == 1 ? arena_printf(ar, "(tl_tile - %lld)", (long long)first)
-                                 : arena_printf(ar, "((tl_tile - %lld) / %lld)", (long long)first, (long long)inner);
+    const char *lo, *hi, *lo2, *hi2;
+    split_digits(&k->c->arena, "tl_tile", inner, &lo, &hi);
+    split_digits(&k->c->arena, arena_printf(&k->c->arena, "(tl_tile - %lld)", (long long)first), inner, &lo2, &hi2);
     cg_line(g, "const int tl_lin = tl_tile < %lld  // the tiles with idle warpgroups last", (long long)first);
     cg_line(g, "    ? %s(%s %% %lld + %lld * (%s / %lld))", lo, hi, (long long)(G - 1), (long long)G, hi, (long long)(G - 1));
     cg_line(g, "    : %s(%lld + %lld * %s);", lo2, (long long)(G - 1), (long long)G, hi2);

@@ -39,11 +39,8 @@ static void region_coords(Cg *g, const IrRegion *r, const char *lin, char **coor
  * elements) are fc. Direct when r's extents are that shape (possibly with
  * leading 1s); through the linear index otherwise. */
 static void coords_from_frag(Cg *g, const IrRegion *r, int rank, const int64_t *shape, char **fc, char **coords) {
-    int lead = r->buf->rank - rank;
-    bool direct = lead >= 0;
-    for (int d = 0; direct && d < lead; d++) direct = r->ext[d] == 1;
-    for (int d = 0; direct && d < rank; d++) direct = r->ext[lead + d] == shape[d];
-    if (direct) {
+    int lead = region_lead(r, rank, shape);
+    if (lead >= 0) {
         for (int d = 0; d < r->buf->rank; d++) {
             const char *start = r->idx[d] ? cg_expr_str(g, r->idx[d]) : "0";
             coords[d] = d < lead ? arena_printf(arena(g), "(%s)", start)

@@ -804,7 +804,7 @@ void cg_hopper_idle_begin(Cg *g) {
     char *cond = NULL;
     for (int i = 0; i < k->idle_stores.len; i++) {
         const IrStmt *st = k->idle_stores.items[i];
-        int d = st->dst.buf->rank - st->src.buf->rank; /* the rows' dimension (plan_idle's row_dim) */
+        int d = region_lead(&st->dst, st->src.buf->rank, st->src.buf->shape); /* the rows' dimension */
         const char *start = st->dst.idx[d] ? cg_expr_str(g, st->dst.idx[d]) : "0";
         cond = cg_and(g, cond, arena_printf(arena(g), "(%s) + tl_wg * 64 >= %lld", start, (long long)st->dst.buf->shape[d]));
     }

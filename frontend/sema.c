@@ -408,8 +408,7 @@ static bool names_sym(const Node *e, const Sym *sym, bool maybe, int *budget) {
     case N_COND: {
         const Node *c = e->u.cond.c;
         if (c->is_const) /* the branch the specialisation takes */
-            return names_sym((c->const_float ? c->cval.f != 0 : c->cval.i != 0) ? e->u.cond.a : e->u.cond.b, sym, maybe,
-                             budget);
+            return names_sym(node_const_true(c) ? e->u.cond.a : e->u.cond.b, sym, maybe, budget);
         return names_sym(c, sym, maybe, budget) || names_sym(e->u.cond.a, sym, maybe, budget) ||
                names_sym(e->u.cond.b, sym, maybe, budget);
     }

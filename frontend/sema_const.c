@@ -136,7 +136,7 @@ bool literal_fits(Sema *s, const Node *v, Dtype to) {
         Dtype t = v->dtype == DT_INT_LIT || v->dtype == DT_FLOAT_LIT ? to : v->dtype;
         const Node *c = v->u.cond.c;
         if (c->is_const) /* decided by the specialisation (the whole may be folded): the branch it takes */
-            return literal_fits(s, (c->const_float ? c->cval.f != 0 : c->cval.i != 0) ? v->u.cond.a : v->u.cond.b, t);
+            return literal_fits(s, node_const_true(c) ? v->u.cond.a : v->u.cond.b, t);
         bool a = literal_fits(s, v->u.cond.a, t);
         return literal_fits(s, v->u.cond.b, t) && a;
     }

@@ -179,6 +179,16 @@ ReducePath reduce_path(const IrStmt *s, int64_t threads) {
 
 bool expr_is_zero(const Node *e) { return !e || (e->is_const && !e->const_float && e->cval.i == 0); }
 
+int region_lead(const IrRegion *r, int rank, const int64_t *shape) {
+    int lead = r->buf->rank - rank;
+    if (lead < 0) return -1;
+    for (int d = 0; d < lead; d++)
+        if (r->ext[d] != 1) return -1;
+    for (int d = 0; d < rank; d++)
+        if (r->ext[lead + d] != shape[d]) return -1;
+    return lead;
+}
+
 bool region_is_whole(const IrRegion *r) {
     for (int d = 0; d < r->buf->rank; d++)
         if (!expr_is_zero(r->idx[d]) || r->ext[d] != r->buf->shape[d]) return false;

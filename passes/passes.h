@@ -68,6 +68,11 @@ void block_visit_indices(IrBlock *b, IndexVisit fn, void *arg);
 bool layout_equal(const Layout *a, const Layout *b);
 /* Whether e is absent (a region's start of 0) or the integer constant 0. */
 bool expr_is_zero(const Node *e);
+/* Where region r is a tile of `rank` dims with this shape in its buffer's
+ * last dims (the leading extents 1): how many leading dims; else -1. A
+ * fragment of that shape copied there maps its dim i to the buffer's
+ * dim lead + i. */
+int region_lead(const IrRegion *r, int rank, const int64_t *shape);
 /* Whether region r covers all of its buffer (starts at 0, full extents). */
 bool region_is_whole(const IrRegion *r);
 const char *layout_describe(Ctx *c, const Layout *l);

@@ -71,17 +71,8 @@ static bool eval(const IrKernel *k, const Node *e, const int64_t *at, int64_t *o
 }
 
 /* The tensor dimension a direct store of fragment f into region r puts
- * the fragment's rows along (coords_from_frag's direct case: leading
- * extents 1, the rest the fragment's shape), or -1. */
-static int row_dim(const IrBuf *f, const IrRegion *r) {
-    int lead = r->buf->rank - f->rank;
-    if (lead < 0) return -1;
-    for (int d = 0; d < lead; d++)
-        if (r->ext[d] != 1) return -1;
-    for (int d = 0; d < f->rank; d++)
-        if (r->ext[lead + d] != f->shape[d]) return -1;
-    return lead;
-}
+ * the fragment's rows along, or -1. */
+static int row_dim(const IrBuf *f, const IrRegion *r) { return region_lead(r, f->rank, f->shape); }
 
 typedef struct Scan {
     IrKernel *k;
