@@ -397,14 +397,8 @@ static bool names_sym(const Node *e, const Sym *sym, bool maybe, int *budget) {
         return false;
     case N_NAMED_ARG: return names_sym(e->u.named.value, sym, maybe, budget);
     case N_UNARY: return names_sym(e->u.op.a, sym, maybe, budget);
-    case N_BINARY: {
-        const Node *a = e->u.op.a;
-        int op = e->u.op.op;
-        /* `flag == 1 && x`: a constant left side that decides leaves the right unread */
-        if ((op == TK_ANDAND || op == TK_OROR) && a->is_const && !a->const_float)
-            return (op == TK_ANDAND) == (a->cval.i != 0) && names_sym(e->u.op.b, sym, maybe, budget);
-        return names_sym(a, sym, maybe, budget) || names_sym(e->u.op.b, sym, maybe, budget);
-    }
+    /* (`flag == 1 && x` that the specialisation decides is a constant: check_binary) */
+    case N_BINARY: return names_sym(e->u.op.a, sym, maybe, budget) || names_sym(e->u.op.b, sym, maybe, budget);
     case N_COND: {
         const Node *c = e->u.cond.c;
         if (c->is_const) /* the branch the specialisation takes */
