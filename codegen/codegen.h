@@ -133,10 +133,11 @@ enum { CG_BAR_CONSUMERS = 1, CG_BAR_WARPGROUP = 2, CG_BAR_TURN = CG_BAR_WARPGROU
  * the linear tile number lin of a persistent kernel. */
 void cg_block_indices(Cg *g, const char *lin);
 /* Opens a persistent block's loop over its tiles (tl_tile, the tl_n-th of
- * this block; rounds of gridDim.x tiles, dealt out in a snake) and defines
- * their block indices. */
-void cg_tile_loop_begin(Cg *g);
-void cg_tile_loop_end(Cg *g);
+ * this block; rounds of gridDim.x tiles, dealt out in a snake, or with
+ * sched_dim drawn from a counter by the producer thread, which hands each
+ * to the consumers) and defines their block indices. */
+void cg_tile_loop_begin(Cg *g, bool producer);
+void cg_tile_loop_end(Cg *g, bool producer);
 
 /* lower_copy.c, lower_gemm.c, lower_reduce.c, lower_parallel.c */
 void cg_copy(Cg *g, IrStmt *s);

@@ -794,41 +794,94 @@ static void split_digits(Arena *ar, const char *t, int64_t inner, const char **l
  * query blocks), plain round robin gives some blocks the heavy end of
  * every round (+9 % on the busiest SM for 32 query blocks on 132 SMs);
  * the snake evens it out. Each round is still the same G consecutive
- * tiles, so what shares L2 does not change. */
-void cg_tile_loop_begin(Cg *g) {
+ * tiles, so what shares L2 does not change. With plan_schedule's order,
+ * the producer thread draws the tiles after the first from a counter
+ * (tl_tiles_draw) and hands each on to the consumers in grid order
+ * (tl_tiles_publish, tl_tiles_take), so theirs is the plain loop. */
+void cg_tile_loop_begin(Cg *g, bool producer) {
     const IrKernel *k = g->k;
     /* clusters of two take the tiles in pairs, both blocks of a cluster the
      * same pair (their multicast loads fill each other's slots): the
      * round-robin unit is the cluster, not the block */
     int64_t units = k->grid[0] * k->grid[1] * k->grid[2] / (k->cluster ? 2 : 1);
     const char *me = k->cluster ? "(blockIdx.x >> 1)" : "blockIdx.x", *all = k->cluster ? "(gridDim.x >> 1)" : "gridDim.x";
-    cg_line(g, "for (int tl_n = 0, tl_tile = %s; tl_tile < %lld;", me, (long long)units);
-    cg_line(g, "     ++tl_n, tl_tile = tl_n * %s + (tl_n & 1 ? %s - 1 - %s : %s)) {", all, all, me, me);
+    if (k->sched_dim >= 0 && !producer) {
+        /* the tiles in grid order, as the producer thread hands them on */
+        const char *take = "tl_tiles_take(tl_next_tile, tl_next, tl_next_free, tl_n)";
+        cg_line(g, "for (int tl_n = 0, tl_tile = %s; tl_tile < %lld; ++tl_n, tl_tile = %s) {", take, (long long)units, take);
+        g->ind++;
+        cg_block_indices(g, "tl_tile");
+        return;
+    }
+    if (k->sched_dim < 0) {
+        cg_line(g, "for (int tl_n = 0, tl_tile = %s; tl_tile < %lld;", me, (long long)units);
+        cg_line(g, "     ++tl_n, tl_tile = tl_n * %s + (tl_n & 1 ? %s - 1 - %s : %s)) {", all, all, me, me);
+    } else {
+        cg_line(g, "int tl_n = 0;  // after the loop, the tiles this block ran");
+        cg_line(g, "for (int tl_tile = %s; tl_tile < %lld; ++tl_n, tl_tile = tl_tiles_draw(tl_tile_count)) {", me,
+                (long long)units);
+    }
     g->ind++;
-    int d = k->idle_stores.len ? k->idle_last_dim : -1;
+    int d = k->sched_dim >= 0 ? k->sched_dim : k->idle_stores.len ? k->idle_last_dim : -1;
     if (d < 0) {
         cg_block_indices(g, "tl_tile");
+        return;
+    }
+    Arena *ar = &k->c->arena;
+    int64_t inner = 1, G = k->grid[d];
+    for (int i = 0; i < d; i++) inner *= k->grid[i];
+    const char *lo, *hi;
+    if (k->sched_dim >= 0) {
+        /* longest first: sections of W units of the grid without d (the
+         * remainder, fewer, in a first section: the last one is what evens
+         * out the end, the more tiles it has the better), each running index
+         * G - 1 along d of its units, then G - 2, ... (0, 1, ... where the
+         * trip count shrinks along d); tl_u is the unit, tl_x the index */
+        int64_t W = k->sched_section, others = units / G, rem = others % W;
+        const char *x = k->sched_reverse ? arena_printf(ar, "%lld - ", (long long)(G - 1)) : "";
+        long long WG = (long long)(W * G);
+        if (W >= others) {
+            cg_line(g, "const int tl_x = %s(tl_tile / %lld), tl_u = tl_tile %% %lld;  // longest first", x, (long long)others,
+                    (long long)others);
+        } else if (!rem) {
+            cg_line(g, "const int tl_r = tl_tile %% %lld;  // longest first, in sections of %lld units", WG, (long long)W);
+            cg_line(g, "const int tl_x = %s(tl_r / %lld), tl_u = tl_tile / %lld * %lld + tl_r %% %lld;", x, (long long)W, WG,
+                    (long long)W, (long long)W);
+        } else {
+            cg_line(g, "const int tl_s = tl_tile - %lld;  // past the first section (%lld units) where >= 0", (long long)(rem * G),
+                    (long long)rem);
+            cg_line(g, "const int tl_w = tl_s < 0 ? %lld : %lld, tl_r = tl_s < 0 ? tl_tile : tl_s %% %lld;  // longest first",
+                    (long long)rem, (long long)W, WG);
+            cg_line(g, "const int tl_x = %s(tl_r / tl_w), tl_u = (tl_s < 0 ? 0 : %lld + tl_s / %lld * %lld) + tl_r %% tl_w;", x,
+                    (long long)rem, WG, (long long)W);
+        }
+        split_digits(ar, "tl_u", inner, &lo, &hi);
+        cg_line(g, "const int tl_lin = %s(tl_x + %lld * %s);", lo, (long long)G, hi);
+        cg_line(g, "tl_tiles_publish(tl_next_tile, tl_next, tl_next_free, tl_n, tl_lin);  // to the consumers");
+        cg_block_indices(g, "tl_lin");
         return;
     }
     /* plan_idle: the tiles at the end of grid dimension d (those with idle
      * warpgroups) after all the others, each part in grid order: tile t of
      * the first part has index t along the grid with dimension d one
      * shorter, of the second index t - first along the grid without d */
-    int64_t inner = 1, G = k->grid[d];
-    for (int i = 0; i < d; i++) inner *= k->grid[i];
     int64_t first = units - units / G;
-    const char *lo, *hi, *lo2, *hi2;
-    split_digits(&k->c->arena, "tl_tile", inner, &lo, &hi);
-    split_digits(&k->c->arena, arena_printf(&k->c->arena, "(tl_tile - %lld)", (long long)first), inner, &lo2, &hi2);
+    const char *lo2, *hi2;
+    split_digits(ar, "tl_tile", inner, &lo, &hi);
+    split_digits(ar, arena_printf(ar, "(tl_tile - %lld)", (long long)first), inner, &lo2, &hi2);
     cg_line(g, "const int tl_lin = tl_tile < %lld  // the tiles with idle warpgroups last", (long long)first);
     cg_line(g, "    ? %s(%s %% %lld + %lld * (%s / %lld))", lo, hi, (long long)(G - 1), (long long)G, hi, (long long)(G - 1));
     cg_line(g, "    : %s(%lld + %lld * %s);", lo2, (long long)(G - 1), (long long)G, hi2);
     cg_block_indices(g, "tl_lin");
 }
 
-void cg_tile_loop_end(Cg *g) {
+void cg_tile_loop_end(Cg *g, bool producer) {
     g->ind--;
     cg_line(g, "}");
+    if (!producer || g->k->sched_dim < 0) return;
+    cg_line(g, "tl_tiles_publish(tl_next_tile, tl_next, tl_next_free, tl_n, %lld);  // no more tiles",
+            (long long)(g->k->grid[0] * g->k->grid[1] * g->k->grid[2]));
+    cg_line(g, "tl_tiles_done(tl_tile_count);  // the counter reads 0 again for the next launch");
 }
 
 /* Whether kernel k stores or computes an fp8 value anywhere. */
@@ -886,6 +939,9 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     fprintf(g.o, "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n%s\n", uses_fp8(k) ? "#include <cuda_fp8.h>\n" : "");
     fputs(cg_device_header, g.o);
     if (k->ws_loop) cg_hopper_helpers(k, g.o);
+    if (k->sched_dim >= 0)
+        fputs("\n// the tiles this launch's persistent blocks have drawn, and the blocks done drawing (tl_tiles_publish)\n"
+              "__device__ unsigned tl_tile_count[2] = {0, 0};\n", g.o);
     /* setmaxnreg needs a register cap at entry: one block an SM */
     fprintf(g.o, "\nextern \"C\" __global__ void __launch_bounds__(%lld%s)%s %s(",
             (long long)(k->threads + k->producer_threads), cg_hopper_consumer_regs(k) ? ", 1" : "",
@@ -940,11 +996,11 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
         cg_line(&g, "double *const tl_scratch = (double *)(tl_smem + %lld);", (long long)k->scratch_offset);
     if (k->ws_loop) cg_hopper_split(&g);
     if (k->ws_loop) cg_line(&g, "int tl_it = 0;  // pipeline iterations so far: the stage and phase to wait for");
-    if (k->persistent) cg_tile_loop_begin(&g);
+    if (k->persistent) cg_tile_loop_begin(&g, false);
     if (k->idle_stores.len) cg_hopper_idle_begin(&g);
     cg_block(&g, &k->body);
     if (k->idle_stores.len) cg_hopper_idle_end(&g);
-    if (k->persistent) cg_tile_loop_end(&g);
+    if (k->persistent) cg_tile_loop_end(&g, false);
     if (k->ws_loop) {
         cg_hopper_finish(&g);
         fputs("#endif\n", g.o);

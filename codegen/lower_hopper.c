@@ -290,7 +290,13 @@ static bool has_preloads(const IrKernel *k) {
  * cannot grant waits for ever. Only worth it for large accumulators: it
  * pins the kernel at its entry share, which a small tile's kernel would
  * not have needed. */
-enum { PRODUCER_REGS = 40, REG_POOL = 65536 };
+enum { REG_POOL = 65536 };
+
+/* The producer thread's registers: its loop of TMA copies fits in 40; with
+ * plan_schedule's counter and the longest-first order to decode it needs
+ * more (at 48 ptxas spilled 48 bytes in causal attention at 192 x 96 and,
+ * for the whole kernel, serialised the wgmmas: C7512). */
+static int producer_regs(const IrKernel *k) { return k->sched_dim >= 0 ? 56 : 40; }
 
 int cg_hopper_consumer_regs(const IrKernel *k) {
     if (!k->ws_loop || !k->arch_specific) return 0;
@@ -301,8 +307,8 @@ int cg_hopper_consumer_regs(const IrKernel *k) {
     }
     int64_t block = k->threads + k->producer_threads;
     int64_t entry = REG_POOL / block / 8 * 8;
-    if (frag_regs < 96 || entry > 248 || entry <= PRODUCER_REGS) return 0;
-    int64_t more = k->producer_threads * (entry - PRODUCER_REGS) / k->threads / 8 * 8;
+    if (frag_regs < 96 || entry > 248 || entry <= producer_regs(k)) return 0;
+    int64_t more = k->producer_threads * (entry - producer_regs(k)) / k->threads / 8 * 8;
     int64_t regs = entry + more > 256 ? 256 : entry + more;
     return regs > entry ? (int)regs : 0;
 }
@@ -329,6 +335,11 @@ void cg_hopper_split(Cg *g) {
             (long long)k->mbar_offset, RS);
     cg_line(g, "unsigned long long *const tl_preload = tl_full + %d, *const tl_preload_free = tl_full + %d;", 2 * RS,
             2 * RS + 1);
+    if (k->sched_dim >= 0) {
+        cg_line(g, "unsigned long long *const tl_next = tl_full + %d, *const tl_next_free = tl_full + %d;  // the next tile",
+                2 * RS + 2, 2 * RS + 3);
+        cg_line(g, "volatile int *const tl_next_tile = (volatile int *)(tl_full + %d);", 2 * RS + 4);
+    }
     cg_line(g, "if (tid == 0) {");
     cg_line(g, "    #pragma unroll");
     cg_line(g, "    for (int s = 0; s < %d; ++s) {", RS);
@@ -342,6 +353,10 @@ void cg_hopper_split(Cg *g) {
     cg_line(g, "    tl_mbar_init(tl_preload, 1);");
     cg_line(g, "    tl_mbar_init(tl_preload_free, %lld);  // a persistent block's consumer warps, done with a tile's preloads",
             (long long)(T / 32));
+    if (k->sched_dim >= 0) {
+        cg_line(g, "    tl_mbar_init(tl_next, 1);  // the producer thread has put the next tile's number");
+        cg_line(g, "    tl_mbar_init(tl_next_free, %lld);  // every consumer warp has read it", (long long)(T / 32));
+    }
     cg_line(g, "    tl_mbar_fence_init();");
     cg_line(g, "}");
     cg_line(g, k->cluster ? "tl_cluster_sync();  // the peer's mbarriers are ready before anything is multicast into them"
@@ -351,7 +366,7 @@ void cg_hopper_split(Cg *g) {
     int consumer_regs = cg_hopper_consumer_regs(k);
     if (consumer_regs)
         cg_line(g, "asm volatile(\"setmaxnreg.dec.sync.aligned.u32 %d;\\n\" ::: \"memory\");  // to the consumers",
-                PRODUCER_REGS);
+                producer_regs(k));
     cg_line(g, "if (tid == %lld) {", (long long)T);
     g->ind++;
     int64_t pre_bytes = 0;
@@ -361,7 +376,7 @@ void cg_hopper_split(Cg *g) {
     }
     const char *var = ir_cname(k->c, loop->sym->name), *n = cg_tmp(g, "n"), *s = cg_tmp(g, "s");
     cg_line(g, "int tl_it = 0;");
-    if (k->persistent) cg_tile_loop_begin(g);
+    if (k->persistent) cg_tile_loop_begin(g, true);
     producer_lets(g);
     if (pre_bytes) {
         /* a persistent block's next tile: once its consumers have left the
@@ -399,7 +414,7 @@ void cg_hopper_split(Cg *g) {
     }
     g->ind--;
     cg_line(g, "}");
-    if (k->persistent) cg_tile_loop_end(g);
+    if (k->persistent) cg_tile_loop_end(g, true);
     g->ind--;
     cg_line(g, "}");
     cg_line(g, "return;");

@@ -584,6 +584,46 @@ static __device__ __forceinline__ void tl_mbar_arrive_cluster(unsigned long long
                  : "memory");
 }
 
+/* Dynamic tile scheduling of a persistent kernel (plan_schedule): block b
+ * runs tile b first, then whichever tile the launch's counter count[0]
+ * hands out next (+ gridDim.x), so a block that finishes early takes more.
+ * Its producer thread draws the numbers and passes each tile (as its index
+ * in grid order, or the tile count: no more) to the consumer warps through
+ * a shared-memory slot, `next` (count 1) and `next_free` (one arrival per
+ * consumer warp) its full and empty barriers; mbarrier.arrive releases and
+ * try_wait acquires at CTA scope, which orders the slot's plain write and
+ * reads. n counts the block's tiles from 0. */
+static __device__ __forceinline__ int tl_tiles_draw(unsigned *count) { return (int)gridDim.x + (int)atomicAdd(count, 1u); }
+static __device__ __forceinline__ void tl_tiles_publish(volatile int *slot, unsigned long long *next,
+                                                        unsigned long long *next_free, int n, int tile)
+{
+    if (n >= 1) tl_mbar_wait(next_free, (n - 1) & 1);  // the consumers have taken tile n - 1
+    *slot = tile;
+    tl_mbar_arrive(next);
+}
+static __device__ __forceinline__ int tl_tiles_take(const volatile int *slot, unsigned long long *next,
+                                                    unsigned long long *next_free, int n)
+{
+    tl_mbar_wait(next, n & 1);
+    const int tile = *slot;
+    __syncwarp();  // every lane has read it before the warp frees the slot
+    if ((threadIdx.x & 31) == 0) tl_mbar_arrive(next_free);
+    return tile;
+}
+/* The counter must read 0 at the next launch: the last block whose
+ * producer is done (count[1] counts them) resets both words. Every other
+ * producer drew its last number before it counted itself (the fences),
+ * and nothing of this launch draws after the last one has. */
+static __device__ __forceinline__ void tl_tiles_done(unsigned *count)
+{
+    __threadfence();
+    if (atomicAdd(&count[1], 1u) == gridDim.x - 1) {
+        __threadfence();
+        atomicExch(&count[0], 0u);
+        atomicExch(&count[1], 0u);
+    }
+}
+
 /* A wgmma shared-memory matrix descriptor: start address, leading- and
  * stride-dimension byte offsets (all in 16-byte units, 14 bits each) and
  * the swizzle mode in bits 62-63 (1: 128-byte, 2: 64-byte, 3: 32-byte).

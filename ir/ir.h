@@ -149,7 +149,8 @@ typedef struct IrKernel {
      * first reads some of the tiles (attention's K and V), each freed after
      * its last gemm. */
     int rings;
-    int64_t mbar_offset;       /* its mbarriers in shared memory: full[rings][stages], empty[rings][stages], preload, preload_free */
+    int64_t mbar_offset;       /* its mbarriers in shared memory: full[rings][stages], empty[rings][stages], preload,
+                                * preload_free; with sched_dim, next, next_free and the next tile's number */
     /* Persistent: as many blocks as fit on the GPU at once, each looping
      * over the grid's tiles (tile = blockIdx.x, + gridDim.x, ...), so a
      * block's producer loads the next tile during the epilogue of this one. */
@@ -190,6 +191,14 @@ typedef struct IrKernel {
      * for the plain order. */
     PtrVec idle_stores;
     int idle_last_dim;
+    /* Longest tiles first (plan_schedule): where the loop's trip count
+     * grows (sched_reverse: the last index first) or shrinks along grid
+     * dimension sched_dim only, persistent blocks take their tiles from a
+     * counter in that order, through the other dimensions' units in
+     * sections of sched_section; sched_dim -1: the static round robin. */
+    int sched_dim;
+    bool sched_reverse;
+    int64_t sched_section;
 } IrKernel;
 
 /* ---- build.c ---- */

@@ -181,6 +181,9 @@ void ir_print(FILE *o, const IrKernel *k) {
     if (k->cluster) fprintf(o, " cluster(%d along grid dimension %d)", k->cluster, k->cluster_dim);
     if (k->idle_stores.len) fprintf(o, " idle_warpgroups(%d store%s)", k->idle_stores.len, k->idle_stores.len == 1 ? "" : "s");
     if (k->idle_last_dim >= 0 && k->idle_stores.len) fprintf(o, " idle_tiles_last(grid dimension %d)", k->idle_last_dim);
+    if (k->sched_dim >= 0)
+        fprintf(o, " longest_first(grid dimension %d %s, sections of %lld)", k->sched_dim,
+                k->sched_reverse ? "from its last index" : "from 0", (long long)k->sched_section);
     if (k->swizzle_panel) fprintf(o, " rasterize(panel %d, %s)", k->swizzle_panel, k->swizzle_col ? "col" : "row");
     if (k->smem_bytes) fprintf(o, " shared=%lld", (long long)k->smem_bytes);
     if (k->tma_stores.len) fprintf(o, " store_staging=%lld", (long long)k->store_offset);

@@ -39,6 +39,9 @@ void pass_plan_pipeline(IrKernel *k);
  * (attention's loop rotated to run the softmax under the tensor cores) and
  * the rings of its TMA copies */
 void pass_plan_overlap(IrKernel *k);
+/* requires: the sm_90a plan; provides: IrKernel.sched_dim, the order
+ * persistent blocks take tiles of unequal length in (longest first) */
+void pass_plan_schedule(IrKernel *k);
 /* requires: stages; provides: swizzle, offsets and total dynamic shared memory */
 void pass_plan_shared(IrKernel *k);
 /* requires: shared memory planned; provides: on the sm_90a path, TMA stores
@@ -84,6 +87,12 @@ int64_t buf_bytes(const IrBuf *b); /* buf_elems times the element size */
  * as written (it is checked again for every specialisation), so the passes
  * and the code generator fold where they read it. */
 const Node *expr_decided(const Node *e);
+/* int_eval.c: the value of integer expression e (NULL: 0) for block
+ * indices `at` (NULL: e may not name them): constants, block indices, the
+ * top-level lets before the pipelined loop, + - * / %, comparisons, && ||
+ * !, ?:, min, max, ceildiv, abs and integer casts; false where it is
+ * anything else or would overflow. */
+bool int_eval(const IrKernel *k, const Node *e, const int64_t *at, int64_t *out);
 /* How often the statements of b (nested ones too) name buf: as an operand
  * region (copy, gemm, fill, reduce, atomic) or in an element access. */
 int buf_use_count(IrBlock *b, const IrBuf *buf);

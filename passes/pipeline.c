@@ -17,6 +17,7 @@ static const Pass passes[] = {
     {"stage_elements", pass_stage_elements},
     {"plan_pipeline", pass_plan_pipeline},
     {"plan_overlap", pass_plan_overlap},
+    {"plan_schedule", pass_plan_schedule},
     {"plan_shared", pass_plan_shared},
     {"plan_store", pass_plan_store},
     {"insert_sync", pass_insert_sync},
@@ -30,7 +31,7 @@ bool pass_exists(const char *name) {
     return false;
 }
 
-const char *pass_names(void) { return "stage_operands, plan_warpgroups, infer_layout, stage_elements, plan_pipeline, plan_overlap, plan_shared, plan_store, insert_sync, plan_idle"; }
+const char *pass_names(void) { return "stage_operands, plan_warpgroups, infer_layout, stage_elements, plan_pipeline, plan_overlap, plan_schedule, plan_shared, plan_store, insert_sync, plan_idle"; }
 
 static bool wanted(const char *list, const char *name) {
     if (!list) return false;

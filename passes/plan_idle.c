@@ -47,29 +47,6 @@ static bool rows_by_warp(const IrKernel *k, const IrBuf *f) {
            f->shape[0] == k->threads / 32 * 16;
 }
 
-/* The value of e for block indices `at` (NULL: e may not name them), from
- * constants, block indices and + - * / %; false where it is anything else. */
-static bool eval(const IrKernel *k, const Node *e, const int64_t *at, int64_t *out) {
-    e = expr_decided(e);
-    if (!e) return *out = 0, true;
-    if (e->is_const) return !e->const_float && (*out = e->cval.i, true);
-    if (e->kind == N_NAME) {
-        for (int d = 0; at && d < k->info->block_idx.len; d++)
-            if (e->sym == k->info->block_idx.items[d]) return *out = at[d], true;
-        return false;
-    }
-    int64_t a, b;
-    if (e->kind != N_BINARY || !eval(k, e->u.op.a, at, &a) || !eval(k, e->u.op.b, at, &b)) return false;
-    switch (e->u.op.op) { /* (what would overflow is not told) */
-    case TK_PLUS: return !__builtin_add_overflow(a, b, out);
-    case TK_MINUS: return !__builtin_sub_overflow(a, b, out);
-    case TK_STAR: return !__builtin_mul_overflow(a, b, out);
-    case TK_SLASH: return b != 0 && !(a == INT64_MIN && b == -1) && (*out = a / b, true);
-    case TK_PERCENT: return b != 0 && !(a == INT64_MIN && b == -1) && (*out = a % b, true);
-    default: return false;
-    }
-}
-
 /* The tensor dimension a direct store of fragment f into region r puts
  * the fragment's rows along, or -1. */
 static int row_dim(const IrBuf *f, const IrRegion *r) { return region_lead(r, f->rank, f->shape); }
@@ -135,7 +112,7 @@ static bool last_idle_at(const IrKernel *k, const int64_t *at) {
     for (int i = 0; i < k->idle_stores.len; i++) {
         int64_t extent, start;
         const Node *e = store_start(k->idle_stores.items[i], &extent);
-        if (!eval(k, e, at, &start) || start > INT64_MAX / 2 || start + (W - 1) * WARPGROUP_ROWS < extent) return false;
+        if (!int_eval(k, e, at, &start) || start > INT64_MAX / 2 || start + (W - 1) * WARPGROUP_ROWS < extent) return false;
     }
     return true;
 }
@@ -149,12 +126,12 @@ static int idle_dim(const IrKernel *k) {
         int64_t extent, base;
         const Node *e = store_start(k->idle_stores.items[i], &extent);
         const int64_t origin[3] = {0, 0, 0};
-        if (!eval(k, e, origin, &base)) return -1;
+        if (!int_eval(k, e, origin, &base)) return -1;
         int only = -1;
         for (int d = 0; d < k->info->block_idx.len; d++) {
             int64_t at[3] = {0, 0, 0}, moved;
             at[d] = 1;
-            if (!eval(k, e, at, &moved)) return -1;
+            if (!int_eval(k, e, at, &moved)) return -1;
             if (moved == base) continue;
             if (only >= 0) return -1;
             only = d;
@@ -184,7 +161,7 @@ void pass_plan_idle(IrKernel *k) {
      * measured 0.6-1 % slower on the H200 (session 13), where the others
      * gained 1-4 %. */
     int64_t corner[3] = {k->grid[0] - 1, k->grid[1] - 1, k->grid[2] - 1}, trips;
-    if (sc.why || !k->idle_stores.len || !last_idle_at(k, corner) || !eval(k, k->ws_loop->hi, NULL, &trips)) {
+    if (sc.why || !k->idle_stores.len || !last_idle_at(k, corner) || !int_eval(k, k->ws_loop->hi, NULL, &trips)) {
         k->idle_stores.len = 0;
         return;
     }

@@ -491,11 +491,16 @@ static bool output_matches(uint64_t dev, const unsigned char *want, size_t bytes
 /* Each run starts from the outputs' contents before the first run, copied
  * aside on the device and put back before every launch, so inout tensors and
  * outputs the kernel accumulates into (atomic adds) see the same inputs each
- * time; only a race can then make two runs differ. The outputs hold the last
- * run's results afterwards. */
+ * time; only a race can then make two runs differ. Outputs with poison[i]
+ * (pure `out` tensors, which the kernel must write whole) start each run as
+ * 0xFF bytes instead, and every run must give their contents before the
+ * first one (the verified results): a run that leaves some elements
+ * unwritten differs then, even where it leaves the same ones each time
+ * (state a launch keeps for the next, such as a tile counter not reset).
+ * The outputs hold the last run's results afterwards. */
 bool prof_consistency(const RtKernel *fn, const long long grid[3], long long block, long long smem, void **params,
-                      const uint64_t *outputs, const size_t *bytes, int n_outputs, int runs, bool *consistent,
-                      char err[256]) {
+                      const uint64_t *outputs, const size_t *bytes, const bool *poison, int n_outputs, int runs,
+                      bool *consistent, char err[256]) {
     char local_err[256];
     if (!err) err = local_err;
     if (consistent) *consistent = false;
@@ -524,18 +529,21 @@ bool prof_consistency(const RtKernel *fn, const long long grid[3], long long blo
     /* Anything still running on the default stream finishes first. */
     ok = ok && rt_synchronize(err) && rt_malloc(&saved, total, err);
     size_t off = 0;
-    for (int i = 0; ok && i < n_outputs; off += bytes[i], i++)
+    for (int i = 0; ok && i < n_outputs; off += bytes[i], i++) {
         ok = rt_memcpy_dtod(saved + off, outputs[i], bytes[i], err);
+        if (ok && poison && poison[i]) ok = rt_memcpy_dtoh(first + off, outputs[i], bytes[i], err);
+    }
 
     bool same = true;
     for (int run = 0; ok && same && run < runs; run++) {
         off = 0;
         for (int i = 0; ok && i < n_outputs; off += bytes[i], i++)
-            ok = rt_memcpy_dtod(outputs[i], saved + off, bytes[i], err);
+            ok = poison && poison[i] ? rt_memset8(outputs[i], 0xFF, bytes[i], err)
+                                     : rt_memcpy_dtod(outputs[i], saved + off, bytes[i], err);
         ok = ok && rt_launch(fn, grid, block, smem, params, NULL, err) && rt_synchronize(err);
         off = 0;
         for (int i = 0; ok && same && i < n_outputs; off += bytes[i], i++) {
-            if (run == 0)
+            if (run == 0 && !(poison && poison[i]))
                 ok = rt_memcpy_dtoh(first + off, outputs[i], bytes[i], err);
             else
                 ok = output_matches(outputs[i], first + off, bytes[i], chunk, &same, err);

@@ -36,14 +36,16 @@ int prof_profile(KernelInfo *k, const ProfileTarget *t, const RtDevice *dev, con
         p.consistency_runs = o->consistency;
         uint64_t outs[64];
         size_t bytes[64];
+        bool poison[64]; /* pure outputs: they start as 0xFF bytes, as for the verified run */
         int n = 0;
         for (int i = 0; i < s.n && n < 64; i++)
             if (s.in[i].sym->mode != MODE_IN) {
                 outs[n] = s.dev[i];
+                poison[n] = s.in[i].sym->mode == MODE_OUT;
                 bytes[n++] = s.in[i].storage_bytes;
             }
-        if (!prof_consistency(&s.fn, s.grid, s.block, s.smem, s.params, outs, bytes, n, o->consistency, &p.consistent,
-                              err)) {
+        if (!prof_consistency(&s.fn, s.grid, s.block, s.smem, s.params, outs, bytes, poison, n, o->consistency,
+                              &p.consistent, err)) {
             fprintf(stderr, "tilec: %s\n", err);
             rc = 4;
             goto done;

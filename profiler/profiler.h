@@ -352,12 +352,16 @@ bool prof_bench_launch(BenchLaunch launch, void *arg, long long l2_bytes, const 
 /* Runs the kernel `runs` (>= 2) times on the same inputs and sets
  * *consistent when the outputs are bitwise identical each time; outputs[i]
  * are device pointers with bytes[i] sizes. Their contents before the first
- * run are put back before every run (inout tensors, atomic accumulation);
- * afterwards they hold the last run's results (0 bytes in all: consistent,
- * nothing runs). Launches on the default stream. Returns false (and *consistent false) when a run or copy fails. */
+ * run are put back before every run (inout tensors, atomic accumulation),
+ * except where poison[i] (poison may be NULL): those start each run as
+ * 0xFF bytes and must come out as they were before the first run (the
+ * verified results of a pure output). Afterwards the outputs hold the last
+ * run's results (0 bytes in all: consistent, nothing runs). Launches on the
+ * default stream. Returns false (and *consistent false) when a run or copy
+ * fails. */
 bool prof_consistency(const RtKernel *fn, const long long grid[3], long long block, long long smem, void **params,
-                      const uint64_t *outputs, const size_t *bytes, int n_outputs, int runs, bool *consistent,
-                      char err[256]);
+                      const uint64_t *outputs, const size_t *bytes, const bool *poison, int n_outputs, int runs,
+                      bool *consistent, char err[256]);
 /* The SM clock in MHz, measured by a one-thread kernel counting clock64()
  * cycles over ~20 us of %globaltimer (compiled once with rt_compile for the
  * device's arch); 0, with a sentence in err, when it cannot measure. The

@@ -40,7 +40,11 @@ ragged() {
     softmax|row_reduce|layernorm|rmsnorm) echo "--set M=1001,N=3000" ;;
     swiglu|transpose) echo "--set M=1001,N=999" ;;
     flash_attn|flash_fwd) echo "--set B=1,H=3,S=1000"; echo "--set B=1,H=2,S=777,causal=1"
-        echo "--set B=2,H=9,S=2000,causal=1"  # 288 tiles: persistent, the snake order, a partial last query tile
+        echo "--set B=2,H=9,S=2000,causal=1"  # 288 tiles: persistent, longest first (plan_schedule), a partial last query tile
+        # longest first in two sections (5 heads, then 15); --profile: every
+        # launch after the first must find the tile counter reset (the
+        # consistency runs must give the verified output again)
+        echo "--set BM=192,BN=96,B=1,H=20,S=4096,causal=1 --profile --consistency 3"
         # three consumer warpgroups (P packed from its halves), partial tiles
         echo "--set D=64,BM=192,BN=128,B=1,H=3,S=1000"; echo "--set D=64,BM=192,BN=128,B=1,H=2,S=777,causal=1"
         echo "--set BM=192,BN=96,B=1,H=3,S=1000"; echo "--set BM=192,BN=96,B=1,H=2,S=777,causal=1" ;;  # D=128 as bench/run.sh times it

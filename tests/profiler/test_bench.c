@@ -58,16 +58,16 @@ static void test_refused_arguments(void) {
     uint64_t out = 0x1000;
     size_t bytes = 16;
     bool consistent = true;
-    check_error(prof_consistency(&fake, grid, 32, 0, NULL, &out, &bytes, 1, 1, &consistent, err), err,
+    check_error(prof_consistency(&fake, grid, 32, 0, NULL, &out, &bytes, NULL, 1, 1, &consistent, err), err,
                 "prof_consistency with 1 run");
     check(!consistent, "a failed prof_consistency says 'not consistent'");
-    check_error(prof_consistency(&fake, grid, 32, 0, NULL, &out, &bytes, 0, 5, &consistent, err), err,
+    check_error(prof_consistency(&fake, grid, 32, 0, NULL, &out, &bytes, NULL, 0, 5, &consistent, err), err,
                 "prof_consistency without outputs");
-    check_error(prof_consistency(NULL, grid, 32, 0, NULL, &out, &bytes, 1, 5, &consistent, err), err,
+    check_error(prof_consistency(NULL, grid, 32, 0, NULL, &out, &bytes, NULL, 1, 5, &consistent, err), err,
                 "prof_consistency without a kernel");
     size_t no_bytes = 0;
     consistent = false;
-    bool ok = prof_consistency(&fake, grid, 32, 0, NULL, &out, &no_bytes, 1, 5, &consistent, err);
+    bool ok = prof_consistency(&fake, grid, 32, 0, NULL, &out, &no_bytes, NULL, 1, 5, &consistent, err);
     check(ok && consistent, "prof_consistency of 0 output bytes: consistent, without running anything");
 }
 
@@ -92,7 +92,7 @@ static int test_without_gpu(const char *open_error) {
     uint64_t out = 0x1000;
     size_t bytes = 16;
     bool consistent = true;
-    check_error(prof_consistency(&fake, grid, 32, 0, NULL, &out, &bytes, 1, 5, &consistent, err), err,
+    check_error(prof_consistency(&fake, grid, 32, 0, NULL, &out, &bytes, NULL, 1, 5, &consistent, err), err,
                 "prof_consistency without a device");
     double mhz = prof_measure_sm_clock(err);
     check_error(mhz > 0, err, "prof_measure_sm_clock without a device");
@@ -156,10 +156,18 @@ static const char *kernels_source =
     "    long long c0 = clock64();\n"
     "    while (clock64() - c0 < (long long)(h >> 22)) { }\n"
     "    out[blockIdx.x] = atomicAdd(counter, 1u);\n"
+    "}\n"
+    "\n"
+    "/* Writes its output only at its first launch: state kept from launch to launch. */\n"
+    "__device__ unsigned once_launched;\n"
+    "extern \"C\" __global__ void once(unsigned *out) {\n"
+    "    if (!once_launched) out[threadIdx.x] = threadIdx.x + 1;\n"
+    "    __syncthreads();\n"
+    "    if (threadIdx.x == 0) once_launched = 1;\n"
     "}\n";
 
 typedef struct Kernels {
-    RtKernel axpb, add_one, spin, racy;
+    RtKernel axpb, add_one, spin, racy, once;
 } Kernels;
 
 static bool compile_for(const RtDevice *d, RtCompileResult *r) {
@@ -297,12 +305,17 @@ static void test_bandwidth(const RtDevice *d, const Kernels *k) {
      * output is put back before each run). */
     bool consistent = false;
     size_t bytes = (size_t)N * 4;
-    ok = prof_consistency(&k->axpb, grid, BLOCK, 0, params, &y, &bytes, 1, 5, &consistent, err);
+    ok = prof_consistency(&k->axpb, grid, BLOCK, 0, params, &y, &bytes, NULL, 1, 5, &consistent, err);
     if (!ok) printf("  error: %s\n", err);
     check(ok && consistent, "prof_consistency: axpb is consistent over 5 runs");
+    const bool poisoned = true;
+    consistent = false;
+    ok = prof_consistency(&k->axpb, grid, BLOCK, 0, params, &y, &bytes, &poisoned, 1, 5, &consistent, err);
+    if (!ok) printf("  error: %s\n", err);
+    check(ok && consistent, "prof_consistency: axpb is consistent over 5 runs from poisoned outputs");
     void *in_place[] = {&y, &n};
     consistent = false;
-    ok = prof_consistency(&k->add_one, grid, BLOCK, 0, in_place, &y, &bytes, 1, 5, &consistent, err);
+    ok = prof_consistency(&k->add_one, grid, BLOCK, 0, in_place, &y, &bytes, NULL, 1, 5, &consistent, err);
     if (!ok) printf("  error: %s\n", err);
     check(ok && consistent, "prof_consistency: y += 1 is consistent (y is restored before each run)");
     /* x is all 0x3f bytes; y was 2x + 1 before the in-place runs. */
@@ -348,6 +361,28 @@ static void test_short_kernel(const RtDevice *d, const Kernels *k) {
     rt_free(out);
 }
 
+/* A kernel whose later launches leave its output unwritten: the same each
+ * time, so only the comparison with the first (verified) results tells. */
+static void test_stale_state(const Kernels *k) {
+    char err[256];
+    uint64_t out = 0;
+    const size_t bytes = 32 * sizeof(unsigned);
+    const long long grid[3] = {1, 1, 1};
+    void *params[] = {&out};
+    bool ok = rt_malloc(&out, bytes, err) && rt_memset8(out, 0xFF, bytes, err) &&
+              rt_launch(&k->once, grid, 32, 0, params, NULL, err) && rt_synchronize(err);
+    if (!ok) printf("  error: %s\n", err);
+    bool consistent = false;
+    ok = ok && prof_consistency(&k->once, grid, 32, 0, params, &out, &bytes, NULL, 1, 5, &consistent, err);
+    check(ok && consistent, "prof_consistency: restored outputs cannot tell a kernel that stopped writing");
+    const bool poisoned = true;
+    consistent = true;
+    ok = ok && prof_consistency(&k->once, grid, 32, 0, params, &out, &bytes, &poisoned, 1, 5, &consistent, err);
+    if (!ok) printf("  error: %s\n", err);
+    check(ok && !consistent, "prof_consistency: poisoned outputs tell it (NOT consistent)");
+    rt_free(out);
+}
+
 static void test_race(const Kernels *k) {
     enum { BLOCKS = 4096 };
     char err[256];
@@ -361,7 +396,7 @@ static void test_race(const Kernels *k) {
     const uint64_t outputs[2] = {out, counter};
     const size_t bytes[2] = {BLOCKS * sizeof(unsigned), sizeof(unsigned)};
     bool consistent = true;
-    ok = ok && prof_consistency(&k->racy, grid, 32, 0, params, outputs, bytes, 2, 10, &consistent, err);
+    ok = ok && prof_consistency(&k->racy, grid, 32, 0, params, outputs, bytes, NULL, 2, 10, &consistent, err);
     if (!ok) printf("  error: %s\n", err);
     check(ok && !consistent, "prof_consistency: a kernel racing for a counter is NOT consistent over 10 runs");
     unsigned final = 0;
@@ -392,7 +427,7 @@ int main(void) {
     check(ok, "rt_module_load of the NVRTC cubin");
     Kernels k;
     if (!ok || !get_kernel(m, "axpb", &k.axpb) || !get_kernel(m, "add_one", &k.add_one) ||
-        !get_kernel(m, "spin", &k.spin) || !get_kernel(m, "racy", &k.racy)) {
+        !get_kernel(m, "spin", &k.spin) || !get_kernel(m, "racy", &k.racy) || !get_kernel(m, "once", &k.once)) {
         rt_compile_result_free(&compiled);
         printf("FAILED (%d failed)\n", failures);
         return 1;
@@ -401,6 +436,7 @@ int main(void) {
     test_bandwidth(&dev, &k);
     test_short_kernel(&dev, &k);
     test_race(&k);
+    test_stale_state(&k);
     check(rt_synchronize(err), "the context is still usable");
     rt_module_unload(m);
     rt_compile_result_free(&compiled);

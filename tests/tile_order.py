@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""tile_order.py TILEC ROOT - a persistent kernel's tile order visits every
+tile of its grid exactly once.
+
+The generated code of a persistent kernel turns a tile number tl_tile in
+[0, tiles) into block indices: the static order, plan_idle's idle tiles
+last, or plan_schedule's longest first in sections. This takes those lines
+out of `tilec --emit-cuda --arch sm_90a` (the producer's loop), compiles them with the host C
+compiler into a loop over every tile number, and checks that each block of
+the grid comes out once; for the longest-first order also that the index
+along the grid only falls within a section (it rises once a section). CPU
+only."""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+tilec, root = sys.argv[1], sys.argv[2]
+cc = os.environ.get("CC", "cc")
+
+# (example, --set values, environment, the order the kernel must use)
+CASES = [
+    ("flash_attn", "causal=1,BM=192,BN=96", {}, "longest"),                  # sections of 15 after one of 8
+    ("flash_attn", "causal=1,BM=192,BN=128,D=64", {}, "longest"),            # sections of 32, none short
+    ("flash_attn", "causal=1,S=16384,B=2", {}, "longest"),                   # sections of 4
+    ("flash_attn", "causal=1,BM=192,BN=96,S=16384,B=2", {}, "longest"),      # sections of 3 after one of 2
+    ("flash_attn", "causal=1,BM=192,BN=96,B=1,H=2,S=300", {"TILEC_PERSISTENT": "1"}, "longest"),  # one section
+    ("flash_attn", "causal=1,BM=192,BN=96", {"TILEC_LPT": "0"}, "static"),
+    ("flash_attn", "BM=192,BN=96", {}, "idle"),                              # S = 4096: last query block idle
+    ("flash_attn", "BM=192,BN=96,S=4224", {}, "static"),
+    ("gemm", "M=3000,N=2000,K=1024,BM=192,BN=128", {}, "static"),  # panels: grid order kept
+]
+
+PROGRAM = r"""
+#include <stdio.h>
+static int min(int a, int b) { return a < b ? a : b; }
+static unsigned char seen[%(tiles)d];
+int main(void) {
+    int rises = 0, last_x = -1;
+    for (int tl_tile = 0; tl_tile < %(tiles)d; tl_tile++) {
+        int tx, ty, tz;
+        {
+%(lines)s
+            tx = %(bx)s; ty = %(by)s; tz = %(bz)s;
+            %(rise)s
+        }
+        const int bx = tx, by = ty, bz = tz;
+        if (bx < 0 || bx >= %(gx)d || by < 0 || by >= %(gy)d || bz < 0 || bz >= %(gz)d) {
+            printf("tile %%d runs block (%%d, %%d, %%d), outside the grid\n", tl_tile, bx, by, bz);
+            return 1;
+        }
+        if (seen[bx + %(gx)d * (by + %(gy)d * bz)]++) {
+            printf("tile %%d runs block (%%d, %%d, %%d) again\n", tl_tile, bx, by, bz);
+            return 1;
+        }
+    }
+    printf("%%d\n", rises);
+    return 0;
+}
+"""
+
+
+def check(example, values, env, order, tmp):
+    args = [tilec, "--arch", "sm_90a", "--set", values, "%s/examples/%s.tile" % (root, example)]
+    run_env = {**os.environ, **env}
+    cu = subprocess.run(args[:1] + ["--emit-cuda"] + args[1:], env=run_env, capture_output=True, text=True,
+                        check=True).stdout
+    gx, gy, gz = (int(v) for v in re.search(r"// launch: grid \((\d+), (\d+), (\d+)\)", cu).groups())
+    # the producer's loop (the first; with the longest-first order it hands
+    # the consumers each tile in grid order), its lines up to the block
+    # indices' __builtin_assume
+    head = re.search(r"for \(int tl_n = 0, tl_tile = blockIdx\.x; tl_tile < (\d+);\n.*\n|"
+                     r"for \(int tl_tile = blockIdx\.x; tl_tile < (\d+); .*tl_tiles_draw.*\n", cu)
+    if not head:
+        return "not persistent"
+    start = head.end()
+    lines = "\n".join(l for l in cu[start:cu.index("__builtin_assume", start)].splitlines() if "tl_tiles_publish" not in l)
+    kind = "longest" if "tl_tiles_draw(tl_tile_count)" in cu else "idle" if "idle warpgroups last" in cu else "static"
+    if kind != order:
+        return "the %s order, not the %s one" % (kind, order)
+    tiles = int(head.group(1) or head.group(2))
+    if tiles != gx * gy * gz:
+        return "%d tiles for a grid of %d blocks" % (tiles, gx * gy * gz)
+    # the block indices, in grid order, from the __builtin_assume lines after them
+    at = cu.index("__builtin_assume", start)
+    assumes = re.match(r"((?:\s*__builtin_assume\(\w+ >= 0 && \w+ < \d+\);)+)", cu[at:]).group(1)
+    assumes = re.findall(r"__builtin_assume\((\w+) >= 0", assumes)
+    names = dict(zip(("bx", "by", "bz"), assumes + ["0"] * (3 - len(assumes))))
+    rise = "if (tl_x > last_x && last_x >= 0) rises++; last_x = tl_x;" if order == "longest" else ""
+    src = os.path.join(tmp, "order.c")
+    with open(src, "w") as f:
+        f.write(PROGRAM % dict(tiles=tiles, lines=lines, rise=rise, gx=gx, gy=gy, gz=gz, **names))
+    exe = os.path.join(tmp, "order")
+    subprocess.run([cc, "-O1", "-o", exe, src], check=True)
+    run = subprocess.run([exe], capture_output=True, text=True)
+    if run.returncode:
+        return run.stdout.strip()
+    if order == "longest":
+        ir = subprocess.run(args[:1] + ["--emit-cuda", "--print-ir-after=plan_schedule"] + args[1:], env=run_env,
+                            capture_output=True, text=True, check=True).stderr
+        section = int(re.search(r"longest_first\(grid dimension \d [a-z ]+, sections of (\d+)\)", ir).group(1))
+        units = tiles // gx
+        sections = units // section + (units % section > 0)
+        if int(run.stdout) != sections - 1:
+            return "the index along the grid rises %s times, in %d sections" % (run.stdout.strip(), sections)
+    return None
+
+
+failed = 0
+with tempfile.TemporaryDirectory() as tmp:
+    for example, values, env, order in CASES:
+        why = check(example, values, env, order, tmp)
+        print("%s %s %s %s%s" % ("FAIL" if why else "ok  ", example, values,
+                                 " ".join("%s=%s" % kv for kv in env.items()), ": " + why if why else ""))
+        failed += why is not None
+sys.exit(1 if failed else 0)
