@@ -797,7 +797,8 @@ static void split_digits(Arena *ar, const char *t, int64_t inner, const char **l
  * tiles, so what shares L2 does not change. With plan_schedule's order,
  * the producer thread draws the tiles after the first from a counter
  * (tl_tiles_draw) and hands each on to the consumers in grid order
- * (tl_tiles_publish, tl_tiles_take), so theirs is the plain loop. */
+ * (tl_tiles_publish, tl_tiles_take: a shared slot between two named
+ * barriers), so theirs is the plain loop. */
 void cg_tile_loop_begin(Cg *g, bool producer) {
     const IrKernel *k = g->k;
     /* clusters of two take the tiles in pairs, both blocks of a cluster the
@@ -805,9 +806,11 @@ void cg_tile_loop_begin(Cg *g, bool producer) {
      * round-robin unit is the cluster, not the block */
     int64_t units = k->grid[0] * k->grid[1] * k->grid[2] / (k->cluster ? 2 : 1);
     const char *me = k->cluster ? "(blockIdx.x >> 1)" : "blockIdx.x", *all = k->cluster ? "(gridDim.x >> 1)" : "gridDim.x";
+    /* the named barriers of the next tile's slot: the consumers and the producer's warp */
+    const char *slot = arena_printf(&k->c->arena, "%d, %d, %lld", CG_BAR_TILE_FULL, CG_BAR_TILE_EMPTY, (long long)(k->threads + 32));
     if (k->sched_dim >= 0 && !producer) {
         /* the tiles in grid order, as the producer thread hands them on */
-        const char *take = "tl_tiles_take(tl_next_tile, tl_next, tl_next_free, tl_n)";
+        const char *take = arena_printf(&k->c->arena, "tl_tiles_take(tl_next_tile, %lld, %s)", (long long)units, slot);
         cg_line(g, "for (int tl_n = 0, tl_tile = %s; tl_tile < %lld; ++tl_n, tl_tile = %s) {", take, (long long)units, take);
         g->ind++;
         cg_block_indices(g, "tl_tile");
@@ -857,7 +860,7 @@ void cg_tile_loop_begin(Cg *g, bool producer) {
         }
         split_digits(ar, "tl_u", inner, &lo, &hi);
         cg_line(g, "const int tl_lin = %s(tl_x + %lld * %s);", lo, (long long)G, hi);
-        cg_line(g, "tl_tiles_publish(tl_next_tile, tl_next, tl_next_free, tl_n, tl_lin);  // to the consumers");
+        cg_line(g, "tl_tiles_publish(tl_next_tile, tl_n, tl_lin, %s);  // to the consumers", slot);
         cg_block_indices(g, "tl_lin");
         return;
     }
@@ -878,9 +881,11 @@ void cg_tile_loop_begin(Cg *g, bool producer) {
 void cg_tile_loop_end(Cg *g, bool producer) {
     g->ind--;
     cg_line(g, "}");
-    if (!producer || g->k->sched_dim < 0) return;
-    cg_line(g, "tl_tiles_publish(tl_next_tile, tl_next, tl_next_free, tl_n, %lld);  // no more tiles",
-            (long long)(g->k->grid[0] * g->k->grid[1] * g->k->grid[2]));
+    const IrKernel *k = g->k;
+    if (!producer || k->sched_dim < 0) return;
+    cg_line(g, "tl_tiles_publish(tl_next_tile, tl_n, %lld, %d, %d, %lld);  // no more tiles",
+            (long long)(k->grid[0] * k->grid[1] * k->grid[2]), CG_BAR_TILE_FULL, CG_BAR_TILE_EMPTY,
+            (long long)(k->threads + 32));
     cg_line(g, "tl_tiles_done(tl_tile_count);  // the counter reads 0 again for the next launch");
 }
 
@@ -940,7 +945,7 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     fputs(cg_device_header, g.o);
     if (k->ws_loop) cg_hopper_helpers(k, g.o);
     if (k->sched_dim >= 0)
-        fputs("\n// the tiles this launch's persistent blocks have drawn, and the blocks done drawing (tl_tiles_publish)\n"
+        fputs("\n// the tiles this launch's persistent blocks have drawn, and the blocks done drawing (tl_tiles_draw, tl_tiles_done)\n"
               "__device__ unsigned tl_tile_count[2] = {0, 0};\n", g.o);
     /* setmaxnreg needs a register cap at entry: one block an SM */
     fprintf(g.o, "\nextern \"C\" __global__ void __launch_bounds__(%lld%s)%s %s(",

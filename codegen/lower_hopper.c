@@ -335,11 +335,9 @@ void cg_hopper_split(Cg *g) {
             (long long)k->mbar_offset, RS);
     cg_line(g, "unsigned long long *const tl_preload = tl_full + %d, *const tl_preload_free = tl_full + %d;", 2 * RS,
             2 * RS + 1);
-    if (k->sched_dim >= 0) {
-        cg_line(g, "unsigned long long *const tl_next = tl_full + %d, *const tl_next_free = tl_full + %d;  // the next tile",
-                2 * RS + 2, 2 * RS + 3);
-        cg_line(g, "volatile int *const tl_next_tile = (volatile int *)(tl_full + %d);", 2 * RS + 4);
-    }
+    if (k->sched_dim >= 0)
+        cg_line(g, "volatile int *const tl_next_tile = (volatile int *)(tl_full + %d);  // the next tile (plan_schedule)",
+                2 * RS + 2);
     cg_line(g, "if (tid == 0) {");
     cg_line(g, "    #pragma unroll");
     cg_line(g, "    for (int s = 0; s < %d; ++s) {", RS);
@@ -353,10 +351,6 @@ void cg_hopper_split(Cg *g) {
     cg_line(g, "    tl_mbar_init(tl_preload, 1);");
     cg_line(g, "    tl_mbar_init(tl_preload_free, %lld);  // a persistent block's consumer warps, done with a tile's preloads",
             (long long)(T / 32));
-    if (k->sched_dim >= 0) {
-        cg_line(g, "    tl_mbar_init(tl_next, 1);  // the producer thread has put the next tile's number");
-        cg_line(g, "    tl_mbar_init(tl_next_free, %lld);  // every consumer warp has read it", (long long)(T / 32));
-    }
     cg_line(g, "    tl_mbar_fence_init();");
     cg_line(g, "}");
     cg_line(g, k->cluster ? "tl_cluster_sync();  // the peer's mbarriers are ready before anything is multicast into them"

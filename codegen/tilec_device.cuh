@@ -588,26 +588,28 @@ static __device__ __forceinline__ void tl_mbar_arrive_cluster(unsigned long long
  * runs tile b first, then whichever tile the launch's counter count[0]
  * hands out next (+ gridDim.x), so a block that finishes early takes more.
  * Its producer thread draws the numbers and passes each tile (as its index
- * in grid order, or the tile count: no more) to the consumer warps through
- * a shared-memory slot, `next` (count 1) and `next_free` (one arrival per
- * consumer warp) its full and empty barriers; mbarrier.arrive releases and
- * try_wait acquires at CTA scope, which orders the slot's plain write and
- * reads. n counts the block's tiles from 0. */
+ * in grid order, or `end`, the tile count: no more) to the consumer
+ * threads through a shared-memory slot, between two named barriers of
+ * `threads` threads (the consumers and the producer's warp, which counts
+ * as a whole warp): `full` once the slot holds the tile, `empty` once every
+ * consumer has read it. bar.arrive releases and bar.sync acquires at CTA
+ * scope, which orders the slot's plain write and reads (and the sanitizer
+ * sees it). n counts the block's tiles from 0. */
 static __device__ __forceinline__ int tl_tiles_draw(unsigned *count) { return (int)gridDim.x + (int)atomicAdd(count, 1u); }
-static __device__ __forceinline__ void tl_tiles_publish(volatile int *slot, unsigned long long *next,
-                                                        unsigned long long *next_free, int n, int tile)
+static __device__ __forceinline__ void tl_tiles_publish(volatile int *slot, int n, int tile, int full, int empty,
+                                                        int threads)
 {
-    if (n >= 1) tl_mbar_wait(next_free, (n - 1) & 1);  // the consumers have taken tile n - 1
+    if (n >= 1) asm volatile("bar.sync %0, %1;\n" ::"r"(empty), "r"(threads) : "memory");  // tile n - 1 was taken
     *slot = tile;
-    tl_mbar_arrive(next);
+    asm volatile("bar.arrive %0, %1;\n" ::"r"(full), "r"(threads) : "memory");
 }
-static __device__ __forceinline__ int tl_tiles_take(const volatile int *slot, unsigned long long *next,
-                                                    unsigned long long *next_free, int n)
+static __device__ __forceinline__ int tl_tiles_take(const volatile int *slot, int end, int full, int empty,
+                                                    int threads)
 {
-    tl_mbar_wait(next, n & 1);
+    asm volatile("bar.sync %0, %1;\n" ::"r"(full), "r"(threads) : "memory");
     const int tile = *slot;
-    __syncwarp();  // every lane has read it before the warp frees the slot
-    if ((threadIdx.x & 31) == 0) tl_mbar_arrive(next_free);
+    /* after the last the producer waits no more: nothing must stay arrived */
+    if (tile < end) asm volatile("bar.arrive %0, %1;\n" ::"r"(empty), "r"(threads) : "memory");
     return tile;
 }
 /* The counter must read 0 at the next launch: the last block whose

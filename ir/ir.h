@@ -150,7 +150,7 @@ typedef struct IrKernel {
      * its last gemm. */
     int rings;
     int64_t mbar_offset;       /* its mbarriers in shared memory: full[rings][stages], empty[rings][stages], preload,
-                                * preload_free; with sched_dim, next, next_free and the next tile's number */
+                                * preload_free; with sched_dim, the next tile's number */
     /* Persistent: as many blocks as fit on the GPU at once, each looping
      * over the grid's tiles (tile = blockIdx.x, + gridDim.x, ...), so a
      * block's producer loads the next tile during the epilogue of this one. */

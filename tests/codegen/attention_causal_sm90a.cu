@@ -15,8 +15,7 @@ extern "C" __global__ void __launch_bounds__(512, 1) tilec_attn_8823f569(const _
     float o[64];  // the mma accumulator layout with 12x1 warps of 16x128
     unsigned long long *const tl_full = (unsigned long long *)(tl_smem + 147456), *const tl_empty = tl_full + 2;
     unsigned long long *const tl_preload = tl_full + 4, *const tl_preload_free = tl_full + 5;
-    unsigned long long *const tl_next = tl_full + 6, *const tl_next_free = tl_full + 7;  // the next tile
-    volatile int *const tl_next_tile = (volatile int *)(tl_full + 8);
+    volatile int *const tl_next_tile = (volatile int *)(tl_full + 6);  // the next tile (plan_schedule)
     if (tid == 0) {
         #pragma unroll
         for (int s = 0; s < 2; ++s) {
@@ -25,8 +24,6 @@ extern "C" __global__ void __launch_bounds__(512, 1) tilec_attn_8823f569(const _
         }
         tl_mbar_init(tl_preload, 1);
         tl_mbar_init(tl_preload_free, 12);  // a persistent block's consumer warps, done with a tile's preloads
-        tl_mbar_init(tl_next, 1);  // the producer thread has put the next tile's number
-        tl_mbar_init(tl_next_free, 12);  // every consumer warp has read it
         tl_mbar_fence_init();
     }
     __syncthreads();
@@ -40,7 +37,7 @@ extern "C" __global__ void __launch_bounds__(512, 1) tilec_attn_8823f569(const _
                 const int tl_w = tl_s < 0 ? 8 : 15, tl_r = tl_s < 0 ? tl_tile : tl_s % 330;  // longest first
                 const int tl_x = 21 - (tl_r / tl_w), tl_u = (tl_s < 0 ? 0 : 8 + tl_s / 330 * 15) + tl_r % tl_w;
                 const int tl_lin = (tl_x + 22 * tl_u);
-                tl_tiles_publish(tl_next_tile, tl_next, tl_next_free, tl_n, tl_lin);  // to the consumers
+                tl_tiles_publish(tl_next_tile, tl_n, tl_lin, 8, 9, 416);  // to the consumers
                 const int bx = (int)(tl_lin % 22);
                 const int by = (int)(tl_lin / 22 % 16);
                 const int bz = (int)(tl_lin / 352);
@@ -63,7 +60,7 @@ extern "C" __global__ void __launch_bounds__(512, 1) tilec_attn_8823f569(const _
                     tl_tma_load<4>((unsigned char *)V_s + s1_ * 24576 + 12288, &tl_tmap2, &tl_full[s1_], 0, (int)(0) + 64, (int)((kb * 96)), (int)(by), (int)(bz));
                 }
             }
-            tl_tiles_publish(tl_next_tile, tl_next, tl_next_free, tl_n, 2816);  // no more tiles
+            tl_tiles_publish(tl_next_tile, tl_n, 2816, 8, 9, 416);  // no more tiles
             tl_tiles_done(tl_tile_count);  // the counter reads 0 again for the next launch
         }
         return;
@@ -74,7 +71,7 @@ extern "C" __global__ void __launch_bounds__(512, 1) tilec_attn_8823f569(const _
     const unsigned long long tl_kdesc_K_s = tl_wgmma_desc((const unsigned char *)K_s, 16, 1024, 1);
     const unsigned long long tl_ndesc_V_s = tl_wgmma_desc(V_s, 12288, 1024, 1);
     int tl_it = 0;  // pipeline iterations so far: the stage and phase to wait for
-    for (int tl_n = 0, tl_tile = tl_tiles_take(tl_next_tile, tl_next, tl_next_free, tl_n); tl_tile < 2816; ++tl_n, tl_tile = tl_tiles_take(tl_next_tile, tl_next, tl_next_free, tl_n)) {
+    for (int tl_n = 0, tl_tile = tl_tiles_take(tl_next_tile, 2816, 8, 9, 416); tl_tile < 2816; ++tl_n, tl_tile = tl_tiles_take(tl_next_tile, 2816, 8, 9, 416)) {
         const int bx = (int)(tl_tile % 22);
         const int by = (int)(tl_tile / 22 % 16);
         const int bz = (int)(tl_tile / 352);
