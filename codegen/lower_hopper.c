@@ -336,7 +336,7 @@ void cg_hopper_split(Cg *g) {
     cg_line(g, "unsigned long long *const tl_preload = tl_full + %d, *const tl_preload_free = tl_full + %d;", 2 * RS,
             2 * RS + 1);
     if (k->sched_dim >= 0)
-        cg_line(g, "volatile int *const tl_next_tile = (volatile int *)(tl_full + %d);  // the next tile (plan_schedule)",
+        cg_line(g, "int *const tl_next_tile = (int *)(tl_full + %d);  // the next tile (plan_schedule)",
                 2 * RS + 2);
     cg_line(g, "if (tid == 0) {");
     cg_line(g, "    #pragma unroll");

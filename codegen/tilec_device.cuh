@@ -593,21 +593,25 @@ static __device__ __forceinline__ void tl_mbar_arrive_cluster(unsigned long long
  * `threads` threads (the consumers and the producer's warp, which counts
  * as a whole warp): `full` once the slot holds the tile, `empty` once every
  * consumer has read it. bar.arrive releases and bar.sync acquires at CTA
- * scope, which orders the slot's plain write and reads (and the sanitizer
- * sees it). n counts the block's tiles from 0. */
+ * scope, which orders the slot's write and reads; they are atomics (one
+ * read a warp) because compute-sanitizer's racecheck does not see that
+ * order (with plain accesses it reported them as races, between mbarriers
+ * as between these barriers). n counts the block's tiles from 0. */
 static __device__ __forceinline__ int tl_tiles_draw(unsigned *count) { return (int)gridDim.x + (int)atomicAdd(count, 1u); }
-static __device__ __forceinline__ void tl_tiles_publish(volatile int *slot, int n, int tile, int full, int empty,
+static __device__ __forceinline__ void tl_tiles_publish(int *slot, int n, int tile, int full, int empty,
                                                         int threads)
 {
     if (n >= 1) asm volatile("bar.sync %0, %1;\n" ::"r"(empty), "r"(threads) : "memory");  // tile n - 1 was taken
-    *slot = tile;
+    atomicExch(slot, tile);
     asm volatile("bar.arrive %0, %1;\n" ::"r"(full), "r"(threads) : "memory");
 }
-static __device__ __forceinline__ int tl_tiles_take(const volatile int *slot, int end, int full, int empty,
+static __device__ __forceinline__ int tl_tiles_take(int *slot, int end, int full, int empty,
                                                     int threads)
 {
     asm volatile("bar.sync %0, %1;\n" ::"r"(full), "r"(threads) : "memory");
-    const int tile = *slot;
+    int tile = 0;
+    if ((threadIdx.x & 31) == 0) tile = atomicAdd(slot, 0);
+    tile = __shfl_sync(0xffffffffu, tile, 0);
     /* after the last the producer waits no more: nothing must stay arrived */
     if (tile < end) asm volatile("bar.arrive %0, %1;\n" ::"r"(empty), "r"(threads) : "memory");
     return tile;
