@@ -30,6 +30,7 @@ CASES = [
     ("flash_attn", "BM=192,BN=96", {}, "idle"),                              # S = 4096: last query block idle
     ("flash_attn", "BM=192,BN=96,S=4224", {}, "static"),
     ("gemm", "M=3000,N=2000,K=1024,BM=192,BN=128", {}, "static"),  # panels: grid order kept
+    ("tests/passes/plan_schedule/along_dim1.tile", "S=4000", {}, "longest"),  # query blocks along dimension 1
 ]
 
 PROGRAM = r"""
@@ -62,7 +63,8 @@ int main(void) {
 
 
 def check(example, values, env, order, tmp):
-    args = [tilec, "--arch", "sm_90a", "--set", values, "%s/examples/%s.tile" % (root, example)]
+    path = "%s/%s" % (root, example) if example.endswith(".tile") else "%s/examples/%s.tile" % (root, example)
+    args = [tilec, "--arch", "sm_90a", "--set", values, path]
     run_env = {**os.environ, **env}
     cu = subprocess.run(args[:1] + ["--emit-cuda"] + args[1:], env=run_env, capture_output=True, text=True,
                         check=True).stdout
@@ -99,8 +101,9 @@ def check(example, values, env, order, tmp):
     if order == "longest":
         ir = subprocess.run(args[:1] + ["--emit-cuda", "--print-ir-after=plan_schedule"] + args[1:], env=run_env,
                             capture_output=True, text=True, check=True).stderr
-        section = int(re.search(r"longest_first\(grid dimension \d [a-z ]+, sections of (\d+)\)", ir).group(1))
-        units = tiles // gx
+        dim, section = (int(v) for v in re.search(r"longest_first\(grid dimension (\d) [a-z ]+, sections of (\d+)\)",
+                                                   ir).groups())
+        units = tiles // (gx, gy, gz)[dim]
         sections = units // section + (units % section > 0)
         if int(run.stdout) != sections - 1:
             return "the index along the grid rises %s times, in %d sections" % (run.stdout.strip(), sections)
