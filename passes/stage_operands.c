@@ -8,7 +8,9 @@
  * transposed. And the gemm lowerings read whole buffers. LANGUAGE.md
  * allows either operand in a fragment and any region of a buffer, so an
  * operand is staged where it has to be: a fragment B, a fragment A with
- * another policy or transpose_a, a fragment A copied from an accumulator
+ * another policy or transpose_a or of types or shapes the tensor cores do
+ * not take (8-bit, an f16 accumulator: the multiply-add fallback reads A
+ * from shared memory), a fragment A copied from an accumulator
  * whose warps lie side by side (attention written with the default square
  * policy: P = S takes S's layout), and a part of a buffer as A or B. A
  * copy from a fragment into a local buffer is staged the same way: each
@@ -106,10 +108,25 @@ static void find_split_copies(IrStmt *s, void *arg) {
         vec_push(&st->k->c->arena, &st->split_rows, s->dst.buf);
 }
 
+/* Whether the tensor cores can multiply gemm s with its A in registers
+ * (cg_gemm's mma path): f16 or bf16 operands of one type into f32, K a
+ * multiple of 16, B's rows whole groups of 8, and a warp tile of the
+ * accumulator of whole 16 x 8 blocks. Elsewhere the multiply-add fallback
+ * computes the gemm, and it reads A from shared memory. */
+static bool mma_from_registers(const IrKernel *k, const IrStmt *s) {
+    Dtype a = s->a.buf->dtype;
+    int warps = (int)(k->threads / 32);
+    int wm = warps > 0 ? acc_warp_rows(s->c.ext[0], s->c.ext[1], warps, s->policy) : -1;
+    return k->arch >= 80 && (a == DT_F16 || a == DT_BF16) && s->b.buf->dtype == a && s->c.buf->dtype == DT_F32 &&
+           s->a.ext[s->a.buf->rank - 1] % 16 == 0 && s->b.ext[s->b.buf->rank - 1] % 8 == 0 && wm > 0 &&
+           s->c.ext[0] / wm % 16 == 0 && s->c.ext[1] / (warps / wm) % 8 == 0;
+}
+
 /* Whether gemm s cannot read operand A where it is. */
 static bool stage_a(const Stager *st, const IrStmt *s) {
     if (in(&s->a, SCOPE_FRAGMENT))
-        return s->trans_a || s->policy != POLICY_FULL_ROW || !region_is_whole(&s->a) || listed(&st->split_rows, s->a.buf);
+        return s->trans_a || s->policy != POLICY_FULL_ROW || !region_is_whole(&s->a) || listed(&st->split_rows, s->a.buf) ||
+               !mma_from_registers(st->k, s);
     return in(&s->a, SCOPE_SHARED) && !region_is_whole(&s->a);
 }
 

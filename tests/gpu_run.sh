@@ -111,6 +111,10 @@ tolerance() {
     # times a row of W (up to ~4) moves a whole output row by up to ~0.06,
     # against outputs of typical size ~40
     relu_then_gemm) echo "--rtol 1e-2 --atol 6e-2" ;;
+    # sums of 96 products accumulated in f16: partial sums up to ~10, where
+    # each add rounds by up to 0.004 (half an ulp); ~0.02 typical, ~0.09 at
+    # the tail of 27 k outputs
+    gemm_a_regs_f16_acc) echo "--rtol 1e-2 --atol 1e-1" ;;
     *) ;;
     esac
 }
