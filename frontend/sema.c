@@ -3,6 +3,7 @@
  * bodies. Expressions, tile operations and the reference block have files
  * of their own. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "parse.h"
@@ -410,6 +411,83 @@ static bool names_sym(const Node *e, const Sym *sym, bool maybe, int *budget) {
     }
 }
 
+/* The value of integer expression e at var = x, where e names nothing but
+ * var, constants and lets of those (+ - * / % and unary minus, as C
+ * computes them); false otherwise or where it would overflow. */
+static bool value_at(const Node *e, const Sym *var, int64_t x, int *budget, int64_t *out) {
+    if (!e || --*budget < 0) return false;
+    if (e->is_const) return !e->const_float && (*out = e->cval.i, true);
+    int64_t a, b;
+    switch (e->kind) {
+    case N_NAME:
+        if (e->sym == var) return *out = x, true;
+        if (!e->sym || e->sym->kind != SYM_LET || !e->sym->decl || e->sym->decl->kind != N_LET) return false;
+        return value_at(e->sym->decl->u.decl.value, var, x, budget, out);
+    case N_UNARY:
+        return e->u.op.op == TK_MINUS && value_at(e->u.op.a, var, x, budget, &a) && a != INT64_MIN && (*out = -a, true);
+    case N_BINARY:
+        if (!value_at(e->u.op.a, var, x, budget, &a) || !value_at(e->u.op.b, var, x, budget, &b)) return false;
+        switch (e->u.op.op) {
+        case TK_PLUS: return !__builtin_add_overflow(a, b, out);
+        case TK_MINUS: return !__builtin_sub_overflow(a, b, out);
+        case TK_STAR: return !__builtin_mul_overflow(a, b, out);
+        case TK_SLASH: return b != 0 && !(a == INT64_MIN && b == -1) && (*out = a / b, true);
+        case TK_PERCENT: return b != 0 && !(a == INT64_MIN && b == -1) && (*out = a % b, true);
+        default: return false;
+        }
+    default: return false;
+    }
+}
+
+/* Two values of parallel variable var at which the store's index (its
+ * dims that name var, each made of var and constants only) is the same
+ * element: *x0 < *x1; false where there are none or it cannot be told
+ * (an index that names anything else, more than 2^16 values). */
+static bool index_collides(const Node *lhs, const Sym *var, int64_t *x0, int64_t *x1) {
+    enum { MAX_VALUES = 1 << 16, MAX_DIMS = 8 };
+    if (var->range > MAX_VALUES) return false;
+    const Node *dims[MAX_DIMS];
+    int n = 0, budget = 1 << 22;
+    for (int i = 0; i < lhs->u.index.idx.len; i++) {
+        const Node *e = lhs->u.index.idx.items[i];
+        int names = 1 << 12;
+        if (!names_sym(e, var, true, &names)) continue;
+        if (n == MAX_DIMS) return false;
+        dims[n++] = e;
+    }
+    if (n == 0) return false;
+    /* the first value of var that gives each element, in an open hash table of the tuples */
+    size_t slots = (size_t)var->range * 2;
+    int64_t *keys = malloc(slots * (size_t)n * sizeof(int64_t)), *first = malloc(slots * sizeof(int64_t));
+    bool *used = calloc(slots, 1), found = false, known = keys && first && used;
+    for (int64_t x = var->range_lo; known && !found && x < var->range_lo + var->range; x++) {
+        int64_t key[MAX_DIMS];
+        uint64_t h = 1469598103934665603ull; /* FNV-1a over the dims' values */
+        for (int d = 0; d < n && known; d++) {
+            known = value_at(dims[d], var, x, &budget, &key[d]);
+            h = (h ^ (uint64_t)key[d]) * 1099511628211ull;
+        }
+        for (size_t slot = h % slots; known; slot = (slot + 1) % slots) {
+            if (!used[slot]) {
+                used[slot] = true;
+                memcpy(keys + slot * (size_t)n, key, sizeof(int64_t) * (size_t)n);
+                first[slot] = x;
+                break;
+            }
+            if (!memcmp(keys + slot * (size_t)n, key, sizeof(int64_t) * (size_t)n)) {
+                *x0 = first[slot];
+                *x1 = x;
+                found = true;
+                break;
+            }
+        }
+    }
+    free(keys);
+    free(first);
+    free(used);
+    return known && found;
+}
+
 void guard_enter(Sema *s, const Node *cond, bool runtime) {
     if (!runtime) return;
     s->guarded++;
@@ -450,7 +528,23 @@ static void check_parallel_store(Sema *s, const Node *st, const Sym *target) {
         for (int i = 0; i < lhs->u.index.idx.len && !uses; i++)
             uses = names_sym(lhs->u.index.idx.items[i], var, true, &lhs_budget);
         bool update = st->u.assign.op != TK_ASSIGN;
-        if (uses || (!update && !names_sym(rhs, var, false, &rhs_budget))) continue;
+        if (!update && !names_sym(rhs, var, false, &rhs_budget)) continue;
+        /* two iterations on one element: lost updates; with `=`, a race
+         * where the values differ, known only for a value made of var and
+         * constants (`y[i / 2] = x[i]` may store equal values) */
+        int64_t x0, x1, v0, v1;
+        int value_budget = LOOK_AT;
+        if (uses && index_collides(lhs, var, &x0, &x1) &&
+            (update || (value_at(rhs, var, x0, &value_budget, &v0) && value_at(rhs, var, x1, &value_budget, &v1) && v0 != v1))) {
+            diag_error(s->c, lhs->loc,
+                       "iterations %s = %lld and %s = %lld of the parallel loop %s the same element of '%s' (its index "
+                       "takes one value for both), and the iterations run in different threads (%s); index it so that "
+                       "each iteration has its own element, or reduce (reduce_sum, reduce_max, atomic_add)",
+                       var->name->s, (long long)x0, var->name->s, (long long)x1, update ? "update" : "write",
+                       target->name->s, update ? "updates are lost" : "which value lands is a race");
+            return;
+        }
+        if (uses) continue;
         diag_error(s->c, lhs->loc,
                    "every iteration of the parallel loop over '%s' %s this element of '%s': its index does not use '%s'%s, "
                    "and the iterations run in different threads (%s); index it by '%s', or reduce over it (reduce_sum, "
