@@ -384,7 +384,7 @@ void cg_expr(Cg *g, const Node *e) {
                 fputs(g->bind_expr[i], o);
                 return;
             }
-        fputs(ir_cname(g->k->c, e->sym->name), o);
+        fputs(ir_sym_cname(g->k->c, e->sym), o);
         return;
     case N_INDEX: {
         IrBuf *b = ir_buf_of(g->k, e->sym);
@@ -455,7 +455,7 @@ static void cg_store(Cg *g, IrStmt *s) {
     const char *op = s->assign_op == TK_ASSIGN ? NULL : s->assign_op == TK_PLUSEQ ? "+" : s->assign_op == TK_MINUSEQ ? "-"
                    : s->assign_op == TK_STAREQ ? "*" : "/";
     if (t->kind == N_NAME) {
-        const char *name = ir_cname(g->k->c, t->sym->name);
+        const char *name = ir_sym_cname(g->k->c, t->sym);
         Dtype vt = t->sym->dtype;
         if (cg_narrow_float(vt)) /* an f16 var holds f16 values (in a float register) */
             cg_line(g, "%s = %s;", name,
@@ -540,7 +540,7 @@ static void issue_producers(Cg *g, IrStmt *loop, const char *iter, const char *s
 static void cg_pipelined(Cg *g, IrStmt *s) {
     int S = s->stages;
     const char *n = cg_tmp(g, "n"), *kp = cg_tmp(g, "kp"), *stage = cg_tmp(g, "stage");
-    const char *var = ir_cname(g->k->c, s->sym->name);
+    const char *var = ir_sym_cname(g->k->c, s->sym);
     bool any = false;
     for (int i = 0; i < s->body.len; i++) any |= s->body.items[i]->op == IR_COPY && s->body.items[i]->pipeline == s;
     cg_line(g, "{");
@@ -616,7 +616,7 @@ static void cg_for(Cg *g, IrStmt *s) {
         cg_pipelined(g, s);
         return;
     }
-    const char *var = ir_cname(g->k->c, s->sym->name);
+    const char *var = ir_sym_cname(g->k->c, s->sym);
     const char *lo = s->lo ? cg_expr_str(g, s->lo) : "0";
     const char *hi = cg_expr_str(g, s->hi);
     if (s->loop == LOOP_UNROLL) cg_line(g, "#pragma unroll");
@@ -642,7 +642,7 @@ static const char *scalar_type(const Cg *g, Dtype t) {
 }
 
 void cg_let(Cg *g, const IrStmt *s) {
-    cg_line(g, "const %s %s = %s;", scalar_type(g, s->sym->dtype), ir_cname(g->k->c, s->sym->name),
+    cg_line(g, "const %s %s = %s;", scalar_type(g, s->sym->dtype), ir_sym_cname(g->k->c, s->sym),
             cg_value_str(g, s->value, s->sym->dtype));
 }
 
@@ -676,7 +676,7 @@ static void cg_stmt(Cg *g, IrStmt *s) {
         const char *init = s->value ? cg_value_str(g, s->value, vt) : "0";
         if (s->value && cg_narrow_float(vt) && s->value->dtype != vt)
             init = rounded(g, vt, init);
-        cg_line(g, "%s %s = %s;", scalar_type(g, vt), ir_cname(g->k->c, s->sym->name), init);
+        cg_line(g, "%s %s = %s;", scalar_type(g, vt), ir_sym_cname(g->k->c, s->sym), init);
         break;
     }
     case IR_STORE: cg_store(g, s); break;
@@ -764,7 +764,7 @@ void cg_block_indices(Cg *g, const char *lin) {
     }
     if (k->cluster) val[k->cluster_dim] = arena_printf(ar, "2 * %s + tl_cta_rank", val[k->cluster_dim]);
     const char *names[3];
-    for (int i = 0; i < info->block_idx.len; i++) names[i] = ir_cname(k->c, ((Sym *)info->block_idx.items[i])->name);
+    for (int i = 0; i < info->block_idx.len; i++) names[i] = ir_sym_cname(k->c, info->block_idx.items[i]);
     int i = 0;
     if (panels) {
         cg_line(g, "const %s %s = %s, %s = %s;", g->index_type, names[0], val[0], names[1], val[1]);
@@ -956,9 +956,9 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
         if (i) fputs(", ", g.o);
         if (p->kind == SYM_TENSOR)
             fprintf(g.o, "%s%s *__restrict__ %s", p->mode == MODE_IN ? "const " : "", cg_storage_type(p->dtype),
-                    ir_cname(k->c, p->name));
+                    ir_sym_cname(k->c, p));
         else
-            fprintf(g.o, "%s %s_arg", cg_storage_type(p->dtype), ir_cname(k->c, p->name));
+            fprintf(g.o, "%s tl_arg_%s", cg_storage_type(p->dtype), ir_sym_cname(k->c, p));
     }
     if (k->ws_loop) cg_hopper_params(k, g.o);
     fputs(") {\n", g.o);
@@ -986,7 +986,7 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     for (int i = 0; i < info->params.len; i++) {
         Sym *p = info->params.items[i];
         if (p->kind == SYM_SCALAR)
-            cg_line(&g, "(void)%s_arg;  // specialised: its value is folded into the code", ir_cname(k->c, p->name));
+            cg_line(&g, "(void)tl_arg_%s;  // specialised: its value is folded into the code", ir_sym_cname(k->c, p));
     }
     for (int i = 0; i < k->buffers.len; i++) {
         IrBuf *b = k->buffers.items[i];

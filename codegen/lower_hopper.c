@@ -368,7 +368,7 @@ void cg_hopper_split(Cg *g) {
         const IrStmt *c = k->tma_copies.items[i];
         if (!c->pipeline) pre_bytes += buf_bytes(c->dst.buf);
     }
-    const char *var = ir_cname(k->c, loop->sym->name), *n = cg_tmp(g, "n"), *s = cg_tmp(g, "s");
+    const char *var = ir_sym_cname(k->c, loop->sym), *n = cg_tmp(g, "n"), *s = cg_tmp(g, "s");
     cg_line(g, "int tl_it = 0;");
     if (k->persistent) cg_tile_loop_begin(g, true);
     producer_lets(g);
@@ -760,7 +760,7 @@ static void overlap_loop(Cg *g, IrStmt *loop, const char *n, const char *kt) {
 void cg_hopper_consumer(Cg *g, IrStmt *loop) {
     IrKernel *k = g->k;
     int S = loop->stages;
-    const char *n = cg_tmp(g, "n"), *s = cg_tmp(g, "s"), *kt = ir_cname(k->c, loop->sym->name);
+    const char *n = cg_tmp(g, "n"), *s = cg_tmp(g, "s"), *kt = ir_sym_cname(k->c, loop->sym);
     cg_line(g, "{");
     g->ind++;
     cg_line(g, "const int %s = %s;", n, cg_expr_str(g, loop->hi));

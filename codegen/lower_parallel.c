@@ -218,7 +218,7 @@ static void deal_rounds(Cg *g, IrStmt *s, int per) {
     if (groups % t) cg_line(g, "if (%s >= %lld) break;", e, (long long)total);
     int64_t inner = 1;
     for (int i = s->nvars - 1; i >= 0; i--) {
-        const char *v = ir_cname(g->k->c, s->vars[i]->name);
+        const char *v = ir_sym_cname(g->k->c, s->vars[i]);
         if (i == 0) cg_line(g, "const int %s = (int)(%s / %lld);", v, e, (long long)inner);
         else cg_line(g, "const int %s = (int)(%s / %lld %% %lld);", v, e, (long long)inner, (long long)s->extents[i]);
         inner *= s->extents[i];
@@ -241,7 +241,7 @@ static void vector_round(Cg *g, IrStmt *s, const VecPlan *p, int v) {
     g->ind++;
     /* the lane's own value of the innermost variable */
     g->bind_sym[g->nbind] = s->vars[s->nvars - 1];
-    g->bind_expr[g->nbind++] = arena_printf(a, "(%s + %s)", ir_cname(g->k->c, s->vars[s->nvars - 1]->name), l);
+    g->bind_expr[g->nbind++] = arena_printf(a, "(%s + %s)", ir_sym_cname(g->k->c, s->vars[s->nvars - 1]), l);
     IrBlock lane_body = {.items = arena_alloc(a, sizeof(IrStmt *) * (size_t)s->body.len)};
     for (int i = 0; i < s->body.len; i++) {
         bool hoisted = false;
@@ -294,7 +294,7 @@ void cg_parallel(Cg *g, IrStmt *s) {
         g->ind++;
         if (valid) cg_line(g, "if (!(%s)) continue;", valid);
         for (int i = 0; i < s->nvars; i++) {
-            const char *v = ir_cname(g->k->c, s->vars[i]->name);
+            const char *v = ir_sym_cname(g->k->c, s->vars[i]);
             cg_line(g, "const int %s = %s;", v, coords[i]);
         }
         g->driver = d;

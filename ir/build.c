@@ -46,10 +46,21 @@ static const char *const reserved[] = {
     "uint2", "uint4", "min", "max", "abs", "exp", "log", "sqrt", "pow", "fma", "printf", "assert", NULL};
 
 const char *ir_cname(Ctx *c, const Name *n) {
-    /* the generated code's own names start with tl_ or end with _ (cg_tmp) */
+    /* the generated code's own names start with tl_ or end with _ (cg_tmp);
+     * a user name that would clash takes one in the tl_ space, which no
+     * user name reaches (u_tid would have clashed with tid's u_tid) */
     bool clash = n->s[0] == '_' || strncmp(n->s, "tl_", 3) == 0 || (n->len > 0 && n->s[n->len - 1] == '_');
     for (int i = 0; !clash && reserved[i]; i++) clash = strcmp(n->s, reserved[i]) == 0;
-    return clash ? arena_printf(&c->arena, "u_%s", n->s) : n->s;
+    return clash ? arena_printf(&c->arena, "tl_u_%s", n->s) : n->s;
+}
+
+const char *ir_sym_cname(Ctx *c, const Sym *sym) {
+    /* a name declared again in an inner block: C would read the new one
+     * in its own initialiser (`let a = a + 1` as `const float a = (a +
+     * 1)`), so the inner one is tl_s<depth>_<name> */
+    int depth = 0;
+    for (const Sym *p = sym->shadowed; p; p = p->shadowed) depth++;
+    return depth ? arena_printf(&c->arena, "tl_s%d_%s", depth, sym->name->s) : ir_cname(c, sym->name);
 }
 
 static bool name_taken(const IrKernel *k, const char *s) {
@@ -78,7 +89,7 @@ IrBuf *ir_new_staging_buffer(IrKernel *k, const IrBuf *from, int rank, const int
     sym->name = name;
     IrBuf *b = arena_alloc(&c->arena, sizeof *b);
     b->sym = sym;
-    b->cname = ir_cname(c, name);
+    b->cname = arena_printf(&c->arena, "tl_%s", name->s); /* beside the user's names: a let may be x_staged */
     b->scope = SCOPE_SHARED;
     b->dtype = from->dtype;
     b->rank = rank;

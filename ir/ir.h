@@ -211,6 +211,9 @@ void ir_block_push(Ctx *c, IrBlock *b, IrStmt *s);
 /* A user name as spelled in generated code (prefixed when it would clash
  * with C, CUDA or the helpers). */
 const char *ir_cname(Ctx *c, const Name *n);
+/* A symbol's name in generated code: ir_cname's, or where it shadows a
+ * name of an outer block, one of its own. */
+const char *ir_sym_cname(Ctx *c, const Sym *sym);
 /* A new shared buffer of k, of from's type and the given shape, named
  * `<from>_staged` (`<from>_staged2`, ... where the program has the name):
  * what a pass copies a region of `from` into for another reader. */

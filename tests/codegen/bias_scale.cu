@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(256) tilec_bias_scale_ae6a5432(const __half *__restrict__ X, const __half *__restrict__ B, float *__restrict__ Y, float s_arg) {
+extern "C" __global__ void __launch_bounds__(256) tilec_bias_scale_ae6a5432(const __half *__restrict__ X, const __half *__restrict__ B, float *__restrict__ Y, float tl_arg_s) {
     extern __shared__ __align__(128) unsigned char tl_smem[];
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     (void)lane; (void)warp;
@@ -7,7 +7,7 @@ extern "C" __global__ void __launch_bounds__(256) tilec_bias_scale_ae6a5432(cons
     const int by = blockIdx.y;
     __builtin_assume(bx >= 0 && bx < 4);
     __builtin_assume(by >= 0 && by < 512);
-    (void)s_arg;  // specialised: its value is folded into the code
+    (void)tl_arg_s;  // specialised: its value is folded into the code
     {
         #pragma unroll
         for (int q0_ = 0; q0_ < 4; ++q0_) {
