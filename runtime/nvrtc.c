@@ -168,6 +168,20 @@ static bool first_error_line(const char *log, const char **b, int *len) {
     return false;
 }
 
+/* The log line where the front end warns that the code reads a variable
+ * before its value is set (#549-D): generated code that does is a
+ * miscompile (a name read in its own initialiser), never to be run. */
+static bool read_before_set(const char *log, const char **b, int *len) {
+    const char *hit = log ? strstr(log, "is used before its value is set") : NULL;
+    if (!hit) return false;
+    const char *start = hit, *eol = strchr(hit, '\n');
+    while (start > log && start[-1] != '\n') start--;
+    *b = start;
+    *len = (int)((eol ? eol : hit + strlen(hit)) - start);
+    if (*len > 200) *len = 200;
+    return true;
+}
+
 static bool fail(RtCompileResult *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static bool fail(RtCompileResult *r, const char *fmt, ...) {
     va_list ap;
@@ -223,6 +237,11 @@ static bool compile_program(nvrtcProgram prog, const char *name, const RtCompile
             return fail(r, "NVRTC %s %s for %s: %.*s", what, name, opt->arch, len, line);
         return fail(r, "NVRTC %s %s for %s (%s).", what, name, opt->arch, nvrtcGetErrorString(rc));
     }
+
+    const char *line;
+    int len;
+    if (read_before_set(r->log, &line, &len))
+        return fail(r, "NVRTC warns that %s reads a variable before setting it: %.*s", name, len, line);
 
     if (opt->want_ptx) {
         size_t n = 0;

@@ -144,6 +144,25 @@ static void test_syntax_error(void) {
     rt_compile_result_free(&r);
 }
 
+/* Code that reads a variable in its own initialiser compiles, with a
+ * front-end warning; from tilec's generator that is a miscompile, so
+ * rt_compile fails on it (tilec's shadowed lets did this once). */
+static void test_read_before_set(void) {
+    const char *src = "extern \"C\" __global__ void k(float *y, float x) {\n"
+                      "    const float a = x * 2.0f;\n"
+                      "    if (threadIdx.x < 4) { const float a = (a + 1.0f); y[threadIdx.x] = a; }\n"
+                      "    (void)a;\n"
+                      "}\n";
+    RtCompileOptions opt = {.arch = "sm_80", .want_cubin = true};
+    RtCompileResult r;
+    bool ok = rt_compile(src, "self.cu", &opt, &r);
+    show("(c2) a variable read in its own initialiser", &r);
+    check(!ok && !r.ok && !r.cubin, "compile refused");
+    check(strstr(r.error, "reads a variable before setting it") && strstr(r.error, "self.cu"), "the error says why and where");
+    check(strchr(r.error, '\n') == NULL, "error is one line");
+    rt_compile_result_free(&r);
+}
+
 static void test_option_errors(void) {
     RtCompileResult r;
     RtCompileOptions ptx_only = {.arch = "compute_80", .want_ptx = true};
@@ -234,6 +253,7 @@ int main(void) {
     test_spill();
     test_perf_warning();
     test_syntax_error();
+    test_read_before_set();
     test_option_errors();
     test_parallel();
     printf("%s (%d failed)\n", failures ? "FAILED" : "PASSED", failures);
