@@ -3,7 +3,7 @@
  * loop's trip count (plan_schedule). After specialisation such
  * expressions are made of constants, block indices and the top-level lets
  * before the pipelined loop (`let n_blocks = min(ceildiv((bx + 1) * BM,
- * BN), ceildiv(S, BN))`), which this follows. */
+ * BN), ceildiv(S, BN))`), which this follows where asked. */
 #include <stdint.h>
 #include <string.h>
 
@@ -13,6 +13,7 @@
 typedef struct IntEval {
     const IrKernel *k;
     const int64_t *at;
+    bool lets;  /* follow the lets before the loop */
     int budget; /* nodes still to visit: let chains can double at every let */
 } IntEval;
 
@@ -75,7 +76,7 @@ static bool int_of(IntEval *v, const Node *e, int64_t *out) {
     case N_NAME: {
         for (int d = 0; v->at && d < v->k->info->block_idx.len; d++)
             if (e->sym == v->k->info->block_idx.items[d]) return *out = v->at[d], true;
-        const IrStmt *let = let_before_loop(v->k, e->sym);
+        const IrStmt *let = v->lets ? let_before_loop(v->k, e->sym) : NULL;
         return let && int_of(v, let->value, out);
     }
     case N_UNARY: {
@@ -95,7 +96,7 @@ static bool int_of(IntEval *v, const Node *e, int64_t *out) {
     }
 }
 
-bool int_eval(const IrKernel *k, const Node *e, const int64_t *at, int64_t *out) {
-    IntEval v = {.k = k, .at = at, .budget = 4096};
+bool int_eval(const IrKernel *k, const Node *e, const int64_t *at, bool lets, int64_t *out) {
+    IntEval v = {.k = k, .at = at, .lets = lets, .budget = 4096};
     return int_of(&v, e, out);
 }

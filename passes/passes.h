@@ -88,11 +88,11 @@ int64_t buf_bytes(const IrBuf *b); /* buf_elems times the element size */
  * and the code generator fold where they read it. */
 const Node *expr_decided(const Node *e);
 /* int_eval.c: the value of integer expression e (NULL: 0) for block
- * indices `at` (NULL: e may not name them): constants, block indices, the
- * top-level lets before the pipelined loop, + - * / %, comparisons, && ||
- * !, ?:, min, max, ceildiv, abs and integer casts; false where it is
- * anything else or would overflow. */
-bool int_eval(const IrKernel *k, const Node *e, const int64_t *at, int64_t *out);
+ * indices `at` (NULL: e may not name them): constants, block indices, with
+ * `lets` the top-level lets before the pipelined loop, + - * / %,
+ * comparisons, && || !, ?:, min, max, ceildiv, abs and integer casts; false
+ * where it is anything else or would overflow. */
+bool int_eval(const IrKernel *k, const Node *e, const int64_t *at, bool lets, int64_t *out);
 /* How often the statements of b (nested ones too) name buf: as an operand
  * region (copy, gemm, fill, reduce, atomic) or in an element access. */
 int buf_use_count(IrBlock *b, const IrBuf *buf);

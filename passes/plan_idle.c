@@ -27,6 +27,10 @@
  * for attention at S = 4096 (each SM still ran 21 or 22 tiles, the busiest
  * 22), with the order 2.5-3 % (bench/RESULTS.md, session 13).
  *
+ * A row start made of block indices and constants only, not through the
+ * lets before the loop: codegen's test comes before the tile's code, where
+ * those are declared (int_eval without lets).
+ *
  * TILEC_IDLE=0 turns this off, TILEC_IDLE=1 keeps the tile order (for
  * measuring the two apart). */
 #include <stdint.h>
@@ -112,7 +116,7 @@ static bool last_idle_at(const IrKernel *k, const int64_t *at) {
     for (int i = 0; i < k->idle_stores.len; i++) {
         int64_t extent, start;
         const Node *e = store_start(k->idle_stores.items[i], &extent);
-        if (!int_eval(k, e, at, &start) || start > INT64_MAX / 2 || start + (W - 1) * WARPGROUP_ROWS < extent) return false;
+        if (!int_eval(k, e, at, false, &start) || start > INT64_MAX / 2 || start + (W - 1) * WARPGROUP_ROWS < extent) return false;
     }
     return true;
 }
@@ -126,12 +130,12 @@ static int idle_dim(const IrKernel *k) {
         int64_t extent, base;
         const Node *e = store_start(k->idle_stores.items[i], &extent);
         const int64_t origin[3] = {0, 0, 0};
-        if (!int_eval(k, e, origin, &base)) return -1;
+        if (!int_eval(k, e, origin, false, &base)) return -1;
         int only = -1;
         for (int d = 0; d < k->info->block_idx.len; d++) {
             int64_t at[3] = {0, 0, 0}, moved;
             at[d] = 1;
-            if (!int_eval(k, e, at, &moved)) return -1;
+            if (!int_eval(k, e, at, false, &moved)) return -1;
             if (moved == base) continue;
             if (only >= 0) return -1;
             only = d;
@@ -161,7 +165,7 @@ void pass_plan_idle(IrKernel *k) {
      * measured 0.6-1 % slower on the H200 (session 13), where the others
      * gained 1-4 %. */
     int64_t corner[3] = {k->grid[0] - 1, k->grid[1] - 1, k->grid[2] - 1}, trips;
-    if (sc.why || !k->idle_stores.len || !last_idle_at(k, corner) || !int_eval(k, k->ws_loop->hi, NULL, &trips)) {
+    if (sc.why || !k->idle_stores.len || !last_idle_at(k, corner) || !int_eval(k, k->ws_loop->hi, NULL, false, &trips)) {
         k->idle_stores.len = 0;
         return;
     }

@@ -38,7 +38,7 @@ enum { MAX_EVALUATED_TILES = 1 << 20 };
 
 /* The trip count of tile `at`; false where it cannot be known. */
 static bool trips_at(const IrKernel *k, const int64_t *at, int64_t *trips) {
-    return int_eval(k, k->ws_loop->hi, at, trips);
+    return int_eval(k, k->ws_loop->hi, at, true, trips);
 }
 
 /* The dimension along which the trip count varies, the only one (-1 where

@@ -31,6 +31,8 @@ CASES = [
     ("flash_attn", "BM=192,BN=96,S=4224", {}, "static"),
     ("gemm", "M=3000,N=2000,K=1024,BM=192,BN=128", {}, "static"),  # panels: grid order kept
     ("tests/passes/plan_schedule/along_dim1.tile", "S=4000", {}, "longest"),  # query blocks along dimension 1
+    ("tests/frontend/valid/v_triangular_gemm.tile", "M=3072", {}, "longest"),  # a GEMM's row blocks, 24 column blocks
+    ("tests/frontend/valid/v_triangular_gemm.tile", "M=3840,N=2944", {}, "longest"),  # 23 column blocks: a short first section
 ]
 
 PROGRAM = r"""
