@@ -112,6 +112,7 @@ void block_visit_indices(IrBlock *b, IndexVisit fn, void *arg) {
         IrStmt *s = b->items[i];
         expr_visit_indices(s->value, fn, arg);
         expr_visit_indices(s->target, fn, arg);
+        for (int a = 0; a < s->print_args.len; a++) expr_visit_indices(s->print_args.items[a], fn, arg);
         block_visit_indices(&s->body, fn, arg);
         block_visit_indices(&s->els, fn, arg);
     }

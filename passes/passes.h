@@ -66,7 +66,7 @@ void expr_visit_indices(Node *e, IndexVisit fn, void *arg);
  * call arguments included). */
 typedef bool (*ExprPred)(const Node *e, const void *arg);
 bool expr_any(const Node *e, ExprPred pred, const void *arg);
-/* Every element access in the statements of a block (expressions and store targets). */
+/* Every element access in the statements of a block (expressions, store targets and print arguments). */
 void block_visit_indices(IrBlock *b, IndexVisit fn, void *arg);
 bool layout_equal(const Layout *a, const Layout *b);
 /* Whether e is absent (a region's start of 0) or the integer constant 0. */

@@ -97,6 +97,7 @@ static void scan_block(Scan *sc, IrBlock *b) {
     for (int i = 0; i < b->len; i++) {
         IrStmt *s = b->items[i];
         note_exprs(sc, s->value);
+        for (int a = 0; a < s->print_args.len; a++) note_exprs(sc, s->print_args.items[a]);
         note_exprs(sc, s->lo);
         note_exprs(sc, s->hi);
         note_exprs(sc, s->step);
