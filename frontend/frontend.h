@@ -144,6 +144,13 @@ struct Node {
 Node *node_new(Ctx *c, NodeKind k, Loc loc);
 /* Whether the compile-time constant e (is_const) is non-zero: true. */
 bool node_const_true(const Node *e);
+/* int_value.c: the value of integer expression e (NULL: 0) where `name`
+ * gives each name it meets either its value or (in *expr) an expression to
+ * evaluate instead, and returns false for a name without one; false too
+ * where e is anything else, would overflow, or visits more than *budget
+ * nodes. */
+typedef bool (*IntNameFn)(void *ctx, const Sym *sym, int64_t *value, const Node **expr);
+bool node_int_value(const Node *e, IntNameFn name, void *ctx, int *budget, int64_t *out);
 void list_push(Ctx *c, NodeList *l, Node *n);
 /* Records n as a child of parent for the depth limit; reports once when
  * the tree gets deeper than LIMIT_EXPR_DEPTH. */

@@ -411,32 +411,24 @@ static bool names_sym(const Node *e, const Sym *sym, bool maybe, int *budget) {
     }
 }
 
+/* Binds parallel variable var to x, and lets to their values. */
+typedef struct AtValue {
+    const Sym *var;
+    int64_t x;
+} AtValue;
+
+static bool at_value_name(void *ctx, const Sym *sym, int64_t *value, const Node **expr) {
+    const AtValue *at = ctx;
+    if (sym == at->var) return *value = at->x, true;
+    if (sym->kind != SYM_LET || !sym->decl || sym->decl->kind != N_LET) return false;
+    return *expr = sym->decl->u.decl.value, true;
+}
+
 /* The value of integer expression e at var = x, where e names nothing but
- * var, constants and lets of those (+ - * / % and unary minus, as C
- * computes them); false otherwise or where it would overflow. */
+ * var, constants and lets of those. */
 static bool value_at(const Node *e, const Sym *var, int64_t x, int *budget, int64_t *out) {
-    if (!e || --*budget < 0) return false;
-    if (e->is_const) return !e->const_float && (*out = e->cval.i, true);
-    int64_t a, b;
-    switch (e->kind) {
-    case N_NAME:
-        if (e->sym == var) return *out = x, true;
-        if (!e->sym || e->sym->kind != SYM_LET || !e->sym->decl || e->sym->decl->kind != N_LET) return false;
-        return value_at(e->sym->decl->u.decl.value, var, x, budget, out);
-    case N_UNARY:
-        return e->u.op.op == TK_MINUS && value_at(e->u.op.a, var, x, budget, &a) && a != INT64_MIN && (*out = -a, true);
-    case N_BINARY:
-        if (!value_at(e->u.op.a, var, x, budget, &a) || !value_at(e->u.op.b, var, x, budget, &b)) return false;
-        switch (e->u.op.op) {
-        case TK_PLUS: return !__builtin_add_overflow(a, b, out);
-        case TK_MINUS: return !__builtin_sub_overflow(a, b, out);
-        case TK_STAR: return !__builtin_mul_overflow(a, b, out);
-        case TK_SLASH: return b != 0 && !(a == INT64_MIN && b == -1) && (*out = a / b, true);
-        case TK_PERCENT: return b != 0 && !(a == INT64_MIN && b == -1) && (*out = a % b, true);
-        default: return false;
-        }
-    default: return false;
-    }
+    AtValue at = {.var = var, .x = x};
+    return e && node_int_value(e, at_value_name, &at, budget, out);
 }
 
 /* Two values of parallel variable var at which the store's index (its
