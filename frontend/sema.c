@@ -434,12 +434,13 @@ static bool value_at(const Node *e, const Sym *var, int64_t x, int *budget, int6
 /* Two values of parallel variable var at which the store's index (its
  * dims that name var, each made of var and constants only) is the same
  * element: *x0 < *x1; false where there are none or it cannot be told
- * (an index that names anything else, more than 2^16 values). */
-static bool index_collides(const Node *lhs, const Sym *var, int64_t *x0, int64_t *x1) {
+ * (an index that names anything else, more than 2^16 values, the file's
+ * evaluation budget spent). */
+static bool index_collides(const Node *lhs, const Sym *var, int *budget, int64_t *x0, int64_t *x1) {
     enum { MAX_VALUES = 1 << 16, MAX_DIMS = 8 };
     if (var->range > MAX_VALUES) return false;
     const Node *dims[MAX_DIMS];
-    int n = 0, budget = 1 << 22;
+    int n = 0;
     for (int i = 0; i < lhs->u.index.idx.len; i++) {
         const Node *e = lhs->u.index.idx.items[i];
         int names = 1 << 12;
@@ -456,7 +457,7 @@ static bool index_collides(const Node *lhs, const Sym *var, int64_t *x0, int64_t
         int64_t key[MAX_DIMS];
         uint64_t h = 1469598103934665603ull; /* FNV-1a over the dims' values */
         for (int d = 0; d < n && known; d++) {
-            known = value_at(dims[d], var, x, &budget, &key[d]);
+            known = value_at(dims[d], var, x, budget, &key[d]);
             h = (h ^ (uint64_t)key[d]) * 1099511628211ull;
         }
         for (size_t slot = h % slots; known; slot = (slot + 1) % slots) {
@@ -526,7 +527,7 @@ static void check_parallel_store(Sema *s, const Node *st, const Sym *target) {
          * constants (`y[i / 2] = x[i]` may store equal values) */
         int64_t x0, x1, v0, v1;
         int value_budget = LOOK_AT;
-        if (uses && index_collides(lhs, var, &x0, &x1) &&
+        if (uses && index_collides(lhs, var, &s->collide_budget, &x0, &x1) &&
             (update || (value_at(rhs, var, x0, &value_budget, &v0) && value_at(rhs, var, x1, &value_budget, &v1) && v0 != v1))) {
             diag_error(s->c, lhs->loc,
                        "iterations %s = %lld and %s = %lld of the parallel loop %s the same element of '%s' (its index "
@@ -838,7 +839,8 @@ static void check_kernel(Sema *s, KernelInfo *k) {
 }
 
 PtrVec sema_check(Ctx *c, Node *program, const SemaOptions *opt) {
-    Sema s = {.c = c, .opt = opt, .mode = EM_CONST};
+    /* ~0.1 s of evaluating store indices over loop variables' values at most */
+    Sema s = {.c = c, .opt = opt, .mode = EM_CONST, .collide_budget = 1 << 24};
     PtrVec kernels = {0};
     NodeList *items = &program->u.list;
     /* File-level constants first, so kernels and other constants can use

@@ -21,6 +21,7 @@ typedef struct Sema {
     ExprMode mode;
     int in_parallel;         /* nesting of parallel loops */
     PtrVec parallel_vars;    /* the variables of the parallel loops around the statement (Sym*), outermost first */
+    int collide_budget;      /* expression nodes the parallel-store check may still evaluate in this file */
     int in_loop;             /* nesting of any loop */
     int dead;                /* inside a branch the specialisation never takes */
     int guarded;             /* inside a condition decided at run time (if, ?:, && and ||, a loop that may not run) */
