@@ -706,6 +706,15 @@ int check_loop_iter(Sema *s, Node *stmt) {
     }
     case LOOP_PARALLEL: {
         NodeList *args = &it->u.call.args;
+        /* each spreads its iterations over the block's threads: nested, a
+         * thread would run one outer iteration and its own share of the
+         * inner one */
+        if (s->in_parallel) {
+            diag_error(s->c, stmt->loc,
+                       "a parallel loop cannot be inside a parallel loop: write one over all the dimensions "
+                       "(for (i, j) in parallel(M, N)), or make the inner one sequential (range or unroll)");
+            return -1;
+        }
         if (args->len > MAX_RANK) {
             diag_error(s->c, it->loc, "parallel takes at most %d extents", MAX_RANK);
             return -1;
@@ -766,5 +775,6 @@ int check_loop_iter(Sema *s, Node *stmt) {
         diag_error(s->c, stmt->loc, "a pipelined loop cannot be inside a parallel loop");
         return -1;
     }
+
     return ok ? kind : -1;
 }
