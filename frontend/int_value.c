@@ -1,8 +1,9 @@
 /* int_value.c - the value of an integer expression at compile time, its
  * names bound by the caller: sema's parallel-store check binds a loop
  * variable to each of its values (passes/int_eval.c binds block indices to
- * a tile's). Constants, + - * / % (as C computes them), comparisons, && ||
- * !, unary minus, ?:, min, max, ceildiv, abs and casts to integer types. */
+ * a tile's). Constants, + - * / % << >> & | ^ (as C computes them),
+ * comparisons, && || ! ~, unary minus, ?:, min, max, ceildiv, abs and casts
+ * to integer types. */
 #include <stdint.h>
 #include <string.h>
 
@@ -45,6 +46,11 @@ static bool binary_value(IntValue *v, const Node *e, int64_t *out) {
     case TK_STAR: return !__builtin_mul_overflow(a, b, out);
     case TK_SLASH: return b != 0 && !(a == INT64_MIN && b == -1) && (*out = a / b, true);
     case TK_PERCENT: return b != 0 && !(a == INT64_MIN && b == -1) && (*out = a % b, true);
+    case TK_SHL: return b >= 0 && b < 63 && a >= 0 && a <= (INT64_MAX >> b) && (*out = a << b, true);
+    case TK_SHR: return b >= 0 && b < 64 && (*out = a >> b, true);
+    case TK_AMP: return *out = a & b, true;
+    case TK_PIPE: return *out = a | b, true;
+    case TK_CARET: return *out = a ^ b, true;
     case TK_LT: return *out = a < b, true;
     case TK_LE: return *out = a <= b, true;
     case TK_GT: return *out = a > b, true;
@@ -71,6 +77,7 @@ static bool value_of(IntValue *v, const Node *e, int64_t *out) {
         if (!value_of(v, e->u.op.a, &a)) return false;
         if (e->u.op.op == TK_MINUS) return a != INT64_MIN && (*out = -a, true);
         if (e->u.op.op == TK_BANG) return *out = !a, true;
+        if (e->u.op.op == TK_TILDE) return *out = ~a, true;
         return false;
     case N_BINARY: return binary_value(v, e, out);
     case N_COND: return value_of(v, e->u.cond.c, &a) && value_of(v, a ? e->u.cond.a : e->u.cond.b, out);

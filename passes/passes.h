@@ -89,9 +89,9 @@ int64_t buf_bytes(const IrBuf *b); /* buf_elems times the element size */
 const Node *expr_decided(const Node *e);
 /* int_eval.c: the value of integer expression e (NULL: 0) for block
  * indices `at` (NULL: e may not name them): constants, block indices, with
- * `lets` the top-level lets before the pipelined loop, + - * / %,
- * comparisons, && || !, ?:, min, max, ceildiv, abs and integer casts; false
- * where it is anything else or would overflow. */
+ * `lets` the top-level lets before the pipelined loop, and the operators
+ * node_int_value (frontend.h) computes; false where it is anything else or
+ * would overflow. */
 bool int_eval(const IrKernel *k, const Node *e, const int64_t *at, bool lets, int64_t *out);
 /* How often the statements of b (nested ones too) name buf: as an operand
  * region (copy, gemm, fill, reduce, atomic) or in an element access. */
