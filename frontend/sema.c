@@ -702,6 +702,12 @@ static void check_stmt(Sema *s, Node *st) {
     case N_ASSIGN: check_assign(s, st); return;
     case N_EXPR_STMT: {
         Node *e = st->u.expr;
+        const char *word = e->kind == N_NAME && !sym_lookup(e->u.name) ? e->u.name->s : "";
+        if (!strcmp(word, "break") || !strcmp(word, "continue") || !strcmp(word, "return")) {
+            diag_error(s->c, e->loc, "the language has no '%s': loops run all their iterations and a kernel its whole "
+                       "body; put what should not run under an if", word);
+            return;
+        }
         if (e->kind != N_CALL) {
             diag_error(s->c, e->loc, "this expression does nothing as a statement");
             return;
