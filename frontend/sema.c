@@ -411,26 +411,6 @@ static bool names_sym(const Node *e, const Sym *sym, bool maybe, int *budget) {
     }
 }
 
-/* Binds parallel variable var to x, and lets to their values. */
-typedef struct AtValue {
-    const Sym *var;
-    int64_t x;
-} AtValue;
-
-static bool at_value_name(void *ctx, const Sym *sym, int64_t *value, const Node **expr) {
-    const AtValue *at = ctx;
-    if (sym == at->var) return *value = at->x, true;
-    if (sym->kind != SYM_LET || !sym->decl || sym->decl->kind != N_LET) return false;
-    return *expr = sym->decl->u.decl.value, true;
-}
-
-/* The value of integer expression e at var = x, where e names nothing but
- * var, constants and lets of those. */
-static bool value_at(const Node *e, const Sym *var, int64_t x, int *budget, int64_t *out) {
-    AtValue at = {.var = var, .x = x};
-    return e && node_int_value(e, at_value_name, &at, budget, out);
-}
-
 /* Two values of parallel variable var at which the store's index (its
  * dims that name var, each made of var and constants only) is the same
  * element: *x0 < *x1; false where there are none or it cannot be told

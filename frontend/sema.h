@@ -86,6 +86,9 @@ Affine affine_of(const Node *e);
  * known extents and no run-time condition between their loops and the
  * access: then every combination of the variables' values, and so both
  * ends of [*lo, *hi], is reached. False where that cannot be told. */
+/* The value of integer expression e at loop variable var = x, where e
+ * names nothing but var, constants and lets of those (node_int_value). */
+bool value_at(const Node *e, const Sym *var, int64_t x, int *budget, int64_t *out);
 bool index_range(const Sema *s, const Node *e, int64_t *lo, int64_t *hi);
 /* Past this magnitude no tile index is meant: the buffer-index bounds
  * checks tell nothing about such values (and cannot overflow below it). */

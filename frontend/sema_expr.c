@@ -226,10 +226,77 @@ static Affine affine_at(const Node *e, int depth) {
 
 Affine affine_of(const Node *e) { return affine_at(e, 0); }
 
+/* Binds loop variable var to x, and lets to their values. */
+typedef struct AtValue {
+    const Sym *var;
+    int64_t x;
+} AtValue;
+
+static bool at_value_name(void *ctx, const Sym *sym, int64_t *value, const Node **expr) {
+    const AtValue *at = ctx;
+    if (sym == at->var) return *value = at->x, true;
+    if (sym->kind != SYM_LET || !sym->decl || sym->decl->kind != N_LET) return false;
+    return *expr = sym->decl->u.decl.value, true;
+}
+
+/* The value of integer expression e at var = x, where e names nothing but
+ * var, constants and lets of those. */
+bool value_at(const Node *e, const Sym *var, int64_t x, int *budget, int64_t *out) {
+    AtValue at = {.var = var, .x = x};
+    return e && node_int_value(e, at_value_name, &at, budget, out);
+}
+
+/* The one loop variable e names (through lets), or NULL where it names none,
+ * several, or anything else that is not a constant. */
+static const Sym *only_loop_var(const Node *e, const Sym *found, int *budget, bool *ok) {
+    if (!e || !*ok || e->is_const) return found;
+    if (--*budget < 0) return *ok = false, found;
+    switch (e->kind) {
+    case N_NAME:
+        if (!e->sym) return *ok = false, found;
+        if (e->sym->kind == SYM_LOOP) {
+            if (found && found != e->sym) *ok = false;
+            return e->sym;
+        }
+        if (e->sym->kind == SYM_LET && e->sym->decl && e->sym->decl->kind == N_LET)
+            return only_loop_var(e->sym->decl->u.decl.value, found, budget, ok);
+        return *ok = false, found;
+    case N_UNARY: return only_loop_var(e->u.op.a, found, budget, ok);
+    case N_BINARY: return only_loop_var(e->u.op.b, only_loop_var(e->u.op.a, found, budget, ok), budget, ok);
+    case N_COND:
+        found = only_loop_var(e->u.cond.c, found, budget, ok);
+        return only_loop_var(e->u.cond.b, only_loop_var(e->u.cond.a, found, budget, ok), budget, ok);
+    case N_CALL:
+        for (int i = 0; i < e->u.call.args.len; i++) found = only_loop_var(e->u.call.args.items[i], found, budget, ok);
+        return found;
+    default: return *ok = false, found;
+    }
+}
+
+/* The range of an index of one loop variable that is not affine (j << 1,
+ * (i + 1) % 65, abs(i - 64), i < 32 ? i + 40 : i): its values over all of
+ * the variable's (at most 2^16 of them). */
+static bool enumerated_range(const Sema *s, const Node *e, int64_t *lo, int64_t *hi) {
+    int budget = 1 << 12;
+    bool ok = true;
+    const Sym *v = only_loop_var(e, NULL, &budget, &ok);
+    if (!ok || !v || !v->range_known || v->range < 1 || v->range > (1 << 16) || s->guarded != v->range_guard)
+        return false;
+    budget = 1 << 22;
+    for (int64_t x = v->range_lo; x < v->range_lo + v->range; x++) {
+        int64_t y;
+        if (!value_at(e, v, x, &budget, &y)) return false;
+        if (x == v->range_lo || y < *lo) *lo = y;
+        if (x == v->range_lo || y > *hi) *hi = y;
+    }
+    return true;
+}
+
 bool index_range(const Sema *s, const Node *e, int64_t *lo, int64_t *hi) {
     const int64_t BIG = SEMA_INDEX_LIMIT;
     Affine a = affine_of(e);
-    if (!a.ok || a.c <= -BIG || a.c >= BIG) return false;
+    if (!a.ok) return enumerated_range(s, e, lo, hi);
+    if (a.c <= -BIG || a.c >= BIG) return false;
     *lo = *hi = a.c;
     for (int i = 0; i < a.n; i++) {
         const Sym *v = a.var[i];
