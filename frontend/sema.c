@@ -416,9 +416,10 @@ static bool names_sym(const Node *e, const Sym *sym, bool maybe, int *budget) {
  * element: *x0 < *x1; false where there are none or it cannot be told
  * (an index that names anything else, more than 2^16 values, the file's
  * evaluation budget spent). */
-static bool index_collides(const Node *lhs, const Sym *var, int *budget, int64_t *x0, int64_t *x1) {
+static bool index_collides(const Node *lhs, const Sym *var, const int64_t *xs, int64_t nx, int *budget, int64_t *x0,
+                           int64_t *x1) {
     enum { MAX_VALUES = 1 << 16, MAX_DIMS = 8 };
-    if (var->range > MAX_VALUES) return false;
+    if (var->range > MAX_VALUES || nx < 2) return false;
     const Node *dims[MAX_DIMS];
     int n = 0;
     for (int i = 0; i < lhs->u.index.idx.len; i++) {
@@ -430,10 +431,11 @@ static bool index_collides(const Node *lhs, const Sym *var, int *budget, int64_t
     }
     if (n == 0) return false;
     /* the first value of var that gives each element, in an open hash table of the tuples */
-    size_t slots = (size_t)var->range * 2;
+    size_t slots = (size_t)nx * 2;
     int64_t *keys = malloc(slots * (size_t)n * sizeof(int64_t)), *first = malloc(slots * sizeof(int64_t));
     bool *used = calloc(slots, 1), found = false, known = keys && first && used;
-    for (int64_t x = var->range_lo; known && !found && x < var->range_lo + var->range; x++) {
+    for (int64_t i = 0; known && !found && i < nx; i++) {
+        const int64_t x = xs[i];
         int64_t key[MAX_DIMS];
         uint64_t h = 1469598103934665603ull; /* FNV-1a over the dims' values */
         for (int d = 0; d < n && known; d++) {
@@ -461,16 +463,57 @@ static bool index_collides(const Node *lhs, const Sym *var, int *budget, int64_t
     return known && found;
 }
 
-void guard_enter(Sema *s, const Node *cond, bool runtime) {
+void guard_enter(Sema *s, const Node *cond, bool runtime, int sense) {
     if (!runtime) return;
     s->guarded++;
     vec_push(&s->c->arena, &s->guards, (void *)cond);
+    vec_push(&s->c->arena, &s->guard_senses, (void *)(intptr_t)sense);
 }
 
 void guard_leave(Sema *s, bool runtime) {
     if (!runtime) return;
     s->guarded--;
     s->guards.len--;
+    s->guard_senses.len--;
+}
+
+/* The values of parallel variable var that reach the statement: those
+ * where every guard inside var's loop that names var holds (evaluated from
+ * var alone), in a malloc'd array of *n; NULL where a guard that names var
+ * cannot be evaluated so (it may pick one iteration: `if (X[i] > 0)`), or
+ * var has more than 2^16 values and a guard names it. */
+static int64_t *reaching_values(Sema *s, const Sym *var, int64_t *n) {
+    enum { MAX_VALUES = 1 << 16 };
+    const Node *conds[32];
+    int senses[32], nc = 0;
+    for (int g = var->range_guard; g < s->guards.len; g++) {
+        int budget = 4096;
+        const Node *c = s->guards.items[g];
+        if (!names_sym(c, var, true, &budget)) continue;
+        if (nc == 32 || (intptr_t)s->guard_senses.items[g] < 0) return NULL;
+        conds[nc] = c;
+        senses[nc++] = (int)(intptr_t)s->guard_senses.items[g];
+    }
+    if (var->range > MAX_VALUES) {
+        if (nc) return NULL;
+        *n = var->range; /* (not listed: only the count is used) */
+        return calloc(1, 1);
+    }
+    int64_t *xs = malloc(sizeof(int64_t) * (size_t)var->range);
+    *n = 0;
+    for (int64_t x = var->range_lo; xs && x < var->range_lo + var->range; x++) {
+        bool reach = true;
+        for (int i = 0; i < nc && reach; i++) {
+            int64_t v;
+            if (!value_at(conds[i], var, x, &s->collide_budget, &v)) {
+                free(xs);
+                return NULL;
+            }
+            reach = (v != 0) == (senses[i] == 1);
+        }
+        if (reach) xs[(*n)++] = x;
+    }
+    return xs;
 }
 
 /* An element stored inside parallel loops at an index that does not move
@@ -491,23 +534,28 @@ static void check_parallel_store(Sema *s, const Node *st, const Sym *target) {
         const Sym *var = s->parallel_vars.items[v];
         if (!var->range_known || var->range < 2) continue;
         enum { LOOK_AT = 4096 }; /* nodes, lets' values included */
-        int lhs_budget = LOOK_AT, rhs_budget = LOOK_AT, guard_budget = LOOK_AT;
-        /* a condition inside the loop that may tell the iterations apart */
-        bool picks = false;
-        for (int g = var->range_guard; g < s->guards.len && !picks; g++)
-            picks = names_sym(s->guards.items[g], var, true, &guard_budget);
-        if (picks) continue;
+        int lhs_budget = LOOK_AT, rhs_budget = LOOK_AT;
+        /* the iterations the guards inside the loop let through: unknown
+         * where one may tell them apart in a way that cannot be evaluated */
+        int64_t nx;
+        int64_t *xs = reaching_values(s, var, &nx);
+        if (!xs) continue;
         bool uses = false;
         for (int i = 0; i < lhs->u.index.idx.len && !uses; i++)
             uses = names_sym(lhs->u.index.idx.items[i], var, true, &lhs_budget);
         bool update = st->u.assign.op != TK_ASSIGN;
-        if (!update && !names_sym(rhs, var, false, &rhs_budget)) continue;
+        if (nx < 2 || (!update && !names_sym(rhs, var, false, &rhs_budget))) {
+            free(xs);
+            continue;
+        }
         /* two iterations on one element: lost updates; with `=`, a race
          * where the values differ, known only for a value made of var and
          * constants (`y[i / 2] = x[i]` may store equal values) */
         int64_t x0, x1, v0, v1;
         int value_budget = LOOK_AT;
-        if (uses && index_collides(lhs, var, &s->collide_budget, &x0, &x1) &&
+        bool collides = uses && index_collides(lhs, var, xs, nx, &s->collide_budget, &x0, &x1);
+        free(xs);
+        if (collides &&
             (update || (value_at(rhs, var, x0, &value_budget, &v0) && value_at(rhs, var, x1, &value_budget, &v1) && v0 != v1))) {
             diag_error(s->c, lhs->loc,
                        "iterations %s = %lld and %s = %lld of the parallel loop %s the same element of '%s' (its index "
@@ -748,7 +796,7 @@ static void check_stmt(Sema *s, Node *st) {
         s->unrolled = copies;
         s->in_loop++;
         if (kind == LOOP_PARALLEL) s->in_parallel++;
-        guard_enter(s, st->u.loop.iter, !runs_always);
+        guard_enter(s, st->u.loop.iter, !runs_always, -1);
         s->dead += never_runs;
         check_block(s, st->u.loop.body);
         s->dead -= never_runs;
@@ -767,17 +815,19 @@ static void check_stmt(Sema *s, Node *st) {
         if (check_expr(s, c) && !dtype_is_int(c->dtype) && !dtype_is_float(c->dtype) && c->dtype != DT_BOOL)
             diag_error(s->c, c->loc, "the condition of if must be a boolean or a number");
         bool known = c->is_const, taken = known && node_const_true(c);
-        guard_enter(s, c, !known);
+        guard_enter(s, c, !known, 1);
         s->dead += known && !taken;
         check_block(s, st->u.ifs.then);
         s->dead -= known && !taken;
+        guard_leave(s, !known);
         if (st->u.ifs.els) {
+            guard_enter(s, c, !known, 0);
             s->dead += taken;
             if (st->u.ifs.els->kind == N_IF) check_stmt(s, st->u.ifs.els);
             else check_block(s, st->u.ifs.els);
             s->dead -= taken;
+            guard_leave(s, !known);
         }
-        guard_leave(s, !known);
         return;
     }
     case N_BLOCK: check_block(s, st); return;

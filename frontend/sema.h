@@ -27,6 +27,7 @@ typedef struct Sema {
     int guarded;             /* inside a condition decided at run time (if, ?:, && and ||, a loop that may not run) */
     PtrVec guards;           /* those conditions (Node*: the if's or ?:'s condition, the left of && or ||, the
                                 loop's iterator), outermost first: guards.len == guarded (guard_enter) */
+    PtrVec guard_senses;     /* each guard's sense (guard_enter), as intptr_t */
     bool seen_swizzle;
     Sym *ref_reducing;       /* reference: reduction var being scoped */
     const Name *ref_defining; /* reference: the name the statement being checked defines */
@@ -38,7 +39,9 @@ typedef struct Sema {
 /* sema.c */
 /* Entering and leaving what `cond` decides at run time (nothing where
  * runtime is false): Sema.guarded and Sema.guards. */
-void guard_enter(Sema *s, const Node *cond, bool runtime);
+/* sense: the guarded code runs where cond is true (1), false (0), or
+ * neither can be said (-1: a loop's iterator) */
+void guard_enter(Sema *s, const Node *cond, bool runtime, int sense);
 void guard_leave(Sema *s, bool runtime);
 void scope_push(Sema *s);
 void scope_pop(Sema *s);

@@ -563,7 +563,7 @@ static bool check_binary(Sema *s, Node *e) {
     bool decides = lazy && ok && a->is_const && !a->const_float && (op == TK_ANDAND) == (a->cval.i == 0);
     bool runtime = lazy && !(ok && a->is_const);
     s->dead += decides;
-    guard_enter(s, a, runtime);
+    guard_enter(s, a, runtime, op == TK_ANDAND); /* b runs where a is true for &&, false for || */
     ok &= check_expr(s, b);
     s->dead -= decides;
     guard_leave(s, runtime);
@@ -642,10 +642,12 @@ static bool check_cond(Sema *s, Node *e) {
     Node *c = e->u.cond.c, *a = e->u.cond.a, *b = e->u.cond.b;
     bool ok = check_expr(s, c);
     bool known = ok && c->is_const, take = known && node_const_true(c);
-    guard_enter(s, c, !known);
+    guard_enter(s, c, !known, 1);
     s->dead += known && !take;
     ok &= check_expr(s, a);
     s->dead -= known && !take;
+    guard_leave(s, !known);
+    guard_enter(s, c, !known, 0);
     s->dead += take;
     ok &= check_expr(s, b);
     s->dead -= take;
