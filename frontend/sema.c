@@ -411,56 +411,173 @@ static bool names_sym(const Node *e, const Sym *sym, bool maybe, int *budget) {
     }
 }
 
-/* Two values of parallel variable var at which the store's index (its
- * dims that name var, each made of var and constants only) is the same
- * element: *x0 < *x1; false where there are none or it cannot be told
- * (an index that names anything else, more than 2^16 values, the file's
- * evaluation budget spent). */
+/* An open hash table from elements (the values of an index's dims) to the
+ * first value of a parallel variable that gave each. */
+enum { MAX_KEY_DIMS = 8 };
+typedef struct ElementTable {
+    size_t slots;
+    int n;
+    int64_t *keys, *first;
+    bool *used;
+} ElementTable;
+
+static bool table_init(ElementTable *t, int64_t values, int n) {
+    t->slots = (size_t)values * 2;
+    t->n = n;
+    t->keys = malloc(t->slots * (size_t)n * sizeof(int64_t));
+    t->first = malloc(t->slots * sizeof(int64_t));
+    t->used = calloc(t->slots, 1);
+    return t->keys && t->first && t->used;
+}
+
+static void table_free(ElementTable *t) {
+    free(t->keys);
+    free(t->first);
+    free(t->used);
+}
+
+/* The variable's value that gave key (true), or, with add, key entered for x. */
+static bool table_find(ElementTable *t, const int64_t *key, bool add, int64_t x, int64_t *found) {
+    uint64_t h = 1469598103934665603ull; /* FNV-1a over the dims' values */
+    for (int d = 0; d < t->n; d++) h = (h ^ (uint64_t)key[d]) * 1099511628211ull;
+    for (size_t slot = h % t->slots;; slot = (slot + 1) % t->slots) {
+        if (!t->used[slot]) {
+            if (add) {
+                t->used[slot] = true;
+                memcpy(t->keys + slot * (size_t)t->n, key, sizeof(int64_t) * (size_t)t->n);
+                t->first[slot] = x;
+            }
+            return false;
+        }
+        if (!memcmp(t->keys + slot * (size_t)t->n, key, sizeof(int64_t) * (size_t)t->n))
+            return *found = t->first[slot], true;
+    }
+}
+
+/* The values of dims at var = x. */
+static bool element_at(const Node *const *dims, int n, const Sym *var, int64_t x, int *budget, int64_t *key) {
+    for (int d = 0; d < n; d++)
+        if (!value_at(dims[d], var, x, budget, &key[d])) return false;
+    return true;
+}
+
+/* Two of the values xs of parallel variable var at which the store's index
+ * (its dims that name var, each made of var and constants only) is the
+ * same element: *x0 < *x1; false where there are none or it cannot be
+ * told (an index that names anything else, more than 2^16 values, the
+ * file's evaluation budget spent). */
 static bool index_collides(const Node *lhs, const Sym *var, const int64_t *xs, int64_t nx, int *budget, int64_t *x0,
                            int64_t *x1) {
-    enum { MAX_VALUES = 1 << 16, MAX_DIMS = 8 };
-    if (var->range > MAX_VALUES || nx < 2) return false;
-    const Node *dims[MAX_DIMS];
+    if (var->range > (1 << 16) || nx < 2) return false;
+    const Node *dims[MAX_KEY_DIMS];
     int n = 0;
     for (int i = 0; i < lhs->u.index.idx.len; i++) {
         const Node *e = lhs->u.index.idx.items[i];
         int names = 1 << 12;
         if (!names_sym(e, var, true, &names)) continue;
-        if (n == MAX_DIMS) return false;
+        if (n == MAX_KEY_DIMS) return false;
         dims[n++] = e;
     }
-    if (n == 0) return false;
-    /* the first value of var that gives each element, in an open hash table of the tuples */
-    size_t slots = (size_t)nx * 2;
-    int64_t *keys = malloc(slots * (size_t)n * sizeof(int64_t)), *first = malloc(slots * sizeof(int64_t));
-    bool *used = calloc(slots, 1), found = false, known = keys && first && used;
+    ElementTable t;
+    bool known = n > 0 && table_init(&t, nx, n), found = false;
     for (int64_t i = 0; known && !found && i < nx; i++) {
-        const int64_t x = xs[i];
-        int64_t key[MAX_DIMS];
-        uint64_t h = 1469598103934665603ull; /* FNV-1a over the dims' values */
-        for (int d = 0; d < n && known; d++) {
-            known = value_at(dims[d], var, x, budget, &key[d]);
-            h = (h ^ (uint64_t)key[d]) * 1099511628211ull;
+        int64_t key[MAX_KEY_DIMS];
+        known = element_at(dims, n, var, xs[i], budget, key);
+        found = known && table_find(&t, key, true, xs[i], x0);
+        *x1 = xs[i];
+    }
+    if (n > 0) table_free(&t);
+    return known && found;
+}
+
+/* Whether dim d of two accesses is the one value for both whatever var is:
+ * the same constant, or the same name (another loop's variable). */
+static bool same_dim(const Node *a, const Node *b) {
+    if (a->is_const && b->is_const) return !a->const_float && !b->const_float && a->cval.i == b->cval.i;
+    return a->kind == N_NAME && b->kind == N_NAME && a->sym && a->sym == b->sym;
+}
+
+typedef struct OtherRead {
+    const Node *lhs;
+    const Sym *var;
+    const int64_t *xs;
+    int64_t nx;
+    int *budget;
+    bool found;
+    int64_t reader, writer;
+} OtherRead;
+
+/* Whether read r of the stored tensor, at var = x, is the element another
+ * value of var stores: its dims and the store's are the same where they do
+ * not name var, and made of var and constants where they do. */
+static void check_other_read(OtherRead *o, const Node *r) {
+    const NodeList *w = &o->lhs->u.index.idx, *rd = &r->u.index.idx;
+    if (o->found || w->len != rd->len || o->var->range > (1 << 16)) return;
+    const Node *wd[MAX_KEY_DIMS], *rdd[MAX_KEY_DIMS];
+    int n = 0;
+    for (int d = 0; d < w->len; d++) {
+        int b1 = 1 << 12, b2 = 1 << 12;
+        bool wn = names_sym(w->items[d], o->var, true, &b1), rn = names_sym(rd->items[d], o->var, true, &b2);
+        if (!wn && !rn) {
+            if (!same_dim(w->items[d], rd->items[d])) return;
+            continue;
         }
-        for (size_t slot = h % slots; known; slot = (slot + 1) % slots) {
-            if (!used[slot]) {
-                used[slot] = true;
-                memcpy(keys + slot * (size_t)n, key, sizeof(int64_t) * (size_t)n);
-                first[slot] = x;
-                break;
-            }
-            if (!memcmp(keys + slot * (size_t)n, key, sizeof(int64_t) * (size_t)n)) {
-                *x0 = first[slot];
-                *x1 = x;
-                found = true;
-                break;
-            }
+        if (n == MAX_KEY_DIMS) return;
+        wd[n] = w->items[d];
+        rdd[n++] = rd->items[d];
+    }
+    ElementTable t;
+    if (n == 0 || !table_init(&t, o->nx, n)) return;
+    bool known = true;
+    for (int64_t i = 0; known && i < o->nx; i++) {
+        int64_t key[MAX_KEY_DIMS], ignored;
+        known = element_at(wd, n, o->var, o->xs[i], o->budget, key);
+        if (known) table_find(&t, key, true, o->xs[i], &ignored);
+    }
+    for (int64_t i = 0; known && !o->found && i < o->nx; i++) {
+        int64_t key[MAX_KEY_DIMS], writer;
+        known = element_at(rdd, n, o->var, o->xs[i], o->budget, key);
+        if (known && table_find(&t, key, false, 0, &writer) && writer != o->xs[i]) {
+            o->found = true;
+            o->reader = o->xs[i];
+            o->writer = writer;
         }
     }
-    free(keys);
-    free(first);
-    free(used);
-    return known && found;
+    table_free(&t);
+}
+
+typedef struct ReadVisit {
+    OtherRead *o;
+    const Sym *target;
+} ReadVisit;
+
+/* Checks every read of v->target in e, through the lets e names. */
+static void visit_target_reads(const Node *e, const ReadVisit *v, int *budget) {
+    if (!e || e->is_const || v->o->found || --*budget < 0) return;
+    switch (e->kind) {
+    case N_INDEX:
+        if (e->sym == v->target) check_other_read(v->o, e);
+        for (int i = 0; i < e->u.index.idx.len; i++) visit_target_reads(e->u.index.idx.items[i], v, budget);
+        return;
+    case N_NAME:
+        if (e->sym && e->sym->kind == SYM_LET && e->sym->decl && e->sym->decl->kind == N_LET)
+            visit_target_reads(e->sym->decl->u.decl.value, v, budget);
+        return;
+    case N_UNARY: visit_target_reads(e->u.op.a, v, budget); return;
+    case N_BINARY:
+        visit_target_reads(e->u.op.a, v, budget);
+        visit_target_reads(e->u.op.b, v, budget);
+        return;
+    case N_COND:
+        visit_target_reads(e->u.cond.c, v, budget);
+        visit_target_reads(e->u.cond.a, v, budget);
+        visit_target_reads(e->u.cond.b, v, budget);
+        return;
+    case N_CALL:
+        for (int i = 0; i < e->u.call.args.len; i++) visit_target_reads(e->u.call.args.items[i], v, budget);
+        return;
+    default: return;
+    }
 }
 
 void guard_enter(Sema *s, const Node *cond, bool runtime, int sense) {
@@ -554,7 +671,24 @@ static void check_parallel_store(Sema *s, const Node *st, const Sym *target) {
         int64_t x0, x1, v0, v1;
         int value_budget = LOOK_AT;
         bool collides = uses && index_collides(lhs, var, xs, nx, &s->collide_budget, &x0, &x1);
+        /* a read of an element another iteration stores: which value it
+         * reads is a race (Y[i] = Y[N - 1 - i]); not for a fragment, whose
+         * other threads' elements a loop reads from a copy made before it
+         * (stage_elements: rope's x[i, j] = f(x[i, j + D / 2])) */
+        OtherRead other = {.lhs = lhs, .var = var, .xs = xs, .nx = nx, .budget = &s->collide_budget};
+        ReadVisit rv = {.o = &other, .target = target};
+        int read_budget = LOOK_AT;
+        bool fragment = target->kind == SYM_BUFFER && target->scope == SCOPE_FRAGMENT;
+        if (uses && !collides && !fragment) visit_target_reads(rhs, &rv, &read_budget);
         free(xs);
+        if (other.found) {
+            diag_error(s->c, lhs->loc,
+                       "iteration %s = %lld of the parallel loop reads the element of '%s' that iteration %s = %lld "
+                       "stores, and the iterations run in different threads (which value it reads is a race); read "
+                       "a copy made before the loop",
+                       var->name->s, (long long)other.reader, target->name->s, var->name->s, (long long)other.writer);
+            return;
+        }
         if (collides &&
             (update || (value_at(rhs, var, x0, &value_budget, &v0) && value_at(rhs, var, x1, &value_budget, &v1) && v0 != v1))) {
             diag_error(s->c, lhs->loc,
