@@ -97,6 +97,7 @@ Node *fe_parse(Ctx *c) {
     int code;
     do {
         code = lex_next(&lx, &t);
+        t.len = (uint32_t)(lx.cur - lx.tok); /* every token's, not only names' and strings' */
         ps.here = t.loc;
         if (code == TK_LPAREN || code == TK_LBRACKET || code == TK_LBRACE) {
             /* Bounding nesting here keeps the parser stack and every
