@@ -799,6 +799,13 @@ static void split_digits(Arena *ar, const char *t, int64_t inner, const char **l
  * (tl_tiles_draw) and hands each on to the consumers in grid order
  * (tl_tiles_publish, tl_tiles_take: a shared slot between two named
  * barriers), so theirs is the plain loop. */
+/* The named barriers of plan_schedule's next-tile slot and their thread
+ * count (the consumers and the producer's warp), as the tl_tiles_*
+ * helpers take them. */
+static const char *tile_slot_barriers(const IrKernel *k) {
+    return arena_printf(&k->c->arena, "%d, %d, %lld", CG_BAR_TILE_FULL, CG_BAR_TILE_EMPTY, (long long)(k->threads + 32));
+}
+
 void cg_tile_loop_begin(Cg *g, bool producer) {
     const IrKernel *k = g->k;
     /* clusters of two take the tiles in pairs, both blocks of a cluster the
@@ -806,11 +813,10 @@ void cg_tile_loop_begin(Cg *g, bool producer) {
      * round-robin unit is the cluster, not the block */
     int64_t units = k->grid[0] * k->grid[1] * k->grid[2] / (k->cluster ? 2 : 1);
     const char *me = k->cluster ? "(blockIdx.x >> 1)" : "blockIdx.x", *all = k->cluster ? "(gridDim.x >> 1)" : "gridDim.x";
-    /* the named barriers of the next tile's slot: the consumers and the producer's warp */
-    const char *slot = arena_printf(&k->c->arena, "%d, %d, %lld", CG_BAR_TILE_FULL, CG_BAR_TILE_EMPTY, (long long)(k->threads + 32));
     if (k->sched_dim >= 0 && !producer) {
         /* the tiles in grid order, as the producer thread hands them on */
-        const char *take = arena_printf(&k->c->arena, "tl_tiles_take(tl_next_tile, %lld, %s)", (long long)units, slot);
+        const char *take =
+            arena_printf(&k->c->arena, "tl_tiles_take(tl_next_tile, %lld, %s)", (long long)units, tile_slot_barriers(k));
         cg_line(g, "for (int tl_n = 0, tl_tile = %s; tl_tile < %lld; ++tl_n, tl_tile = %s) {", take, (long long)units, take);
         g->ind++;
         cg_block_indices(g, "tl_tile");
@@ -860,7 +866,7 @@ void cg_tile_loop_begin(Cg *g, bool producer) {
         }
         split_digits(ar, "tl_u", inner, &lo, &hi);
         cg_line(g, "const int tl_lin = %s(tl_x + %lld * %s);", lo, (long long)G, hi);
-        cg_line(g, "tl_tiles_publish(tl_next_tile, tl_n, tl_lin, %s);  // to the consumers", slot);
+        cg_line(g, "tl_tiles_publish(tl_next_tile, tl_n, tl_lin, %s);  // to the consumers", tile_slot_barriers(k));
         cg_block_indices(g, "tl_lin");
         return;
     }
@@ -883,9 +889,8 @@ void cg_tile_loop_end(Cg *g, bool producer) {
     cg_line(g, "}");
     const IrKernel *k = g->k;
     if (!producer || k->sched_dim < 0) return;
-    cg_line(g, "tl_tiles_publish(tl_next_tile, tl_n, %lld, %d, %d, %lld);  // no more tiles",
-            (long long)(k->grid[0] * k->grid[1] * k->grid[2]), CG_BAR_TILE_FULL, CG_BAR_TILE_EMPTY,
-            (long long)(k->threads + 32));
+    cg_line(g, "tl_tiles_publish(tl_next_tile, tl_n, %lld, %s);  // no more tiles",
+            (long long)(k->grid[0] * k->grid[1] * k->grid[2]), tile_slot_barriers(k));
     cg_line(g, "tl_tiles_done(tl_tile_count);  // the counter reads 0 again for the next launch");
 }
 

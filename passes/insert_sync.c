@@ -97,10 +97,11 @@ static void touches(IrStmt *s, Touch *t) {
     for (int a = 0; a < s->print_args.len; a++) expr_visit_indices(s->print_args.items[a], note_index, t);
     if (s->target) {
         if (target_shared(s->target)) t->writes = true;
-        if (s->target->kind == N_INDEX) t->gwrites |= written_tensor(t->k, s->target->sym);
-        if (s->target->kind == N_INDEX)
+        if (s->target->kind == N_INDEX) {
+            t->gwrites |= written_tensor(t->k, s->target->sym);
             for (int i = 0; i < s->target->u.index.idx.len; i++)
                 expr_visit_indices(s->target->u.index.idx.items[i], note_index, t);
+        }
     }
     touches_block(&s->body, t);
     touches_block(&s->els, t);
@@ -115,10 +116,15 @@ static bool hazard(const Hazard *h, const Touch *t) {
     return (t->reads && h->wrote) || (t->writes && (h->read || h->wrote)) || global;
 }
 
-static void barrier(IrStmt *s, Hazard *h) {
-    s->sync_before = true;
+/* After a barrier: nothing touched since. */
+static void settle(Hazard *h) {
     h->wrote = h->read = false;
     h->gwrote = h->gread = 0;
+}
+
+static void barrier(IrStmt *s, Hazard *h) {
+    s->sync_before = true;
+    settle(h);
 }
 
 static void seen(Hazard *h, const Touch *t) {
@@ -129,6 +135,21 @@ static void seen(Hazard *h, const Touch *t) {
     h->gread |= t->greads;
 }
 
+/* Loop s, which touches t: the body follows itself, so it is entered as if
+ * everything it touches had just been touched. */
+static void sync_repeating(IrStmt *s, const Touch *t, Hazard *h) {
+    Hazard inner = *h;
+    seen(&inner, t);
+    sync_block(&s->body, &inner);
+    seen(h, t);
+    h->wrote |= inner.wrote;
+    h->read |= inner.read;
+    if (!h->in_parallel) {
+        h->gwrote |= inner.gwrote;
+        h->gread |= inner.gread;
+    }
+}
+
 static void sync_stmt(IrStmt *s, Hazard *h) {
     bool compound = s->op == IR_FOR || s->op == IR_IF;
     if (!compound) {
@@ -137,10 +158,7 @@ static void sync_stmt(IrStmt *s, Hazard *h) {
         /* Reductions across warps and pipelined copies barrier internally. */
         if (hazard(h, &t)) barrier(s, h);
         seen(h, &t);
-        if (s->op == IR_SYNC) {
-            h->wrote = h->read = false;
-            h->gwrote = h->gread = 0;
-        }
+        if (s->op == IR_SYNC) settle(h);
         return;
     }
     Touch t = {.k = h->k};
@@ -148,11 +166,11 @@ static void sync_stmt(IrStmt *s, Hazard *h) {
     touches_block(&s->els, &t);
     if (s->op == IR_FOR && s->loop == LOOP_PARALLEL && !h->in_parallel) {
         /* global memory: the loop as one statement */
-        Touch g = {.k = h->k, .greads = t.greads, .gwrites = t.gwrites};
+        Touch g = {.greads = t.greads, .gwrites = t.gwrites};
         if (hazard(h, &g)) barrier(s, h);
         Hazard inner = *h;
         inner.in_parallel = true;
-        sync_stmt(s, &inner);
+        sync_repeating(s, &t, &inner);
         h->wrote = inner.wrote;
         h->read = inner.read;
         seen(h, &g);
@@ -169,18 +187,7 @@ static void sync_stmt(IrStmt *s, Hazard *h) {
         return;
     }
     if (s->op == IR_FOR) {
-        /* The body follows itself: enter it as if everything it touches
-         * had just been touched. */
-        Hazard inner = *h;
-        seen(&inner, &t);
-        sync_block(&s->body, &inner);
-        seen(h, &t);
-        h->wrote |= inner.wrote;
-        h->read |= inner.read;
-        if (!h->in_parallel) {
-            h->gwrote |= inner.gwrote;
-            h->gread |= inner.gread;
-        }
+        sync_repeating(s, &t, h);
         return;
     }
     Hazard a = *h, b = *h;

@@ -71,15 +71,14 @@ static int varying_dim(const IrKernel *k, bool *grows, int64_t *most) {
 /* Whether every tile's trip count is the one of its index along dim
  * (not, say, also of the head for some heads). */
 static bool only_along(const IrKernel *k, int dim) {
-    int64_t at[3], t, want;
-    for (at[2] = 0; at[2] < k->grid[2]; at[2]++)
-        for (at[1] = 0; at[1] < k->grid[1]; at[1]++)
-            for (at[0] = 0; at[0] < k->grid[0]; at[0]++) {
-                int64_t along[3] = {0, 0, 0};
-                along[dim] = at[dim];
-                if (!trips_at(k, at, &t) || !trips_at(k, along, &want) || t != want) return false;
-            }
-    return true;
+    int64_t *along = malloc(sizeof(int64_t) * (size_t)k->grid[dim]), at[3] = {0, 0, 0}, t;
+    bool ok = along != NULL;
+    for (at[dim] = 0; ok && at[dim] < k->grid[dim]; at[dim]++) ok = trips_at(k, at, &along[at[dim]]);
+    for (at[2] = 0; ok && at[2] < k->grid[2]; at[2]++)
+        for (at[1] = 0; ok && at[1] < k->grid[1]; at[1]++)
+            for (at[0] = 0; ok && at[0] < k->grid[0]; at[0]++) ok = trips_at(k, at, &t) && t == along[at[dim]];
+    free(along);
+    return ok;
 }
 
 void pass_plan_schedule(IrKernel *k) {
