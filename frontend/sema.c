@@ -421,19 +421,22 @@ typedef struct ElementTable {
     bool *used;
 } ElementTable;
 
+static void table_free(ElementTable *t) {
+    free(t->keys);
+    free(t->first);
+    free(t->used);
+}
+
+/* false (nothing left allocated) where memory runs out */
 static bool table_init(ElementTable *t, int64_t values, int n) {
     t->slots = (size_t)values * 2;
     t->n = n;
     t->keys = malloc(t->slots * (size_t)n * sizeof(int64_t));
     t->first = malloc(t->slots * sizeof(int64_t));
     t->used = calloc(t->slots, 1);
-    return t->keys && t->first && t->used;
-}
-
-static void table_free(ElementTable *t) {
-    free(t->keys);
-    free(t->first);
-    free(t->used);
+    if (t->keys && t->first && t->used) return true;
+    table_free(t);
+    return false;
 }
 
 /* The variable's value that gave key (true), or, with add, key entered for x. */
@@ -479,14 +482,15 @@ static bool index_collides(const Node *lhs, const Sym *var, const int64_t *xs, i
         dims[n++] = e;
     }
     ElementTable t;
-    bool known = n > 0 && table_init(&t, nx, n), found = false;
+    if (n == 0 || !table_init(&t, nx, n)) return false;
+    bool known = true, found = false;
     for (int64_t i = 0; known && !found && i < nx; i++) {
         int64_t key[MAX_KEY_DIMS];
         known = element_at(dims, n, var, xs[i], budget, key);
         found = known && table_find(&t, key, true, xs[i], x0);
-        *x1 = xs[i];
+        if (found) *x1 = xs[i];
     }
-    if (n > 0) table_free(&t);
+    table_free(&t);
     return known && found;
 }
 
