@@ -224,9 +224,8 @@ void cg_gemm(Cg *g, IrStmt *s) {
         cg_line(g, "for (int %s = 0; %s < %lld; ++%s) %s[%s] = 0;", r, r, (long long)C->layout.regs, r, C->cname, r);
     }
     int64_t K = s->trans_a ? A->shape[0] : A->shape[1];
-    bool tensor_cores = g->k->arch >= 80 && (A->dtype == DT_F16 || A->dtype == DT_BF16) && A->dtype == B->dtype &&
-                        C->dtype == DT_F32 && K % 16 == 0 && C->layout.wtm % 16 == 0 && C->layout.wtn % 8 == 0 &&
-                        (A->scope == SCOPE_FRAGMENT || A->shape[1] % 8 == 0) && B->shape[1] % 8 == 0;
+    bool tensor_cores = gemm_mma_ok(g->k->arch, A->dtype, B->dtype, C->dtype, K, B->shape[1], C->layout.wtm, C->layout.wtn) &&
+                        (A->scope == SCOPE_FRAGMENT || A->shape[1] % 8 == 0);
     if (A->scope == SCOPE_FRAGMENT && (!tensor_cores || A->layout.kind != LAYOUT_ACC || A->layout.wn != 1)) {
         cg_error(g, s->loc, "gemm with A in registers ('%s') needs f16/bf16 tensor-core shapes", A->sym->name->s);
         return;

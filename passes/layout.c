@@ -261,3 +261,8 @@ bool access_is_own(const IrStmt *p, const IrBuf *b, const Node *e) {
     return b->layout.kind != LAYOUT_NONE && b->layout.kind != LAYOUT_REPLICATED && own_access_layout(p, b, e, &l) &&
            layout_equal(&b->layout, &l);
 }
+
+bool gemm_mma_ok(int arch, Dtype a, Dtype b, Dtype c, int64_t k, int64_t b_row, int64_t wtm, int64_t wtn) {
+    return arch >= 80 && (a == DT_F16 || a == DT_BF16) && b == a && c == DT_F32 && k % 16 == 0 && b_row % 8 == 0 &&
+           wtm % 16 == 0 && wtn % 8 == 0;
+}

@@ -100,6 +100,12 @@ int buf_use_count(IrBlock *b, const IrBuf *buf);
  * gemm accumulator under `policy`: the squarest warp tile that splits it
  * into multiples of 16 x 8; -1 when none does. */
 int acc_warp_rows(int64_t m, int64_t n, int warps, int policy);
+/* Whether sm_<arch>'s mma.sync path multiplies these operands: f16 or bf16
+ * of one type into f32, K a multiple of 16, B's rows (b_row elements)
+ * whole groups of 8, a warp tile of the accumulator of whole 16 x 8
+ * blocks (otherwise the multiply-add fallback; codegen's cg_gemm, and
+ * stage_operands, which stages a fragment A for that fallback). */
+bool gemm_mma_ok(int arch, Dtype a, Dtype b, Dtype c, int64_t k, int64_t b_row, int64_t wtm, int64_t wtn);
 /* Whether a statement of b, or one nested in it, is a gemm. */
 bool block_has_gemm(const IrBlock *b);
 typedef enum ReducePath { REDUCE_PATH_ACC_ROWS, REDUCE_PATH_BLOCKED_ROWS, REDUCE_PATH_STAGED } ReducePath;

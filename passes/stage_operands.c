@@ -109,17 +109,14 @@ static void find_split_copies(IrStmt *s, void *arg) {
 }
 
 /* Whether the tensor cores can multiply gemm s with its A in registers
- * (cg_gemm's mma path): f16 or bf16 operands of one type into f32, K a
- * multiple of 16, B's rows whole groups of 8, and a warp tile of the
- * accumulator of whole 16 x 8 blocks. Elsewhere the multiply-add fallback
- * computes the gemm, and it reads A from shared memory. */
+ * (gemm_mma_ok, with the warp tile infer_layout will give the
+ * accumulator); elsewhere the multiply-add fallback reads A from shared
+ * memory. */
 static bool mma_from_registers(const IrKernel *k, const IrStmt *s) {
-    Dtype a = s->a.buf->dtype;
     int warps = (int)(k->threads / 32);
     int wm = warps > 0 ? acc_warp_rows(s->c.ext[0], s->c.ext[1], warps, s->policy) : -1;
-    return k->arch >= 80 && (a == DT_F16 || a == DT_BF16) && s->b.buf->dtype == a && s->c.buf->dtype == DT_F32 &&
-           s->a.ext[s->a.buf->rank - 1] % 16 == 0 && s->b.ext[s->b.buf->rank - 1] % 8 == 0 && wm > 0 &&
-           s->c.ext[0] / wm % 16 == 0 && s->c.ext[1] / (warps / wm) % 8 == 0;
+    return wm > 0 && gemm_mma_ok(k->arch, s->a.buf->dtype, s->b.buf->dtype, s->c.buf->dtype, s->a.ext[s->a.buf->rank - 1],
+                                 s->b.ext[s->b.buf->rank - 1], s->c.ext[0] / wm, s->c.ext[1] / (warps / wm));
 }
 
 /* Whether gemm s cannot read operand A where it is. */
