@@ -99,6 +99,9 @@ const char *cg_vector_zero(int bytes);
 const char *cg_lane_of(const Cg *g, const Node *e);
 /* A compute-type C expression converted for storage as t. */
 char *cg_convert(Cg *g, Dtype t, const char *value);
+/* Stored element `ref` of type `from`, stored as type `to`: its bits as they
+ * are where the types agree, else through the compute type. */
+char *cg_convert_elem(Cg *g, Dtype to, Dtype from, const char *ref);
 /* A scalar expression as C, in its compute type. */
 void cg_expr(Cg *g, const Node *e);
 char *cg_expr_str(Cg *g, const Node *e);

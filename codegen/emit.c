@@ -71,6 +71,13 @@ char *cg_convert(Cg *g, Dtype t, const char *value) {
     return arena_printf(&g->k->c->arena, "(%s)(%s)", cg_storage_type(t), value);
 }
 
+/* (No round trip through float for a copy: an fp8 conversion is a few
+ * dozen instructions on sm_80, which has no fp8 hardware.) */
+char *cg_convert_elem(Cg *g, Dtype to, Dtype from, const char *ref) {
+    if (to == from) return arena_printf(&g->k->c->arena, "%s", ref);
+    return cg_convert(g, to, arena_printf(&g->k->c->arena, "%s(%s)", cg_load_wrap(from), ref));
+}
+
 /* ---- expressions ---- */
 
 static void print_float(FILE *o, double v, bool dbl) {

@@ -113,7 +113,7 @@ static void copy_frag_frag(Cg *g, IrStmt *s) {
     const char *r = cg_tmp(g, "r");
     cg_line(g, "#pragma unroll");
     cg_line(g, "for (int %s = 0; %s < %lld; ++%s) %s[%s] = %s;", r, r, (long long)a->layout.regs, r, b->cname, r,
-            cg_convert(g, b->dtype, arena_printf(arena(g), "%s(%s[%s])", cg_load_wrap(a->dtype), a->cname, r)));
+            cg_convert_elem(g, b->dtype, a->dtype, arena_printf(arena(g), "%s[%s]", a->cname, r)));
 }
 
 static void copy_with_frag(Cg *g, IrStmt *s, bool frag_is_src) {
@@ -154,15 +154,14 @@ static void copy_with_frag(Cg *g, IrStmt *s, bool frag_is_src) {
             if (frag_is_src) {
                 for (int u = 0; u < vec; u++)
                     cg_line(g, "%s.e[%d] = %s;", v, u,
-                            cg_convert(g, o->buf->dtype,
-                                       arena_printf(arena(g), "%s(%s[%s + %d])", cg_load_wrap(f->dtype), f->cname, reg, u)));
+                            cg_convert_elem(g, o->buf->dtype, f->dtype, arena_printf(arena(g), "%s[%s + %d]", f->cname, reg, u)));
                 cg_line(g, "if (%s) *(%s *)&%s = %s.v;", cond ? cond : "true", vt, ref, v);
             } else {
                 cg_line(g, "%s.v = %s;", v, cg_vector_zero(bytes));
                 cg_line(g, "if (%s) %s.v = *(const %s *)&%s;", cond ? cond : "true", v, vt, ref);
                 for (int u = 0; u < vec; u++)
                     cg_line(g, "%s[%s + %d] = %s;", f->cname, reg, u,
-                            cg_convert(g, f->dtype, arena_printf(arena(g), "%s(%s.e[%d])", cg_load_wrap(o->buf->dtype), v, u)));
+                            cg_convert_elem(g, f->dtype, o->buf->dtype, arena_printf(arena(g), "%s.e[%d]", v, u)));
             }
             g->ind--;
             cg_line(g, "}");
@@ -178,7 +177,7 @@ static void copy_with_frag(Cg *g, IrStmt *s, bool frag_is_src) {
             cond1 = cg_and(g, valid1, cond1);
             if (frag_is_src) {
                 cond1 = cg_and(g, in, cg_and(g, cg_element_owner(g, f, r1), cond1));
-                char *val = cg_convert(g, o->buf->dtype, arena_printf(arena(g), "%s(%s[%s])", cg_load_wrap(f->dtype), f->cname, r1));
+                char *val = cg_convert_elem(g, o->buf->dtype, f->dtype, arena_printf(arena(g), "%s[%s]", f->cname, r1));
                 if (cond1) cg_line(g, "if (%s) %s = %s;", cond1, ref1, val);
                 else cg_line(g, "%s = %s;", ref1, val);
             } else {
@@ -274,10 +273,12 @@ static void copy_cooperative(Cg *g, IrStmt *s) {
         cg_line(g, "if (%s) %s = *(const %s *)&%s;", scond ? scond : "true", v, vt, sref);
         cg_line(g, "if (%s) *(%s *)&%s = %s;", dcond ? dcond : "true", vt, dref, v);
     } else {
-        char *val = arena_printf(arena(g), "%s(%s)", cg_load_wrap(src->buf->dtype), sref);
-        if (scond) val = arena_printf(arena(g), "((%s) ? %s : 0)", scond, val);
-        if (dcond) cg_line(g, "if (%s) %s = %s;", dcond, dref, cg_convert(g, dst->buf->dtype, val));
-        else cg_line(g, "%s = %s;", dref, cg_convert(g, dst->buf->dtype, val));
+        char *val = cg_convert_elem(g, dst->buf->dtype, src->buf->dtype, sref);
+        if (scond) /* zero past the source's edge, in the compute type */
+            val = cg_convert(g, dst->buf->dtype,
+                             arena_printf(arena(g), "((%s) ? %s(%s) : 0)", scond, cg_load_wrap(src->buf->dtype), sref));
+        if (dcond) cg_line(g, "if (%s) %s = %s;", dcond, dref, val);
+        else cg_line(g, "%s = %s;", dref, val);
     }
     g->ind--;
     cg_line(g, "}");

@@ -181,8 +181,21 @@ static void reduce_blocked(Cg *g, IrStmt *s) {
     cg_line(g, "}");
 }
 
-/* Any layouts, any dim: the source goes to shared memory, then each thread
- * computes the destination elements it holds. */
+/* Lanes that reduce one output of the staged path together: a power of
+ * two up to a warp (their partials meet by shuffles), as many as the
+ * threads give every output; 1 where the threads are not whole warps. */
+static int64_t staged_lanes(int64_t outputs, int64_t threads) {
+    int64_t lanes = 1;
+    if (threads % 32 == 0)
+        while (lanes < 32 && lanes * 2 * outputs <= threads) lanes *= 2;
+    return lanes;
+}
+
+/* Any layouts, any dim: the source goes to shared memory; the threads then
+ * reduce it together, `lanes` of them an output (each a strided share of
+ * the reduced extent, then shuffles), into a result area after the
+ * source; each thread finally reads the destination elements it holds.
+ * (Every output in one order: the same result at every run.) */
 static void reduce_staged(Cg *g, IrStmt *s) {
     const IrBuf *src = s->src.buf, *dst = s->dst.buf;
     int kind = s->reduce_kind, merge = kind == REDUCE_ABSMAX ? REDUCE_MAX : kind;
@@ -200,26 +213,51 @@ static void reduce_staged(Cg *g, IrStmt *s) {
     cg_line(g, "    %s%s[%s] = %s;", valid ? arena_printf(arena(g), "if (%s) ", valid) : "", scratch(g, rt), lin,
             element(g, kind, src, r, rt));
     cg_sync(g);
-    const char *dr = cg_tmp(g, "r"), *k = cg_tmp(g, "k"), *v = cg_tmp(g, "v");
+    /* output o (row-major over the dims kept) reads source elements
+     * (o / inner) * extent * inner + k * inner + o % inner, k < extent */
+    int64_t total = buf_elems(src), extent = src->shape[s->dim], outputs = total / extent, inner = 1;
+    for (int d = s->dim + 1; d < src->rank; d++) inner *= src->shape[d];
+    int64_t lanes = staged_lanes(outputs, g->k->threads), groups = g->k->threads / lanes;
+    const char *o = cg_tmp(g, "o"), *k = cg_tmp(g, "k"), *v = cg_tmp(g, "v");
+    /* every thread runs the same rounds: the shuffles need whole warps */
+    cg_line(g, "for (int %s = tid%s; %s < %lld; %s += %lld) {", o, lanes > 1 ? arena_printf(arena(g), " / %lld", (long long)lanes) : "", o,
+            (long long)((outputs + groups - 1) / groups * groups), o, (long long)groups);
+    g->ind++;
+    cg_line(g, "%s %s = %s;", ty, v, identity(kind, rt));
+    char *at;
+    if (inner == 1) /* the last dim: o's elements are a row */
+        at = outputs > 1 ? arena_printf(arena(g), "%s * %lld + %s", o, (long long)extent, k) : (char *)k;
+    else if (outputs == inner) /* the first dim: o is the inner part */
+        at = arena_printf(arena(g), "%s * %lld + %s", k, (long long)inner, o);
+    else
+        at = arena_printf(arena(g), "%s / %lld * %lld + %s * %lld + %s %% %lld", o, (long long)inner,
+                          (long long)(extent * inner), k, (long long)inner, o, (long long)inner);
+    cg_line(g, "if (%s < %lld) {", o, (long long)outputs);
+    cg_line(g, "    #pragma unroll 4");
+    cg_line(g, "    for (int %s = %s; %s < %lld; %s += %lld) %s = %s;", k, lanes > 1 ? arena_printf(arena(g), "tid %% %lld", (long long)lanes) : "0",
+            k, (long long)extent, k, (long long)lanes, v, combine(g, merge, v, arena_printf(arena(g), "(%s)%s[%s]", ty, scratch(g, rt), at), rt));
+    cg_line(g, "}");
+    for (int64_t off = lanes / 2; off >= 1; off /= 2)
+        cg_line(g, "%s = %s;", v, combine(g, merge, v, arena_printf(arena(g), "__shfl_xor_sync(0xffffffffu, %s, %lld)", v, (long long)off), rt));
+    cg_line(g, "if (%s%s < %lld) %s[%lld + %s] = %s;", lanes > 1 ? arena_printf(arena(g), "tid %% %lld == 0 && ", (long long)lanes) : "",
+            o, (long long)outputs, scratch(g, rt), (long long)total, o, v);
+    g->ind--;
+    cg_line(g, "}");
+    cg_sync(g);
+    /* the destination's elements, row-major over its dims (the kept ones) */
+    const char *dr = cg_tmp(g, "r");
     char *dc[MAX_RANK], *dvalid;
     cg_frag_coords(g, dst, dr, dc, &dvalid);
+    char *dlin = "0";
+    if (outputs > 1) {
+        dlin = dc[0];
+        for (int d = 1; d < dst->rank; d++) dlin = arena_printf(arena(g), "(%s) * %lld + %s", dlin, (long long)dst->shape[d], dc[d]);
+    }
     cg_line(g, "#pragma unroll");
     cg_line(g, "for (int %s = 0; %s < %lld; ++%s) {", dr, dr, (long long)dst->layout.regs, dr);
     g->ind++;
     if (dvalid) cg_line(g, "if (!(%s)) continue;", dvalid);
-    cg_line(g, "%s %s = %s;", ty, v, identity(kind, rt));
-    /* source coordinates: the destination's, with the reduced dim inserted */
-    char *sl = NULL;
-    for (int d = 0, j = 0; d < src->rank; d++) {
-        const char *c = d == s->dim ? k : (dst->rank ? dc[j++] : "0");
-        sl = sl ? arena_printf(arena(g), "(%s) * %lld + %s", sl, (long long)src->shape[d], c) : arena_printf(arena(g), "(%s)", c);
-    }
-    /* rolled: unrolled for every destination register it would multiply
-     * the code (and the compile time) by the reduced extent */
-    cg_line(g, "#pragma unroll 1");
-    cg_line(g, "for (int %s = 0; %s < %lld; ++%s) %s = %s;", k, k, (long long)src->shape[s->dim], k, v,
-            combine(g, merge, v, arena_printf(arena(g), "(%s)%s[%s]", ty, scratch(g, rt), sl), rt));
-    store_result(g, s, dr, v, rt);
+    store_result(g, s, dr, arena_printf(arena(g), "(%s)%s[%lld + %s]", ty, scratch(g, rt), (long long)total, dlin), rt);
     g->ind--;
     cg_line(g, "}");
     cg_sync(g);

@@ -55,7 +55,7 @@ static void scratch_of(IrStmt *s, void *arg) {
         if (src->layout.wn > 1) need = (int64_t)src->layout.wn * src->shape[0] * esz;
         break;
     case REDUCE_PATH_BLOCKED_ROWS: need = (warps + 1) * (buf_elems(src) / src->shape[src->rank - 1]) * esz; break;
-    case REDUCE_PATH_STAGED: need = buf_elems(src) * esz; break;
+    case REDUCE_PATH_STAGED: need = (buf_elems(src) + buf_elems(src) / src->shape[s->dim]) * esz; break; /* + the results */
     }
     if (need > sc->bytes) sc->bytes = need;
 }
