@@ -30,6 +30,20 @@ void cg_frag_coords(Cg *g, const IrBuf *b, const char *reg, char **coords, char 
         int64_t total = buf_elems(b), t = g->k->threads;
         char *e = arena_printf(a, "((tid + (%s) / %d * %lld) * %d + (%s) %% %d)", reg, l->vec, (long long)t, l->vec,
                                reg, l->vec);
+        if (l->pitch) {
+            /* rows padded to the pitch: the padding is no element */
+            int64_t cols = b->shape[b->rank - 1];
+            *valid = arena_printf(a, "%s %% %lld < %lld", e, (long long)l->pitch, (long long)cols);
+            coords[b->rank - 1] = arena_printf(a, "(%s %% %lld)", e, (long long)l->pitch);
+            char *row = arena_printf(a, "(%s / %lld)", e, (long long)l->pitch);
+            for (int d = b->rank - 2; d >= 0; d--) {
+                int64_t inner = 1;
+                for (int j = d + 1; j < b->rank - 1; j++) inner *= b->shape[j];
+                coords[d] = d == 0 ? arena_printf(a, "(%s / %lld)", row, (long long)inner)
+                                   : arena_printf(a, "(%s / %lld %% %lld)", row, (long long)inner, (long long)b->shape[d]);
+            }
+            return;
+        }
         if (total % (t * l->vec) != 0) *valid = arena_printf(a, "%s < %lld", e, (long long)total);
         for (int d = b->rank - 1; d >= 0; d--) {
             int64_t inner = 1;

@@ -145,11 +145,14 @@ static void reduce_blocked(Cg *g, IrStmt *s) {
     g->ind++;
     cg_line(g, "%s %s[%lld];", ty, p, (long long)rows);
     for (int64_t r = 0; r < rows; r++) cg_line(g, "%s[%lld] = %s;", p, (long long)r, identity(kind, rt));
+    int64_t pitch = l->pitch ? l->pitch : cols;
     for (int64_t q = 0; q < l->chunks; q++) {
-        /* chunk q covers row q*threads*vec / cols for every thread */
-        int64_t row = rows == 1 ? 0 : q * t * l->vec / cols;
-        bool partial = total % (t * l->vec) != 0 && q == l->chunks - 1;
-        if (partial) cg_line(g, "if ((tid + %lld) * %d < %lld) {", (long long)(q * t), l->vec, (long long)total);
+        /* chunk q covers row q*threads*vec / pitch for every thread; with a
+         * pitch, columns from `at` on, the padding's past cols */
+        int64_t row = rows == 1 ? 0 : q * t * l->vec / pitch, at = q * t * l->vec % pitch;
+        bool partial = l->pitch ? at + t * l->vec > cols : total % (t * l->vec) != 0 && q == l->chunks - 1;
+        if (partial && l->pitch) cg_line(g, "if (tid * %d + %lld < %lld) {", l->vec, (long long)at, (long long)cols);
+        else if (partial) cg_line(g, "if ((tid + %lld) * %d < %lld) {", (long long)(q * t), l->vec, (long long)total);
         for (int v = 0; v < l->vec; v++) {
             char *cur = arena_printf(arena(g), "%s[%lld]", p, (long long)row);
             char *reg = arena_printf(arena(g), "%lld", (long long)(q * l->vec + v));

@@ -39,6 +39,8 @@ typedef struct Layout {
     int mi, ni;         /* ACC/ROW: m16 and n8 tiles per warp */
     int vec;            /* BLOCKED: elements per chunk */
     int64_t chunks;     /* BLOCKED: chunks per thread (the last may be partial) */
+    int64_t pitch;      /* BLOCKED: the elements a row of the last dim takes, padding included (a
+                         * multiple of threads x vec: every chunk within one row), or 0: rows packed */
     int64_t regs;       /* registers (elements) per thread */
     Loc origin;         /* the operation that decided it, for errors */
 } Layout;

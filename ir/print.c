@@ -27,7 +27,11 @@ static void print_layout(FILE *o, const Layout *l) {
                 (long long)l->wtn, l->mi, l->ni);
         break;
     case LAYOUT_ROW: fprintf(o, " layout=row(warps %dx%d, rows %lld)", l->wm, l->wn, (long long)l->wtm); break;
-    case LAYOUT_BLOCKED: fprintf(o, " layout=blocked(vec %d, chunks %lld)", l->vec, (long long)l->chunks); break;
+    case LAYOUT_BLOCKED:
+        fprintf(o, " layout=blocked(vec %d, chunks %lld", l->vec, (long long)l->chunks);
+        if (l->pitch) fprintf(o, ", pitch %lld", (long long)l->pitch);
+        fputc(')', o);
+        break;
     case LAYOUT_REPLICATED: fputs(" layout=replicated", o); break;
     default: break;
     }

@@ -133,24 +133,36 @@ static void find_reduce(IrStmt *s, void *arg) {
  * (16 bytes of f16, so copies from f16/bf16 tensors are 16-byte accesses;
  * wider chunks split into several vector accesses). A fragment that is
  * reduced wants the row of each register to be a compile-time constant
- * (fast row reductions): true with one row, or when the row length is a
- * multiple of threads x vec; vec shrinks to get there, down to 1 (other
- * shapes still work, with the slower staged reduction). */
+ * (fast row reductions): true with one row, or when every chunk lies in
+ * one row: a row length that is a multiple of threads x vec, or rows
+ * padded to one (a pitch, the padding's registers masked off). The widest
+ * vec that fits wins, padded where the padding costs at most an eighth of
+ * the row (a row of 4000 over 128 threads: vec 8, pitch 4096, where no vec
+ * divides it); without one, the slower staged reduction. */
 static bool blocked_layout(Infer *in, IrBuf *b, Layout *l) {
     int64_t total = buf_elems(b), cols = b->shape[b->rank - 1], rows = total / cols, t = in->k->threads;
     int vec = 8;
     while (vec > 1 && cols % vec != 0) vec /= 2;
+    int64_t pitch = 0;
     ReduceUse use = {.buf = b};
     ir_walk(&in->k->body, find_reduce, &use);
     if (use.reduced && rows > 1) {
-        int v = vec;
-        while (v > 1 && cols % (t * v) != 0) v /= 2;
-        if (cols % (t * v) == 0) vec = v;
+        for (int v = vec; v >= 1; v /= 2) {
+            int64_t padded = (cols + t * v - 1) / (t * v) * (t * v);
+            /* (a pitch only for the widest two widths: narrower accesses
+             * would cost a memory-bound kernel more than the staging) */
+            if (cols % v == 0 && (padded == cols || (v * 2 >= vec && padded - cols <= cols / 8))) {
+                vec = v;
+                pitch = padded == cols ? 0 : padded;
+                break;
+            }
+        }
     }
     memset(l, 0, sizeof *l);
     l->kind = LAYOUT_BLOCKED;
     l->vec = vec;
-    l->chunks = (total / vec + t - 1) / t;
+    l->pitch = pitch;
+    l->chunks = ((pitch ? rows * pitch : total) / vec + t - 1) / t;
     l->regs = l->chunks * vec;
     return true;
 }

@@ -124,7 +124,7 @@ bool layout_equal(const Layout *a, const Layout *b) {
     case LAYOUT_ACC: return a->wm == b->wm && a->wn == b->wn && a->wtm == b->wtm && a->wtn == b->wtn;
     /* a row layout only depends on how warps split the rows */
     case LAYOUT_ROW: return a->wm == b->wm && a->wn == b->wn && a->wtm == b->wtm;
-    case LAYOUT_BLOCKED: return a->vec == b->vec && a->chunks == b->chunks;
+    case LAYOUT_BLOCKED: return a->vec == b->vec && a->chunks == b->chunks && a->pitch == b->pitch;
     default: return true;
     }
 }
@@ -136,7 +136,10 @@ const char *layout_describe(Ctx *c, const Layout *l) {
                             (long long)l->wtm, (long long)l->wtn);
     case LAYOUT_ROW:
         return arena_printf(&c->arena, "one value per row of a %dx%d-warp mma accumulator", l->wm, l->wn);
-    case LAYOUT_BLOCKED: return arena_printf(&c->arena, "a blocked layout (%d elements per chunk)", l->vec);
+    case LAYOUT_BLOCKED:
+        return l->pitch ? arena_printf(&c->arena, "a blocked layout (%d elements per chunk, rows padded to %lld)", l->vec,
+                                       (long long)l->pitch)
+                        : arena_printf(&c->arena, "a blocked layout (%d elements per chunk)", l->vec);
     case LAYOUT_REPLICATED: return "a replicated layout (every thread holds every element)";
     default: return "no layout";
     }
@@ -173,7 +176,8 @@ ReducePath reduce_path(const IrStmt *s, int64_t threads) {
         int64_t cols = src->shape[src->rank - 1], rows = buf_elems(src) / cols;
         /* warp shuffles need whole warps: a partial last warp's missing
          * lanes would be read (their values are undefined) */
-        if ((rows == 1 || cols % (threads * src->layout.vec) == 0) && threads % 32 == 0) return REDUCE_PATH_BLOCKED_ROWS;
+        int64_t pitch = src->layout.pitch ? src->layout.pitch : cols;
+        if ((rows == 1 || pitch % (threads * src->layout.vec) == 0) && threads % 32 == 0) return REDUCE_PATH_BLOCKED_ROWS;
     }
     return REDUCE_PATH_STAGED;
 }

@@ -37,7 +37,9 @@ ragged() {
         # last row of tiles (120 rows) idle (plan_idle)
         echo "--set M=3000,N=2000,K=1024,BM=192,BN=128" ;;
     add) echo "--set N=1000003" ;;
-    softmax|row_reduce|layernorm|rmsnorm) echo "--set M=1001,N=3000" ;;
+    softmax|layernorm)  # also rows padded to a pitch (blocked layout) for the row reductions
+        echo "--set M=1001,N=3000"; echo "--set M=1001,N=4000,BM=2"; echo "--set M=999,N=1000,BM=2,NT=256" ;;
+    row_reduce|rmsnorm) echo "--set M=1001,N=3000" ;;
     swiglu|transpose) echo "--set M=1001,N=999" ;;
     flash_attn|flash_fwd) echo "--set B=1,H=3,S=1000"; echo "--set B=1,H=2,S=777,causal=1"
         echo "--set B=2,H=9,S=2000,causal=1"  # 288 tiles: persistent, longest first (plan_schedule), a partial last query tile
