@@ -99,10 +99,11 @@ static bool vector_ok(const IrRegion *r, int vec) {
 
 static void copy_frag_frag(Cg *g, IrStmt *s) {
     const IrBuf *a = s->src.buf, *b = s->dst.buf;
+    /* register i of one holds element i of the other only whole: a part
+     * of either is staged through shared memory (stage_operands) */
     if (!region_is_whole(&s->src) || !region_is_whole(&s->dst)) {
-        /* register i of one holds element i of the other only whole */
-        cg_error(g, s->loc, "copy between fragments ('%s' to '%s') moves them whole: a part of a fragment can go to "
-                 "shared or global memory, not to another fragment", a->sym->name->s, b->sym->name->s);
+        cg_error(g, s->loc, "compiler bug: a copy between parts of fragments ('%s' to '%s') was not staged",
+                 a->sym->name->s, b->sym->name->s);
         return;
     }
     if (!layout_equal(&a->layout, &b->layout) || buf_elems(a) != buf_elems(b)) {

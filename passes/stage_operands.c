@@ -15,7 +15,11 @@
  * policy: P = S takes S's layout), and a part of a buffer as A or B. A
  * copy from a fragment into a local buffer is staged the same way: each
  * thread's local buffer gets the whole region, which the fragment spreads
- * over the threads. Staging
+ * over the threads; so is a copy between fragments where either side is a
+ * part (x[0:16, 64:128] into y, y into x[0, 64]): element i of the part
+ * is not in the registers that hold element i of the other fragment, so
+ * the source goes to shared memory and the destination's threads take
+ * their elements from there. Staging
  * copies the operand's region into a shared buffer of its own, `<X>_staged`
  * (the region's shape without leading 1s, X's type), just before each gemm
  * that reads it, and the gemm reads that instead. The copy is the one
@@ -141,9 +145,13 @@ static void stage_block(Stager *st, IrBlock *b) {
                 IrStmt *copy = ops[o] ? stage(st, s, ops[o]) : NULL;
                 if (copy) ir_block_push(st->k->c, &out, copy);
             }
-        } else if (s->op == IR_COPY && in(&s->src, SCOPE_FRAGMENT) && in(&s->dst, SCOPE_LOCAL)) {
+        } else if (s->op == IR_COPY && in(&s->src, SCOPE_FRAGMENT) &&
+                   (in(&s->dst, SCOPE_LOCAL) ||
+                    (in(&s->dst, SCOPE_FRAGMENT) && (!region_is_whole(&s->src) || !region_is_whole(&s->dst))))) {
             /* every thread's local copy gets all of the region, which the
-             * fragment spreads over the threads: through shared memory */
+             * fragment spreads over the threads; and a part of a fragment
+             * lies in other threads' registers than the elements of the
+             * other fragment it pairs with: through shared memory */
             IrStmt *copy = stage(st, s, &s->src);
             if (copy) ir_block_push(st->k->c, &out, copy);
         }
