@@ -157,7 +157,8 @@ def main(which):
         # the same bytes as each memory-bound workload moves (read + write):
         # small transfers do not reach the 1 GiB figure (launch and ramp)
         for wl, moved in (("softmax_f16_32768x4096", 2 * 2 * 32768 * 4096), ("rmsnorm_bf16_16384x8192", 2 * 2 * 16384 * 8192),
-                          ("layernorm_f16_8192x4096", 2 * 2 * 8192 * 4096), ("add_f16_2e26", 3 * 2 * (1 << 26)),
+                          ("layernorm_f16_8192x4096", 2 * 2 * 8192 * 4096),
+                          ("layernorm_f16_32768x4096", 2 * 2 * 32768 * 4096), ("add_f16_2e26", 3 * 2 * (1 << 26)),
                           ("swiglu_f16_8192x11008", 3 * 2 * 8192 * 11008)):
             xs, ys = x[: moved // 2], y[: moved // 2]
             emit(wl, bench(lambda: ys.copy_(xs)), nbytes=moved, peer="copy, same bytes")
@@ -168,9 +169,11 @@ def main(which):
         x = torch.randn(16384, 8192, device=dev, dtype=torch.bfloat16)
         w = torch.randn(8192, device=dev, dtype=torch.bfloat16)
         emit("rmsnorm_bf16_16384x8192", bench(lambda: F.rms_norm(x, (8192,), w, 1e-6)), nbytes=2 * 2 * x.numel(), peer="F.rms_norm")
-        x = torch.randn(8192, 4096, device=dev, dtype=torch.float16)
         w = torch.randn(4096, device=dev, dtype=torch.float16)
-        emit("layernorm_f16_8192x4096", bench(lambda: F.layer_norm(x, (4096,), w, w, 1e-5)), nbytes=2 * 2 * x.numel(), peer="F.layer_norm")
+        for rows in (8192, 32768):
+            x = torch.randn(rows, 4096, device=dev, dtype=torch.float16)
+            emit(f"layernorm_f16_{rows}x4096", bench(lambda: F.layer_norm(x, (4096,), w, w, 1e-5)), nbytes=2 * 2 * x.numel(),
+                 peer="F.layer_norm")
     if "attn" in which:
         # (batch, heads, sequence, head dim) as bench/run.sh gives them to examples/flash_attn.tile
         for b, h, s, d in ((8, 16, 4096, 128), (2, 16, 16384, 128), (8, 16, 4096, 64)):

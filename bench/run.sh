@@ -31,7 +31,9 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,po
 # attention with BM=192, three consumer warpgroups: at D=64 with BN=128
 # 7-13 % faster than BM=128; at D=128 with BN=96 (BN=128 spills there)
 # 3-9 % faster, except S=16384 causal, where BN=128 at BM=128 is equal by
-# the capped medians and 3 % faster by the minima: session 9)
+# the capped medians and 3 % faster by the minima: session 9; layernorm
+# also at softmax's 32768 rows, 256 MB each way, where the launch and the
+# ramp no longer count)
 workloads='
 gemm_f16_4096|gemm|M=4096,N=4096,K=4096|--compare cublas
 gemm_f16_8192|gemm|M=8192,N=8192,K=8192|--compare cublas
@@ -52,6 +54,7 @@ attn_f16_s4096_d64_causal|flash_attn|D=64,causal=1,BM=192,BN=128|
 softmax_f16_32768x4096|softmax||
 rmsnorm_bf16_16384x8192|rmsnorm||
 layernorm_f16_8192x4096|layernorm||
+layernorm_f16_32768x4096|layernorm|M=32768|
 add_f16_2e26|add||
 swiglu_f16_8192x11008|swiglu||
 '
