@@ -97,6 +97,39 @@ static bool vector_ok(const IrRegion *r, int vec) {
 
 /* ---- copies with a fragment on one side ---- */
 
+/* The linear (row-major) index of fragment b's element at coords. */
+static char *linear_of(Cg *g, const IrBuf *b, char **coords) {
+    char *lin = b->rank ? coords[0] : "0";
+    for (int d = 1; d < b->rank; d++) lin = arena_printf(arena(g), "(%s) * %lld + %s", lin, (long long)b->shape[d], coords[d]);
+    return lin;
+}
+
+/* A whole fragment into one laid out otherwise (two gemms' accumulators
+ * split over warps differently, ...): the elements go to the shared
+ * scratch, row-major, in the source's type, each written by one of the
+ * threads that hold it; then every thread reads the destination's. */
+static void copy_relayout(Cg *g, IrStmt *s) {
+    const IrBuf *a = s->src.buf, *b = s->dst.buf;
+    const char *st = cg_storage_type(a->dtype);
+    char *area = arena_printf(arena(g), "((%s *)tl_scratch)", st);
+    const char *r = cg_tmp(g, "r");
+    char *ac[MAX_RANK], *avalid, *bc[MAX_RANK], *bvalid;
+    cg_frag_coords(g, a, r, ac, &avalid);
+    const char *cond = cg_and(g, avalid, cg_element_owner(g, a, r));
+    cg_line(g, "#pragma unroll");
+    cg_line(g, "for (int %s = 0; %s < %lld; ++%s)", r, r, (long long)a->layout.regs, r);
+    cg_line(g, "    %s%s[%s] = %s[%s];", cond ? arena_printf(arena(g), "if (%s) ", cond) : "", area, linear_of(g, a, ac),
+            a->cname, r);
+    cg_sync(g);
+    const char *q = cg_tmp(g, "r");
+    cg_frag_coords(g, b, q, bc, &bvalid);
+    cg_line(g, "#pragma unroll");
+    cg_line(g, "for (int %s = 0; %s < %lld; ++%s)", q, q, (long long)b->layout.regs, q);
+    cg_line(g, "    %s%s[%s] = %s;", bvalid ? arena_printf(arena(g), "if (%s) ", bvalid) : "", b->cname, q,
+            cg_convert_elem(g, b->dtype, a->dtype, arena_printf(arena(g), "%s[%s]", area, linear_of(g, b, bc))));
+    cg_sync(g); /* the scratch is free again */
+}
+
 static void copy_frag_frag(Cg *g, IrStmt *s) {
     const IrBuf *a = s->src.buf, *b = s->dst.buf;
     /* register i of one holds element i of the other only whole: a part
@@ -106,9 +139,8 @@ static void copy_frag_frag(Cg *g, IrStmt *s) {
                  a->sym->name->s, b->sym->name->s);
         return;
     }
-    if (!layout_equal(&a->layout, &b->layout) || buf_elems(a) != buf_elems(b)) {
-        cg_error(g, s->loc, "copy between fragments with different layouts ('%s' has %s, '%s' has %s)", a->sym->name->s,
-                 layout_describe(g->k->c, &a->layout), b->sym->name->s, layout_describe(g->k->c, &b->layout));
+    if (copy_relayouts(s)) {
+        copy_relayout(g, s);
         return;
     }
     const char *r = cg_tmp(g, "r");

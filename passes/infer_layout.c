@@ -20,6 +20,7 @@ typedef struct Infer {
      * them other threads would hold: any other operation's layout wins
      * (and stage_elements then reads those elements through shared memory) */
     PtrVec weak;
+    PtrVec copied;     /* fragments whose layout only a copy decided (Strength) */
     PtrVec replicated; /* the fragments given replicated layouts so far */
 } Infer;
 
@@ -54,33 +55,58 @@ static Layout replicated_for(Infer *in, IrBuf *b) {
     return l;
 }
 
-static int weak_index(const Infer *in, const IrBuf *b) { return index_in(&in->weak, b); }
+/* How firmly a fragment's layout is decided: a parallel loop's wish (a
+ * small fragment replicated for reads at others' indices, or a layout
+ * copied from such a wish) yields to a copy's, and a copy's to what any
+ * other operation needs (a gemm, a reduction); the copy then moves the
+ * elements between threads (copy_relayouts). */
+typedef enum Strength { STRENGTH_WEAK, STRENGTH_COPIED, STRENGTH_STRONG } Strength;
 
-/* Whether b already has a layout other than l that an operation insisted
- * on (not a weak one, which would yield). */
+static Strength strength_of(const Infer *in, const IrBuf *b) {
+    if (index_in(&in->weak, b) >= 0) return STRENGTH_WEAK;
+    if (index_in(&in->copied, b) >= 0) return STRENGTH_COPIED;
+    return STRENGTH_STRONG;
+}
+
+static void drop(PtrVec *v, const IrBuf *b) {
+    int i = index_in(v, b);
+    if (i >= 0) v->items[i] = v->items[--v->len];
+}
+
+static void set_strength(Infer *in, IrBuf *b, Strength st) {
+    drop(&in->weak, b);
+    drop(&in->copied, b);
+    if (st != STRENGTH_STRONG) vec_push(&in->k->c->arena, st == STRENGTH_WEAK ? &in->weak : &in->copied, b);
+}
+
+/* Whether b already has a layout other than l that an operation other
+ * than a copy or a parallel loop insisted on. */
 static bool settled_otherwise(const Infer *in, const IrBuf *b, const Layout *l) {
-    return b->layout.kind != LAYOUT_NONE && weak_index(in, b) < 0 && !layout_equal(&b->layout, l);
+    return b->layout.kind != LAYOUT_NONE && strength_of(in, b) == STRENGTH_STRONG && !layout_equal(&b->layout, l);
 }
 
 static bool is_fragment(const IrBuf *b) { return b && b->scope == SCOPE_FRAGMENT; }
 
-/* Gives b the layout l, decided by the operation at `at`. A weak decision
- * (a small fragment replicated for reads at others' indices, or a layout
- * copied from a weak one) yields to any other, and an equal strong one
- * makes it strong. */
-static void assign_as(Infer *in, IrBuf *b, const Layout *l, Loc at, const char *op, bool weak) {
+/* Gives b the layout l, decided by the operation at `at` with strength
+ * st: a firmer decision replaces a weaker one, an equal layout makes the
+ * decision as firm as the firmer of the two, a weaker one yields, and two
+ * strong ones that differ are an error. */
+static void assign_as(Infer *in, IrBuf *b, const Layout *l, Loc at, const char *op, Strength st) {
     Ctx *c = in->k->c;
-    int w = weak_index(in, b);
-    bool equal = b->layout.kind != LAYOUT_NONE && layout_equal(&b->layout, l);
-    if (w >= 0 && !weak) in->weak.items[w] = in->weak.items[--in->weak.len]; /* strong from now on */
-    if (equal || (weak && b->layout.kind != LAYOUT_NONE)) return; /* a weak decision never overrides */
-    if (b->layout.kind == LAYOUT_NONE || w >= 0) {
+    bool set = b->layout.kind != LAYOUT_NONE;
+    Strength have = set ? strength_of(in, b) : STRENGTH_WEAK;
+    if (set && layout_equal(&b->layout, l)) {
+        if (st > have) set_strength(in, b, st);
+        return;
+    }
+    if (!set || have < st) {
         b->layout = *l;
         b->layout.origin = at;
         in->changed = true;
-        if (weak) vec_push(&c->arena, &in->weak, b);
+        set_strength(in, b, st);
         return;
     }
+    if (st != STRENGTH_STRONG || have != STRENGTH_STRONG) return;
     if (!in->failed) {
         diag_error(c, at, "no layout fits the fragment '%s': this %s needs %s", b->sym->name->s, op,
                    layout_describe(c, l));
@@ -90,7 +116,9 @@ static void assign_as(Infer *in, IrBuf *b, const Layout *l, Loc at, const char *
     in->failed = true;
 }
 
-static void assign(Infer *in, IrBuf *b, const Layout *l, Loc at, const char *op) { assign_as(in, b, l, at, op, false); }
+static void assign(Infer *in, IrBuf *b, const Layout *l, Loc at, const char *op) {
+    assign_as(in, b, l, at, op, STRENGTH_STRONG);
+}
 
 /* The accumulator layout of an M x N fragment for a gemm with `threads`
  * threads: warps tile C in a wm x wn grid, each warp in m16 x n8 pieces. */
@@ -213,12 +241,12 @@ static void infer_parallel(Infer *in, IrStmt *p) {
              * another's, a fragment written here that a gemm reads as its
              * A), and stage_elements takes those accesses through shared
              * memory instead */
-            assign_as(in, b, &own, e->loc, "parallel loop", true);
+            assign_as(in, b, &own, e->loc, "parallel loop", STRENGTH_WEAK);
         } else if (b->layout.kind == LAYOUT_NONE && may_replicate(in, b)) {
             /* elements other threads would hold: every thread holds all of
              * a small fragment, unless another operation decides */
             Layout r = replicated_for(in, b);
-            assign_as(in, b, &r, e->loc, "parallel loop", true);
+            assign_as(in, b, &r, e->loc, "parallel loop", STRENGTH_WEAK);
         }
         /* otherwise stage_elements reads (and writes) those elements
          * through shared memory */
@@ -265,14 +293,20 @@ static void visit(IrStmt *s, void *arg) {
     }
     case IR_COPY:
         if (is_fragment(s->src.buf) && is_fragment(s->dst.buf)) {
-            /* from the side with a layout, the strong one when one is weak */
+            /* from the side with a layout, the firmer one when both have */
             IrBuf *from = s->src.buf, *to = s->dst.buf;
             if (from->layout.kind == LAYOUT_NONE ||
-                (weak_index(in, from) >= 0 && to->layout.kind != LAYOUT_NONE && weak_index(in, to) < 0))
+                (to->layout.kind != LAYOUT_NONE && strength_of(in, to) > strength_of(in, from)))
                 from = s->dst.buf, to = s->src.buf;
             if (from->layout.kind == LAYOUT_NONE) break;
-            /* a layout copied from a weak one yields as that one does */
-            assign_as(in, to, &from->layout, s->loc, "copy", weak_index(in, from) >= 0);
+            /* laid out otherwise by another copy or operation: the copy
+             * moves the elements between threads (copy_relayouts) */
+            if (to->layout.kind != LAYOUT_NONE && strength_of(in, to) != STRENGTH_WEAK &&
+                !layout_equal(&to->layout, &from->layout))
+                break;
+            /* a layout copied from a parallel loop's wish yields as it does */
+            assign_as(in, to, &from->layout, s->loc, "copy",
+                      strength_of(in, from) == STRENGTH_WEAK ? STRENGTH_WEAK : STRENGTH_COPIED);
         }
         break;
     case IR_REDUCE: {
@@ -318,8 +352,15 @@ static void check_sizes(IrKernel *k) {
     }
 }
 
+/* The gemms' accumulators first: their layouts are the ones the tensor
+ * cores fix, so a copy met earlier in the program does not decide them. */
+static void visit_gemm(IrStmt *s, void *arg) {
+    if (s->op == IR_GEMM) visit(s, arg);
+}
+
 void pass_infer_layout(IrKernel *k) {
     Infer in = {.k = k};
+    ir_walk(&k->body, visit_gemm, &in);
     for (int round = 0; round < 64 && !in.failed; round++) {
         do {
             in.changed = false;

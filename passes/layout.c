@@ -182,6 +182,12 @@ ReducePath reduce_path(const IrStmt *s, int64_t threads) {
     return REDUCE_PATH_STAGED;
 }
 
+bool copy_relayouts(const IrStmt *s) {
+    const IrBuf *a = s->src.buf, *b = s->dst.buf;
+    return s->op == IR_COPY && a->scope == SCOPE_FRAGMENT && b->scope == SCOPE_FRAGMENT && region_is_whole(&s->src) &&
+           region_is_whole(&s->dst) && !layout_equal(&a->layout, &b->layout);
+}
+
 bool expr_is_zero(const Node *e) { return !e || (e->is_const && !e->const_float && e->cval.i == 0); }
 
 int region_lead(const IrRegion *r, int rank, const int64_t *shape) {

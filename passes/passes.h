@@ -110,6 +110,10 @@ bool gemm_mma_ok(int arch, Dtype a, Dtype b, Dtype c, int64_t k, int64_t b_row, 
 bool block_has_gemm(const IrBlock *b);
 typedef enum ReducePath { REDUCE_PATH_ACC_ROWS, REDUCE_PATH_BLOCKED_ROWS, REDUCE_PATH_STAGED } ReducePath;
 ReducePath reduce_path(const IrStmt *s, int64_t threads);
+/* Whether s copies a whole fragment into one that other operations laid
+ * out otherwise: each element moves to another thread, through the shared
+ * scratch (plan_shared sizes it, lower_copy.c moves it). */
+bool copy_relayouts(const IrStmt *s);
 /* Whether e is provably a multiple of m (NULL counts as 0). */
 bool expr_multiple_of(const Node *e, int64_t m);
 /* Whether the element access e indexes its buffer with exactly the first

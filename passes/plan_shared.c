@@ -40,9 +40,15 @@ typedef struct Scratch {
     int64_t bytes;
 } Scratch;
 
-/* Reductions across warps exchange partial results through shared memory. */
+/* Reductions across warps exchange partial results through shared memory,
+ * and copies between fragments laid out differently their elements. */
 static void scratch_of(IrStmt *s, void *arg) {
     Scratch *sc = arg;
+    if (copy_relayouts(s)) {
+        int64_t need = buf_elems(s->src.buf) * dtype_bytes(s->src.buf->dtype);
+        if (need > sc->bytes) sc->bytes = need;
+        return;
+    }
     if (s->op != IR_REDUCE) return;
     const IrBuf *src = s->src.buf;
     int64_t warps = sc->k->threads / 32 > 0 ? sc->k->threads / 32 : 1;
