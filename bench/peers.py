@@ -176,7 +176,7 @@ def main(which):
                  peer="F.layer_norm")
     if "attn" in which:
         # (batch, heads, sequence, head dim) as bench/run.sh gives them to examples/flash_attn.tile
-        for b, h, s, d in ((8, 16, 4096, 128), (2, 16, 16384, 128), (8, 16, 4096, 64)):
+        for b, h, s, d in ((8, 16, 4096, 128), (2, 16, 16384, 128), (8, 16, 4096, 64), (8, 16, 4096, 96)):
             for causal in (False, True):
                 q = torch.randn(b, h, s, d, device=dev, dtype=torch.float16)
                 k, v = torch.randn_like(q), torch.randn_like(q)

@@ -51,6 +51,8 @@ attn_f16_s16384_d128|flash_attn|B=2,S=16384,causal=0,BM=192,BN=96|
 attn_f16_s16384_d128_causal|flash_attn|B=2,S=16384,causal=1,BN=128|
 attn_f16_s4096_d64|flash_attn|D=64,causal=0,BM=192,BN=128|
 attn_f16_s4096_d64_causal|flash_attn|D=64,causal=1,BM=192,BN=128|
+attn_f16_s4096_d96|flash_attn|D=96,causal=0,BM=192,BN=128|
+attn_f16_s4096_d96_causal|flash_attn|D=96,causal=1,BM=192,BN=128|
 softmax_f16_32768x4096|softmax||
 rmsnorm_bf16_16384x8192|rmsnorm||
 layernorm_f16_8192x4096|layernorm||

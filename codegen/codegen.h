@@ -120,6 +120,8 @@ char *cg_global_inbounds(Cg *g, const IrBuf *b, char **coords);
 /* The coordinates of register `reg` of a fragment, and whether it holds a
  * real element (NULL: always). */
 void cg_frag_coords(Cg *g, const IrBuf *b, const char *reg, char **coords, char **valid);
+/* The row-major index of fragment b's element at coords (a staging area's). */
+char *cg_frag_linear(Cg *g, const IrBuf *b, char **coords);
 /* The condition under which this thread is the one that stores register
  * reg's element of fragment d (several threads hold it), or NULL. */
 const char *cg_element_owner(Cg *g, const IrBuf *d, const char *reg);

@@ -97,13 +97,6 @@ static bool vector_ok(const IrRegion *r, int vec) {
 
 /* ---- copies with a fragment on one side ---- */
 
-/* The linear (row-major) index of fragment b's element at coords. */
-static char *linear_of(Cg *g, const IrBuf *b, char **coords) {
-    char *lin = b->rank ? coords[0] : "0";
-    for (int d = 1; d < b->rank; d++) lin = arena_printf(arena(g), "(%s) * %lld + %s", lin, (long long)b->shape[d], coords[d]);
-    return lin;
-}
-
 /* A whole fragment into one laid out otherwise (two gemms' accumulators
  * split over warps differently, ...): the elements go to the shared
  * scratch, row-major, in the source's type, each written by one of the
@@ -118,7 +111,7 @@ static void copy_relayout(Cg *g, IrStmt *s) {
     const char *cond = cg_and(g, avalid, cg_element_owner(g, a, r));
     cg_line(g, "#pragma unroll");
     cg_line(g, "for (int %s = 0; %s < %lld; ++%s)", r, r, (long long)a->layout.regs, r);
-    cg_line(g, "    %s%s[%s] = %s[%s];", cond ? arena_printf(arena(g), "if (%s) ", cond) : "", area, linear_of(g, a, ac),
+    cg_line(g, "    %s%s[%s] = %s[%s];", cond ? arena_printf(arena(g), "if (%s) ", cond) : "", area, cg_frag_linear(g, a, ac),
             a->cname, r);
     cg_sync(g);
     const char *q = cg_tmp(g, "r");
@@ -126,7 +119,7 @@ static void copy_relayout(Cg *g, IrStmt *s) {
     cg_line(g, "#pragma unroll");
     cg_line(g, "for (int %s = 0; %s < %lld; ++%s)", q, q, (long long)b->layout.regs, q);
     cg_line(g, "    %s%s[%s] = %s;", bvalid ? arena_printf(arena(g), "if (%s) ", bvalid) : "", b->cname, q,
-            cg_convert_elem(g, b->dtype, a->dtype, arena_printf(arena(g), "%s[%s]", area, linear_of(g, b, bc))));
+            cg_convert_elem(g, b->dtype, a->dtype, arena_printf(arena(g), "%s[%s]", area, cg_frag_linear(g, b, bc))));
     cg_sync(g); /* the scratch is free again */
 }
 

@@ -16,10 +16,13 @@
  * 16w..16w+15) and release the slot. Block-wide barriers among consumers
  * are named barrier 1 over T threads (cg_sync): the producer has left.
  *
- * TMA'd tiles are stored as column blocks of at most 128 bytes a row (the
- * swizzle span), each block rows x 128 bytes, 1024-byte aligned: the
- * layout TMA writes with its 128-byte swizzle (32/64-byte rows: one block,
- * the matching swizzle) and the one wgmma descriptors describe. */
+ * TMA'd tiles are stored as column blocks of one swizzle span a row (the
+ * widest of 128, 64 and 32 bytes that divides the row: pass_swizzle_span),
+ * each block rows x span bytes (whole 8-row swizzle periods of the
+ * 1024-byte aligned tile, as the rows are multiples of 8): the layout TMA writes
+ * with the matching swizzle and the one wgmma descriptors describe. All
+ * three spans put the 8 rows of a 16-byte chunk column in 8 different
+ * bank groups, so wgmma reads them conflict-free whichever it is. */
 #include <string.h>
 
 #include "codegen.h"
@@ -27,9 +30,9 @@
 static Arena *arena(Cg *g) { return &g->k->c->arena; }
 
 /* ---- tile layout (see the comment above) ---- */
-/* Columns of one column block of rows of `cols` elements of `esize` bytes:
- * at most 128 bytes (the swizzle span). */
-static int64_t span_cols(int64_t cols, int64_t esize) { return cols * esize <= 128 ? cols : 128 / esize; }
+/* Columns of one column block of rows of `cols` elements of `esize` bytes
+ * (one swizzle span). */
+static int64_t span_cols(int64_t cols, int64_t esize) { return pass_swizzle_span(cols * esize) / esize; }
 static int64_t blk_cols(const IrBuf *b) { return span_cols(b->shape[1], dtype_bytes(b->dtype)); }
 static int64_t blk_row_bytes(const IrBuf *b) { return blk_cols(b) * dtype_bytes(b->dtype); }
 static int64_t blk_bytes(const IrBuf *b) { return b->shape[0] * blk_row_bytes(b); }
@@ -190,8 +193,8 @@ void cg_hopper_helpers(const IrKernel *k, FILE *o) {
  * wgmma, with both consumer warpgroups drained (SASS of the 4096^3 GEMM).
  *
  * K-major tiles (rows x K): 8-row groups one swizzle atom (8 rows of a
- * column block) apart, LBO unused. N-major (B as K x N): 64-column blocks
- * of K rows x 128 bytes LBO apart, 8-row groups 1024 bytes apart. */
+ * column block) apart, LBO unused. N-major (B as K x N): column blocks of
+ * K rows x one span LBO apart, 8-row groups (an atom) 8 spans apart. */
 enum DescRole { DESC_A, DESC_KMAJOR_B, DESC_NMAJOR_B };
 
 static const char *desc_base(Cg *g, const IrBuf *b, enum DescRole role) {
@@ -204,8 +207,8 @@ static void declare_desc_base(Cg *g, const IrBuf *b, enum DescRole role, const c
         if (!strcmp(seen[i], name)) return;
     seen[(*nseen)++] = name;
     if (role == DESC_NMAJOR_B)
-        cg_line(g, "const unsigned long long %s = tl_wgmma_desc(%s, %lld, 1024, 1);", name, b->cname,
-                (long long)blk_bytes(b));
+        cg_line(g, "const unsigned long long %s = tl_wgmma_desc(%s, %lld, %lld, %d);", name, b->cname,
+                (long long)blk_bytes(b), (long long)(8 * blk_row_bytes(b)), swizzle_mode(blk_row_bytes(b)));
     else /* an A tile: this warpgroup's 64 rows start 64 rows down every column block */
         cg_line(g, "const unsigned long long %s = tl_wgmma_desc((const unsigned char *)%s%s, 16, %lld, %d);", name,
                 b->cname,
@@ -528,9 +531,9 @@ static void cg_wgmma_issue(Cg *g, IrStmt *gm, const char *slot, const char *pack
         char *b;
         if (gm->trans_b)
             b = kmajor_desc(g, b_slot, B, DESC_KMAJOR_B, kk);
-        else /* N-major: a k16 step is 16 rows of 128 bytes down */
+        else /* N-major: a k16 step is 16 rows of a column block down */
             b = arena_printf(arena(g), "tl_wgmma_desc_at(%s, %s%lld)", desc_base(g, B, DESC_NMAJOR_B), b_slot,
-                             (long long)(kk * 16 * 128));
+                             (long long)(kk * 16 * blk_row_bytes(B)));
         cg_line(g, "%s(%s, %s, %s, %d);", name, acc, a, b, (gm->clear || promotes(gm)) && kk == 0 ? 0 : 1);
     }
     cg_line(g, "tl_wgmma_commit();");

@@ -64,6 +64,13 @@ void cg_frag_coords(Cg *g, const IrBuf *b, const char *reg, char **coords, char 
     }
 }
 
+char *cg_frag_linear(Cg *g, const IrBuf *b, char **coords) {
+    char *lin = b->rank ? coords[0] : "0";
+    for (int d = 1; d < b->rank; d++)
+        lin = arena_printf(&g->k->c->arena, "(%s) * %lld + %s", lin, (long long)b->shape[d], coords[d]);
+    return lin;
+}
+
 /* ---- vectorised loops over global tensors ----
  * A loop with no driving fragment whose global accesses all step by one
  * element with its innermost variable (X[.., base + i]) runs V consecutive

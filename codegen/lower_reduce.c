@@ -207,8 +207,7 @@ static void reduce_staged(Cg *g, IrStmt *s) {
     const char *r = cg_tmp(g, "r");
     char *coords[MAX_RANK], *valid;
     cg_frag_coords(g, src, r, coords, &valid);
-    char *lin = coords[0];
-    for (int d = 1; d < src->rank; d++) lin = arena_printf(arena(g), "(%s) * %lld + %s", lin, (long long)src->shape[d], coords[d]);
+    char *lin = cg_frag_linear(g, src, coords);
     cg_line(g, "{");
     g->ind++;
     cg_line(g, "#pragma unroll");
@@ -251,11 +250,7 @@ static void reduce_staged(Cg *g, IrStmt *s) {
     const char *dr = cg_tmp(g, "r");
     char *dc[MAX_RANK], *dvalid;
     cg_frag_coords(g, dst, dr, dc, &dvalid);
-    char *dlin = "0";
-    if (outputs > 1) {
-        dlin = dc[0];
-        for (int d = 1; d < dst->rank; d++) dlin = arena_printf(arena(g), "(%s) * %lld + %s", dlin, (long long)dst->shape[d], dc[d]);
-    }
+    char *dlin = outputs > 1 ? cg_frag_linear(g, dst, dc) : "0";
     cg_line(g, "#pragma unroll");
     cg_line(g, "for (int %s = 0; %s < %lld; ++%s) {", dr, dr, (long long)dst->layout.regs, dr);
     g->ind++;

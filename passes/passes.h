@@ -56,6 +56,11 @@ void pass_plan_idle(IrKernel *k);
 
 /* The most dynamic shared memory a block of sm_<arch> may have. */
 int64_t pass_smem_limit(int arch);
+/* The bytes of a row of one column block of a tile that TMA writes or reads
+ * with a swizzle and wgmma reads: the widest swizzle span (128, 64 or 32
+ * bytes) that divides a tile row of row_bytes, 0 when none does. A 192-byte
+ * row (96 halves, attention at D = 96) is three 64-byte blocks. */
+int64_t pass_swizzle_span(int64_t row_bytes);
 static inline int64_t align_up(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
 
 /* helpers shared by passes and code generation (layout.c) */

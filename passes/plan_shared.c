@@ -16,6 +16,12 @@ int64_t pass_smem_limit(int arch) {
     return 99 * 1024;
 }
 
+int64_t pass_swizzle_span(int64_t row_bytes) {
+    for (int64_t span = 128; span >= 32; span /= 2)
+        if (row_bytes % span == 0) return span;
+    return 0;
+}
+
 static int swizzle_for(const IrBuf *b) {
     int64_t row_bytes = b->shape[b->rank - 1] * dtype_bytes(b->dtype);
     if (row_bytes % 16 != 0) return 0;

@@ -7,8 +7,9 @@
  * tensor cores wait while every block of the grid does it at about the
  * same time (the 4096^3 GEMM: ~7 us a tile of its 50). Instead each
  * consumer warpgroup writes its 64 rows into a staging tile in shared
- * memory, in the 128-byte-swizzled layout TMA reads (conflict-free for
- * the accumulator's pattern), and one thread hands them to the TMA unit
+ * memory, in the swizzled layout TMA reads (conflict-free for the
+ * accumulator's pattern, 8 rows of one 16-byte chunk: every swizzle span
+ * puts them in 8 bank groups), and one thread hands them to the TMA unit
  * (cp.async.bulk.tensor, global <- shared): whole lines, bounds clipped by
  * the hardware, and asynchronous, so the warpgroup goes on to its next
  * tile while the stores drain. Before the staging tile is written again
@@ -44,8 +45,7 @@ static const char *why_not(IrKernel *k, int at) {
         return "the region is not the fragment's shape";
     int64_t esize = dtype_bytes(t->dtype), row_bytes = f->shape[1] * esize;
     if (t->shape[t->rank - 1] * esize % 16) return "its row pitch is not a multiple of 16 bytes (TMA)";
-    if (row_bytes < 128 ? row_bytes != 32 && row_bytes != 64 : row_bytes % 128)
-        return "the tile's row is not 32, 64 or k*128 bytes";
+    if (!pass_swizzle_span(row_bytes)) return "the tile's row is not a multiple of 32 bytes";
     IrBlock rest = {.items = k->body.items + at + 1, .len = k->body.len - at - 1};
     if (buf_use_count(&rest, t)) return "a later statement uses the tensor";
     return NULL;

@@ -100,8 +100,7 @@ static bool producer_computable(Reach *r, const Node *e) {
  * into column blocks of 64 elements, each block its rows x 128 bytes. A TMA
  * box has at most 256 elements per dimension, so at most 256 rows. */
 static bool tma_tile_ok(const IrBuf *s) {
-    int64_t row = s->shape[1] * dtype_bytes(s->dtype);
-    return (row == 32 || row == 64 || row % 128 == 0) && s->shape[0] <= 256;
+    return pass_swizzle_span(s->shape[1] * dtype_bytes(s->dtype)) && s->shape[0] <= 256;
 }
 
 /* 8-bit operands (fp8, i8, u8): wgmma reads them K-major only */
@@ -167,7 +166,7 @@ static const char *operand_ok(IrKernel *k, IrStmt *loop, int loop_at, Plan *p, I
     Reach reach = {.k = k, .lv = lv, .loop_at = loop_at};
     if (!tma_copy_ok(&reach, c))
         return "a copy into a gemm operand is not one TMA can do (f16/bf16/8-bit rows of 16-byte units, a whole 2-D tile "
-               "of 32, 64 or a multiple of 128 bytes a row and at most 256 rows, its corner from block indices and "
+               "of a multiple of 32 bytes a row and at most 256 rows, its corner from block indices and "
                "the loop variable)";
     if (p->ncopy >= 4) return "more than four TMA copies";
     /* a copy in the loop comes before the gemms that read its buffer (the
@@ -256,8 +255,10 @@ static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
         /* a wgmma's K step is 32 bytes of each row: 16 f16/bf16 values, 32 8-bit ones */
         if (kd * dtype_bytes(A->dtype) % 32 != 0) return bytes ? "an 8-bit gemm's K tile is not a multiple of 32"
                                                                 : "a gemm's K tile is not a multiple of 16";
-        /* N-major B: whole 128-byte column blocks (the MN-major swizzle atom) */
-        if (!g->trans_b && (n * 2) % 128 != 0) return "B's rows are not a multiple of 128 bytes (use transpose_b or wider tiles)";
+        /* N-major B: whole column blocks of a swizzle span (the MN-major
+         * swizzle atom is 8 rows of one span) */
+        if (!g->trans_b && !pass_swizzle_span(n * dtype_bytes(B->dtype)))
+            return "B's rows are not a multiple of 32 bytes (use transpose_b or wider tiles)";
     }
     for (int i = 0; i < p.ngemm; i++) {
         IrStmt *g = p.gemms[i];

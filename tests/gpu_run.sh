@@ -36,7 +36,8 @@ ragged() {
     gemm|gemm_bf16|gemm_bias_gelu) echo "--set M=1000,N=1016,K=1000"; echo "--set M=999,N=1001,K=997"
         # 256 tiles, rows aligned (no clusters), persistent: warpgroup 2 of the
         # last row of tiles (120 rows) idle (plan_idle)
-        echo "--set M=3000,N=2000,K=1024,BM=192,BN=128" ;;
+        echo "--set M=3000,N=2000,K=1024,BM=192,BN=128"
+        echo "--set M=1000,N=1016,K=1000,BN=96,BK=32" ;;  # B's 192-byte rows: 64-byte swizzle spans
     add) echo "--set N=1000003" ;;
     softmax|layernorm) echo "--set M=1001,N=3000"
         # the examples' tunables: rows padded to a pitch (blocked layout) for
@@ -52,7 +53,10 @@ ragged() {
         echo "--set BM=192,BN=96,B=1,H=20,S=4096,causal=1 --profile --consistency 3"
         # three consumer warpgroups (P packed from its halves), partial tiles
         echo "--set D=64,BM=192,BN=128,B=1,H=3,S=1000"; echo "--set D=64,BM=192,BN=128,B=1,H=2,S=777,causal=1"
-        echo "--set BM=192,BN=96,B=1,H=3,S=1000"; echo "--set BM=192,BN=96,B=1,H=2,S=777,causal=1" ;;  # D=128 as bench/run.sh times it
+        echo "--set BM=192,BN=96,B=1,H=3,S=1000"; echo "--set BM=192,BN=96,B=1,H=2,S=777,causal=1"  # D=128 as bench/run.sh times it
+        # head dims whose rows are 64- and 32-byte swizzle spans (192- and 160-byte rows)
+        echo "--set D=96,B=1,H=3,S=1000"; echo "--set D=96,BM=192,BN=128,B=1,H=2,S=777,causal=1"
+        echo "--set D=80,B=1,H=2,S=777,causal=1" ;;
     gemm_regs) echo "--set M=200,N=136,K=100" ;;  # partial tiles of both operands in registers
     gemm_b_regs|gemm_bt_regs|gemm_at_regs) echo "--set M=200,N=136,K=100" ;;  # B staged from registers, partial tiles
     split_store) echo "--set M=500,N=300,K=200" ;;  # parts of the accumulator at partial tiles

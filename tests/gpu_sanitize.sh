@@ -20,6 +20,7 @@ small() {
     flash_attn) echo "--set B=1,H=1,S=200"
         echo "--set D=64,BM=192,BN=128,B=1,H=1,S=300,causal=1"  # three consumer warpgroups
         echo "--set BM=192,BN=96,B=1,H=1,S=300,causal=1"  # the same at D=128, as bench/run.sh times it
+        echo "--set D=96,B=1,H=1,S=300,causal=1"  # 192-byte rows: 64-byte swizzle spans
         echo "TILEC_PERSISTENT=1 --set BM=192,BN=96,B=1,H=2,S=300"  # warpgroup 2 of the last query tile idle, those tiles last
         echo "TILEC_PERSISTENT=1 --set BM=192,BN=96,B=1,H=48,S=400,causal=1"  # 144 tiles longest first: some blocks draw a second one
         echo "TILEC_OVERLAP=1 --set BN=128,B=1,H=2,S=384"  # the rotated loop (3 iterations), K and V on two rings
