@@ -368,8 +368,13 @@ static int64_t shared_bytes(IrKernel *k, IrStmt *loop, int loop_at, int dim, boo
         if (dep) continue;
         bytes += buf_bytes(c->dst.buf);
         if (mark) c->multicast = true;
-        const IrBuf *src = c->src.buf;
-        if (misaligned && src->shape[src->rank - 1] * dtype_bytes(src->dtype) % 128 != 0) *misaligned = true;
+        /* a box row (one swizzle span of the tile row) straddles two
+         * 128-byte lines where the tensor's row pitch is no multiple of it:
+         * 2000-byte rows (K = 1000 halves) in 128-byte boxes do; 192-byte
+         * rows (attention at D = 96) in 64-byte boxes do not */
+        const IrBuf *src = c->src.buf, *dst = c->dst.buf;
+        int64_t span = pass_swizzle_span(dst->shape[1] * dtype_bytes(dst->dtype));
+        if (misaligned && src->shape[src->rank - 1] * dtype_bytes(src->dtype) % span != 0) *misaligned = true;
     }
     return bytes;
 }
@@ -399,12 +404,13 @@ static void plan_cluster(IrKernel *k, IrStmt *loop, int loop_at) {
             k->cluster_dim = d;
         }
     }
-    /* By default only where a shared tile's rows start off 128-byte lines
-     * (A's rows of K = 1000 halves: 2000 bytes): each 128-byte box row takes
-     * about two more L2 requests, and multicast halves them. Measured on
-     * the H200 at 3000 x 2000 x 1000 (bench/RESULTS.md, session 12): +5 %
+    /* By default only where a shared tile's box rows straddle 128-byte
+     * lines (A's rows of K = 1000 halves: 2000 bytes): each 128-byte box row
+     * takes about two more L2 requests, and multicast halves them. Measured
+     * on the H200 at 3000 x 2000 x 1000 (bench/RESULTS.md, session 12): +5 %
      * (B's 4000-byte rows) to +10 % (A's 2000-byte rows); with aligned
-     * rows (4096^3) clusters were no faster. */
+     * rows (4096^3) clusters were no faster, nor for attention at D = 96
+     * (192-byte rows in 64-byte boxes: 2.8 % slower, session 19). */
     if (best == 0 || (choice == CLUSTERS_AUTO && !best_misaligned)) return;
     k->cluster = 2;
     shared_bytes(k, loop, loop_at, k->cluster_dim, true, NULL);
