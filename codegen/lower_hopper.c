@@ -859,7 +859,7 @@ void cg_hopper_tma_store(Cg *g, IrStmt *s) {
     const IrKernel *k = g->k;
     const IrBuf *f = s->src.buf, *t = s->dst.buf;
     int64_t esize = dtype_bytes(t->dtype), cols = span_cols(f->shape[1], esize), row_bytes = cols * esize;
-    int64_t block_bytes = 64 * row_bytes, wg_bytes = 64 * f->shape[1] * esize;
+    int64_t block_bytes = 64 * row_bytes, wg_bytes = k->store_bytes / (k->threads / 128); /* ir.h: store_bytes */
     int map = tma_index(k, s);
     const char *st = cg_tmp(g, "st"), *q = cg_tmp(g, "q"), *v = cg_tmp(g, "v"), *row = cg_tmp(g, "r"), *col = cg_tmp(g, "c");
     const char *vt = cg_vector_type((int)(2 * esize)), *et = cg_storage_type(t->dtype);

@@ -164,10 +164,14 @@ typedef struct IrKernel {
     int cluster, cluster_dim;
     /* Epilogue copies stored through shared memory and TMA (plan_store),
      * one tensor map each after the loads' maps; their staging tile (one
-     * for all, BM x BN elements of the tensor's type, warpgroup g's 64 rows
-     * at g * 64 * BN) at store_offset. */
+     * for all, store_bytes: the largest store's BM x BN elements of its
+     * tensor's type) at store_offset. Warpgroup g's rows of every store lie
+     * at g * store_bytes / warpgroups, so that no two warpgroups' slices
+     * overlap whichever store each is at (one accumulator stored as f32 and
+     * then as f16: warpgroup 1's f16 rows would have fallen inside
+     * warpgroup 0's f32 ones while TMA still read those). */
     PtrVec tma_stores;
-    int64_t store_offset;
+    int64_t store_offset, store_bytes;
     const char *store_declined;  /* why an epilogue store of a fragment stays direct (for -v), or NULL */
     /* The consumer warpgroups take turns at the tensor cores (insert_sync,
      * an experiment behind TILEC_TURNS=1): warpgroup w issues the last gemm

@@ -79,5 +79,6 @@ void pass_plan_store(IrKernel *k) {
         staging = need;
         k->store_offset = at;
     }
+    k->store_bytes = staging;
     if (staging) k->smem_bytes = k->store_offset + staging + 1024;
 }

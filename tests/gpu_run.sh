@@ -61,6 +61,7 @@ ragged() {
     gemm_b_regs|gemm_bt_regs|gemm_at_regs) echo "--set M=200,N=136,K=100" ;;  # B staged from registers, partial tiles
     split_store) echo "--set M=500,N=300,K=200" ;;  # parts of the accumulator at partial tiles
     rows|halves_in) echo "--set M=999" ;;
+    gemm_two_outputs) echo "--profile --consistency 20" ;;  # two stores of one accumulator (f16, f32) through one staging tile
     two_half|half_b) echo "--set M=200,N=136" ;;  # gemm on parts of buffers, partial tiles
     mlp) echo "--set M=1000" ;;
     attn_simple) echo "--set S=200" ;;
