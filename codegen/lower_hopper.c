@@ -497,33 +497,41 @@ static bool pack_a_regs(Cg *g, const IrStmt *gm, const char *regs) {
 
 /* fp8 wgmmas add their products in the tensor cores with fewer mantissa
  * bits than f32 (about 14: DeepSeek-V3's report; on the H200 a K = 8192
- * GEMM of normal inputs was off by up to 1.3 on sums of size ~45): each K
- * tile's gemm sums into registers of its own, started from zero, which
- * are then added to the accumulator in f32, as cuBLAS's fp8 GEMMs do
- * unless asked for "fast accumulation". A K tile is at most a few
- * hundred products (BK), summed in the tensor cores. */
+ * GEMM of normal inputs was off by up to 1.3 on sums of size ~45). So an
+ * fp8 gemm sums every PROMOTE_K products into registers of their own,
+ * started from zero, which are then added to the accumulator in f32: as
+ * cuBLAS's fp8 GEMMs do unless asked for "fast accumulation", and at
+ * DeepSeek-V3's interval (128, four wgmmas of k32). With a whole K tile
+ * per run, tiles of 160 or more bytes put a few outputs of random inputs
+ * 0.05 to 0.25 off on the H200. */
+enum { PROMOTE_K = 128 };
 static bool promotes(const IrStmt *gm) { return dtype_is_fp8(gm->a.buf->dtype); }
 
-/* Issues gemm gm as one commit group of wgmmas (its ring operands in slot
- * `slot`) into its accumulator or, where it promotes, into tl_part;
- * cg_wgmma_wait completes it. An A fragment is packed here, or already in
- * `packed` (NULL: not yet). */
-static void cg_wgmma_issue(Cg *g, IrStmt *gm, const char *slot, const char *packed, bool wait_turn, bool pass_turn) {
+/* Issues wgmma steps [kk_lo, kk_hi) of gemm gm (k steps of wgmma_k; its
+ * ring operands in slot `slot`) as one commit group, into its accumulator
+ * or, where it promotes, into tl_part (the steps' first one starts it from
+ * zero); cg_wgmma_wait completes the group. The gemm's first steps
+ * synchronise, pack a register A (unless it is already in `packed`) and
+ * wait for the turn; its last ones pass the turn. */
+static void cg_wgmma_steps(Cg *g, IrStmt *gm, const char *slot, const char *packed, bool wait_turn, bool pass_turn,
+                           int64_t kk_lo, int64_t kk_hi) {
     const IrBuf *A = gm->a.buf, *B = gm->b.buf, *C = gm->c.buf;
     int64_t K = A->shape[1];
     const char *name = wgmma_name(arena(g), gm), *acc = promotes(gm) ? "tl_part" : C->cname;
     const char *a_slot = A->scope == SCOPE_SHARED ? operand_slot(g, A, slot) : NULL, *b_slot = operand_slot(g, B, slot);
     const char *a_regs = packed ? packed : "tl_a_regs";
-    if (gm->sync_before) cg_sync(g);
-    if (A->scope == SCOPE_FRAGMENT && !packed) {
-        cg_line(g, "unsigned tl_a_regs[%lld][4];", (long long)(K / 16));
-        if (!pack_a_regs(g, gm, a_regs)) return;
+    if (kk_lo == 0) {
+        if (gm->sync_before) cg_sync(g);
+        if (A->scope == SCOPE_FRAGMENT && !packed) {
+            cg_line(g, "unsigned tl_a_regs[%lld][4];", (long long)(K / 16));
+            if (!pack_a_regs(g, gm, a_regs)) return;
+        }
+        if (wait_turn) turn_wait(g); /* after the packing: that needs no turn */
     }
-    if (wait_turn) turn_wait(g); /* after the packing: that needs no turn */
     /* orders the accumulator's (and a register A's) earlier writes before
      * the wgmmas; ptxas keeps the running wgmmas themselves in order */
     cg_line(g, "tl_wgmma_fence();");
-    for (int64_t kk = 0; kk < K / wgmma_k(gm); kk++) {
+    for (int64_t kk = kk_lo; kk < kk_hi; kk++) {
         char *a = A->scope == SCOPE_FRAGMENT
                       ? arena_printf(arena(g), "%s[%lld][0], %s[%lld][1], %s[%lld][2], %s[%lld][3]", a_regs, (long long)kk,
                                      a_regs, (long long)kk, a_regs, (long long)kk, a_regs, (long long)kk)
@@ -534,10 +542,15 @@ static void cg_wgmma_issue(Cg *g, IrStmt *gm, const char *slot, const char *pack
         else /* N-major: a k16 step is 16 rows of a column block down */
             b = arena_printf(arena(g), "tl_wgmma_desc_at(%s, %s%lld)", desc_base(g, B, DESC_NMAJOR_B), b_slot,
                              (long long)(kk * 16 * blk_row_bytes(B)));
-        cg_line(g, "%s(%s, %s, %s, %d);", name, acc, a, b, (gm->clear || promotes(gm)) && kk == 0 ? 0 : 1);
+        cg_line(g, "%s(%s, %s, %s, %d);", name, acc, a, b, (gm->clear || promotes(gm)) && kk == kk_lo ? 0 : 1);
     }
     cg_line(g, "tl_wgmma_commit();");
-    if (pass_turn) turn_pass(g, "");
+    if (pass_turn && kk_hi == K / wgmma_k(gm)) turn_pass(g, "");
+}
+
+/* Issues all of gemm gm (not promoting) as one commit group. */
+static void cg_wgmma_issue(Cg *g, IrStmt *gm, const char *slot, const char *packed, bool wait_turn, bool pass_turn) {
+    cg_wgmma_steps(g, gm, slot, packed, wait_turn, pass_turn, 0, gm->a.buf->shape[1] / wgmma_k(gm));
 }
 
 /* Waits until at most `pending` commit groups of this warpgroup's wgmmas
@@ -551,18 +564,28 @@ static void cg_wgmma_wait(Cg *g, const IrStmt *gm, int pending) {
             gm->c.buf->cname, r);
 }
 
+/* Issues gemm gm and waits for it; a promoting one in runs of PROMOTE_K
+ * products, each waited for and added to the accumulator in f32. */
 static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot, bool wait_turn, bool pass_turn) {
     cg_line(g, "{");
     g->ind++;
     const IrBuf *C = gm->c.buf;
-    if (promotes(gm)) cg_line(g, "float tl_part[%lld];  // this K tile's sums (promotes)", (long long)C->layout.regs);
-    cg_wgmma_issue(g, gm, slot, NULL, wait_turn, pass_turn);
-    cg_wgmma_wait(g, gm, 0);
-    if (promotes(gm)) {
-        const char *r = cg_tmp(g, "r");
-        cg_line(g, "#pragma unroll");
-        cg_line(g, "for (int %s = 0; %s < %lld; ++%s) { tl_pin(tl_part[%s]); %s[%s] %s tl_part[%s]; }", r, r,
-                (long long)C->layout.regs, r, r, C->cname, r, gm->clear ? "=" : "+=", r);
+    int64_t steps = gm->a.buf->shape[1] / wgmma_k(gm);
+    if (!promotes(gm)) {
+        cg_wgmma_issue(g, gm, slot, NULL, wait_turn, pass_turn);
+        cg_wgmma_wait(g, gm, 0);
+    } else {
+        int64_t run = PROMOTE_K / wgmma_k(gm);
+        cg_line(g, "float tl_part[%lld];  // the sums of %d products (promotes)", (long long)C->layout.regs, PROMOTE_K);
+        for (int64_t lo = 0; lo < steps; lo += run) {
+            int64_t hi = lo + run < steps ? lo + run : steps;
+            cg_wgmma_steps(g, gm, slot, NULL, wait_turn, pass_turn, lo, hi);
+            cg_wgmma_wait(g, gm, 0);
+            const char *r = cg_tmp(g, "r");
+            cg_line(g, "#pragma unroll");
+            cg_line(g, "for (int %s = 0; %s < %lld; ++%s) { tl_pin(tl_part[%s]); %s[%s] %s tl_part[%s]; }", r, r,
+                    (long long)C->layout.regs, r, r, C->cname, r, gm->clear && lo == 0 ? "=" : "+=", r);
+        }
     }
     g->ind--;
     cg_line(g, "}");

@@ -242,12 +242,12 @@ static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
          * registers a thread at launch, and ptxas checks a wgmma's registers
          * (its n / 2 accumulators plus ~26) against that share, not against
          * the consumers' setmaxnreg count (C7602 at n = 256) */
-        /* fp8: a second set of n / 2 registers for each K tile's sums
-         * (codegen's promotes: the tensor cores' fp8 sums are not f32) */
+        /* fp8: a second set of n / 2 registers for the sums of each 128
+         * products (codegen's promotes: the tensor cores' fp8 sums are not f32) */
         if (dtype_is_fp8(A->dtype) && n > (m / 64 == 3 ? 96 : 192))
-            return m / 64 == 3 ? "an fp8 accumulator of 192 rows wider than 96 columns does not fit twice (its K tile's "
+            return m / 64 == 3 ? "an fp8 accumulator of 192 rows wider than 96 columns does not fit twice (its partial "
                                  "sums, added in f32, take as many registers again)"
-                               : "an fp8 accumulator wider than 192 columns does not fit twice (its K tile's sums, "
+                               : "an fp8 accumulator wider than 192 columns does not fit twice (its partial sums, "
                                  "added in f32, take as many registers again)";
         if (m / 64 == 3 && n / 2 > 96)
             return "a 192-row accumulator wider than 192 columns does not fit the 128 registers a thread of "

@@ -94,7 +94,9 @@ ragged() {
     gemm_s8) echo "--set M=200,N=136,K=496" ;;  # TMA boxes past every edge
     gemm_u8_dequant) echo "--set M=100,N=200,K=240" ;;
     fp8_e5m2_gemm) echo "--set M=200,N=136,K=496" ;;  # TMA boxes past every edge (rows of 496 bytes)
-    gemm_fp8) echo "--set M=1000,N=1016,K=1008"; echo "--set M=999,N=1001,K=997" ;;  # the second: rows TMA cannot take
+    gemm_fp8) echo "--set M=1000,N=1016,K=1008"; echo "--set M=999,N=1001,K=997"  # the second: rows TMA cannot take
+        echo "--set M=1000,N=1016,K=4480,BK=256,stages=2" ;;  # K tiles of two promotion runs
+    fp8_gemm_k160) echo "--set M=200,N=136,K=1120" ;;  # partial tiles
     fp8_casts) echo "--set N=1000" ;;
     f64_gemm) echo "--set M=100,N=70,K=50" ;;  # the multiply-add path in f64, partial tiles
     saturating_casts) echo "--set N=1000" ;;
