@@ -95,7 +95,7 @@ ragged() {
     gemm_u8_dequant) echo "--set M=100,N=200,K=240" ;;
     fp8_e5m2_gemm) echo "--set M=200,N=136,K=496" ;;  # TMA boxes past every edge (rows of 496 bytes)
     gemm_fp8) echo "--set M=1000,N=1016,K=1008"; echo "--set M=999,N=1001,K=997"  # the second: rows TMA cannot take
-        echo "--set M=1000,N=1016,K=4480,BK=256,stages=2" ;;  # K tiles of two promotion runs
+        echo "--set M=1000,N=1016,K=1008,BK=256,stages=2" ;;  # K tiles of two promotion runs
     fp8_gemm_k160) echo "--set M=200,N=136,K=1120" ;;  # partial tiles
     fp8_casts) echo "--set N=1000" ;;
     f64_gemm) echo "--set M=100,N=70,K=50" ;;  # the multiply-add path in f64, partial tiles
@@ -127,6 +127,11 @@ tolerance() {
     # each add rounds by up to 0.004 (half an ulp); ~0.02 typical, ~0.09 at
     # the tail of 27 k outputs
     gemm_a_regs_f16_acc) echo "--rtol 1e-2 --atol 1e-1" ;;
+    # f32 sums of 1600 fp8 products (of size ~40) through the tensor cores'
+    # fp8 adds (about 14 mantissa bits), promoted every 128: ~0.03 off at
+    # most on the H200 (rel. Frobenius error 1.2e-4; 1.5e-4 promoting once
+    # per 160-wide K tile)
+    fp8_gemm_k160) echo "--rtol 1e-3 --atol 6e-2" ;;
     *) ;;
     esac
 }
