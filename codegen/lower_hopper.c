@@ -501,9 +501,10 @@ static bool pack_a_regs(Cg *g, const IrStmt *gm, const char *regs) {
  * fp8 gemm sums every PROMOTE_K products into registers of their own,
  * started from zero, which are then added to the accumulator in f32: as
  * cuBLAS's fp8 GEMMs do unless asked for "fast accumulation", and at
- * DeepSeek-V3's interval (128, four wgmmas of k32). With a whole K tile
- * per run, tiles of 160 or more bytes put a few outputs of random inputs
- * 0.05 to 0.25 off on the H200. */
+ * DeepSeek-V3's interval (128, four wgmmas of k32). Summing whole K
+ * tiles of 160 to 544 instead put 7 to 209 of 37424 sampled outputs of a
+ * 4480-deep GEMM past the tolerance on the H200, against 1 to 4 this way
+ * (bench/RESULTS.md, session 20). */
 enum { PROMOTE_K = 128 };
 static bool promotes(const IrStmt *gm) { return dtype_is_fp8(gm->a.buf->dtype); }
 
