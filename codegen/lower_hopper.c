@@ -571,12 +571,11 @@ static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot, bool wait_turn, bool p
     cg_line(g, "{");
     g->ind++;
     const IrBuf *C = gm->c.buf;
-    int64_t steps = gm->a.buf->shape[1] / wgmma_k(gm);
     if (!promotes(gm)) {
         cg_wgmma_issue(g, gm, slot, NULL, wait_turn, pass_turn);
         cg_wgmma_wait(g, gm, 0);
     } else {
-        int64_t run = PROMOTE_K / wgmma_k(gm);
+        int64_t steps = gm->a.buf->shape[1] / wgmma_k(gm), run = PROMOTE_K / wgmma_k(gm);
         cg_line(g, "float tl_part[%lld];  // the sums of %d products (promotes)", (long long)C->layout.regs, PROMOTE_K);
         for (int64_t lo = 0; lo < steps; lo += run) {
             int64_t hi = lo + run < steps ? lo + run : steps;
