@@ -171,6 +171,14 @@ void cg_hopper_finish(Cg *g);                          /* the consumers' end */
 void cg_hopper_idle_begin(Cg *g);                      /* a warpgroup with nothing to store: if (idle) ... else { */
 void cg_hopper_idle_end(Cg *g);                        /* } */
 void cg_hopper_tensor_maps(const IrKernel *k, CgKernel *out);
+/* split tiles (lower_split.c, IrKernel.split_ways) */
+int64_t cg_split_units(const IrKernel *k);             /* the persistent blocks' units: every tile's pieces */
+void cg_split_globals(const IrKernel *k, FILE *o);     /* before the kernel */
+void cg_split_unit(Cg *g, const char *unit);          /* unit's tile and piece, its block indices */
+/* After `const int n = <trip count>;`: the iterations [*lo, *hi) this
+ * unit runs, "0" and n unless the kernel splits tiles. */
+void cg_split_range(Cg *g, const char *n, const char **lo, const char **hi);
+void cg_split_sum(Cg *g);                              /* after the consumers' loop */
 /* The registers a consumer thread takes from the producer (setmaxnreg), 0: none. */
 int cg_hopper_consumer_regs(const IrKernel *k);
 

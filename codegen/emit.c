@@ -818,7 +818,7 @@ void cg_tile_loop_begin(Cg *g, bool producer) {
     /* clusters of two take the tiles in pairs, both blocks of a cluster the
      * same pair (their multicast loads fill each other's slots): the
      * round-robin unit is the cluster, not the block */
-    int64_t units = k->grid[0] * k->grid[1] * k->grid[2] / (k->cluster ? 2 : 1);
+    int64_t units = k->split_ways ? cg_split_units(k) : k->grid[0] * k->grid[1] * k->grid[2] / (k->cluster ? 2 : 1);
     const char *me = k->cluster ? "(blockIdx.x >> 1)" : "blockIdx.x", *all = k->cluster ? "(gridDim.x >> 1)" : "gridDim.x";
     if (k->sched_dim >= 0 && !producer) {
         /* the tiles in grid order, as the producer thread hands them on */
@@ -840,7 +840,8 @@ void cg_tile_loop_begin(Cg *g, bool producer) {
     g->ind++;
     int d = k->sched_dim >= 0 ? k->sched_dim : k->idle_stores.len ? k->idle_last_dim : -1;
     if (d < 0) {
-        cg_block_indices(g, "tl_tile");
+        if (k->split_ways) cg_split_unit(g, "tl_tile");
+        else cg_block_indices(g, "tl_tile");
         return;
     }
     Arena *ar = &k->c->arena;
@@ -959,6 +960,7 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     if (k->sched_dim >= 0)
         fputs("\n// the tiles this launch's persistent blocks have drawn, and the blocks done drawing (tl_tiles_draw, tl_tiles_done)\n"
               "__device__ unsigned tl_tile_count[2] = {0, 0};\n", g.o);
+    if (k->split_ways) cg_split_globals(k, g.o);
     /* setmaxnreg needs a register cap at entry: one block an SM */
     fprintf(g.o, "\nextern \"C\" __global__ void __launch_bounds__(%lld%s)%s %s(",
             (long long)(k->threads + k->producer_threads), cg_hopper_consumer_regs(k) ? ", 1" : "",
@@ -1035,7 +1037,7 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     if (k->persistent || k->cluster) { /* a linear grid (cg_block_indices) */
         out->persistent = k->persistent;
         out->cluster = k->cluster;
-        out->grid[0] = k->grid[0] * k->grid[1] * k->grid[2];
+        out->grid[0] = k->split_ways ? cg_split_units(k) : k->grid[0] * k->grid[1] * k->grid[2];
         out->grid[1] = out->grid[2] = 1;
     }
     out->block = k->threads + k->producer_threads;

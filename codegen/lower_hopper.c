@@ -387,7 +387,9 @@ void cg_hopper_split(Cg *g) {
         }
     }
     cg_line(g, "const int %s = %s;", n, cg_expr_str(g, loop->hi));
-    cg_line(g, "for (int %s = 0; %s < %s; ++%s, ++tl_it) {", var, var, n, var);
+    const char *lo, *hi;
+    cg_split_range(g, n, &lo, &hi);
+    cg_line(g, "for (int %s = %s; %s < %s; ++%s, ++tl_it) {", var, lo, var, hi, var);
     g->ind++;
     cg_line(g, "const int %s = tl_it %% %d;", s, S);
     /* the lets at the top of the body that the copies' corners need */
@@ -807,7 +809,9 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
     } else {
         int first, last;
         gemm_span(loop, &first, &last);
-        cg_line(g, "for (int %s = 0; %s < %s; ++%s, ++tl_it) {", kt, kt, n, kt);
+        const char *lo, *hi;
+        cg_split_range(g, n, &lo, &hi);
+        cg_line(g, "for (int %s = %s; %s < %s; ++%s, ++tl_it) {", kt, lo, kt, hi, kt);
         g->ind++;
         cg_line(g, "const int %s = tl_it %% %d;", s, S);
         ring_wait(g, 0, s, "tl_it");
@@ -820,6 +824,7 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
     if (turns) turn_pass(g, arena_printf(arena(g), "if (tl_wg != %d) ", W - 1));
     if (k->persistent && has_preloads(k))
         cg_line(g, "if (lane == 0) tl_mbar_arrive(tl_preload_free);  // the next tile's preloads may come");
+    if (k->split_ways) cg_split_sum(g);
     g->ind--;
     cg_line(g, "}");
 }
@@ -850,7 +855,9 @@ void cg_hopper_idle_begin(Cg *g) {
     producer_lets(g);
     const char *n = cg_tmp(g, "n"), *s = cg_tmp(g, "s"), *kt = cg_tmp(g, "kb");
     cg_line(g, "const int %s = %s;", n, cg_expr_str(g, loop->hi));
-    cg_line(g, "for (int %s = 0; %s < %s; ++%s, ++tl_it) {", kt, kt, n, kt);
+    const char *lo, *hi;
+    cg_split_range(g, n, &lo, &hi);
+    cg_line(g, "for (int %s = %s; %s < %s; ++%s, ++tl_it) {", kt, lo, kt, hi, kt);
     g->ind++;
     cg_line(g, "const int %s = tl_it %% %d;", s, loop->stages);
     for (int r = 0; r < k->rings; r++) ring_wait(g, r, s, "tl_it");

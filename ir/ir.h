@@ -205,6 +205,13 @@ typedef struct IrKernel {
     int sched_dim;
     bool sched_reverse;
     int64_t sched_section;
+    /* Split tiles (plan_split): every tile runs as split_ways pieces (0:
+     * none), piece p taking iterations [p n / ways, (p + 1) n / ways) of
+     * the loop's n, each as a unit of a persistent block's loop (units
+     * t * ways + p); each warpgroup writes its partial sums to global
+     * memory, and the one whose piece arrives last adds all of them up, in
+     * piece order, and runs the epilogue. */
+    int split_ways;
 } IrKernel;
 
 /* ---- build.c ---- */

@@ -53,6 +53,15 @@ void pass_insert_sync(IrKernel *k);
  * where a warpgroup whose rows are past every store's edge may skip its work,
  * and idle_last_dim, the tile order that takes such tiles last */
 void pass_plan_idle(IrKernel *k);
+/* requires: everything above; provides: on the sm_90a path, IrKernel.split_ways
+ * and split_tiles, where the grid's last part-filled wave of tiles runs in
+ * pieces along the loop */
+void pass_plan_split(IrKernel *k);
+/* Why the consumer warpgroups of the sm_90a path cannot each go their own
+ * way after the loop (they meet at a barrier, write shared memory, ...), or
+ * NULL where what each computes reaches the others only through its
+ * whole-fragment stores to global memory (collected in `stores` unless NULL). */
+const char *pass_warpgroups_apart(IrKernel *k, PtrVec *stores);
 
 /* The most dynamic shared memory a block of sm_<arch> may have. */
 int64_t pass_smem_limit(int arch);

@@ -22,6 +22,7 @@ static const Pass passes[] = {
     {"plan_store", pass_plan_store},
     {"insert_sync", pass_insert_sync},
     {"plan_idle", pass_plan_idle},
+    {"plan_split", pass_plan_split},
 };
 enum { NPASSES = sizeof passes / sizeof *passes };
 
@@ -31,7 +32,7 @@ bool pass_exists(const char *name) {
     return false;
 }
 
-const char *pass_names(void) { return "stage_operands, plan_warpgroups, infer_layout, stage_elements, plan_pipeline, plan_overlap, plan_schedule, plan_shared, plan_store, insert_sync, plan_idle"; }
+const char *pass_names(void) { return "stage_operands, plan_warpgroups, infer_layout, stage_elements, plan_pipeline, plan_overlap, plan_schedule, plan_shared, plan_store, insert_sync, plan_idle, plan_split"; }
 
 static bool wanted(const char *list, const char *name) {
     if (!list) return false;

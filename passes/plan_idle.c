@@ -57,6 +57,7 @@ static int row_dim(const IrBuf *f, const IrRegion *r) { return region_lead(r, f-
 
 typedef struct Scan {
     IrKernel *k;
+    PtrVec *stores;   /* the whole-fragment stores to global memory, or NULL */
     const char *why;  /* why not, or NULL */
 } Scan;
 
@@ -95,12 +96,18 @@ static void scan_stmt(IrStmt *s, void *arg) {
             const IrBuf *f = s->src.buf;
             if (f->scope != SCOPE_FRAGMENT || !rows_by_warp(k, f) || !region_is_whole(&s->src) || row_dim(f, &s->dst) < 0)
                 sc->why = "a store to global memory that is not a whole accumulator-layout fragment";
-            else
-                vec_push(&k->c->arena, &k->idle_stores, s);
+            else if (sc->stores)
+                vec_push(&k->c->arena, sc->stores, s);
         }
         return;
     default: return;
     }
+}
+
+const char *pass_warpgroups_apart(IrKernel *k, PtrVec *stores) {
+    Scan sc = {.k = k, .stores = stores};
+    ir_walk(&k->body, scan_stmt, &sc);
+    return sc.why;
 }
 
 /* The store's first row along its row dimension, and that dimension's extent. */
@@ -154,8 +161,7 @@ void pass_plan_idle(IrKernel *k) {
     k->idle_last_dim = -1;
     const char *env = getenv("TILEC_IDLE");
     if (!k->ws_loop || k->turns || k->scratch_bytes || (env && !strcmp(env, "0"))) return;
-    Scan sc = {.k = k};
-    ir_walk(&k->body, scan_stmt, &sc);
+    const char *why = pass_warpgroups_apart(k, &k->idle_stores);
     /* Only where some tile has an idle warpgroup (the test would cost
      * nothing elsewhere, but changes the code ptxas schedules): the last
      * one along every grid dimension, whose rows start furthest for affine
@@ -165,7 +171,7 @@ void pass_plan_idle(IrKernel *k) {
      * measured 0.6-1 % slower on the H200 (session 13), where the others
      * gained 1-4 %. */
     int64_t corner[3] = {k->grid[0] - 1, k->grid[1] - 1, k->grid[2] - 1}, trips;
-    if (sc.why || !k->idle_stores.len || !last_idle_at(k, corner) || !int_eval(k, k->ws_loop->hi, NULL, false, &trips)) {
+    if (why || !k->idle_stores.len || !last_idle_at(k, corner) || !int_eval(k, k->ws_loop->hi, NULL, false, &trips)) {
         k->idle_stores.len = 0;
         return;
     }

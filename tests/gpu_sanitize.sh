@@ -12,8 +12,10 @@ cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 small() {
     case $1 in
     gemm|gemm_bf16|gemm_bias_gelu) echo "--set M=200,N=264,K=136"
-        echo "TILEC_PERSISTENT=1 --set M=200,N=256,K=128,BM=192,BN=128" ;;  # persistent, warpgroups 1 and 2 idle in the last row of tiles (plan_idle)
-    gemm_fp8) echo "--set M=200,N=264,K=272" ;;  # K rows of 272 bytes: TMA, a partial last K tile
+        echo "TILEC_PERSISTENT=1 --set M=200,N=256,K=128,BM=192,BN=128"  # persistent, warpgroups 1 and 2 idle in the last row of tiles (plan_idle)
+        echo "--set M=200,N=264,K=3072" ;;  # split tiles (plan_split): 4 tiles (gemm_bias_gelu 6) in 3 pieces
+    gemm_fp8) echo "--set M=200,N=264,K=272"  # K rows of 272 bytes: TMA, a partial last K tile
+        echo "--set M=200,N=264,K=4096 --atol 3e-2" ;;  # split tiles: 6 in 2 pieces (atol: sums of 4096 fp8 products near 0)
     add) echo "--set N=5000" ;;
     softmax|row_reduce|layernorm|rmsnorm) echo "--set M=3,N=2048" ;;
     swiglu|transpose) echo "--set M=100,N=130" ;;

@@ -1,0 +1,141 @@
+/* plan_split.c - a grid of less than a wave of tiles, in pieces along the
+ * loop (the sm_90a path; cuBLAS's split-K).
+ *
+ * A grid of fewer tiles than the GPU has block slots (SMs times the blocks
+ * an SM holds) leaves SMs idle for the whole kernel: 1024 x 1024 x 8192 in
+ * 128 x 256 tiles is 32 tiles on the H200's 132 SMs, each 128 iterations
+ * long. Here every tile runs as `ways` pieces (tiles * ways <= slots), each
+ * a contiguous share of the loop's iterations, on as many blocks.
+ *
+ * The pieces' sums meet in global memory: each consumer warpgroup writes
+ * its accumulator registers there (its own rows of the tile), counts its
+ * arrival, and the warpgroup that arrives last adds the pieces up in piece
+ * order (so the result does not depend on who came last: runs stay
+ * bitwise equal) and goes on to the epilogue; the others are done. Nobody
+ * waits for anybody, so no co-residency is assumed.
+ *
+ * Sound where that sum is the loop's result: the loop only loads tiles
+ * (TMA) and accumulates gemms into f32 fragments that start cleared
+ * before it, every tile runs the same iterations, and after the loop each
+ * warpgroup's work reaches others only through its stores to global
+ * memory (pass_warpgroups_apart), so a warpgroup may stop on its own.
+ * Not with clusters (the pair's multicast loads assume the same
+ * iterations; they are dropped when splitting pays, unless TILEC_CLUSTER=1
+ * asks for them), preloads, turns or plan_overlap's rotated loop.
+ * TILEC_SPLIT=0 turns it off, TILEC_SPLIT=N allows at most N pieces (for
+ * measuring). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes.h"
+
+enum {
+    /* SMs of the H100 SXM and H200, the targets of the sm_90a path; on a
+     * GPU with fewer the split still computes the same sums, it only
+     * balances the last wave less well */
+    HOPPER_SMS = 132,
+    HOPPER_SMEM_PER_SM = 233472, /* 228 KB, of which 1 KB per block is the system's */
+    HOPPER_REGS_PER_SM = 65536,
+    HOPPER_THREADS_PER_SM = 2048,
+    MAX_WAYS = 16,
+    /* a piece of fewer iterations than this is too much pipeline fill,
+     * epilogue and partial sums: 32 tiles at K = 1000 (16 iterations of
+     * 64) ran 9 % slower in 2 pieces and 14 % in 4 on the H200 */
+    MIN_PIECE_ITERATIONS = 16,
+};
+/* what the partial sums may take in global memory */
+static const int64_t MAX_PARTIAL_BYTES = 64ll << 20;
+
+/* Whether statement s, before the loop, clears all of fragment f. */
+static bool clears(const IrStmt *s, const IrBuf *f) {
+    const Node *v = s->value; /* clear(): NULL */
+    return s->op == IR_FILL && s->dst.buf == f && region_is_whole(&s->dst) &&
+           (!v || (v->is_const && (v->const_float ? v->cval.f == 0 : v->cval.i == 0)));
+}
+
+/* Why the loop's sum cannot be cut into pieces, or NULL; *acc_regs: the
+ * registers a thread holds of the accumulators. */
+static const char *loop_is_a_sum(IrKernel *k, int at, int64_t *acc_regs) {
+    IrStmt *loop = k->ws_loop;
+    const IrBuf *accs[8];
+    int naccs = 0;
+    *acc_regs = 0;
+    for (int i = 0; i < loop->body.len; i++) {
+        IrStmt *s = loop->body.items[i];
+        if (s->op == IR_LET || (s->op == IR_COPY && s->mech == COPY_TMA && s->pipeline == loop)) continue;
+        if (s->op != IR_GEMM || !s->wgmma || s->clear) return "the loop does more than load tiles and accumulate gemms";
+        const IrBuf *c = s->c.buf;
+        /* (codegen moves a thread's registers four at a time) */
+        if (c->scope != SCOPE_FRAGMENT || c->dtype != DT_F32 || !region_is_whole(&s->c) || c->layout.regs % 4)
+            return "a gemm does not accumulate a whole f32 fragment";
+        bool seen = false;
+        for (int j = 0; j < naccs; j++) seen |= accs[j] == c;
+        if (seen) continue;
+        if (naccs == 8) return "too many accumulators";
+        accs[naccs++] = c;
+        *acc_regs += c->layout.regs;
+    }
+    if (!naccs) return "no gemm in the loop";
+    for (int j = 0; j < naccs; j++) {
+        bool cleared = false;
+        IrBlock before = {.items = k->body.items, .len = at};
+        for (int i = 0; i < at; i++) cleared |= clears(k->body.items[i], accs[j]);
+        if (!cleared || buf_use_count(&before, accs[j]) != 1) return "an accumulator is not just cleared before the loop";
+    }
+    return NULL;
+}
+
+/* The blocks an SM holds at once: one where the consumers take most of
+ * the register file (a large accumulator: codegen's setmaxnreg), else as
+ * shared memory and threads allow, with a rough register count. */
+static int64_t blocks_per_sm(const IrKernel *k, int64_t acc_regs) {
+    int64_t threads = k->threads + k->producer_threads;
+    if (acc_regs >= 96) return 1;
+    int64_t by_smem = HOPPER_SMEM_PER_SM / (k->smem_bytes + 1024);
+    int64_t by_regs = HOPPER_REGS_PER_SM / (threads * (acc_regs + 64));
+    int64_t by_threads = HOPPER_THREADS_PER_SM / threads, n = by_smem;
+    if (by_regs < n) n = by_regs;
+    if (by_threads < n) n = by_threads;
+    return n < 1 ? 1 : n;
+}
+
+void pass_plan_split(IrKernel *k) {
+    k->split_ways = 0;
+    const char *env = getenv("TILEC_SPLIT"), *clusters = getenv("TILEC_CLUSTER");
+    IrStmt *loop = k->ws_loop;
+    if ((env && !strcmp(env, "0")) || (clusters && !strcmp(clusters, "1")) || !loop || k->persistent || k->overlap || k->turns || k->sched_dim >= 0 ||
+        k->scratch_bytes || loop->lo || loop->step)
+        return;
+    for (int i = 0; i < k->tma_copies.len; i++)
+        if (((const IrStmt *)k->tma_copies.items[i])->pipeline != loop) return; /* preloads */
+    int at = 0;
+    while (at < k->body.len && k->body.items[at] != loop) at++;
+    int64_t acc_regs, trips;
+    if (at == k->body.len || loop_is_a_sum(k, at, &acc_regs) || pass_warpgroups_apart(k, NULL) ||
+        !int_eval(k, loop->hi, NULL, false, &trips))
+        return;
+    int64_t tiles = k->grid[0] * k->grid[1] * k->grid[2], slots = HOPPER_SMS * blocks_per_sm(k, acc_regs);
+    /* Only grids of less than one wave: a part-filled second wave, split
+     * (its 60 tiles of 3000 x 2000 x 1000 in two pieces each), measured
+     * 5 % slower on the H200: at K = 1000 the tiles come from L2 at the
+     * rate the first wave already needs, so halving the second wave's
+     * tiles halves little of its time; 32 tiles at K = 8192 ran 2.2x
+     * faster in 4 pieces (bench/RESULTS.md, session 21). */
+    if (tiles >= slots) return;
+    int64_t ways = slots / tiles, most = env && atoi(env) >= 2 ? atoi(env) : MAX_WAYS;
+    if (ways > most) ways = most;
+    if (ways > trips / MIN_PIECE_ITERATIONS) ways = trips / MIN_PIECE_ITERATIONS;
+    while (ways >= 2 && tiles * ways * k->threads * acc_regs * 4 > MAX_PARTIAL_BYTES) ways--;
+    if (ways < 2) return;
+    k->split_ways = (int)ways;
+    /* as persistent blocks (each runs one unit: tiles * ways <= slots):
+     * a block per unit without the unit loop measured 7 % (3000 x 2000 x
+     * 1000) to 20 % (1024 x 1024 x 8192) slower on the H200 */
+    k->persistent = true;
+    /* a cluster's two blocks run the same iterations of the tiles they share */
+    if (k->cluster) {
+        k->cluster = 0;
+        for (int i = 0; i < k->tma_copies.len; i++) ((IrStmt *)k->tma_copies.items[i])->multicast = false;
+    }
+}
