@@ -42,6 +42,8 @@ gemm_bf16_8192|gemm_bf16|M=8192,N=8192,K=8192|--compare cublas
 gemm_f16_ragged_3000x2000x1000|gemm|M=3000,N=2000,K=1000|--compare cublas
 gemm_f16_ragged_3000x2000x1000_bn192|gemm|M=3000,N=2000,K=1000,BN=192|--compare cublas
 gemm_f16_ragged_3000x2000x1000_bm192|gemm|M=3000,N=2000,K=1000,BM=192,BN=128,stages=4|--compare cublas
+gemm_f16_split_1024x1024x8192|gemm|M=1024,N=1024,K=8192|--compare cublas
+gemm_f16_split_1080x1016x4096|gemm|M=1080,N=1016,K=4096|--compare cublas
 gemm_bias_gelu_4096|gemm_bias_gelu|M=4096,N=4096,K=4096,BN=256|
 gemm_fp8_4096|gemm_fp8|M=4096,N=4096,K=4096|
 gemm_fp8_8192|gemm_fp8|M=8192,N=8192,K=8192,BN=192|--atol 0.05

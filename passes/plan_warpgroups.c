@@ -294,16 +294,20 @@ static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
     k->producer_threads = 128;
     k->ws_loop = loop;
     /* Persistent blocks (codegen: a tile loop per block, the producer
-     * running into the next tile during the epilogue), for grids of at
-     * nearly two waves of an H100/H200 (132 SMs): 1-2% faster than a block
-     * per tile for the 4096^3 GEMM on the H200 and 5% at 1.94 waves (the
-     * ragged 3000x2000x1000 one at 192 x 128), but 5-7% slower at 1.45
-     * waves (bench/RESULTS.md).
+     * running into the next tile during the epilogue), for grids of more
+     * than one wave of an H100/H200 (132 SMs): 1-2% faster than a block
+     * per tile for the 4096^3 GEMM on the H200, 5% at 1.94 waves (the
+     * ragged 3000x2000x1000 one at 192 x 128) and, since the epilogue
+     * stores through TMA, 4-5% at 1.45 waves (the same at 128 x 256) and
+     * 2% at 192 tiles of 1536x4096x4096; causal attention at 160 tiles 17%
+     * (it then takes its tiles longest first: plan_schedule), non-causal
+     * at 192 tiles within 1% (bench/RESULTS.md, session 21).
      * TILEC_PERSISTENT=1 / =0 forces them on / off. Preloads (attention's
      * Q) are loaded again for each tile, once the consumers are done with
      * the last one's. Clusters of two (plan_cluster) take the tiles in
-     * pairs. */
-    enum { PERSISTENT_MIN_TILES = 132 * 15 / 8 };
+     * pairs; grids of less than a wave whose tiles plan_split cuts into
+     * pieces are persistent too. */
+    enum { PERSISTENT_MIN_TILES = 132 + 1 };
     const char *persistent = getenv("TILEC_PERSISTENT");
     k->persistent = persistent ? !strcmp(persistent, "1") : k->grid[0] * k->grid[1] * k->grid[2] >= PERSISTENT_MIN_TILES;
     return NULL;

@@ -150,7 +150,7 @@ for f in "$root"/examples/*.tile "$root"/tests/frontend/valid/*.tile; do
     done
 done
 # the sm_90a experiments that are off by default (TILEC_CLUSTER=1: clusters
-# of two blocks with TMA multicast, persistent ones from 1.875 waves or
+# of two blocks with TMA multicast, persistent ones from more than a wave or
 # where TILEC_PERSISTENT=1 asks; TILEC_PERSISTENT=1: persistent blocks;
 # TILEC_TURNS=1: attention's consumer warpgroups take turns; TILEC_OVERLAP=1:
 # attention's softmax under the tensor cores; the last two together) must stay
