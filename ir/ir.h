@@ -208,9 +208,9 @@ typedef struct IrKernel {
     /* Split tiles (plan_split): every tile runs as split_ways pieces (0:
      * none), piece p taking iterations [p n / ways, (p + 1) n / ways) of
      * the loop's n, each as a unit of a persistent block's loop (units
-     * t * ways + p); each warpgroup writes its partial sums to global
-     * memory, and the one whose piece arrives last adds all of them up, in
-     * piece order, and runs the epilogue. */
+     * t * ways + p); the pieces' warpgroups add their partial sums up
+     * pairwise in global memory, and the one left with the tile's sum runs
+     * the epilogue (codegen/lower_split.c). */
     int split_ways;
 } IrKernel;
 

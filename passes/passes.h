@@ -54,7 +54,7 @@ void pass_insert_sync(IrKernel *k);
  * and idle_last_dim, the tile order that takes such tiles last */
 void pass_plan_idle(IrKernel *k);
 /* requires: everything above; provides: on the sm_90a path, IrKernel.split_ways
- * and split_tiles, where the grid's last part-filled wave of tiles runs in
+ * (and persistent), where a grid of less than a wave runs every tile in
  * pieces along the loop */
 void pass_plan_split(IrKernel *k);
 /* Why the consumer warpgroups of the sm_90a path cannot each go their own

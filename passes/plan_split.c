@@ -7,12 +7,13 @@
  * long. Here every tile runs as `ways` pieces (tiles * ways <= slots), each
  * a contiguous share of the loop's iterations, on as many blocks.
  *
- * The pieces' sums meet in global memory: each consumer warpgroup writes
- * its accumulator registers there (its own rows of the tile), counts its
- * arrival, and the warpgroup that arrives last adds the pieces up in piece
- * order (so the result does not depend on who came last: runs stay
- * bitwise equal) and goes on to the epilogue; the others are done. Nobody
- * waits for anybody, so no co-residency is assumed.
+ * The pieces' sums meet in global memory, pairwise (codegen's
+ * cg_split_sum): each consumer warpgroup writes its accumulator registers
+ * there (its own rows of the tile) and counts its arrival; the second of a
+ * pair to arrive adds the other's sums and goes on, until one holds the
+ * tile's sum and runs the epilogue. Each add is of the same two values
+ * whoever does it, so runs stay bitwise equal; nobody waits for anybody,
+ * so no co-residency is assumed.
  *
  * Sound where that sum is the loop's result: the loop only loads tiles
  * (TMA) and accumulates gemms into f32 fragments that start cleared
@@ -22,7 +23,7 @@
  * Not with clusters (the pair's multicast loads assume the same
  * iterations; they are dropped when splitting pays, unless TILEC_CLUSTER=1
  * asks for them), preloads, turns or plan_overlap's rotated loop.
- * TILEC_SPLIT=0 turns it off, TILEC_SPLIT=N allows at most N pieces (for
+ * TILEC_SPLIT=N allows at most N pieces a tile (0 or 1: none; for
  * measuring). */
 #include <stdint.h>
 #include <stdlib.h>
@@ -32,8 +33,8 @@
 
 enum {
     /* SMs of the H100 SXM and H200, the targets of the sm_90a path; on a
-     * GPU with fewer the split still computes the same sums, it only
-     * balances the last wave less well */
+     * GPU with fewer the split still computes the same sums, the
+     * persistent blocks then only run more units each */
     HOPPER_SMS = 132,
     HOPPER_SMEM_PER_SM = 233472, /* 228 KB, of which 1 KB per block is the system's */
     HOPPER_REGS_PER_SM = 65536,
@@ -103,9 +104,10 @@ static int64_t blocks_per_sm(const IrKernel *k, int64_t acc_regs) {
 void pass_plan_split(IrKernel *k) {
     k->split_ways = 0;
     const char *env = getenv("TILEC_SPLIT"), *clusters = getenv("TILEC_CLUSTER");
+    int64_t most = env ? atoi(env) : MAX_WAYS;
     IrStmt *loop = k->ws_loop;
-    if ((env && !strcmp(env, "0")) || (clusters && !strcmp(clusters, "1")) || !loop || k->persistent || k->overlap || k->turns || k->sched_dim >= 0 ||
-        k->scratch_bytes || loop->lo || loop->step)
+    if (most < 2 || (clusters && !strcmp(clusters, "1")) || !loop || k->persistent || k->overlap || k->turns ||
+        k->sched_dim >= 0 || k->scratch_bytes || loop->lo || loop->step)
         return;
     for (int i = 0; i < k->tma_copies.len; i++)
         if (((const IrStmt *)k->tma_copies.items[i])->pipeline != loop) return; /* preloads */
@@ -123,7 +125,7 @@ void pass_plan_split(IrKernel *k) {
      * tiles halves little of its time; 32 tiles at K = 8192 ran 2.2x
      * faster in 4 pieces (bench/RESULTS.md, session 21). */
     if (tiles >= slots) return;
-    int64_t ways = slots / tiles, most = env && atoi(env) >= 2 ? atoi(env) : MAX_WAYS;
+    int64_t ways = slots / tiles;
     if (ways > most) ways = most;
     if (ways > trips / MIN_PIECE_ITERATIONS) ways = trips / MIN_PIECE_ITERATIONS;
     while (ways >= 2 && tiles * ways * k->threads * acc_regs * 4 > MAX_PARTIAL_BYTES) ways--;
