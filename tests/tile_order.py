@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """tile_order.py TILEC ROOT - a persistent kernel's tile order visits every
-tile of its grid exactly once.
+tile of its grid exactly once (every piece of it once, where plan_split
+cuts tiles into pieces).
 
 The generated code of a persistent kernel turns a tile number tl_tile in
 [0, tiles) into block indices: the static order, plan_idle's idle tiles
-last, or plan_schedule's longest first in sections. This takes those lines
+last, or plan_schedule's longest first in sections; a split kernel's unit
+number in [0, tiles * pieces) into a tile's block indices and a piece. This takes those lines
 out of `tilec --emit-cuda --arch sm_90a` (the producer's loop), compiles them with the host C
 compiler into a loop over every tile number, and checks that each block of
 the grid comes out once; for the longest-first order also that the index
@@ -33,6 +35,8 @@ CASES = [
     ("tests/passes/plan_schedule/along_dim1.tile", "S=4000", {}, "longest"),  # query blocks along dimension 1
     ("tests/frontend/valid/v_triangular_gemm.tile", "M=3072", {}, "longest"),  # a GEMM's row blocks, 24 column blocks
     ("tests/frontend/valid/v_triangular_gemm.tile", "M=3840,N=2944", {}, "longest"),  # 23 column blocks: a short first section
+    ("gemm", "M=1080,N=1016,K=4096", {}, "split"),   # 36 tiles in 3 pieces, panels of 8 columns
+    ("gemm", "M=256,N=256,K=16384", {}, "split"),    # 2 tiles in 16 pieces
 ]
 
 PROGRAM = r"""
@@ -42,19 +46,23 @@ static unsigned char seen[%(tiles)d];
 int main(void) {
     int rises = 0, last_x = -1;
     for (int tl_tile = 0; tl_tile < %(tiles)d; tl_tile++) {
-        int tx, ty, tz;
+        int tx, ty, tz, tp;
         {
 %(lines)s
-            tx = %(bx)s; ty = %(by)s; tz = %(bz)s;
+            tx = %(bx)s; ty = %(by)s; tz = %(bz)s; tp = %(piece)s;
             %(rise)s
+        }
+        if (tp < 0 || tp >= %(ways)d) {
+            printf("unit %%d runs piece %%d of %(ways)d\n", tl_tile, tp);
+            return 1;
         }
         const int bx = tx, by = ty, bz = tz;
         if (bx < 0 || bx >= %(gx)d || by < 0 || by >= %(gy)d || bz < 0 || bz >= %(gz)d) {
             printf("tile %%d runs block (%%d, %%d, %%d), outside the grid\n", tl_tile, bx, by, bz);
             return 1;
         }
-        if (seen[bx + %(gx)d * (by + %(gy)d * bz)]++) {
-            printf("tile %%d runs block (%%d, %%d, %%d) again\n", tl_tile, bx, by, bz);
+        if (seen[(bx + %(gx)d * (by + %(gy)d * bz)) * %(ways)d + tp]++) {
+            printf("tile %%d runs block (%%d, %%d, %%d) piece %%d again\n", tl_tile, bx, by, bz, tp);
             return 1;
         }
     }
@@ -80,12 +88,15 @@ def check(example, values, env, order, tmp):
         return "not persistent"
     start = head.end()
     lines = "\n".join(l for l in cu[start:cu.index("__builtin_assume", start)].splitlines() if "tl_tiles_publish" not in l)
-    kind = "longest" if "tl_tiles_draw(tl_tile_count)" in cu else "idle" if "idle warpgroups last" in cu else "static"
+    split = re.search(r"tl_piece = tl_tile % (\d+);", cu)
+    ways = int(split.group(1)) if split else 1
+    kind = ("longest" if "tl_tiles_draw(tl_tile_count)" in cu else "idle" if "idle warpgroups last" in cu else
+            "split" if split else "static")
     if kind != order:
         return "the %s order, not the %s one" % (kind, order)
     tiles = int(head.group(1) or head.group(2))
-    if tiles != gx * gy * gz:
-        return "%d tiles for a grid of %d blocks" % (tiles, gx * gy * gz)
+    if tiles != gx * gy * gz * ways:
+        return "%d units for a grid of %d blocks in %d pieces" % (tiles, gx * gy * gz, ways)
     # the block indices, in grid order, from the __builtin_assume lines after them
     at = cu.index("__builtin_assume", start)
     assumes = re.match(r"((?:\s*__builtin_assume\(\w+ >= 0 && \w+ < \d+\);)+)", cu[at:]).group(1)
@@ -94,7 +105,8 @@ def check(example, values, env, order, tmp):
     rise = "if (tl_x > last_x && last_x >= 0) rises++; last_x = tl_x;" if order == "longest" else ""
     src = os.path.join(tmp, "order.c")
     with open(src, "w") as f:
-        f.write(PROGRAM % dict(tiles=tiles, lines=lines, rise=rise, gx=gx, gy=gy, gz=gz, **names))
+        f.write(PROGRAM % dict(tiles=tiles, lines=lines, rise=rise, gx=gx, gy=gy, gz=gz, ways=ways,
+                               piece="tl_piece" if split else "0", **names))
     exe = os.path.join(tmp, "order")
     subprocess.run([cc, "-O1", "-o", exe, src], check=True)
     run = subprocess.run([exe], capture_output=True, text=True)
