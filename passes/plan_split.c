@@ -78,6 +78,8 @@ static const char *loop_is_a_sum(IrKernel *k, int at, int64_t *acc_regs) {
         *acc_regs += c->layout.regs;
     }
     if (!naccs) return "no gemm in the loop";
+    /* codegen moves any number of them; only one has been run on the GPU */
+    if (naccs > 1) return "more than one accumulator";
     for (int j = 0; j < naccs; j++) {
         bool cleared = false;
         IrBlock before = {.items = k->body.items, .len = at};
