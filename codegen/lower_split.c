@@ -1,8 +1,6 @@
 /* lower_split.c - split tiles (plan_split, IrKernel.split_ways): every tile
  * in pieces along the loop, a persistent block's unit each, their partial
  * sums added up pairwise in global memory (cg_split_sum). */
-#include <string.h>
-
 #include "codegen.h"
 
 /* The loop's distinct accumulators (the gemms' C fragments), in order;
