@@ -175,9 +175,10 @@ void cg_hopper_tensor_maps(const IrKernel *k, CgKernel *out);
 int64_t cg_split_units(const IrKernel *k);             /* the persistent blocks' units: every tile's pieces */
 void cg_split_globals(const IrKernel *k, FILE *o);     /* before the kernel */
 void cg_split_unit(Cg *g, const char *unit);          /* unit's tile and piece, its block indices */
-/* After `const int n = <trip count>;`: the iterations [*lo, *hi) this
- * unit runs, "0" and n unless the kernel splits tiles. */
-void cg_split_range(Cg *g, const char *n, const char **lo, const char **hi);
+/* After `const int n = <trip count>;`: the head of the loop over the
+ * iterations this unit runs (all n unless the kernel splits tiles), with
+ * loop variable var, counting tl_it. */
+void cg_split_loop(Cg *g, const char *var, const char *n);
 void cg_split_sum(Cg *g);                              /* after the consumers' loop */
 /* The registers a consumer thread takes from the producer (setmaxnreg), 0: none. */
 int cg_hopper_consumer_regs(const IrKernel *k);

@@ -387,9 +387,7 @@ void cg_hopper_split(Cg *g) {
         }
     }
     cg_line(g, "const int %s = %s;", n, cg_expr_str(g, loop->hi));
-    const char *lo, *hi;
-    cg_split_range(g, n, &lo, &hi);
-    cg_line(g, "for (int %s = %s; %s < %s; ++%s, ++tl_it) {", var, lo, var, hi, var);
+    cg_split_loop(g, var, n);
     g->ind++;
     cg_line(g, "const int %s = tl_it %% %d;", s, S);
     /* the lets at the top of the body that the copies' corners need */
@@ -809,9 +807,7 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
     } else {
         int first, last;
         gemm_span(loop, &first, &last);
-        const char *lo, *hi;
-        cg_split_range(g, n, &lo, &hi);
-        cg_line(g, "for (int %s = %s; %s < %s; ++%s, ++tl_it) {", kt, lo, kt, hi, kt);
+        cg_split_loop(g, kt, n);
         g->ind++;
         cg_line(g, "const int %s = tl_it %% %d;", s, S);
         ring_wait(g, 0, s, "tl_it");
@@ -855,9 +851,7 @@ void cg_hopper_idle_begin(Cg *g) {
     producer_lets(g);
     const char *n = cg_tmp(g, "n"), *s = cg_tmp(g, "s"), *kt = cg_tmp(g, "kb");
     cg_line(g, "const int %s = %s;", n, cg_expr_str(g, loop->hi));
-    const char *lo, *hi;
-    cg_split_range(g, n, &lo, &hi);
-    cg_line(g, "for (int %s = %s; %s < %s; ++%s, ++tl_it) {", kt, lo, kt, hi, kt);
+    cg_split_loop(g, kt, n);
     g->ind++;
     cg_line(g, "const int %s = tl_it %% %d;", s, loop->stages);
     for (int r = 0; r < k->rings; r++) ring_wait(g, r, s, "tl_it");

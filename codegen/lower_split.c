@@ -3,21 +3,11 @@
  * sums added up pairwise in global memory (cg_split_sum). */
 #include "codegen.h"
 
-/* The loop's distinct accumulators (the gemms' C fragments), in order;
- * returns their registers per thread. */
-static int64_t split_accs(const IrKernel *k, const IrBuf **accs, int *n) {
-    int64_t regs = 0;
-    *n = 0;
-    for (int i = 0; i < k->ws_loop->body.len; i++) {
-        const IrStmt *s = k->ws_loop->body.items[i];
-        if (s->op != IR_GEMM) continue;
-        bool seen = false;
-        for (int j = 0; j < *n; j++) seen |= accs[j] == s->c.buf;
-        if (seen || *n == 8) continue; /* plan_split allows 8 */
-        accs[(*n)++] = s->c.buf;
-        regs += s->c.buf->layout.regs;
-    }
-    return regs;
+/* The loop's accumulator: every gemm's C (plan_split allows one). */
+static const IrBuf *split_acc(const IrKernel *k) {
+    for (int i = 0; i < k->ws_loop->body.len; i++)
+        if (k->ws_loop->body.items[i]->op == IR_GEMM) return k->ws_loop->body.items[i]->c.buf;
+    return NULL; /* plan_split splits no loop without a gemm */
 }
 
 static int64_t tiles(const IrKernel *k) { return k->grid[0] * k->grid[1] * k->grid[2]; }
@@ -65,9 +55,7 @@ static const char split_last_helper[] =
  * room in the cubin; the module load zeroes them, and the second node to
  * arrive sets its count back to 0. */
 void cg_split_globals(const IrKernel *k, FILE *o) {
-    const IrBuf *accs[8];
-    int n;
-    int64_t regs = split_accs(k, accs, &n);
+    int64_t regs = split_acc(k)->layout.regs;
     fprintf(o, "\n%s", split_last_helper);
     fprintf(o,
             "\n// split tiles: the partial sums of every tile's %d pieces, and the pieces of each tile's warpgroups\n"
@@ -88,44 +76,36 @@ void cg_split_unit(Cg *g, const char *unit) {
     cg_block_indices(g, "tl_at");
 }
 
-void cg_split_range(Cg *g, const char *n, const char **lo, const char **hi) {
+void cg_split_loop(Cg *g, const char *var, const char *n) {
     int ways = g->k->split_ways;
-    if (!ways) {
-        *lo = "0";
-        *hi = n;
-        return;
+    const char *lo = "0", *hi = n;
+    if (ways) {
+        lo = cg_tmp(g, "from");
+        hi = cg_tmp(g, "to");
+        cg_line(g, "const int %s = tl_piece * %s / %d, %s = (tl_piece + 1) * %s / %d;  // this piece's iterations", lo, n, ways,
+                hi, n, ways);
     }
-    *lo = cg_tmp(g, "from");
-    *hi = cg_tmp(g, "to");
-    cg_line(g, "const int %s = tl_piece * %s / %d, %s = (tl_piece + 1) * %s / %d;  // this piece's iterations", *lo, n, ways,
-            *hi, n, ways);
+    cg_line(g, "for (int %s = %s; %s < %s; ++%s, ++tl_it) {", var, lo, var, hi, var);
 }
 
-/* One thread's registers of the accumulators, to (store) or added from
+/* One thread's registers of the accumulator, to (store) or added from
  * (load) partial-sum slot `slot` (a C expression), four at a time:
  * 16-byte accesses, a warp's 512 consecutive bytes. */
-static void split_move(Cg *g, const IrBuf *const *accs, int n, long long slot_stride, const char *base, const char *slot,
-                       bool store) {
-    int64_t off = 0; /* in float4s of one thread */
-    const char *q = cg_tmp(g, "q"), *w = cg_tmp(g, "w");
-    for (int j = 0; j < n; j++) {
-        const char *acc = accs[j]->cname;
-        cg_line(g, "#pragma unroll");
-        cg_line(g, "for (int %s = 0; %s < %lld; %s += 4) {", q, q, (long long)accs[j]->layout.regs, q);
-        g->ind++;
-        const char *at = arena_printf(&g->k->c->arena, "%s + (%s) * %lld + (%lld + %s / 4) * 128", base, slot, slot_stride,
-                                      (long long)off, q);
-        if (store) {
-            cg_line(g, "__stcg(%s, make_float4(%s[%s], %s[%s + 1], %s[%s + 2], %s[%s + 3]));", at, acc, q, acc, q, acc, q, acc, q);
-        } else {
-            cg_line(g, "const float4 %s = __ldcg(%s);", w, at);
-            cg_line(g, "%s[%s] += %s.x; %s[%s + 1] += %s.y; %s[%s + 2] += %s.z; %s[%s + 3] += %s.w;", acc, q, w, acc, q, w, acc,
-                    q, w, acc, q, w);
-        }
-        g->ind--;
-        cg_line(g, "}");
-        off += accs[j]->layout.regs / 4;
+static void split_move(Cg *g, const IrBuf *acc, long long slot_stride, const char *base, const char *slot, bool store) {
+    const char *q = cg_tmp(g, "q"), *w = cg_tmp(g, "w"), *a = acc->cname;
+    cg_line(g, "#pragma unroll");
+    cg_line(g, "for (int %s = 0; %s < %lld; %s += 4) {", q, q, (long long)acc->layout.regs, q);
+    g->ind++;
+    const char *at = arena_printf(&g->k->c->arena, "%s + (%s) * %lld + %s / 4 * 128", base, slot, slot_stride, q);
+    if (store) {
+        cg_line(g, "__stcg(%s, make_float4(%s[%s], %s[%s + 1], %s[%s + 2], %s[%s + 3]));", at, a, q, a, q, a, q, a, q);
+    } else {
+        cg_line(g, "const float4 %s = __ldcg(%s);", w, at);
+        cg_line(g, "%s[%s] += %s.x; %s[%s + 1] += %s.y; %s[%s + 2] += %s.z; %s[%s + 3] += %s.w;", a, q, w, a, q, w, a, q, w, a,
+                q, w);
     }
+    g->ind--;
+    cg_line(g, "}");
 }
 
 /* After the consumers' loop: the pieces' sums added up pairwise, a level
@@ -143,9 +123,9 @@ static void split_move(Cg *g, const IrBuf *const *accs, int n, long long slot_st
  * epilogue; the others go on to their next unit. */
 void cg_split_sum(Cg *g) {
     const IrKernel *k = g->k;
-    const IrBuf *accs[8];
-    int n, ways = k->split_ways, levels = split_levels(ways);
-    int64_t regs = split_accs(k, accs, &n), W = k->threads / 128;
+    const IrBuf *acc = split_acc(k);
+    int ways = k->split_ways, levels = split_levels(ways);
+    int64_t regs = acc->layout.regs, W = k->threads / 128;
     long long stride = (long long)(W * 32 * regs); /* a slot's float4s */
     const char *base = cg_tmp(g, "sp");
     cg_line(g, "{  // the pieces' sums meet in global memory, two at a time");
@@ -160,10 +140,10 @@ void cg_split_sum(Cg *g) {
             cg_line(g, "if (%s != %d) {  // the last node has no partner here", node, nodes - 1);
             g->ind++;
         }
-        split_move(g, accs, n, stride, base, l ? arena_printf(&k->c->arena, "%s << %d", node, l) : node, true);
+        split_move(g, acc, stride, base, l ? arena_printf(&k->c->arena, "%s << %d", node, l) : node, true);
         cg_line(g, "if (!tl_split_last(&tl_split_count[((tl_at * %d + %d) * %d + %s / 2) * %lld + tl_wg], 2, %d + tl_wg)) continue;",
                 levels, l, ways, node, (long long)W, CG_BAR_WARPGROUP);
-        split_move(g, accs, n, stride, base, arena_printf(&k->c->arena, l ? "(%s ^ 1) << %d" : "%s ^ 1", node, l), false);
+        split_move(g, acc, stride, base, arena_printf(&k->c->arena, l ? "(%s ^ 1) << %d" : "%s ^ 1", node, l), false);
         if (nodes % 2) {
             g->ind--;
             cg_line(g, "}");

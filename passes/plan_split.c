@@ -56,12 +56,12 @@ static bool clears(const IrStmt *s, const IrBuf *f) {
 }
 
 /* Why the loop's sum cannot be cut into pieces, or NULL; *acc_regs: the
- * registers a thread holds of the accumulators. */
+ * registers a thread holds of its accumulator. One accumulator only: the
+ * code generator's partial sums are of one (a dual GEMM, two, has not run
+ * split on the GPU). */
 static const char *loop_is_a_sum(IrKernel *k, int at, int64_t *acc_regs) {
     IrStmt *loop = k->ws_loop;
-    const IrBuf *accs[8];
-    int naccs = 0;
-    *acc_regs = 0;
+    const IrBuf *acc = NULL;
     for (int i = 0; i < loop->body.len; i++) {
         IrStmt *s = loop->body.items[i];
         if (s->op == IR_LET || (s->op == IR_COPY && s->mech == COPY_TMA && s->pipeline == loop)) continue;
@@ -70,22 +70,15 @@ static const char *loop_is_a_sum(IrKernel *k, int at, int64_t *acc_regs) {
         /* (codegen moves a thread's registers four at a time) */
         if (c->scope != SCOPE_FRAGMENT || c->dtype != DT_F32 || !region_is_whole(&s->c) || c->layout.regs % 4)
             return "a gemm does not accumulate a whole f32 fragment";
-        bool seen = false;
-        for (int j = 0; j < naccs; j++) seen |= accs[j] == c;
-        if (seen) continue;
-        if (naccs == 8) return "too many accumulators";
-        accs[naccs++] = c;
-        *acc_regs += c->layout.regs;
+        if (acc && acc != c) return "more than one accumulator";
+        acc = c;
     }
-    if (!naccs) return "no gemm in the loop";
-    /* codegen moves any number of them; only one has been run on the GPU */
-    if (naccs > 1) return "more than one accumulator";
-    for (int j = 0; j < naccs; j++) {
-        bool cleared = false;
-        IrBlock before = {.items = k->body.items, .len = at};
-        for (int i = 0; i < at; i++) cleared |= clears(k->body.items[i], accs[j]);
-        if (!cleared || buf_use_count(&before, accs[j]) != 1) return "an accumulator is not just cleared before the loop";
-    }
+    if (!acc) return "no gemm in the loop";
+    bool cleared = false;
+    IrBlock before = {.items = k->body.items, .len = at};
+    for (int i = 0; i < at; i++) cleared |= clears(k->body.items[i], acc);
+    if (!cleared || buf_use_count(&before, acc) != 1) return "the accumulator is not just cleared before the loop";
+    *acc_regs = acc->layout.regs;
     return NULL;
 }
 

@@ -112,24 +112,24 @@ extern "C" __global__ void __launch_bounds__(384, 1) tilec_gemm_50a577ac(const _
                     if (tl_piece != 2) {  // the last node has no partner here
                         #pragma unroll
                         for (int q16_ = 0; q16_ < 128; q16_ += 4) {
-                            __stcg(sp15_ + (tl_piece) * 8192 + (0 + q16_ / 4) * 128, make_float4(acc[q16_], acc[q16_ + 1], acc[q16_ + 2], acc[q16_ + 3]));
+                            __stcg(sp15_ + (tl_piece) * 8192 + q16_ / 4 * 128, make_float4(acc[q16_], acc[q16_ + 1], acc[q16_ + 2], acc[q16_ + 3]));
                         }
                         if (!tl_split_last(&tl_split_count[((tl_at * 2 + 0) * 3 + tl_piece / 2) * 2 + tl_wg], 2, 2 + tl_wg)) continue;
                         #pragma unroll
                         for (int q18_ = 0; q18_ < 128; q18_ += 4) {
-                            const float4 w19_ = __ldcg(sp15_ + (tl_piece ^ 1) * 8192 + (0 + q18_ / 4) * 128);
+                            const float4 w19_ = __ldcg(sp15_ + (tl_piece ^ 1) * 8192 + q18_ / 4 * 128);
                             acc[q18_] += w19_.x; acc[q18_ + 1] += w19_.y; acc[q18_ + 2] += w19_.z; acc[q18_ + 3] += w19_.w;
                         }
                     }
                     // level 1: 2 nodes of 2 pieces
                     #pragma unroll
                     for (int q20_ = 0; q20_ < 128; q20_ += 4) {
-                        __stcg(sp15_ + ((tl_piece >> 1) << 1) * 8192 + (0 + q20_ / 4) * 128, make_float4(acc[q20_], acc[q20_ + 1], acc[q20_ + 2], acc[q20_ + 3]));
+                        __stcg(sp15_ + ((tl_piece >> 1) << 1) * 8192 + q20_ / 4 * 128, make_float4(acc[q20_], acc[q20_ + 1], acc[q20_ + 2], acc[q20_ + 3]));
                     }
                     if (!tl_split_last(&tl_split_count[((tl_at * 2 + 1) * 3 + (tl_piece >> 1) / 2) * 2 + tl_wg], 2, 2 + tl_wg)) continue;
                     #pragma unroll
                     for (int q22_ = 0; q22_ < 128; q22_ += 4) {
-                        const float4 w23_ = __ldcg(sp15_ + (((tl_piece >> 1) ^ 1) << 1) * 8192 + (0 + q22_ / 4) * 128);
+                        const float4 w23_ = __ldcg(sp15_ + (((tl_piece >> 1) ^ 1) << 1) * 8192 + q22_ / 4 * 128);
                         acc[q22_] += w23_.x; acc[q22_ + 1] += w23_.y; acc[q22_ + 2] += w23_.z; acc[q22_ + 3] += w23_.w;
                     }
                 }
