@@ -78,6 +78,9 @@ typedef struct Cg {
      * or "long long" when a tensor has 2^31 elements or more, where
      * `bx * BLOCK + i` would overflow 32 bits (cg_emit). */
     const char *index_type;
+    /* Printing the code of a half unit (plan_halves): the gemm's n, B's
+     * loads and the epilogue's store cover half of the tile's columns. */
+    bool half;
 } Cg;
 
 void cg_line(Cg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -180,6 +183,8 @@ void cg_split_unit(Cg *g, const char *unit);          /* unit's tile and piece, 
  * loop variable var, counting tl_it. */
 void cg_split_loop(Cg *g, const char *var, const char *n);
 void cg_split_sum(Cg *g);                              /* after the consumers' loop */
+/* half tiles (IrKernel.half_tiles): the persistent blocks' units, whole and halves */
+int64_t cg_half_units(const IrKernel *k);
 /* The registers a consumer thread takes from the producer (setmaxnreg), 0: none. */
 int cg_hopper_consumer_regs(const IrKernel *k);
 

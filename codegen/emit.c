@@ -813,12 +813,23 @@ static const char *tile_slot_barriers(const IrKernel *k) {
     return arena_printf(&k->c->arena, "%d, %d, %lld", CG_BAR_TILE_FULL, CG_BAR_TILE_EMPTY, (long long)(k->threads + 32));
 }
 
+/* plan_halves: the columns of the tile that a unit halves (its gemm's n). */
+static int64_t half_columns(const IrKernel *k) {
+    for (int i = 0; i < k->ws_loop->body.len; i++)
+        if (k->ws_loop->body.items[i]->op == IR_GEMM) return k->ws_loop->body.items[i]->c.buf->shape[1];
+    return 0; /* plan_halves halves no loop without a gemm */
+}
+
+int64_t cg_half_units(const IrKernel *k) { return k->half_from + 2 * k->half_tiles; }
+
 void cg_tile_loop_begin(Cg *g, bool producer) {
     const IrKernel *k = g->k;
     /* clusters of two take the tiles in pairs, both blocks of a cluster the
      * same pair (their multicast loads fill each other's slots): the
      * round-robin unit is the cluster, not the block */
-    int64_t units = k->split_ways ? cg_split_units(k) : k->grid[0] * k->grid[1] * k->grid[2] / (k->cluster ? 2 : 1);
+    int64_t units = k->split_ways   ? cg_split_units(k)
+                    : k->half_tiles ? cg_half_units(k)
+                                    : k->grid[0] * k->grid[1] * k->grid[2] / (k->cluster ? 2 : 1);
     const char *me = k->cluster ? "(blockIdx.x >> 1)" : "blockIdx.x", *all = k->cluster ? "(gridDim.x >> 1)" : "gridDim.x";
     if (k->sched_dim >= 0 && !producer) {
         /* the tiles in grid order, as the producer thread hands them on */
@@ -838,10 +849,19 @@ void cg_tile_loop_begin(Cg *g, bool producer) {
                 (long long)units);
     }
     g->ind++;
+    /* plan_halves: the tile whose half a unit from half_from on is */
+    const char *tile = "tl_tile";
+    if (k->half_tiles) {
+        long long from = (long long)k->half_from, cols = (long long)(half_columns(k) / 2);
+        cg_line(g, "const int tl_half = tl_tile >= %lld;  // the last wave's tiles in halves of their columns", from);
+        cg_line(g, "const int tl_whole = tl_half ? %lld + (tl_tile - %lld) / 2 : tl_tile, tl_hcol = tl_half ? (tl_tile - %lld) %% 2 * %lld : 0;",
+                from, from, from, cols);
+        tile = "tl_whole";
+    }
     int d = k->sched_dim >= 0 ? k->sched_dim : k->idle_stores.len ? k->idle_last_dim : -1;
     if (d < 0) {
-        if (k->split_ways) cg_split_unit(g, "tl_tile");
-        else cg_block_indices(g, "tl_tile");
+        if (k->split_ways) cg_split_unit(g, tile);
+        else cg_block_indices(g, tile);
         return;
     }
     Arena *ar = &k->c->arena;
@@ -882,11 +902,11 @@ void cg_tile_loop_begin(Cg *g, bool producer) {
      * warpgroups) after all the others, each part in grid order: tile t of
      * the first part has index t along the grid with dimension d one
      * shorter, of the second index t - first along the grid without d */
-    int64_t first = units - units / G;
+    int64_t tiles = k->grid[0] * k->grid[1] * k->grid[2] / (k->cluster ? 2 : 1), first = tiles - tiles / G;
     const char *lo2, *hi2;
-    split_digits(ar, "tl_tile", inner, &lo, &hi);
-    split_digits(ar, arena_printf(ar, "(tl_tile - %lld)", (long long)first), inner, &lo2, &hi2);
-    cg_line(g, "const int tl_lin = tl_tile < %lld  // the tiles with idle warpgroups last", (long long)first);
+    split_digits(ar, tile, inner, &lo, &hi);
+    split_digits(ar, arena_printf(ar, "(%s - %lld)", tile, (long long)first), inner, &lo2, &hi2);
+    cg_line(g, "const int tl_lin = %s < %lld  // the tiles with idle warpgroups last", tile, (long long)first);
     cg_line(g, "    ? %s(%s %% %lld + %lld * (%s / %lld))", lo, hi, (long long)(G - 1), (long long)G, hi, (long long)(G - 1));
     cg_line(g, "    : %s(%lld + %lld * %s);", lo2, (long long)(G - 1), (long long)G, hi2);
     cg_block_indices(g, "tl_lin");
@@ -1037,7 +1057,9 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     if (k->persistent || k->cluster) { /* a linear grid (cg_block_indices) */
         out->persistent = k->persistent;
         out->cluster = k->cluster;
-        out->grid[0] = k->split_ways ? cg_split_units(k) : k->grid[0] * k->grid[1] * k->grid[2];
+        out->grid[0] = k->split_ways   ? cg_split_units(k)
+                       : k->half_tiles ? cg_half_units(k) * (k->cluster ? 2 : 1)
+                                       : k->grid[0] * k->grid[1] * k->grid[2];
         out->grid[1] = out->grid[2] = 1;
     }
     out->block = k->threads + k->producer_threads;

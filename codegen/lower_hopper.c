@@ -49,12 +49,13 @@ static int tma_index(const IrKernel *k, const IrStmt *copy) {
 }
 
 /* The element coordinates of a TMA box, innermost first, as the copy
- * helpers take them: region r's corner, `col_off` more columns, the rows
- * shifted by the C expression `row_extra` ("" for none). */
-static char *tma_coords(Cg *g, const IrRegion *r, int64_t col_off, const char *row_extra) {
+ * helpers take them: region r's corner, `col_off` more columns (and the
+ * half unit's, plan_halves, where `half`), the rows shifted by the C
+ * expression `row_extra` ("" for none). */
+static char *tma_coords(Cg *g, const IrRegion *r, int64_t col_off, bool half, const char *row_extra) {
     int rank = r->buf->rank;
-    char *coords = arena_printf(arena(g), "(int)(%s) + %lld", r->idx[rank - 1] ? cg_expr_str(g, r->idx[rank - 1]) : "0",
-                                (long long)col_off);
+    char *coords = arena_printf(arena(g), "(int)(%s) + %lld%s", r->idx[rank - 1] ? cg_expr_str(g, r->idx[rank - 1]) : "0",
+                                (long long)col_off, half ? " + tl_hcol" : "");
     for (int d = rank - 2; d >= 0; d--)
         coords = arena_printf(arena(g), "%s, (int)(%s)%s", coords, r->idx[d] ? cg_expr_str(g, r->idx[d]) : "0",
                               d == rank - 2 ? row_extra : "");
@@ -127,8 +128,12 @@ static const char *wgmma_type(Dtype t) {
 
 static bool int_wgmma(const IrStmt *gm) { return gm->c.buf->dtype == DT_I32; }
 
-static const char *wgmma_name(Arena *a, const IrStmt *gm) {
-    return arena_printf(a, "tl_wgmma_m64n%lldk%lld_%s_%s%s", (long long)gm->c.buf->shape[1], (long long)wgmma_k(gm),
+/* The n of gemm gm's wgmmas: its accumulator's columns, half of them in
+ * the code of a half unit (plan_halves). */
+static int64_t wgmma_n(const IrStmt *gm, bool half) { return gm->c.buf->shape[1] / (half ? 2 : 1); }
+
+static const char *wgmma_name(Arena *a, const IrStmt *gm, int64_t n) {
+    return arena_printf(a, "tl_wgmma_m64n%lldk%lld_%s_%s%s", (long long)n, (long long)wgmma_k(gm),
                         wgmma_type(gm->a.buf->dtype), a_in_registers(gm) ? "rs" : "ss", gm->trans_b ? "_kb" : "_nb");
 }
 
@@ -142,8 +147,8 @@ static const char *wgmma_name(Arena *a, const IrStmt *gm) {
  * int arithmetic does (no .satfinite). scale_d 0 ignores the accumulator's
  * old value: the first k step of a clearing gemm, which so needs no
  * zeroing moves. */
-static void print_wgmma(FILE *o, const char *name, const IrStmt *gm) {
-    int64_t n = gm->c.buf->shape[1], regs = n / 2;
+static void print_wgmma(FILE *o, const char *name, const IrStmt *gm, int64_t n) {
+    int64_t regs = n / 2;
     bool rs = a_in_registers(gm), ints = int_wgmma(gm), bytes = dtype_bytes(gm->a.buf->dtype) == 1;
     int64_t a = regs, b = regs + (rs ? 4 : 1), one = b + 1;
     fprintf(o, "\nstatic __device__ __forceinline__ void %s(%s *d, %s, unsigned long long b, int scale_d)\n{\n", name,
@@ -175,12 +180,15 @@ void cg_hopper_helpers(const IrKernel *k, FILE *o) {
     for (int i = 0; i < k->ws_loop->body.len; i++) {
         const IrStmt *gm = k->ws_loop->body.items[i];
         if (gm->op != IR_GEMM || !gm->wgmma) continue;
-        const char *name = wgmma_name(a, gm);
-        bool seen = false;
-        for (int j = 0; j < ndone; j++) seen |= !strcmp(done[j], name);
-        if (seen || ndone == 8) continue;
-        done[ndone++] = name;
-        print_wgmma(o, name, gm);
+        for (int half = 0; half <= (k->half_tiles > 0); half++) {
+            int64_t n = wgmma_n(gm, half);
+            const char *name = wgmma_name(a, gm, n);
+            bool seen = false;
+            for (int j = 0; j < ndone; j++) seen |= !strcmp(done[j], name);
+            if (seen || ndone == 8) continue;
+            done[ndone++] = name;
+            print_wgmma(o, name, gm, n);
+        }
     }
 }
 
@@ -261,6 +269,16 @@ static int64_t ring_bytes(const IrKernel *k, int ring) {
 
 /* ---- the producer ---- */
 
+/* Whether c is the loop's copy of B that plan_halves' half units load half of. */
+static bool half_copy(const IrKernel *k, const IrStmt *c) {
+    if (!k->half_tiles || c->pipeline != k->ws_loop) return false;
+    for (int i = 0; i < k->ws_loop->body.len; i++) {
+        const IrStmt *gm = k->ws_loop->body.items[i];
+        if (gm->op == IR_GEMM && gm->b.buf == c->dst.buf) return true;
+    }
+    return false;
+}
+
 /* The TMA copies of c into the tile at dst_expr (one per column block).
  * A multicast copy: this block of the cluster loads rows [rank * R/2,
  * (rank + 1) * R/2) of each column block into both blocks' tiles. */
@@ -271,10 +289,22 @@ static void issue_tma(Cg *g, const IrStmt *c, const char *dst_expr, const char *
     const char *half_rows = c->multicast ? arena_printf(arena(g), " + tl_cta_rank * %lld", (long long)half) : "";
     const char *half_bytes =
         c->multicast ? arena_printf(arena(g), " + tl_cta_rank * %lld", (long long)(half * blk_row_bytes(dst))) : "";
-    for (int64_t j = 0; j < blocks; j++)
+    /* a half unit (plan_halves) loads the column blocks of its half of B's
+     * columns into the tile's first half */
+    bool halves = half_copy(g->k, c);
+    for (int64_t j = 0; j < blocks; j++) {
+        if (halves && j == blocks / 2) {
+            cg_line(g, "if (!tl_half) {");
+            g->ind++;
+        }
         /* a multicast copy: into both blocks of the cluster (mask 0b11) */
         cg_line(g, "tl_tma_load<%d>(%s + %lld%s, &tl_tmap%d, %s, %s, %s);", r, dst_expr, (long long)(j * blk_bytes(dst)),
-                half_bytes, map, bar, c->multicast ? "0x3" : "0", tma_coords(g, &c->src, j * cols, half_rows));
+                half_bytes, map, bar, c->multicast ? "0x3" : "0", tma_coords(g, &c->src, j * cols, halves, half_rows));
+    }
+    if (halves) {
+        g->ind--;
+        cg_line(g, "}");
+    }
 }
 
 static bool has_preloads(const IrKernel *k) {
@@ -399,7 +429,16 @@ void cg_hopper_split(Cg *g) {
     for (int r = 0; r < k->rings; r++) {
         cg_line(g, "if (tl_it >= %d) tl_mbar_wait(%s, (tl_it / %d - 1) & 1);  // the consumers freed the slot", S,
                 ring_bar(g, "empty", r, s), S);
-        cg_line(g, "tl_mbar_arrive_expect_tx(%s, %lld);", ring_bar(g, "full", r, s), (long long)ring_bytes(k, r));
+        int64_t halved = 0; /* the bytes a half unit (plan_halves) does not load */
+        for (int i = 0; i < k->tma_copies.len; i++) {
+            const IrStmt *c = k->tma_copies.items[i];
+            if (c->ring == r && half_copy(k, c)) halved += buf_bytes(c->dst.buf) / 2;
+        }
+        if (halved)
+            cg_line(g, "tl_mbar_arrive_expect_tx(%s, tl_half ? %lld : %lld);", ring_bar(g, "full", r, s),
+                    (long long)(ring_bytes(k, r) - halved), (long long)ring_bytes(k, r));
+        else
+            cg_line(g, "tl_mbar_arrive_expect_tx(%s, %lld);", ring_bar(g, "full", r, s), (long long)ring_bytes(k, r));
         for (int i = 0; i < k->tma_copies.len; i++) {
             const IrStmt *c = k->tma_copies.items[i];
             if (!c->pipeline || c->ring != r) continue;
@@ -518,7 +557,7 @@ static void cg_wgmma_steps(Cg *g, IrStmt *gm, const char *slot, const char *pack
                            int64_t kk_lo, int64_t kk_hi) {
     const IrBuf *A = gm->a.buf, *B = gm->b.buf, *C = gm->c.buf;
     int64_t K = A->shape[1];
-    const char *name = wgmma_name(arena(g), gm), *acc = promotes(gm) ? "tl_part" : C->cname;
+    const char *name = wgmma_name(arena(g), gm, wgmma_n(gm, g->half)), *acc = promotes(gm) ? "tl_part" : C->cname;
     const char *a_slot = A->scope == SCOPE_SHARED ? operand_slot(g, A, slot) : NULL, *b_slot = operand_slot(g, B, slot);
     const char *a_regs = packed ? packed : "tl_a_regs";
     if (kk_lo == 0) {
@@ -807,15 +846,26 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
     } else {
         int first, last;
         gemm_span(loop, &first, &last);
-        cg_split_loop(g, kt, n);
-        g->ind++;
-        cg_line(g, "const int %s = tl_it %% %d;", s, S);
-        ring_wait(g, 0, s, "tl_it");
-        for (int i = 0; i < loop->body.len && !g->failed; i++)
-            consumer_stmt(g, i, s, turns && i == last, turns && i == first);
-        ring_release(g, 0, s, kt, n);
-        g->ind--;
-        cg_line(g, "}");
+        /* a half unit (plan_halves) runs the loop with wgmmas of half the n */
+        for (int half = k->half_tiles ? 1 : 0; half >= 0; half--) {
+            if (k->half_tiles) {
+                cg_line(g, half ? "if (tl_half) {  // half of the tile's columns" : "} else {");
+                g->ind++;
+            }
+            g->half = half;
+            cg_split_loop(g, kt, n);
+            g->ind++;
+            cg_line(g, "const int %s = tl_it %% %d;", s, S);
+            ring_wait(g, 0, s, "tl_it");
+            for (int i = 0; i < loop->body.len && !g->failed; i++)
+                consumer_stmt(g, i, s, turns && i == last, turns && i == first);
+            ring_release(g, 0, s, kt, n);
+            g->ind--;
+            cg_line(g, "}");
+            if (k->half_tiles) g->ind--;
+        }
+        g->half = false;
+        if (k->half_tiles) cg_line(g, "}");
     }
     if (turns) turn_pass(g, arena_printf(arena(g), "if (tl_wg != %d) ", W - 1));
     if (k->persistent && has_preloads(k))
@@ -879,7 +929,7 @@ static void warpgroup_sync(Cg *g) { warpgroup_bar_sync(g, CG_BAR_WARPGROUP, 128,
  * at a time (one 4- or 8-byte access; the swizzle puts a warp's 8 rows in
  * 8 different 16-byte bank groups), make the writes visible to the TMA
  * unit, and let one thread store each column block. */
-void cg_hopper_tma_store(Cg *g, IrStmt *s) {
+static void tma_store(Cg *g, IrStmt *s) {
     const IrKernel *k = g->k;
     const IrBuf *f = s->src.buf, *t = s->dst.buf;
     int64_t esize = dtype_bytes(t->dtype), cols = span_cols(f->shape[1], esize), row_bytes = cols * esize;
@@ -894,7 +944,9 @@ void cg_hopper_tma_store(Cg *g, IrStmt *s) {
     cg_line(g, "if (tid %% 128 == 0) tl_tma_store_wait_read();  // the previous stores have read it");
     warpgroup_sync(g);
     cg_line(g, "#pragma unroll");
-    cg_line(g, "for (int %s = 0; %s < %lld; %s += 2) {", q, q, (long long)f->layout.regs, q);
+    /* a half unit's columns: the first half of each thread's registers
+     * (the wgmma layout runs through the columns 8 at a time) */
+    cg_line(g, "for (int %s = 0; %s < %lld; %s += 2) {", q, q, (long long)(f->layout.regs / (g->half ? 2 : 1)), q);
     g->ind++;
     char *fc[MAX_RANK], *valid; /* valid: NULL for the accumulator layout */
     cg_frag_coords(g, f, q, fc, &valid);
@@ -911,12 +963,30 @@ void cg_hopper_tma_store(Cg *g, IrStmt *s) {
     warpgroup_sync(g);
     cg_line(g, "if (tid %% 128 == 0) {");
     g->ind++;
-    for (int64_t j = 0; j < f->shape[1] / cols; j++)
+    for (int64_t j = 0; j < f->shape[1] / cols / (g->half ? 2 : 1); j++)
         cg_line(g, "tl_tma_store<%d>(&tl_tmap%d, %s + %lld, %s);", t->rank, map, st, (long long)(j * block_bytes),
-                tma_coords(g, &s->dst, j * cols, " + tl_wg * 64"));
+                tma_coords(g, &s->dst, j * cols, g->half, " + tl_wg * 64"));
     cg_line(g, "tl_tma_store_commit();");
     g->ind--;
     cg_line(g, "}");
+    g->ind--;
+    cg_line(g, "}");
+}
+
+void cg_hopper_tma_store(Cg *g, IrStmt *s) {
+    if (!g->k->half_tiles) {
+        tma_store(g, s);
+        return;
+    }
+    cg_line(g, "if (tl_half) {  // half of the tile's columns (plan_halves)");
+    g->ind++;
+    g->half = true;
+    tma_store(g, s);
+    g->half = false;
+    g->ind--;
+    cg_line(g, "} else {");
+    g->ind++;
+    tma_store(g, s);
     g->ind--;
     cg_line(g, "}");
 }

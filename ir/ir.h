@@ -212,6 +212,13 @@ typedef struct IrKernel {
      * pairwise in global memory, and the one left with the tile's sum runs
      * the epilogue (codegen/lower_split.c). */
     int split_ways;
+    /* Half tiles (plan_halves): the units of a persistent block's loop
+     * (tiles, or pairs of them in clusters) from half_from on, the last
+     * half_tiles of the grid's order, run as two units each, one per half
+     * of the tile's columns (the gemm's N): a last wave filled at most half
+     * then takes half the time. Units half_from + 2i + h: tile half_from +
+     * i, columns [h N/2, (h + 1) N/2). 0: none. */
+    int64_t half_from, half_tiles;
 } IrKernel;
 
 /* ---- build.c ---- */

@@ -57,6 +57,13 @@ void pass_plan_idle(IrKernel *k);
  * (and persistent), where a grid of less than a wave runs every tile in
  * pieces along the loop */
 void pass_plan_split(IrKernel *k);
+/* The blocks of kernel k (a thread's accumulator: acc_regs registers) that
+ * the 132 SMs of an H100 SXM or H200 run at once. */
+int64_t pass_hopper_slots(const IrKernel *k, int64_t acc_regs);
+/* requires: everything above; provides: on the sm_90a path, IrKernel.half_from
+ * and half_tiles (and persistent), where a GEMM's last wave is filled at
+ * most half: its tiles run in halves of their columns */
+void pass_plan_halves(IrKernel *k);
 /* Why the consumer warpgroups of the sm_90a path cannot each go their own
  * way after the loop (they meet at a barrier, write shared memory, ...), or
  * NULL where what each computes reaches the others only through its

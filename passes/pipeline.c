@@ -23,6 +23,7 @@ static const Pass passes[] = {
     {"insert_sync", pass_insert_sync},
     {"plan_idle", pass_plan_idle},
     {"plan_split", pass_plan_split},
+    {"plan_halves", pass_plan_halves},
 };
 enum { NPASSES = sizeof passes / sizeof *passes };
 
@@ -32,7 +33,7 @@ bool pass_exists(const char *name) {
     return false;
 }
 
-const char *pass_names(void) { return "stage_operands, plan_warpgroups, infer_layout, stage_elements, plan_pipeline, plan_overlap, plan_schedule, plan_shared, plan_store, insert_sync, plan_idle, plan_split"; }
+const char *pass_names(void) { return "stage_operands, plan_warpgroups, infer_layout, stage_elements, plan_pipeline, plan_overlap, plan_schedule, plan_shared, plan_store, insert_sync, plan_idle, plan_split, plan_halves"; }
 
 static bool wanted(const char *list, const char *name) {
     if (!list) return false;

@@ -96,6 +96,8 @@ static int64_t blocks_per_sm(const IrKernel *k, int64_t acc_regs) {
     return n < 1 ? 1 : n;
 }
 
+int64_t pass_hopper_slots(const IrKernel *k, int64_t acc_regs) { return HOPPER_SMS * blocks_per_sm(k, acc_regs); }
+
 void pass_plan_split(IrKernel *k) {
     k->split_ways = 0;
     const char *env = getenv("TILEC_SPLIT"), *clusters = getenv("TILEC_CLUSTER");
@@ -112,7 +114,7 @@ void pass_plan_split(IrKernel *k) {
     if (at == k->body.len || loop_is_a_sum(k, at, &acc_regs) || pass_warpgroups_apart(k, NULL) ||
         !int_eval(k, loop->hi, NULL, false, &trips))
         return;
-    int64_t tiles = k->grid[0] * k->grid[1] * k->grid[2], slots = HOPPER_SMS * blocks_per_sm(k, acc_regs);
+    int64_t tiles = k->grid[0] * k->grid[1] * k->grid[2], slots = pass_hopper_slots(k, acc_regs);
     /* Only grids of less than one wave: a part-filled second wave, split
      * (its 60 tiles of 3000 x 2000 x 1000 in two pieces each), measured
      * 5 % slower on the H200: at K = 1000 the tiles come from L2 at the

@@ -41,7 +41,11 @@ ragged() {
         # split tiles (plan_split): 36 tiles in 3 pieces (gemm; the last row's
         # warpgroup 1 idle), and 32 in 4 (gemm_bias_gelu: 64 in 2), where
         # every launch after the first must find the counters reset
-        echo "--set M=1080,N=1016,K=4096"; echo "--set M=1024,N=1024,K=8192 --profile --consistency 3" ;;
+        echo "--set M=1080,N=1016,K=4096"; echo "--set M=1024,N=1024,K=8192 --profile --consistency 3"
+        # half tiles (plan_halves): the second wave's tiles in halves of their
+        # columns, in persistent clusters (K = 1000) with the last row's
+        # warpgroup 1 idle, and without clusters (K = 1024), idle tiles last
+        echo "--set M=3000,N=2000,K=1000 --profile --consistency 3"; echo "--set M=1450,N=4096,K=1024" ;;
     add) echo "--set N=1000003" ;;
     softmax|layernorm) echo "--set M=1001,N=3000"
         # the examples' tunables: rows padded to a pitch (blocked layout) for

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """tile_order.py TILEC ROOT - a persistent kernel's tile order visits every
 tile of its grid exactly once (every piece of it once, where plan_split
-cuts tiles into pieces).
+cuts tiles into pieces; whole or as both of its halves, where plan_halves
+runs the last wave in halves of the tiles' columns).
 
 The generated code of a persistent kernel turns a tile number tl_tile in
 [0, tiles) into block indices: the static order, plan_idle's idle tiles
@@ -37,12 +38,14 @@ CASES = [
     ("tests/frontend/valid/v_triangular_gemm.tile", "M=3840,N=2944", {}, "longest"),  # 23 column blocks: a short first section
     ("gemm", "M=1080,N=1016,K=4096", {}, "split"),   # 36 tiles in 3 pieces, panels of 8 columns
     ("gemm", "M=256,N=256,K=16384", {}, "split"),    # 2 tiles in 16 pieces
+    ("gemm", "M=1536,N=4096,K=4096", {}, "halves"),  # 192 tiles, the last 60 in halves, panels of 8 columns
+    ("tests/passes/plan_halves/tail_wave.tile", "M=1450", {}, "halves"),  # the same with idle tiles last
 ]
 
 PROGRAM = r"""
 #include <stdio.h>
 static int min(int a, int b) { return a < b ? a : b; }
-static unsigned char seen[%(tiles)d];
+static unsigned char seen[%(seen)d];
 int main(void) {
     int rises = 0, last_x = -1;
     for (int tl_tile = 0; tl_tile < %(tiles)d; tl_tile++) {
@@ -66,6 +69,7 @@ int main(void) {
             return 1;
         }
     }
+    %(whole_or_halves)s
     printf("%%d\n", rises);
     return 0;
 }
@@ -89,14 +93,24 @@ def check(example, values, env, order, tmp):
     start = head.end()
     lines = "\n".join(l for l in cu[start:cu.index("__builtin_assume", start)].splitlines() if "tl_tiles_publish" not in l)
     split = re.search(r"tl_piece = tl_tile % (\d+);", cu)
-    ways = int(split.group(1)) if split else 1
-    kind = ("longest" if "tl_tiles_draw(tl_tile_count)" in cu else "idle" if "idle warpgroups last" in cu else
-            "split" if split else "static")
+    # plan_halves: "pieces" 0 (a whole tile), 1 and 2 (its halves)
+    halves = re.search(r"tl_half = tl_tile >= (\d+);.*\n.*tl_hcol = tl_half \? \(tl_tile - \d+\) % 2 \* (\d+) : 0;", cu)
+    ways = int(split.group(1)) if split else 3 if halves else 1
+    kind = ("longest" if "tl_tiles_draw(tl_tile_count)" in cu else "split" if split else "halves" if halves else
+            "idle" if "idle warpgroups last" in cu else "static")
     if kind != order:
         return "the %s order, not the %s one" % (kind, order)
     tiles = int(head.group(1) or head.group(2))
-    if tiles != gx * gy * gz * ways:
+    whole = int(halves.group(1)) if halves else 0
+    if tiles != (whole + 2 * (gx * gy * gz - whole) if halves else gx * gy * gz * ways):
         return "%d units for a grid of %d blocks in %d pieces" % (tiles, gx * gy * gz, ways)
+    check_halves = ""
+    if halves:
+        if order == "halves" and "idle warpgroups last" not in cu and "M=1450" in values:
+            return "no idle tiles last"
+        check_halves = ("for (int t = 0; t < %d; t++) if (!(seen[3 * t] == 1 && !seen[3 * t + 1] && !seen[3 * t + 2]) && "
+                        "!(!seen[3 * t] && seen[3 * t + 1] == 1 && seen[3 * t + 2] == 1)) "
+                        "{ printf(\"block %%d: neither whole nor both halves\\n\", t); return 1; }" % (gx * gy * gz))
     # the block indices, in grid order, from the __builtin_assume lines after them
     at = cu.index("__builtin_assume", start)
     assumes = re.match(r"((?:\s*__builtin_assume\(\w+ >= 0 && \w+ < \d+\);)+)", cu[at:]).group(1)
@@ -106,7 +120,9 @@ def check(example, values, env, order, tmp):
     src = os.path.join(tmp, "order.c")
     with open(src, "w") as f:
         f.write(PROGRAM % dict(tiles=tiles, lines=lines, rise=rise, gx=gx, gy=gy, gz=gz, ways=ways,
-                               piece="tl_piece" if split else "0", **names))
+                               piece="tl_piece" if split else
+                               "(tl_half ? 1 + tl_hcol / %s : 0)" % halves.group(2) if halves else "0",
+                               whole_or_halves=check_halves, seen=gx * gy * gz * ways, **names))
     exe = os.path.join(tmp, "order")
     subprocess.run([cc, "-O1", "-o", exe, src], check=True)
     run = subprocess.run([exe], capture_output=True, text=True)

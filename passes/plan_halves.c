@@ -1,0 +1,114 @@
+/* plan_halves.c - a GEMM's last wave, filled at most half, in halves of its
+ * tiles' columns (the sm_90a path).
+ *
+ * A grid of T tiles on S block slots (132 SMs) runs ceil(T / S) waves of
+ * whole tiles; where the last one is filled at most half, its tiles can
+ * run as two units each, every unit a tile's A rows times half of its B
+ * columns: wgmma's n is N/2, the producer loads half of B's column blocks,
+ * the epilogue stores half of C's. That last wave then takes half the time
+ * and nothing has to be added up (unlike plan_split's pieces along K). The
+ * ragged 3000 x 2000 x 1000 GEMM in 128 x 256 tiles: 192 tiles (96 pairs
+ * in clusters of two on 66 clusters), whose second wave of 30 pairs
+ * becomes 60 half pairs; Nsight Compute had its SMs active for 71 % of the
+ * kernel's time, 1.45 waves (bench/RESULTS.md, session 22). Grids of less
+ * than half a wave that plan_split did not cut along K (short loops) run
+ * every tile in halves.
+ *
+ * Sound where each half computes exactly its columns and nothing else
+ * needs the others: the loop only loads tiles (TMA) and accumulates one
+ * gemm, its B N-major in shared memory, into an f32 fragment in the wgmma
+ * layout that is only cleared before the loop; after the loop there is
+ * just the accumulator's TMA store (plan_store). Half of the column blocks
+ * of B's tile and of C's staging tile must be whole swizzle spans. Not
+ * with plan_split's pieces, plan_schedule's order, preloads, turns or the
+ * overlap experiment; fp8 and integer gemms keep whole tiles.
+ * TILEC_HALVES=0 keeps every tile whole (for measuring). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes.h"
+
+/* Columns of a swizzle span of rows of `cols` elements of `esize` bytes. */
+static int64_t span_cols(int64_t cols, int64_t esize) {
+    int64_t span = pass_swizzle_span(cols * esize);
+    return span ? span / esize : 0;
+}
+
+/* The loop's one gemm, or NULL where the loop does more than load tiles
+ * and accumulate one gemm whose columns can be halved. */
+static IrStmt *halvable_gemm(const IrKernel *k) {
+    const IrStmt *loop = k->ws_loop;
+    IrStmt *gemm = NULL;
+    for (int i = 0; i < loop->body.len; i++) {
+        IrStmt *s = loop->body.items[i];
+        if (s->op == IR_LET || (s->op == IR_COPY && s->mech == COPY_TMA && s->pipeline == loop)) continue;
+        if (s->op != IR_GEMM || gemm) return NULL;
+        gemm = s;
+    }
+    if (!gemm || !gemm->wgmma || gemm->clear || gemm->trans_b || gemm->a.buf->scope != SCOPE_SHARED) return NULL;
+    const IrBuf *c = gemm->c.buf, *b = gemm->b.buf;
+    /* f16 / bf16 operands: the 8-bit gemms promote their sums (codegen) */
+    if (dtype_bytes(gemm->a.buf->dtype) != 2 || c->dtype != DT_F32 || c->scope != SCOPE_FRAGMENT ||
+        !region_is_whole(&gemm->c) || c->rank != 2 || c->layout.kind != LAYOUT_ACC || c->layout.wn != 1 ||
+        c->layout.mi != 1)
+        return NULL;
+    /* wgmma's n: a multiple of 8 */
+    int64_t n = c->shape[1], cols = span_cols(b->shape[1], dtype_bytes(b->dtype));
+    if (n % 16 || b->shape[1] != n || !cols || n / cols % 2) return NULL;
+    return gemm;
+}
+
+/* Whether the loop's copies load B's tile once and everything else once,
+ * with no preloads. */
+static bool one_copy_of_b(const IrKernel *k, const IrBuf *b) {
+    int copies = 0;
+    for (int i = 0; i < k->tma_copies.len; i++) {
+        const IrStmt *c = k->tma_copies.items[i];
+        if (c->pipeline != k->ws_loop) return false;
+        copies += c->dst.buf == b;
+    }
+    return copies == 1;
+}
+
+/* Whether a fill's value is 0 (clear(): none). */
+static bool zero(const Node *v) { return !v || (v->is_const && (v->const_float ? v->cval.f == 0 : v->cval.i == 0)); }
+
+/* Whether the kernel's body is: statements that clear `acc` or do not
+ * touch it, the loop, then only acc's TMA store, whose halves of the
+ * staging tile are whole column blocks. */
+static bool only_stored_after(IrKernel *k, const IrBuf *acc) {
+    int at = 0;
+    while (at < k->body.len && k->body.items[at] != k->ws_loop) at++;
+    if (at + 2 != k->body.len || k->tma_stores.len != 1) return false;
+    const IrStmt *st = k->body.items[at + 1];
+    if (st != k->tma_stores.items[0] || st->src.buf != acc) return false;
+    int64_t cols = span_cols(acc->shape[1], dtype_bytes(st->dst.buf->dtype));
+    if (!cols || acc->shape[1] / cols % 2) return false;
+    bool cleared = false;
+    for (int i = 0; i < at; i++) {
+        const IrStmt *s = k->body.items[i];
+        IrBlock one = {.items = &k->body.items[i], .len = 1};
+        if (s->op == IR_FILL && s->dst.buf == acc && region_is_whole(&s->dst) && zero(s->value)) cleared = true;
+        else if (buf_use_count(&one, acc)) return false;
+    }
+    return cleared;
+}
+
+void pass_plan_halves(IrKernel *k) {
+    k->half_from = k->half_tiles = 0;
+    const char *env = getenv("TILEC_HALVES");
+    if ((env && !strcmp(env, "0")) || !k->ws_loop || k->split_ways || k->overlap || k->turns || k->sched_dim >= 0 ||
+        k->scratch_bytes || k->rings != 1)
+        return;
+    IrStmt *gemm = halvable_gemm(k);
+    if (!gemm || !one_copy_of_b(k, gemm->b.buf) || !only_stored_after(k, gemm->c.buf)) return;
+    /* in clusters of two a unit is a pair of tiles, both halved alike */
+    int64_t per_unit = k->cluster ? 2 : 1;
+    int64_t units = k->grid[0] * k->grid[1] * k->grid[2] / per_unit;
+    int64_t slots = pass_hopper_slots(k, gemm->c.buf->layout.regs) / per_unit;
+    int64_t whole = units / slots * slots, rest = units - whole;
+    if (rest == 0 || 2 * rest > slots) return;
+    k->half_from = whole;
+    k->half_tiles = rest;
+    k->persistent = true;
+}
