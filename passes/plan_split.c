@@ -120,7 +120,9 @@ void pass_plan_split(IrKernel *k) {
      * 5 % slower on the H200: at K = 1000 the tiles come from L2 at the
      * rate the first wave already needs, so halving the second wave's
      * tiles halves little of its time; 32 tiles at K = 8192 ran 2.2x
-     * faster in 4 pieces (bench/RESULTS.md, session 21). */
+     * faster in 4 pieces (bench/RESULTS.md, session 21). plan_halves
+     * halves the columns of a last wave's tiles instead, where it is
+     * filled at most half. */
     if (tiles >= slots) return;
     int64_t ways = slots / tiles;
     if (ways > most) ways = most;

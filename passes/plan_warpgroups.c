@@ -306,7 +306,7 @@ static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
      * Q) are loaded again for each tile, once the consumers are done with
      * the last one's. Clusters of two (plan_cluster) take the tiles in
      * pairs; grids of less than a wave whose tiles plan_split cuts into
-     * pieces are persistent too. */
+     * pieces or plan_halves halves are persistent too. */
     enum { PERSISTENT_MIN_TILES = 132 + 1 };
     const char *persistent = getenv("TILEC_PERSISTENT");
     k->persistent = persistent ? !strcmp(persistent, "1") : k->grid[0] * k->grid[1] * k->grid[2] >= PERSISTENT_MIN_TILES;
