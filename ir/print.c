@@ -185,8 +185,8 @@ void ir_print(FILE *o, const IrKernel *k) {
     if (k->cluster) fprintf(o, " cluster(%d along grid dimension %d)", k->cluster, k->cluster_dim);
     if (k->split_ways) fprintf(o, " split(%d pieces a tile)", k->split_ways);
     if (k->half_tiles)
-        fprintf(o, " halves(units %lld.. : %lld tiles%s in halves of their columns)", (long long)k->half_from,
-                (long long)k->half_tiles, k->cluster ? " pairs" : "");
+        fprintf(o, " halves(from unit %lld, %lld %s in halves of their columns)", (long long)k->half_from,
+                (long long)k->half_tiles, k->cluster ? "pairs of tiles" : "tiles");
     if (k->idle_stores.len) fprintf(o, " idle_warpgroups(%d store%s)", k->idle_stores.len, k->idle_stores.len == 1 ? "" : "s");
     if (k->idle_last_dim >= 0 && k->idle_stores.len) fprintf(o, " idle_tiles_last(grid dimension %d)", k->idle_last_dim);
     if (k->sched_dim >= 0)
