@@ -183,8 +183,9 @@ void cg_split_unit(Cg *g, const char *unit);          /* unit's tile and piece, 
  * loop variable var, counting tl_it. */
 void cg_split_loop(Cg *g, const char *var, const char *n);
 void cg_split_sum(Cg *g);                              /* after the consumers' loop */
-/* half tiles (IrKernel.half_tiles): the persistent blocks' units, whole and halves */
-int64_t cg_half_units(const IrKernel *k);
+/* The first gemm of the sm_90a path's loop (plan_split and plan_halves
+ * take loops with one), NULL where it has none. */
+const IrStmt *cg_loop_gemm(const IrKernel *k);
 /* The registers a consumer thread takes from the producer (setmaxnreg), 0: none. */
 int cg_hopper_consumer_regs(const IrKernel *k);
 

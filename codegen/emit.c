@@ -813,23 +813,27 @@ static const char *tile_slot_barriers(const IrKernel *k) {
     return arena_printf(&k->c->arena, "%d, %d, %lld", CG_BAR_TILE_FULL, CG_BAR_TILE_EMPTY, (long long)(k->threads + 32));
 }
 
-/* plan_halves: the columns of the tile that a unit halves (its gemm's n). */
-static int64_t half_columns(const IrKernel *k) {
+const IrStmt *cg_loop_gemm(const IrKernel *k) {
     for (int i = 0; i < k->ws_loop->body.len; i++)
-        if (k->ws_loop->body.items[i]->op == IR_GEMM) return k->ws_loop->body.items[i]->c.buf->shape[1];
-    return 0; /* plan_halves halves no loop without a gemm */
+        if (k->ws_loop->body.items[i]->op == IR_GEMM) return k->ws_loop->body.items[i];
+    return NULL;
 }
 
-int64_t cg_half_units(const IrKernel *k) { return k->half_from + 2 * k->half_tiles; }
+/* The units of a persistent block's loop: tiles, pairs of them in clusters
+ * of two, every tile's pieces (plan_split), or whole tiles and halves
+ * (plan_halves). */
+static int64_t loop_units(const IrKernel *k) {
+    if (k->split_ways) return cg_split_units(k);
+    if (k->half_tiles) return k->half_from + 2 * k->half_tiles;
+    return k->grid[0] * k->grid[1] * k->grid[2] / (k->cluster ? 2 : 1);
+}
 
 void cg_tile_loop_begin(Cg *g, bool producer) {
     const IrKernel *k = g->k;
     /* clusters of two take the tiles in pairs, both blocks of a cluster the
      * same pair (their multicast loads fill each other's slots): the
      * round-robin unit is the cluster, not the block */
-    int64_t units = k->split_ways   ? cg_split_units(k)
-                    : k->half_tiles ? cg_half_units(k)
-                                    : k->grid[0] * k->grid[1] * k->grid[2] / (k->cluster ? 2 : 1);
+    int64_t units = loop_units(k);
     const char *me = k->cluster ? "(blockIdx.x >> 1)" : "blockIdx.x", *all = k->cluster ? "(gridDim.x >> 1)" : "gridDim.x";
     if (k->sched_dim >= 0 && !producer) {
         /* the tiles in grid order, as the producer thread hands them on */
@@ -852,7 +856,7 @@ void cg_tile_loop_begin(Cg *g, bool producer) {
     /* plan_halves: the tile whose half a unit from half_from on is */
     const char *tile = "tl_tile";
     if (k->half_tiles) {
-        long long from = (long long)k->half_from, cols = (long long)(half_columns(k) / 2);
+        long long from = (long long)k->half_from, cols = (long long)(cg_loop_gemm(k)->c.buf->shape[1] / 2);
         cg_line(g, "const int tl_half = tl_tile >= %lld;  // the last wave's tiles in halves of their columns", from);
         cg_line(g, "const int tl_whole = tl_half ? %lld + (tl_tile - %lld) / 2 : tl_tile, tl_hcol = tl_half ? (tl_tile - %lld) %% 2 * %lld : 0;",
                 from, from, from, cols);
@@ -1057,9 +1061,7 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     if (k->persistent || k->cluster) { /* a linear grid (cg_block_indices) */
         out->persistent = k->persistent;
         out->cluster = k->cluster;
-        out->grid[0] = k->split_ways   ? cg_split_units(k)
-                       : k->half_tiles ? cg_half_units(k) * (k->cluster ? 2 : 1)
-                                       : k->grid[0] * k->grid[1] * k->grid[2];
+        out->grid[0] = loop_units(k) * (k->cluster ? 2 : 1); /* plan_split drops clusters */
         out->grid[1] = out->grid[2] = 1;
     }
     out->block = k->threads + k->producer_threads;

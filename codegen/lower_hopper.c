@@ -32,8 +32,7 @@ static Arena *arena(Cg *g) { return &g->k->c->arena; }
 /* ---- tile layout (see the comment above) ---- */
 /* Columns of one column block of rows of `cols` elements of `esize` bytes
  * (one swizzle span). */
-static int64_t span_cols(int64_t cols, int64_t esize) { return pass_swizzle_span(cols * esize) / esize; }
-static int64_t blk_cols(const IrBuf *b) { return span_cols(b->shape[1], dtype_bytes(b->dtype)); }
+static int64_t blk_cols(const IrBuf *b) { return pass_swizzle_cols(b->shape[1], dtype_bytes(b->dtype)); }
 static int64_t blk_row_bytes(const IrBuf *b) { return blk_cols(b) * dtype_bytes(b->dtype); }
 static int64_t blk_bytes(const IrBuf *b) { return b->shape[0] * blk_row_bytes(b); }
 static int swizzle_mode(int64_t row_bytes) { return row_bytes == 128 ? 1 : row_bytes == 64 ? 2 : 3; }
@@ -98,7 +97,7 @@ void cg_hopper_tensor_maps(const IrKernel *k, CgKernel *out) {
         const IrStmt *c = k->tma_stores.items[i];
         const IrBuf *t = c->dst.buf;
         /* each consumer warpgroup stores its 64 rows */
-        tensor_map(k, t, span_cols(c->src.buf->shape[1], dtype_bytes(t->dtype)), 64, &out->tma[out->ntma++]);
+        tensor_map(k, t, pass_swizzle_cols(c->src.buf->shape[1], dtype_bytes(t->dtype)), 64, &out->tma[out->ntma++]);
     }
 }
 
@@ -269,14 +268,10 @@ static int64_t ring_bytes(const IrKernel *k, int ring) {
 
 /* ---- the producer ---- */
 
-/* Whether c is the loop's copy of B that plan_halves' half units load half of. */
+/* Whether c is the loop's copy of B that plan_halves' half units load half
+ * of (its one gemm's). */
 static bool half_copy(const IrKernel *k, const IrStmt *c) {
-    if (!k->half_tiles || c->pipeline != k->ws_loop) return false;
-    for (int i = 0; i < k->ws_loop->body.len; i++) {
-        const IrStmt *gm = k->ws_loop->body.items[i];
-        if (gm->op == IR_GEMM && gm->b.buf == c->dst.buf) return true;
-    }
-    return false;
+    return k->half_tiles && c->pipeline == k->ws_loop && cg_loop_gemm(k)->b.buf == c->dst.buf;
 }
 
 /* The TMA copies of c into the tile at dst_expr (one per column block).
@@ -932,7 +927,7 @@ static void warpgroup_sync(Cg *g) { warpgroup_bar_sync(g, CG_BAR_WARPGROUP, 128,
 static void tma_store(Cg *g, IrStmt *s) {
     const IrKernel *k = g->k;
     const IrBuf *f = s->src.buf, *t = s->dst.buf;
-    int64_t esize = dtype_bytes(t->dtype), cols = span_cols(f->shape[1], esize), row_bytes = cols * esize;
+    int64_t esize = dtype_bytes(t->dtype), cols = pass_swizzle_cols(f->shape[1], esize), row_bytes = cols * esize;
     int64_t block_bytes = 64 * row_bytes, wg_bytes = k->store_bytes / (k->threads / 128); /* ir.h: store_bytes */
     int map = tma_index(k, s);
     const char *st = cg_tmp(g, "st"), *q = cg_tmp(g, "q"), *v = cg_tmp(g, "v"), *row = cg_tmp(g, "r"), *col = cg_tmp(g, "c");

@@ -4,11 +4,7 @@
 #include "codegen.h"
 
 /* The loop's accumulator: every gemm's C (plan_split allows one). */
-static const IrBuf *split_acc(const IrKernel *k) {
-    for (int i = 0; i < k->ws_loop->body.len; i++)
-        if (k->ws_loop->body.items[i]->op == IR_GEMM) return k->ws_loop->body.items[i]->c.buf;
-    return NULL; /* plan_split splits no loop without a gemm */
-}
+static const IrBuf *split_acc(const IrKernel *k) { return cg_loop_gemm(k)->c.buf; }
 
 static int64_t tiles(const IrKernel *k) { return k->grid[0] * k->grid[1] * k->grid[2]; }
 

@@ -77,6 +77,12 @@ int64_t pass_smem_limit(int arch);
  * bytes) that divides a tile row of row_bytes, 0 when none does. A 192-byte
  * row (96 halves, attention at D = 96) is three 64-byte blocks. */
 int64_t pass_swizzle_span(int64_t row_bytes);
+/* The elements of such a column block's row, for rows of `cols` elements
+ * of `esize` bytes; 0 when no span divides the row. */
+int64_t pass_swizzle_cols(int64_t cols, int64_t esize);
+/* Whether s clears all of fragment f: a fill of the whole of it with 0
+ * (clear()). */
+bool pass_clears(const IrStmt *s, const IrBuf *f);
 static inline int64_t align_up(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
 
 /* helpers shared by passes and code generation (layout.c) */

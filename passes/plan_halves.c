@@ -28,12 +28,6 @@
 
 #include "passes.h"
 
-/* Columns of a swizzle span of rows of `cols` elements of `esize` bytes. */
-static int64_t span_cols(int64_t cols, int64_t esize) {
-    int64_t span = pass_swizzle_span(cols * esize);
-    return span ? span / esize : 0;
-}
-
 /* The loop's one gemm, or NULL where the loop does more than load tiles
  * and accumulate one gemm whose columns can be halved. */
 static IrStmt *halvable_gemm(const IrKernel *k) {
@@ -53,7 +47,7 @@ static IrStmt *halvable_gemm(const IrKernel *k) {
         c->layout.mi != 1)
         return NULL;
     /* wgmma's n: a multiple of 8 */
-    int64_t n = c->shape[1], cols = span_cols(b->shape[1], dtype_bytes(b->dtype));
+    int64_t n = c->shape[1], cols = pass_swizzle_cols(b->shape[1], dtype_bytes(b->dtype));
     if (n % 16 || b->shape[1] != n || !cols || n / cols % 2) return NULL;
     return gemm;
 }
@@ -70,9 +64,6 @@ static bool one_copy_of_b(const IrKernel *k, const IrBuf *b) {
     return copies == 1;
 }
 
-/* Whether a fill's value is 0 (clear(): none). */
-static bool zero(const Node *v) { return !v || (v->is_const && (v->const_float ? v->cval.f == 0 : v->cval.i == 0)); }
-
 /* Whether the kernel's body is: statements that clear `acc` or do not
  * touch it, the loop, then only acc's TMA store, whose halves of the
  * staging tile are whole column blocks. */
@@ -82,13 +73,13 @@ static bool only_stored_after(IrKernel *k, const IrBuf *acc) {
     if (at + 2 != k->body.len || k->tma_stores.len != 1) return false;
     const IrStmt *st = k->body.items[at + 1];
     if (st != k->tma_stores.items[0] || st->src.buf != acc) return false;
-    int64_t cols = span_cols(acc->shape[1], dtype_bytes(st->dst.buf->dtype));
+    int64_t cols = pass_swizzle_cols(acc->shape[1], dtype_bytes(st->dst.buf->dtype));
     if (!cols || acc->shape[1] / cols % 2) return false;
     bool cleared = false;
     for (int i = 0; i < at; i++) {
         const IrStmt *s = k->body.items[i];
         IrBlock one = {.items = &k->body.items[i], .len = 1};
-        if (s->op == IR_FILL && s->dst.buf == acc && region_is_whole(&s->dst) && zero(s->value)) cleared = true;
+        if (pass_clears(s, acc)) cleared = true;
         else if (buf_use_count(&one, acc)) return false;
     }
     return cleared;

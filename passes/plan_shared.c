@@ -22,6 +22,14 @@ int64_t pass_swizzle_span(int64_t row_bytes) {
     return 0;
 }
 
+int64_t pass_swizzle_cols(int64_t cols, int64_t esize) { return pass_swizzle_span(cols * esize) / esize; }
+
+bool pass_clears(const IrStmt *s, const IrBuf *f) {
+    const Node *v = s->value; /* clear(): NULL */
+    return s->op == IR_FILL && s->dst.buf == f && region_is_whole(&s->dst) &&
+           (!v || (v->is_const && (v->const_float ? v->cval.f == 0 : v->cval.i == 0)));
+}
+
 static int swizzle_for(const IrBuf *b) {
     int64_t row_bytes = b->shape[b->rank - 1] * dtype_bytes(b->dtype);
     if (row_bytes % 16 != 0) return 0;

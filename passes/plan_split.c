@@ -48,13 +48,6 @@ enum {
 /* what the partial sums may take in global memory */
 static const int64_t MAX_PARTIAL_BYTES = 64ll << 20;
 
-/* Whether statement s, before the loop, clears all of fragment f. */
-static bool clears(const IrStmt *s, const IrBuf *f) {
-    const Node *v = s->value; /* clear(): NULL */
-    return s->op == IR_FILL && s->dst.buf == f && region_is_whole(&s->dst) &&
-           (!v || (v->is_const && (v->const_float ? v->cval.f == 0 : v->cval.i == 0)));
-}
-
 /* Why the loop's sum cannot be cut into pieces, or NULL; *acc_regs: the
  * registers a thread holds of its accumulator. One accumulator only: the
  * code generator's partial sums are of one (a dual GEMM, two, has not run
@@ -76,7 +69,7 @@ static const char *loop_is_a_sum(IrKernel *k, int at, int64_t *acc_regs) {
     if (!acc) return "no gemm in the loop";
     bool cleared = false;
     IrBlock before = {.items = k->body.items, .len = at};
-    for (int i = 0; i < at; i++) cleared |= clears(k->body.items[i], acc);
+    for (int i = 0; i < at; i++) cleared |= pass_clears(k->body.items[i], acc);
     if (!cleared || buf_use_count(&before, acc) != 1) return "the accumulator is not just cleared before the loop";
     *acc_regs = acc->layout.regs;
     return NULL;
