@@ -7,7 +7,9 @@
 # samples had it. The full reports go to OUT/LABEL.ROUND.txt.
 #
 # SPEC is "label|binary|example|--set values|extra options|VAR=value ...",
-# e.g. "tma|build/tilec|gemm|M=4096,N=4096,K=4096|--compare cublas|TILEC_PERSISTENT=1".
+# e.g. "whole|build/tilec|gemm|M=3000,N=2000,K=1000|--compare cublas --halves=off" (the
+# last field, environment variables, is rarely needed: schedule choices are
+# options).
 set -u
 out=$1
 rounds=$2

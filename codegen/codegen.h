@@ -134,15 +134,13 @@ void cg_block(Cg *g, IrBlock *b);
 void cg_sync(Cg *g);
 /* Named barriers of a warp-specialised kernel (bar.sync IDs; 0 is
  * __syncthreads): all consumer warpgroups (cg_sync); warpgroup w alone,
- * WARPGROUP + w, for up to three consumer warpgroups; warpgroup w's turn
- * at the tensor cores, TURN + w (lower_hopper.c); the next tile's number
+ * WARPGROUP + w, for up to three consumer warpgroups; the next tile's number
  * put in shared memory by the producer thread, and taken by every
  * consumer thread (TILE_FULL, TILE_EMPTY: cg_tile_loop_begin). */
 enum {
     CG_BAR_CONSUMERS = 1,
     CG_BAR_WARPGROUP = 2,
-    CG_BAR_TURN = CG_BAR_WARPGROUP + 3,
-    CG_BAR_TILE_FULL = CG_BAR_TURN + 3,
+    CG_BAR_TILE_FULL = CG_BAR_WARPGROUP + 3,
     CG_BAR_TILE_EMPTY
 };
 /* Defines the kernel's block index names from blockIdx (lin NULL) or from

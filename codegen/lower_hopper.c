@@ -248,20 +248,18 @@ static char *kmajor_desc(Cg *g, const char *slot_off, const IrBuf *b, enum DescR
     return arena_printf(arena(g), "tl_wgmma_desc_at(%s, %s%lld)", desc_base(g, b, role), slot_off, (long long)off);
 }
 
-/* ---- rings of mbarriers (IrKernel.rings) ----
- * Ring r's full (or empty) mbarrier of slot `slot`: tl_full[r * stages +
- * slot]. */
-static const char *ring_bar(Cg *g, const char *which, int ring, const char *slot) {
-    if (ring == 0) return arena_printf(arena(g), "&tl_%s[%s]", which, slot);
-    return arena_printf(arena(g), "&tl_%s[%d + %s]", which, ring * g->k->ws_loop->stages, slot);
+/* ---- the rings of mbarriers ----
+ * The full (or empty) mbarrier of slot `slot`: tl_full[slot]. */
+static const char *ring_bar(Cg *g, const char *which, const char *slot) {
+    return arena_printf(arena(g), "&tl_%s[%s]", which, slot);
 }
 
-/* The bytes of the loop's TMA copies into ring r. */
-static int64_t ring_bytes(const IrKernel *k, int ring) {
+/* The bytes of the loop's TMA copies, which complete on the full ring. */
+static int64_t ring_bytes(const IrKernel *k) {
     int64_t bytes = 0;
     for (int i = 0; i < k->tma_copies.len; i++) {
         const IrStmt *c = k->tma_copies.items[i];
-        if (c->pipeline && c->ring == ring) bytes += buf_bytes(c->dst.buf);
+        if (c->pipeline) bytes += buf_bytes(c->dst.buf);
     }
     return bytes;
 }
@@ -358,7 +356,7 @@ void cg_hopper_split(Cg *g) {
     IrStmt *loop = k->ws_loop;
     int S = loop->stages;
     int64_t T = k->threads;
-    int RS = k->rings * S; /* the mbarriers of each kind: a ring of `stages` per ring */
+    int RS = S; /* the mbarriers of each kind */
     cg_line(g, "unsigned long long *const tl_full = (unsigned long long *)(tl_smem + %lld), *const tl_empty = tl_full + %d;",
             (long long)k->mbar_offset, RS);
     cg_line(g, "unsigned long long *const tl_preload = tl_full + %d, *const tl_preload_free = tl_full + %d;", 2 * RS,
@@ -421,27 +419,24 @@ void cg_hopper_split(Cg *g) {
             IrBlock one = {.items = &loop->body.items[i], .len = 1};
             cg_block(g, &one);
         }
-    for (int r = 0; r < k->rings; r++) {
-        cg_line(g, "if (tl_it >= %d) tl_mbar_wait(%s, (tl_it / %d - 1) & 1);  // the consumers freed the slot", S,
-                ring_bar(g, "empty", r, s), S);
-        int64_t halved = 0; /* the bytes a half unit (plan_halves) does not load */
-        for (int i = 0; i < k->tma_copies.len; i++) {
-            const IrStmt *c = k->tma_copies.items[i];
-            if (c->ring == r && half_copy(k, c)) halved += buf_bytes(c->dst.buf) / 2;
-        }
-        if (halved)
-            cg_line(g, "tl_mbar_arrive_expect_tx(%s, tl_half ? %lld : %lld);", ring_bar(g, "full", r, s),
-                    (long long)(ring_bytes(k, r) - halved), (long long)ring_bytes(k, r));
-        else
-            cg_line(g, "tl_mbar_arrive_expect_tx(%s, %lld);", ring_bar(g, "full", r, s), (long long)ring_bytes(k, r));
-        for (int i = 0; i < k->tma_copies.len; i++) {
-            const IrStmt *c = k->tma_copies.items[i];
-            if (!c->pipeline || c->ring != r) continue;
-            const IrBuf *dst = c->dst.buf;
-            issue_tma(g, c,
-                      arena_printf(arena(g), "(unsigned char *)%s + %s * %lld", dst->cname, s, (long long)dst->stage_bytes),
-                      ring_bar(g, "full", r, s));
-        }
+    cg_line(g, "if (tl_it >= %d) tl_mbar_wait(%s, (tl_it / %d - 1) & 1);  // the consumers freed the slot", S,
+            ring_bar(g, "empty", s), S);
+    int64_t halved = 0; /* the bytes a half unit (plan_halves) does not load */
+    for (int i = 0; i < k->tma_copies.len; i++) {
+        const IrStmt *c = k->tma_copies.items[i];
+        if (half_copy(k, c)) halved += buf_bytes(c->dst.buf) / 2;
+    }
+    if (halved)
+        cg_line(g, "tl_mbar_arrive_expect_tx(%s, tl_half ? %lld : %lld);", ring_bar(g, "full", s),
+                (long long)(ring_bytes(k) - halved), (long long)ring_bytes(k));
+    else
+        cg_line(g, "tl_mbar_arrive_expect_tx(%s, %lld);", ring_bar(g, "full", s), (long long)ring_bytes(k));
+    for (int i = 0; i < k->tma_copies.len; i++) {
+        const IrStmt *c = k->tma_copies.items[i];
+        if (!c->pipeline) continue;
+        const IrBuf *dst = c->dst.buf;
+        issue_tma(g, c, arena_printf(arena(g), "(unsigned char *)%s + %s * %lld", dst->cname, s, (long long)dst->stage_bytes),
+                  ring_bar(g, "full", s));
     }
     g->ind--;
     cg_line(g, "}");
@@ -482,17 +477,6 @@ static void warpgroup_bar_sync(Cg *g, int base, int threads, const char *what) {
     cg_line(g, "asm volatile(\"bar.sync %%0, %d;\\n\" ::\"r\"(%d + tl_wg) : \"memory\");  // %s", threads, base, what);
 }
 
-/* ---- turns at the tensor cores (IrKernel.turns) ----
- * Named barrier CG_BAR_TURN + w is warpgroup w's turn: it waits there
- * (bar.sync, 256 threads) until the warpgroup before it arrives
- * (bar.arrive, which does not wait) after issuing its gemms. */
-static void turn_wait(Cg *g) { warpgroup_bar_sync(g, CG_BAR_TURN, 256, "this warpgroup's turn at the tensor cores"); }
-
-static void turn_pass(Cg *g, const char *cond) {
-    int W = (int)(g->k->threads / 128);
-    cg_line(g, "%sasm volatile(\"bar.arrive %%0, 256;\\n\" ::\"r\"(%d + (tl_wg + 1) %% %d) : \"memory\");  // the next one's turn",
-            cond, CG_BAR_TURN, W);
-}
 
 /* Packs gemm gm's A fragment into `regs` (unsigned [K/16][4]): mma.sync's
  * A fragment from the accumulator-layout registers, rows g / g+8 of n8
@@ -546,22 +530,19 @@ static bool promotes(const IrStmt *gm) { return dtype_is_fp8(gm->a.buf->dtype); 
  * ring operands in slot `slot`) as one commit group, into its accumulator
  * or, where it promotes, into tl_part (the steps' first one starts it from
  * zero); cg_wgmma_wait completes the group. The gemm's first steps
- * synchronise, pack a register A (unless it is already in `packed`) and
- * wait for the turn; its last ones pass the turn. */
-static void cg_wgmma_steps(Cg *g, IrStmt *gm, const char *slot, const char *packed, bool wait_turn, bool pass_turn,
-                           int64_t kk_lo, int64_t kk_hi) {
+ * synchronise and pack a register A. */
+static void cg_wgmma_steps(Cg *g, IrStmt *gm, const char *slot, int64_t kk_lo, int64_t kk_hi) {
     const IrBuf *A = gm->a.buf, *B = gm->b.buf, *C = gm->c.buf;
     int64_t K = A->shape[1];
     const char *name = wgmma_name(arena(g), gm, wgmma_n(gm, g->half)), *acc = promotes(gm) ? "tl_part" : C->cname;
     const char *a_slot = A->scope == SCOPE_SHARED ? operand_slot(g, A, slot) : NULL, *b_slot = operand_slot(g, B, slot);
-    const char *a_regs = packed ? packed : "tl_a_regs";
+    const char *a_regs = "tl_a_regs";
     if (kk_lo == 0) {
         if (gm->sync_before) cg_sync(g);
-        if (A->scope == SCOPE_FRAGMENT && !packed) {
+        if (A->scope == SCOPE_FRAGMENT) {
             cg_line(g, "unsigned tl_a_regs[%lld][4];", (long long)(K / 16));
             if (!pack_a_regs(g, gm, a_regs)) return;
         }
-        if (wait_turn) turn_wait(g); /* after the packing: that needs no turn */
     }
     /* orders the accumulator's (and a register A's) earlier writes before
      * the wgmmas; ptxas keeps the running wgmmas themselves in order */
@@ -580,12 +561,11 @@ static void cg_wgmma_steps(Cg *g, IrStmt *gm, const char *slot, const char *pack
         cg_line(g, "%s(%s, %s, %s, %d);", name, acc, a, b, (gm->clear || promotes(gm)) && kk == kk_lo ? 0 : 1);
     }
     cg_line(g, "tl_wgmma_commit();");
-    if (pass_turn && kk_hi == K / wgmma_k(gm)) turn_pass(g, "");
 }
 
 /* Issues all of gemm gm (not promoting) as one commit group. */
-static void cg_wgmma_issue(Cg *g, IrStmt *gm, const char *slot, const char *packed, bool wait_turn, bool pass_turn) {
-    cg_wgmma_steps(g, gm, slot, packed, wait_turn, pass_turn, 0, gm->a.buf->shape[1] / wgmma_k(gm));
+static void cg_wgmma_issue(Cg *g, IrStmt *gm, const char *slot) {
+    cg_wgmma_steps(g, gm, slot, 0, gm->a.buf->shape[1] / wgmma_k(gm));
 }
 
 /* Waits until at most `pending` commit groups of this warpgroup's wgmmas
@@ -601,19 +581,19 @@ static void cg_wgmma_wait(Cg *g, const IrStmt *gm, int pending) {
 
 /* Issues gemm gm and waits for it; a promoting one in runs of PROMOTE_K
  * products, each waited for and added to the accumulator in f32. */
-static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot, bool wait_turn, bool pass_turn) {
+static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot) {
     cg_line(g, "{");
     g->ind++;
     const IrBuf *C = gm->c.buf;
     if (!promotes(gm)) {
-        cg_wgmma_issue(g, gm, slot, NULL, wait_turn, pass_turn);
+        cg_wgmma_issue(g, gm, slot);
         cg_wgmma_wait(g, gm, 0);
     } else {
         int64_t steps = gm->a.buf->shape[1] / wgmma_k(gm), run = PROMOTE_K / wgmma_k(gm);
         cg_line(g, "float tl_part[%lld];  // the sums of %d products (promotes)", (long long)C->layout.regs, PROMOTE_K);
         for (int64_t lo = 0; lo < steps; lo += run) {
             int64_t hi = lo + run < steps ? lo + run : steps;
-            cg_wgmma_steps(g, gm, slot, NULL, wait_turn, pass_turn, lo, hi);
+            cg_wgmma_steps(g, gm, slot, lo, hi);
             cg_wgmma_wait(g, gm, 0);
             const char *r = cg_tmp(g, "r");
             cg_line(g, "#pragma unroll");
@@ -625,35 +605,18 @@ static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot, bool wait_turn, bool p
     cg_line(g, "}");
 }
 
-/* The body indices of the first and the last gemm that read ring r's tiles. */
-static void ring_readers(const IrKernel *k, int ring, int *first, int *last) {
-    const IrBlock *body = &k->ws_loop->body;
-    *first = *last = -1;
-    for (int i = 0; i < body->len; i++) {
-        const IrStmt *gm = body->items[i];
-        if (gm->op != IR_GEMM) continue;
-        for (int j = 0; j < k->tma_copies.len; j++) {
-            const IrStmt *c = k->tma_copies.items[j];
-            if (c->pipeline && c->ring == ring && (gm->a.buf == c->dst.buf || gm->b.buf == c->dst.buf)) {
-                if (*first < 0) *first = i;
-                *last = i;
-            }
-        }
-    }
-}
-
 /* Waits until ring r's tiles of slot `slot` have landed; `it` is the
  * iteration count (tl_it) that filled it, for the phase. */
-static void ring_wait(Cg *g, int ring, const char *slot, const char *it) {
-    cg_line(g, "tl_mbar_wait(%s, (%s / %d) & 1);  // the tiles have landed", ring_bar(g, "full", ring, slot), it,
+static void ring_wait(Cg *g, const char *slot, const char *it) {
+    cg_line(g, "tl_mbar_wait(%s, (%s / %d) & 1);  // the tiles have landed", ring_bar(g, "full", slot), it,
             g->k->ws_loop->stages);
 }
 
 /* Gives ring r's slot back to the producer after iteration `kt` of `n`. */
-static void ring_release(Cg *g, int ring, const char *slot, const char *kt, const char *n) {
+static void ring_release(Cg *g, const char *slot, const char *kt, const char *n) {
     const IrKernel *k = g->k;
     if (!k->cluster) {
-        cg_line(g, "if (lane == 0) tl_mbar_arrive(%s);  // this warp is done with the slot", ring_bar(g, "empty", ring, slot));
+        cg_line(g, "if (lane == 0) tl_mbar_arrive(%s);  // this warp is done with the slot", ring_bar(g, "empty", slot));
         return;
     }
     /* Both blocks' producers fill this slot: free it in both. A block of
@@ -665,158 +628,27 @@ static void ring_release(Cg *g, int ring, const char *slot, const char *kt, cons
     const char *when = k->persistent ? "lane < 2"
                                      : arena_printf(arena(g), "%s < %s - %d && lane < 2", kt, n, k->ws_loop->stages);
     cg_line(g, "if (%s) tl_mbar_arrive_cluster(%s, lane);  // in block `lane` of the cluster", when,
-            ring_bar(g, "empty", ring, slot));
-}
-
-/* The waits for the rings whose first gemm is body statement `at`, and
- * the releases of those whose last gemm it is. */
-static void ring_waits_at(Cg *g, int at, const char *slot, const char *it) {
-    for (int r = 0; r < g->k->rings; r++) {
-        int first, last;
-        ring_readers(g->k, r, &first, &last);
-        if (first == at) ring_wait(g, r, slot, it);
-    }
-}
-
-static void ring_releases_at(Cg *g, int at, const char *slot, const char *kt, const char *n) {
-    for (int r = 0; r < g->k->rings; r++) {
-        int first, last;
-        ring_readers(g->k, r, &first, &last);
-        if (last == at) ring_release(g, r, slot, kt, n);
-    }
+            ring_bar(g, "empty", slot));
 }
 
 /* Statement i of the loop body for the consumers (the producer runs the TMA copies). */
-static void consumer_stmt(Cg *g, int i, const char *slot, bool wait_turn, bool pass_turn) {
+static void consumer_stmt(Cg *g, int i, const char *slot) {
     IrStmt *c = g->k->ws_loop->body.items[i];
     if (c->op == IR_COPY && c->mech == COPY_TMA) return;
     if (c->op == IR_GEMM && c->wgmma) {
-        cg_wgmma(g, c, slot, wait_turn, pass_turn);
+        cg_wgmma(g, c, slot);
         return;
     }
     IrBlock one = {.items = &g->k->ws_loop->body.items[i], .len = 1};
     cg_block(g, &one);
 }
 
-static void consumer_stmts(Cg *g, int from, int to, const char *slot) {
-    for (int i = from; i < to && !g->failed; i++) consumer_stmt(g, i, slot, false, false);
-}
-
-/* The body indices of the loop's first and last gemm (-1: none). */
-static void gemm_span(const IrStmt *loop, int *first, int *last) {
-    *first = *last = -1;
-    for (int i = 0; i < loop->body.len; i++)
-        if (loop->body.items[i]->op == IR_GEMM) {
-            if (*first < 0) *first = i;
-            *last = i;
-        }
-}
-
-/* The head of iteration `it` of the rotated loop (the loop variable, or n
- * for the tail after the loop), its slot sp of the iteration before and
- * spp of the one before that: the wait for G2(it-2) (none when it < 2)
- * and the release of its ring, then E1b(it-1) and P(it-1) packed into
- * `pa` for G2(it-1). False after an error. */
-static bool overlap_head(Cg *g, IrStmt *loop, const char *it, const char *n, const char *sp, const char *spp,
-                         const char *pa) {
-    int first, last;
-    gemm_span(loop, &first, &last);
-    IrStmt *g2 = loop->body.items[last];
-    cg_wgmma_wait(g, g2, 0);
-    cg_line(g, "if (%s >= 2) {", it);
-    g->ind++;
-    ring_releases_at(g, last, spp, arena_printf(arena(g), "%s - 2", it), n);
-    g->ind--;
-    cg_line(g, "}");
-    cg_line(g, "// the rest of the last iteration's E1, its P packed for wgmma");
-    consumer_stmts(g, g->k->overlap_wait, g->k->overlap_tail, sp);
-    return pack_a_regs(g, g2, pa);
-}
-
-/* One iteration j >= 1 of the rotated loop (overlap_loop), kt naming j. */
-static void overlap_iteration(Cg *g, IrStmt *loop, const char *n, const char *kt, const char *pa) {
-    IrKernel *k = g->k;
-    int S = loop->stages, first, last;
-    gemm_span(loop, &first, &last);
-    IrStmt *g1 = loop->body.items[first], *g2 = loop->body.items[last];
-    const char *s = cg_tmp(g, "s"), *sp = cg_tmp(g, "s"), *spp = cg_tmp(g, "s");
-    cg_line(g, "++tl_it;");
-    cg_line(g, "const int %s = tl_it %% %d, %s = (tl_it + %d) %% %d, %s = (tl_it + %d) %% %d;  // the slots of this iteration, the last, the one before",
-            s, S, sp, S - 1, S, spp, 2 * S - 2, S);
-    if (!overlap_head(g, loop, kt, n, sp, spp, pa)) return;
-    ring_waits_at(g, first, s, "tl_it");
-    ring_waits_at(g, last, sp, "(tl_it - 1)");
-    cg_line(g, "{");
-    g->ind++;
-    cg_wgmma_issue(g, g1, s, NULL, k->turns, false);
-    g->ind--;
-    cg_line(g, "}");
-    cg_line(g, "// the last iteration's E2 and G2, under this one's G1");
-    consumer_stmts(g, k->overlap_tail, last, sp);
-    cg_wgmma_issue(g, g2, sp, pa, false, k->turns);
-    cg_wgmma_wait(g, g1, 1);
-    ring_releases_at(g, first, s, kt, n);
-    cg_line(g, "// E1 up to the statements that touch G2's operands, under the last iteration's G2");
-    consumer_stmts(g, first + 1, k->overlap_wait, s);
-}
-
-/* The rotated loop of IrKernel.overlap (plan_overlap.c), with E1 split at
- * overlap_wait into E1a and E1b: iteration 0's G1 and E1a; then for each
- * later iteration j: the wait for G2(j-2); E1b(j-1) and the packing of
- * P(j-1) into wgmma's registers (G2(j-2), which read them, is done); G1(j);
- * E2(j-1); G2(j-1); the wait for G1(j) alone; E1a(j), which so runs while
- * G2(j-1) is on the tensor cores; after the loop the last E1b, E2 and G2.
- * The waits are where ptxas cannot move them: at the top of an
- * iteration, and after G2 is issued. (Waiting for G2(j-1) inside E1,
- * where FlashAttention-3 does, let ptxas move the wait up to the top of
- * the softmax, which then ran after G2; waiting for G1 alone at the top,
- * with a G2 in flight from the iteration before, left ptxas unsure which
- * gemm it waited for, and it serialised the wgmmas: C7514.) An iteration
- * waits for the rings of its G1 and of the last one's G2 before G1, and
- * frees each ring after its last gemm. */
-static void overlap_loop(Cg *g, IrStmt *loop, const char *n, const char *kt) {
-    IrKernel *k = g->k;
-    int S = loop->stages, first, last;
-    gemm_span(loop, &first, &last);
-    IrStmt *g2 = loop->body.items[last];
-    const char *s = cg_tmp(g, "s"), *sp = cg_tmp(g, "s"), *spp = cg_tmp(g, "s"), *pa = cg_tmp(g, "pa");
-    cg_line(g, "unsigned %s[%lld][4];  // the last gemm's A, packed for wgmma", pa, (long long)(g2->a.buf->shape[1] / 16));
-    cg_line(g, "if (%s > 0) {  // iteration 0: G1 and E1a", n);
-    g->ind++;
-    cg_line(g, "const int %s = 0;", kt);
-    cg_line(g, "const int %s = tl_it %% %d;", s, S);
-    ring_waits_at(g, first, s, "tl_it");
-    consumer_stmt(g, first, s, false, k->turns);
-    ring_releases_at(g, first, s, kt, n);
-    consumer_stmts(g, first + 1, k->overlap_wait, s);
-    g->ind--;
-    cg_line(g, "}");
-    cg_line(g, "for (int %s = 1; %s < %s; ++%s) {", kt, kt, n, kt);
-    g->ind++;
-    overlap_iteration(g, loop, n, kt, pa);
-    g->ind--;
-    cg_line(g, "}");
-    cg_line(g, "if (%s > 0) {  // the last iteration's E1b, E2 and G2", n);
-    g->ind++;
-    cg_line(g, "const int %s = tl_it %% %d, %s = (tl_it + %d) %% %d;", sp, S, spp, S - 1, S);
-    if (!overlap_head(g, loop, n, n, sp, spp, pa)) return;
-    ring_waits_at(g, last, sp, "tl_it");
-    consumer_stmts(g, k->overlap_tail, last, sp);
-    cg_wgmma_issue(g, g2, sp, pa, k->turns, false);
-    cg_wgmma_wait(g, g2, 0);
-    ring_releases_at(g, last, sp, arena_printf(arena(g), "%s - 1", n), n);
-    cg_line(g, "++tl_it;");
-    g->ind--;
-    cg_line(g, "}");
-}
-
 /* The consumers' side of the loop. (Keeping one wgmma group in flight
  * across k-tiles with wait_group 1 measured slower on the H200 for the
  * GEMM, three times, and ptxas of CUDA 13.0 then moved the epilogue's
- * reads of the accumulator above the final wait: bench/RESULTS.md.) Its
- * one ring's slot is waited for at the top of the body and freed at the
- * end: only the rotated loop has more rings (K freed after QK^T made the
- * plain loop of attention 9-11% slower, session 7). */
+ * reads of the accumulator above the final wait: bench/RESULTS.md.) The
+ * slot is waited for at the top of the body and freed at the end (K freed
+ * after QK^T made the plain loop of attention 9-11% slower, session 7). */
 void cg_hopper_consumer(Cg *g, IrStmt *loop) {
     IrKernel *k = g->k;
     int S = loop->stages;
@@ -824,45 +656,25 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
     cg_line(g, "{");
     g->ind++;
     cg_line(g, "const int %s = %s;", n, cg_expr_str(g, loop->hi));
-    /* Turns: the last warpgroup gives the tile's first turn to warpgroup 0;
-     * a turn is the last gemm of an iteration and the first of the next
-     * (in the rotated loop, G1(j) and G2(j-1): FlashAttention-3's ping-pong
-     * with its intra-warpgroup overlap); after the loop each warpgroup but
-     * the last passes its last turn on (the last one's pass is the next
-     * tile's first). */
-    bool turns = k->turns;
-    int W = (int)(k->threads / 128);
-    if (turns) {
-        turn_pass(g, arena_printf(arena(g), "if (tl_wg == %d) ", W - 1));
-        turn_wait(g);
-    }
-    if (k->overlap) {
-        overlap_loop(g, loop, n, kt);
-    } else {
-        int first, last;
-        gemm_span(loop, &first, &last);
-        /* a half unit (plan_halves) runs the loop with wgmmas of half the n */
-        for (int half = k->half_tiles ? 1 : 0; half >= 0; half--) {
-            if (k->half_tiles) {
-                cg_line(g, half ? "if (tl_half) {  // half of the tile's columns" : "} else {");
-                g->ind++;
-            }
-            g->half = half;
-            cg_split_loop(g, kt, n);
+    /* a half unit (plan_halves) runs the loop with wgmmas of half the n */
+    for (int half = k->half_tiles ? 1 : 0; half >= 0; half--) {
+        if (k->half_tiles) {
+            cg_line(g, half ? "if (tl_half) {  // half of the tile's columns" : "} else {");
             g->ind++;
-            cg_line(g, "const int %s = tl_it %% %d;", s, S);
-            ring_wait(g, 0, s, "tl_it");
-            for (int i = 0; i < loop->body.len && !g->failed; i++)
-                consumer_stmt(g, i, s, turns && i == last, turns && i == first);
-            ring_release(g, 0, s, kt, n);
-            g->ind--;
-            cg_line(g, "}");
-            if (k->half_tiles) g->ind--;
         }
-        g->half = false;
-        if (k->half_tiles) cg_line(g, "}");
+        g->half = half;
+        cg_split_loop(g, kt, n);
+        g->ind++;
+        cg_line(g, "const int %s = tl_it %% %d;", s, S);
+        ring_wait(g, s, "tl_it");
+        for (int i = 0; i < loop->body.len && !g->failed; i++) consumer_stmt(g, i, s);
+        ring_release(g, s, kt, n);
+        g->ind--;
+        cg_line(g, "}");
+        if (k->half_tiles) g->ind--;
     }
-    if (turns) turn_pass(g, arena_printf(arena(g), "if (tl_wg != %d) ", W - 1));
+    g->half = false;
+    if (k->half_tiles) cg_line(g, "}");
     if (k->persistent && has_preloads(k))
         cg_line(g, "if (lane == 0) tl_mbar_arrive(tl_preload_free);  // the next tile's preloads may come");
     if (k->split_ways) cg_split_sum(g);
@@ -899,8 +711,8 @@ void cg_hopper_idle_begin(Cg *g) {
     cg_split_loop(g, kt, n);
     g->ind++;
     cg_line(g, "const int %s = tl_it %% %d;", s, loop->stages);
-    for (int r = 0; r < k->rings; r++) ring_wait(g, r, s, "tl_it");
-    for (int r = 0; r < k->rings; r++) ring_release(g, r, s, kt, n);
+    ring_wait(g, s, "tl_it");
+    ring_release(g, s, kt, n);
     g->ind--;
     cg_line(g, "}");
     if (preload_free) cg_line(g, "if (lane == 0) tl_mbar_arrive(tl_preload_free);");

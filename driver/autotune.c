@@ -82,11 +82,11 @@ static KernelInfo *specialise(Ctx *c, Node *prog, const char *kernel, Override *
     return ok ? ks.items[0] : NULL;
 }
 
-static bool lower(Ctx *c, KernelInfo *k, const char *file, const char *arch, CgKernel *ck, FILE *quiet) {
+static bool lower(Ctx *c, KernelInfo *k, const char *file, const Options *opts, CgKernel *ck, FILE *quiet) {
     FILE *err = c->err;
     int errors = c->errors;
     c->err = quiet;
-    IrKernel *ir = ir_build(c, k, arch);
+    IrKernel *ir = ir_build(c, k, &opts->target, &opts->plan);
     bool ok = pass_run_all(ir, NULL) && cg_emit(ir, file, ck);
     c->err = err;
     ok &= c->errors == errors;
@@ -96,8 +96,9 @@ static bool lower(Ctx *c, KernelInfo *k, const char *file, const char *arch, CgK
 }
 
 /* The cache key of a tuning result: source file, kernel, its values other
- * than tunables, target, GPU name. */
-static void tune_key(Ctx *c, KernelInfo *k, const char *arch, const char *device, char key[33]) {
+ * than tunables, target (its name and figures), GPU name and the schedule
+ * options. */
+static void tune_key(Ctx *c, KernelInfo *k, const char *arch, const Options *opts, char key[33]) {
     char *vals = arena_printf(&c->arena, "%s", "");
     for (int i = 0; i < k->values.len; i++) {
         Sym *v = k->values.items[i];
@@ -105,8 +106,11 @@ static void tune_key(Ctx *c, KernelInfo *k, const char *arch, const char *device
         vals = v->value_float ? arena_printf(&c->arena, "%s%s=%.17g,", vals, v->name->s, v->value.f)
                               : arena_printf(&c->arena, "%s%s=%lld,", vals, v->name->s, (long long)v->value.i);
     }
-    const char *parts[] = {c->src.text, k->name->s, vals, arch, device, TILEC_VERSION, "autotune"};
-    rt_cache_key(key, parts, 7);
+    char target[256], plan[256];
+    target_describe(&opts->target, target, sizeof target);
+    plan_describe(&opts->plan, plan, sizeof plan);
+    const char *parts[] = {c->src.text, k->name->s, vals, arch, target, plan, opts->device.name, TILEC_VERSION, "autotune"};
+    rt_cache_key(key, parts, 9);
 }
 
 
@@ -171,7 +175,7 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
         }
         KernelInfo *ki = specialise(c, prog, kernel, user, n_user, cd, quiet);
         if (!ki) cd->status = "invalid for these values (sema)";
-        else if (!lower(c, ki, file, arch, &cd->ck, quiet)) cd->status = "does not fit the target (shared memory, layout or shape)";
+        else if (!lower(c, ki, file, opts, &cd->ck, quiet)) cd->status = "does not fit the target (shared memory, layout or shape)";
         else {
             cd->status = "ok";
             viable++;
@@ -262,7 +266,7 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
         char warn[256], key[33];
         rt_cache_init(&cache, opts->cache_dir, opts->no_cache, warn);
         if (warn[0]) fprintf(stderr, "tilec: warning: %s\n", warn);
-        tune_key(c, k, arch, opts->device.name, key);
+        tune_key(c, k, arch, opts, key);
         rt_cache_put(&cache, key, b->label, strlen(b->label) + 1);
         if (cache.enabled) printf("autotune %s: stored for later --run and --profile (%s)\n", kernel, key);
     }
@@ -304,7 +308,7 @@ int autotune_lookup(Ctx *c, KernelInfo *k, const char *arch, const Options *opts
     char warn[256], key[33];
     rt_cache_init(&cache, opts->cache_dir, opts->no_cache, warn);
     if (!cache.enabled) return 0;
-    tune_key(c, k, arch, opts->device.name, key);
+    tune_key(c, k, arch, opts, key);
     void *data;
     size_t size;
     if (!rt_cache_get(&cache, key, &data, &size)) return 0;

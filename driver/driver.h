@@ -23,8 +23,10 @@ typedef enum Action {
     ACT_CHECK, ACT_AST, ACT_IR, ACT_CUDA, ACT_PTX, ACT_CUBIN, ACT_SASS, ACT_RUN, ACT_PROFILE, ACT_AUTOTUNE
 } Action;
 
-/* What --run, --profile and --autotune need besides the action. */
+/* What compiling, --run, --profile and --autotune need besides the action. */
 typedef struct Options {
+    PlanOptions plan;       /* the schedule options (--clusters ...) */
+    Target target;          /* the device's, or the --arch preset's */
     const char *cache_dir;
     bool no_cache;
     RunOptions run;
@@ -36,6 +38,27 @@ typedef struct Options {
     char **argv;
     char device_err[256];   /* why there is no device */
 } Options;
+
+/* The command line, parsed. */
+enum { MAX_OVERRIDES = 64 };
+typedef struct CmdLine {
+    const char *file, *kernel, *arch, *out_path, *print_after;
+    Action act;
+    Options opts;
+    Override overrides[MAX_OVERRIDES];
+    int n_overrides;
+} CmdLine;
+
+/* options.c */
+/* "tilec: " and the message (fmt with one %s), a pointer to --help; EXIT_USAGE. */
+int usage_error(const char *fmt, const char *arg);
+void cmdline_init(CmdLine *cl, int argc, char **argv);
+/* Applies argv's options to cl; -1 to go on, else the exit code (0 after
+ * --help or --version, 2 after a usage error, said on stderr). */
+int cmdline_parse(CmdLine *cl, int argc, char **argv);
+/* How many arguments from a on a --ncu child run leaves out (0, 1, or 2
+ * for an option with its value in the next argument). */
+int cmdline_child_skips(const char *a);
 
 /* tilec.c */
 /* Writes data to path atomically (temporary file, then rename). */

@@ -56,19 +56,6 @@ static void shell_quote(FILE *o, const char *s) {
     fputc('\'', o);
 }
 
-/* Options of the profile that the child run must not repeat. */
-static int skip_count(const char *a) {
-    static const char *const with_value[] = {"--json", "--report", "--trace", "--roofline", "--compare", "--consistency",
-                                             "--bench-backend", "--max-noise", "--max-time", NULL};
-    if (!strcmp(a, "--profile") || !strcmp(a, "--ncu") || !strcmp(a, "--run") || !strcmp(a, "-v") || !strcmp(a, "-q"))
-        return 1;
-    for (int i = 0; with_value[i]; i++) {
-        size_t n = strlen(with_value[i]);
-        if (!strncmp(a, with_value[i], n)) return a[n] == '=' ? 1 : a[n] == 0 ? 2 : 0;
-    }
-    return 0;
-}
-
 int ncu_report(int argc, char **argv, const char *symbol) {
     char ncu[4096], self[4096];
     if (!find_cuda_tool("ncu", ncu, sizeof ncu)) {
@@ -90,7 +77,7 @@ int ncu_report(int argc, char **argv, const char *symbol) {
     shell_quote(o, self);
     fputs(" --run", o);
     for (int i = 1; i < argc; i++) {
-        int skip = skip_count(argv[i]);
+        int skip = cmdline_child_skips(argv[i]);
         if (skip) {
             i += skip - 1;
             continue;

@@ -9,66 +9,6 @@
 #include "driver.h"
 
 
-static const char usage[] =
-    "usage: tilec [options] FILE.tile\n"
-    "\n"
-    "Actions (default: --check):\n"
-    "  --check              parse, check and lower the program (no NVRTC); exit 0 when it is valid\n"
-    "  --emit-ast           print the syntax tree\n"
-    "  --emit-ir            print the tile IR after all passes\n"
-    "  --print-ir-after=PASS[,PASS], --print-ir-after-all\n"
-    "                       print the IR after the named passes (to stderr)\n"
-    "  --emit-cuda          print the generated CUDA C (self-contained)\n"
-    "  --emit-ptx           print the PTX (NVRTC)\n"
-    "  --emit-sass          print the SASS of the cubin (needs cuobjdump) and a count of\n"
-    "                       HGMMA/QGMMA/HMMA, UTMALDG/LDGSTS, UTMASTG, LDSM and STL/LDL instructions\n"
-    "  --emit-cubin -o FILE write the cubin (NVRTC); -o FILE also writes what the other\n"
-    "                       --emit actions (but --emit-sass) print\n"
-    "  --run                compile, run once on generated inputs, verify against the reference\n"
-    "  --profile            --run, then a consistency check, a benchmark and a roofline report\n"
-    "  --autotune           search the tune lists; later --run/--profile use the fastest\n"
-    "                       verified configuration (--json FILE lists every candidate)\n"
-    "\n"
-    "Options:\n"
-    "  --kernel NAME        the kernel to use (default: every kernel for --check,\n"
-    "                       else the only one)\n"
-    "  --arch sm_XX[a]      target (default: the GPU present, else sm_90a)\n"
-    "  --backend nvrtc      how PTX is made (NVRTC; the LLVM backend is not built yet)\n"
-    "  --supply normal|uniform|integer|ones, --seed N\n"
-    "                       how --run generates inputs (default: normal, seed 0)\n"
-    "  --rtol X, --atol X   verification tolerances (default: by output dtype)\n"
-    "  --consistency N      runs compared bitwise for the race check (default 10; 0 skips)\n"
-    "  --bench-backend event|graph, --max-noise PCT, --max-time S\n"
-    "                       how samples are taken and when sampling stops (0.5%, 2 s)\n"
-    "  --compare cublas     also time cuBLAS on the same problem (matmul-shaped references)\n"
-    "  --ncu                also run once under Nsight Compute (where present) for its counters\n"
-    "  --json FILE, --report FILE, --trace FILE, --roofline FILE.svg\n"
-    "                       schema-1 JSON, markdown report, Chrome trace, roofline plot\n"
-    "  --cache-dir DIR, --no-cache\n"
-    "                       kernel cache (default: $TILEC_CACHE_DIR, $XDG_CACHE_HOME/tilec,\n"
-    "                       ~/.cache/tilec)\n"
-    "  --set NAME=VALUE[,NAME=VALUE...]\n"
-    "                       override sizes, scalar parameters, where constants and tunables\n"
-    "  -q, -v               quiet, verbose\n"
-    "  --help, --version    this text; the version\n"
-    "\n"
-    "Exit codes: 0 success, 1 the source has errors, 2 bad command line,\n"
-    "3 verification failed, 4 CUDA, driver or NVRTC failure.\n";
-
-/* Options of LANGUAGE.md §7 that later layers of tilec implement. */
-bool verbose;
-
-/* --name VALUE or --name=VALUE; advances *i past a separate value. *val is
- * NULL when the value is missing. */
-static bool value_option(int argc, char **argv, int *i, const char *name, const char **val) {
-    const char *a = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(a, name, n) != 0 || (a[n] != 0 && a[n] != '=')) return false;
-    if (a[n] == '=') *val = a + n + 1;
-    else *val = *i + 1 < argc ? argv[++*i] : NULL;
-    return true;
-}
-
 /* Writes data to path atomically: a temporary file beside it, then rename,
  * so a reader never sees half a file. */
 bool write_file_atomic(const char *path, const void *data, size_t n) {
@@ -91,13 +31,6 @@ bool write_file_atomic(const char *path, const void *data, size_t n) {
     remove(tmp);
     return false;
 }
-
-/* sm_80, sm_90a, ... -> 80, 90; 0 when malformed. */
-static int parse_arch(const char *a) {
-    bool specific;
-    return ir_arch_number(a, &specific);
-}
-
 
 /* Generated code that does not compile is a tilec bug: say so in one
  * sentence (res->error has NVRTC's first error) and exit 4. The evidence (source and
@@ -129,8 +62,11 @@ int obtain_cubin(Ctx *c, const CgKernel *ck, const char *arch, const Options *op
     rt_cache_init(&cache, opts->cache_dir, opts->no_cache, warn);
     if (warn[0]) fprintf(stderr, "tilec: warning: %s\n", warn);
     if (cache.enabled) {
-        const char *parts[] = {ck->source, arch, rt_nvrtc_version(), TILEC_VERSION, "cubin"};
-        rt_cache_key(key, parts, 5);
+        char target[256], plan[256];
+        target_describe(&opts->target, target, sizeof target);
+        plan_describe(&opts->plan, plan, sizeof plan);
+        const char *parts[] = {ck->source, arch, target, plan, rt_nvrtc_version(), TILEC_VERSION, "cubin"};
+        rt_cache_key(key, parts, 7);
         if (rt_cache_get(&cache, key, &bin->cubin, &bin->size)) {
             bin->cache_hit = true;
             if (verbose) fprintf(stderr, "tilec: cache hit for %s (%s/%s.cubin)\n", ck->name, cache.dir, key);
@@ -199,7 +135,7 @@ static int emit_printed(const char *out_path, Printer print, const void *what) {
 /* Lowers one checked kernel to CUDA C and acts on it. */
 static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, const char *arch, const char *out_path,
                     const char *print_after, const Options *opts) {
-    IrKernel *k = ir_build(c, info, arch);
+    IrKernel *k = ir_build(c, info, &opts->target, &opts->plan);
     PassOptions po = {.print_after = print_after, .print_to = stderr};
     if (!pass_run_all(k, &po)) return EXIT_SOURCE;
     if (verbose && k->ws_loop) {
@@ -264,11 +200,11 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
 /* --check's lowering: the passes and the code generator (no NVRTC) on
  * every checked kernel, so that what they refuse is found too; every
  * kernel is lowered, each one's first error reported. */
-static int check_lowering(Ctx *c, const PtrVec *kernels, const char *file, const char *arch) {
+static int check_lowering(Ctx *c, const PtrVec *kernels, const char *file, const Options *opts) {
     int rc = EXIT_OK;
     for (int i = 0; i < kernels->len; i++) {
         int errors = c->errors;
-        IrKernel *k = ir_build(c, kernels->items[i], arch);
+        IrKernel *k = ir_build(c, kernels->items[i], &opts->target, &opts->plan);
         if (pass_run_all(k, NULL)) {
             CgKernel ck;
             if (cg_emit(k, file, &ck)) cg_kernel_free(&ck);
@@ -276,55 +212,6 @@ static int check_lowering(Ctx *c, const PtrVec *kernels, const char *file, const
         if (c->errors != errors) rc = EXIT_SOURCE;
     }
     return rc;
-}
-
-static int usage_error(const char *fmt, const char *arg) {
-    fputs("tilec: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs("\n(run 'tilec --help' for the options)\n", stderr);
-    return EXIT_USAGE;
-}
-
-/* NAME=VALUE with VALUE an integer (decimal or 0x, `_` allowed), a float,
- * true or false. */
-static bool parse_override(char *item, Override *o) {
-    char *eq = strchr(item, '=');
-    if (!eq || eq == item) return false;
-    *eq = 0;
-    const char *v = eq + 1;
-    for (const char *p = item; *p; p++)
-        if (!(*p == '_' || (*p >= '0' && *p <= '9' && p != item) || ((*p | 0x20) >= 'a' && (*p | 0x20) <= 'z')))
-            return false;
-    o->name = item;
-    if (!strcmp(v, "true") || !strcmp(v, "false")) {
-        o->i = v[0] == 't';
-        o->is_bool = true;
-        return true;
-    }
-    char clean[64];
-    size_t n = 0;
-    for (const char *p = v; *p; p++) {
-        if (*p == '_') continue;
-        if (n + 1 >= sizeof clean) return false;
-        clean[n++] = *p;
-    }
-    clean[n] = 0;
-    if (n == 0) return false;
-    char *end;
-    errno = 0;
-    long long iv = strtoll(clean, &end, 0);
-    if (*end == 0 && errno == 0) {
-        o->i = iv;
-        return true;
-    }
-    errno = 0;
-    double fv = strtod(clean, &end);
-    if (*end == 0 && errno == 0) {
-        o->is_float = true;
-        o->f = fv;
-        return true;
-    }
-    return false;
 }
 
 /* Whether a checked kernel has a tensor parameter called name. */
@@ -339,265 +226,132 @@ static bool names_tensor(const PtrVec *kernels, const char *name) {
     return false;
 }
 
-int main(int argc, char **argv) {
-    const char *file = NULL, *kernel = NULL, *arch = NULL, *out_path = NULL, *print_after = NULL, *val = NULL;
-    Action act = ACT_CHECK;
-    Options opts = {.run = {.supply = SUPPLY_NORMAL, .rtol = -1, .atol = -1, .max_full = 1 << 24},
-                    .profile = {.bench = prof_bench_defaults(), .consistency = 10}, .argc = argc, .argv = argv};
-    Override overrides[64];
-    int n_overrides = 0;
-    for (int i = 1; i < argc; i++) {
-        char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(usage, stdout);
-            return EXIT_OK;
-        }
-        if (!strcmp(a, "--version")) {
-            printf("tilec %s\n", TILEC_VERSION);
-            return EXIT_OK;
-        }
-        if (!strcmp(a, "--check") || !strcmp(a, "-q")) continue;
-        if (!strcmp(a, "-v")) { verbose = true; continue; }
-        if (!strcmp(a, "--emit-ast")) { act = ACT_AST; continue; }
-        if (!strcmp(a, "--emit-ir")) { act = ACT_IR; continue; }
-        if (!strcmp(a, "--emit-cuda")) { act = ACT_CUDA; continue; }
-        if (!strcmp(a, "--emit-ptx")) { act = ACT_PTX; continue; }
-        if (!strcmp(a, "--emit-cubin")) { act = ACT_CUBIN; continue; }
-        if (!strcmp(a, "--emit-sass")) { act = ACT_SASS; continue; }
-        if (!strcmp(a, "--run")) { act = ACT_RUN; continue; }
-        if (!strcmp(a, "--profile")) { act = ACT_PROFILE; continue; }
-        if (!strcmp(a, "--autotune")) { act = ACT_AUTOTUNE; continue; }
-        if (!strcmp(a, "--ncu")) { opts.ncu = true; continue; }
-        if (value_option(argc, argv, &i, "--backend", &val)) {
-            if (val && !strcmp(val, "nvrtc")) continue; /* the only PTX producer so far */
-            if (val && !strcmp(val, "llvm")) return usage_error("%s is not available in this build yet", "--backend llvm");
-            return usage_error("--backend: '%s' is not nvrtc or llvm", val ? val : "");
-        }
-        if (value_option(argc, argv, &i, "--json", &val)) { if (!val) return usage_error("%s needs a file", "--json"); opts.profile.json = val; continue; }
-        if (value_option(argc, argv, &i, "--trace", &val)) { if (!val) return usage_error("%s needs a file", "--trace"); opts.profile.trace = val; continue; }
-        if (value_option(argc, argv, &i, "--report", &val)) { if (!val) return usage_error("%s needs a file", "--report"); opts.profile.report = val; continue; }
-        if (value_option(argc, argv, &i, "--roofline", &val)) { if (!val) return usage_error("%s needs a file", "--roofline"); opts.profile.roofline = val; continue; }
-        if (value_option(argc, argv, &i, "--compare", &val)) {
-            if (!val || strcmp(val, "cublas") != 0) return usage_error("--compare: '%s' is not cublas", val ? val : "");
-            opts.profile.compare = val;
-            continue;
-        }
-        if (value_option(argc, argv, &i, "--bench-backend", &val)) {
-            if (!val || (strcmp(val, "event") && strcmp(val, "graph")))
-                return usage_error("--bench-backend: '%s' is not event or graph", val ? val : "");
-            opts.profile.bench.backend = !strcmp(val, "graph") ? BENCH_GRAPH : BENCH_EVENT;
-            continue;
-        }
-        if (value_option(argc, argv, &i, "--consistency", &val)) {
-            char *end;
-            long n = val ? strtol(val, &end, 10) : -1;
-            if (!val || !*val || *end || n < 0 || n > 1000) return usage_error("--consistency: '%s' is not a count from 0 to 1000", val ? val : "");
-            opts.profile.consistency = (int)n;
-            continue;
-        }
-        bool is_noise = value_option(argc, argv, &i, "--max-noise", &val);
-        if (is_noise || value_option(argc, argv, &i, "--max-time", &val)) {
-            char *end;
-            double x = val ? strtod(val, &end) : -1;
-            if (!val || !*val || *end || !(x > 0)) return usage_error("'%s' is not a positive number", val ? val : "");
-            if (is_noise) opts.profile.bench.max_noise = x / 100.0; /* a percentage */
-            else opts.profile.bench.max_time_s = x;
-            continue;
-        }
-        if (!strcmp(a, "--no-cache")) { opts.no_cache = true; continue; }
-        if (value_option(argc, argv, &i, "--cache-dir", &val)) {
-            if (!val) return usage_error("%s needs a directory", "--cache-dir");
-            opts.cache_dir = val;
-            continue;
-        }
-        if (value_option(argc, argv, &i, "--supply", &val)) {
-            if (!val || !prof_supply_kind_from_name(val, &opts.run.supply))
-                return usage_error("--supply: '%s' is not normal, uniform, integer or ones", val ? val : "");
-            continue;
-        }
-        if (value_option(argc, argv, &i, "--seed", &val)) {
-            char *end;
-            errno = 0;
-            unsigned long long seed = val ? strtoull(val, &end, 0) : 0;
-            if (!val || !*val || *end || errno) return usage_error("--seed: '%s' is not a number", val ? val : "");
-            opts.run.seed = seed;
-            continue;
-        }
-        bool is_rtol = value_option(argc, argv, &i, "--rtol", &val);
-        if (is_rtol || value_option(argc, argv, &i, "--atol", &val)) {
-            char *end;
-            double x = val ? strtod(val, &end) : -1;
-            if (!val || !*val || *end || !(x >= 0)) return usage_error("tolerance '%s' is not a number >= 0", val ? val : "");
-            if (is_rtol) opts.run.rtol = x;
-            else opts.run.atol = x;
-            continue;
-        }
-        if (!strcmp(a, "--print-ir-after-all")) { print_after = "all"; continue; }
-        if (!strncmp(a, "--print-ir-after=", 17)) {
-            print_after = a + 17;
-            char names[256];
-            snprintf(names, sizeof names, "%s", print_after);
-            for (char *save = NULL, *p = strtok_r(names, ",", &save); p; p = strtok_r(NULL, ",", &save))
-                if (!pass_exists(p)) {
-                    fprintf(stderr, "tilec: --print-ir-after: no pass named '%s' (passes: %s)\n", p, pass_names());
-                    return EXIT_USAGE;
-                }
-            continue;
-        }
-        if (!strcmp(a, "-o")) {
-            if (i + 1 >= argc) return usage_error("%s needs a file name", "-o");
-            out_path = argv[++i];
-            continue;
-        }
-        if (!strcmp(a, "--arch") || !strncmp(a, "--arch=", 7)) {
-            arch = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!arch || !parse_arch(arch)) return usage_error("--arch: '%s' is not sm_XX or sm_XXa", arch ? arch : "");
-            if (parse_arch(arch) < 80) return usage_error("--arch: %s is older than sm_80, which tilec does not target", arch);
-            char known[256];
-            if (!rt_nvrtc_targets(parse_arch(arch), known)) {
-                fprintf(stderr, "tilec: --arch: this NVRTC cannot compile for %s (it can for %s)\n", arch, known);
-                return EXIT_USAGE;
-            }
-            /* the arch-specific "a" targets exist from sm_90 on (sm_90a: wgmma, setmaxnreg) */
-            if (arch[strlen(arch) - 1] == 'a' && parse_arch(arch) < 90)
-                return usage_error("--arch: %s does not exist: arch-specific targets (sm_XXa) start at sm_90a", arch);
-            continue;
-        }
-        if (!strcmp(a, "--kernel") || !strncmp(a, "--kernel=", 9)) {
-            kernel = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!kernel || !*kernel) return usage_error("%s needs a kernel name", "--kernel");
-            continue;
-        }
-        if (!strcmp(a, "--set") || !strncmp(a, "--set=", 6)) {
-            const char *arg = a[5] == '=' ? a + 6 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!arg) return usage_error("%s needs NAME=VALUE", "--set");
-            /* tokenised in a copy: argv stays intact for the --ncu child */
-            char *list = strdup(arg);
-            if (!list) die("out of memory");
-            for (char *save = NULL, *item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-                if (n_overrides == 64) return usage_error("%s: too many values (at most 64)", "--set");
-                Override *o = &overrides[n_overrides];
-                memset(o, 0, sizeof *o);
-                char given[256];
-                snprintf(given, sizeof given, "%s", item); /* parse_override cuts item at '=' */
-                if (!parse_override(item, o)) {
-                    const char *eq = strchr(given, '=');
-                    if (eq && o->name) {
-                        char what[300];
-                        snprintf(what, sizeof what, "%.*s: '%s'", (int)(eq - given), given, eq + 1);
-                        return usage_error("--set %s is not a number (an integer, a float, true or false) or is too "
-                                           "large", what);
-                    }
-                    return usage_error("--set: '%s' is not NAME=VALUE", given);
-                }
-                for (int j = 0; j < n_overrides; j++)
-                    if (!strcmp(overrides[j].name, o->name)) return usage_error("--set: '%s' is given twice", o->name);
-                n_overrides++;
-            }
-            continue;
-        }
-        if (a[0] == '-' && a[1]) return usage_error("unknown option '%s'", a);
-        if (file) return usage_error("only one input file is allowed (also got '%s')", a);
-        file = a;
-    }
-    if (!file) return usage_error("%s", "no input file");
-    if (act == ACT_RUN || act == ACT_PROFILE || act == ACT_AUTOTUNE)
-        opts.have_device = rt_device_open(&opts.device, opts.device_err);
+/* What the passes may assume of the GPU: the device's own figures where
+ * tilec runs the kernel on it, else the preset of the --arch target. */
+static void choose_target(CmdLine *cl) {
+    Options *o = &cl->opts;
     static char own_arch[16];
-    if (opts.have_device && !arch) {
-        rt_device_arch(&opts.device, own_arch);
-        arch = own_arch;
+    if (o->have_device && !cl->arch) {
+        rt_device_arch(&o->device, own_arch);
+        cl->arch = own_arch;
     }
-    if (!arch) arch = "sm_90a";
-    if (act == ACT_CUBIN && !out_path) return usage_error("%s needs -o FILE", "--emit-cubin");
-    /* -o writes what an --emit action prints; the other actions have nothing for it */
-    if (out_path && (act < ACT_AST || act > ACT_CUBIN || act == ACT_SASS))
-        return usage_error("-o FILE goes with --emit-ast, --emit-ir, --emit-cuda, --emit-ptx or --emit-cubin%s", "");
-    if (out_path && file && same_file(out_path, file)) return usage_error("-o '%s' is the input file", out_path);
+    if (!cl->arch) cl->arch = "sm_90a";
+    target_preset(cl->arch, &o->target);
+    if (o->have_device && o->device.cc_major * 10 + o->device.cc_minor == o->target.arch) {
+        o->target.sms = o->device.sms;
+        o->target.smem_per_sm = o->device.smem_per_sm;
+        o->target.smem_per_block = o->device.smem_per_block_optin;
+        o->target.regs_per_sm = o->device.regs_per_sm;
+        o->target.threads_per_sm = o->device.max_threads_per_sm;
+    }
+}
+
+/* Whether the program has a kernel named cl->kernel (said on stderr when not). */
+static bool kernel_found(const Node *prog, const CmdLine *cl) {
+    for (int i = 0; i < prog->u.list.len; i++) {
+        const Node *it = prog->u.list.items[i];
+        if (it->kind == N_KERNEL && !strcmp(it->u.kernel.name->s, cl->kernel)) return true;
+    }
+    fprintf(stderr, "tilec: no kernel named '%s' in %s; it has:", cl->kernel, cl->file);
+    for (int i = 0; i < prog->u.list.len; i++) {
+        const Node *it = prog->u.list.items[i];
+        if (it->kind == N_KERNEL) fprintf(stderr, " %s", it->u.kernel.name->s);
+    }
+    fputc('\n', stderr);
+    return false;
+}
+
+/* Every --set value was used, and validly: EXIT_OK, or said and EXIT_USAGE. */
+static int overrides_used(const CmdLine *cl, const PtrVec *kernels) {
+    for (int i = 0; i < cl->n_overrides; i++)
+        if (cl->overrides[i].invalid) {
+            fprintf(stderr, "tilec: --set %s: %s\n", cl->overrides[i].name, cl->overrides[i].invalid);
+            return EXIT_USAGE;
+        }
+    for (int i = 0; i < cl->n_overrides; i++) {
+        const Override *o = &cl->overrides[i];
+        if (o->used) continue;
+        if (names_tensor(kernels, o->name))
+            fprintf(stderr, "tilec: --set %s: '%s' is a tensor; --set takes the sizes of its dimensions, scalars, "
+                            "where constants and tunables\n", o->name, o->name);
+        else
+            fprintf(stderr, "tilec: --set %s: no kernel%s has a size, scalar, where constant or tunable named '%s'\n",
+                    o->name, cl->kernel ? " selected" : "", o->name);
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+/* The one checked kernel an action that lowers works on: autotuned, or
+ * run with a stored autotuning result unless --set fixes it. */
+static int act_on_kernel(Ctx *c, Node *prog, KernelInfo *k, CmdLine *cl) {
+    Options *o = &cl->opts;
+    if (cl->act == ACT_AUTOTUNE)
+        return autotune(c, prog, k, cl->file, cl->arch, cl->overrides, cl->n_overrides, o, o->profile.json);
+    if (cl->act == ACT_RUN || cl->act == ACT_PROFILE) {
+        int added = autotune_lookup(c, k, cl->arch, o, cl->overrides, cl->n_overrides, MAX_OVERRIDES);
+        if (added) {
+            SemaOptions again = {.overrides = cl->overrides, .n_overrides = cl->n_overrides + added,
+                                 .only_kernel = cl->kernel};
+            PtrVec ks = sema_check(c, prog, &again);
+            if (c->errors || ks.len != 1) return EXIT_SOURCE;
+            k = ks.items[0];
+        }
+    }
+    return generate(c, k, cl->act, cl->file, cl->arch, cl->out_path, cl->print_after, o);
+}
+
+/* Checks the parsed program and does what the command line asks. */
+static int act_on_program(Ctx *c, Node *prog, CmdLine *cl) {
+    int rc = EXIT_OK;
+    if (cl->act == ACT_AST) rc = emit_printed(cl->out_path, print_ast, prog);
+    if (cl->kernel && !kernel_found(prog, cl)) return EXIT_USAGE;
+    SemaOptions opt = {.overrides = cl->overrides, .n_overrides = cl->n_overrides, .only_kernel = cl->kernel};
+    PtrVec kernels = sema_check(c, prog, &opt);
+    for (int i = 0; i < cl->n_overrides; i++)
+        if (cl->overrides[i].invalid) return overrides_used(cl, &kernels);
+    if (c->errors) return EXIT_SOURCE;
+    if (rc == EXIT_OK) rc = overrides_used(cl, &kernels);
+    if (rc != EXIT_OK) return rc;
+    if (cl->act == ACT_CHECK && !cl->print_after) return check_lowering(c, &kernels, cl->file, &cl->opts);
+    if (cl->act < ACT_IR && !cl->print_after) return rc;
+    if (kernels.len == 0) {
+        fprintf(stderr, "tilec: %s has no kernel\n", cl->file);
+        return EXIT_SOURCE;
+    }
+    if (kernels.len != 1) {
+        fprintf(stderr, "tilec: %s has %d kernels; choose one with --kernel:", cl->file, kernels.len);
+        for (int i = 0; i < kernels.len; i++) fprintf(stderr, " %s", ((KernelInfo *)kernels.items[i])->name->s);
+        fputc('\n', stderr);
+        return EXIT_USAGE;
+    }
+    return act_on_kernel(c, prog, kernels.items[0], cl);
+}
+
+int main(int argc, char **argv) {
+    static CmdLine cl;
+    cmdline_init(&cl, argc, argv);
+    int rc = cmdline_parse(&cl, argc, argv);
+    if (rc >= 0) return rc;
+    if (cl.out_path && same_file(cl.out_path, cl.file)) return usage_error("-o '%s' is the input file", cl.out_path);
+    if (cl.act == ACT_RUN || cl.act == ACT_PROFILE || cl.act == ACT_AUTOTUNE)
+        cl.opts.have_device = rt_device_open(&cl.opts.device, cl.opts.device_err);
+    choose_target(&cl);
 
     Ctx c;
     ctx_init(&c, stderr);
     const char *why;
-    if (!source_read(&c.src, file, &why)) {
+    if (!source_read(&c.src, cl.file, &why)) {
         if (c.src.too_large) {
             /* A limit of the language, so a located source error. */
-            fprintf(stderr, "%s:1:1: error: %s\n", file, why);
+            fprintf(stderr, "%s:1:1: error: %s\n", cl.file, why);
             return EXIT_SOURCE;
         }
-        fprintf(stderr, "tilec: error: cannot read '%s': %s\n", file, why);
+        fprintf(stderr, "tilec: error: cannot read '%s': %s\n", cl.file, why);
         return EXIT_USAGE;
     }
     Node *prog = fe_parse(&c);
-    int rc = EXIT_OK;
-    if (c.errors) {
-        rc = EXIT_SOURCE;
-    } else {
-        if (act == ACT_AST) rc = emit_printed(out_path, print_ast, prog);
-        if (kernel) {
-            bool found = false;
-            for (int i = 0; i < prog->u.list.len; i++) {
-                Node *it = prog->u.list.items[i];
-                if (it->kind == N_KERNEL && !strcmp(it->u.kernel.name->s, kernel)) found = true;
-            }
-            if (!found) {
-                fprintf(stderr, "tilec: no kernel named '%s' in %s; it has:", kernel, file);
-                for (int i = 0; i < prog->u.list.len; i++) {
-                    Node *it = prog->u.list.items[i];
-                    if (it->kind == N_KERNEL) fprintf(stderr, " %s", it->u.kernel.name->s);
-                }
-                fputc('\n', stderr);
-                ctx_free(&c);
-                return EXIT_USAGE;
-            }
-        }
-        SemaOptions opt = {.overrides = overrides, .n_overrides = n_overrides, .only_kernel = kernel};
-        PtrVec kernels = sema_check(&c, prog, &opt);
-        for (int i = 0; i < n_overrides; i++)
-            if (overrides[i].invalid) {
-                fprintf(stderr, "tilec: --set %s: %s\n", overrides[i].name, overrides[i].invalid);
-                ctx_free(&c);
-                return EXIT_USAGE;
-            }
-        if (c.errors) rc = EXIT_SOURCE;
-        for (int i = 0; i < n_overrides && rc == EXIT_OK; i++)
-            if (!overrides[i].used) {
-                if (names_tensor(&kernels, overrides[i].name))
-                    fprintf(stderr, "tilec: --set %s: '%s' is a tensor; --set takes the sizes of its dimensions, scalars, "
-                                    "where constants and tunables\n", overrides[i].name, overrides[i].name);
-                else
-                    fprintf(stderr, "tilec: --set %s: no kernel%s has a size, scalar, where constant or tunable named '%s'\n",
-                            overrides[i].name, kernel ? " selected" : "", overrides[i].name);
-                rc = EXIT_USAGE;
-            }
-        bool lowers = act >= ACT_IR || print_after;
-        if (rc == EXIT_OK && act == ACT_CHECK && !print_after) rc = check_lowering(&c, &kernels, file, arch);
-        if (rc == EXIT_OK && lowers) {
-            if (kernels.len == 0) {
-                fprintf(stderr, "tilec: %s has no kernel\n", file);
-                rc = EXIT_SOURCE;
-            } else if (kernels.len != 1) {
-                fprintf(stderr, "tilec: %s has %d kernels; choose one with --kernel:", file, kernels.len);
-                for (int i = 0; i < kernels.len; i++) fprintf(stderr, " %s", ((KernelInfo *)kernels.items[i])->name->s);
-                fputc('\n', stderr);
-                rc = EXIT_USAGE;
-            } else if (act == ACT_AUTOTUNE) {
-                rc = autotune(&c, prog, kernels.items[0], file, arch, overrides, n_overrides, &opts, opts.profile.json);
-            } else {
-                KernelInfo *k = kernels.items[0];
-                if (act == ACT_RUN || act == ACT_PROFILE) {
-                    /* a stored autotuning result, unless --set fixes it */
-                    int added = autotune_lookup(&c, k, arch, &opts, overrides, n_overrides, 64);
-                    if (added) {
-                        SemaOptions again = {.overrides = overrides, .n_overrides = n_overrides + added, .only_kernel = kernel};
-                        PtrVec ks = sema_check(&c, prog, &again);
-                        if (c.errors || ks.len != 1) rc = EXIT_SOURCE;
-                        else k = ks.items[0];
-                    }
-                }
-                if (rc == EXIT_OK) rc = generate(&c, k, act, file, arch, out_path, print_after, &opts);
-            }
-        }
-    }
+    rc = c.errors ? EXIT_SOURCE : act_on_program(&c, prog, &cl);
     ctx_free(&c);
     return rc;
 }

@@ -314,23 +314,14 @@ static void build_block(IrKernel *k, Node *block, IrBlock *out) {
     for (int i = 0; i < block->u.list.len; i++) build_stmt(k, block->u.list.items[i], out);
 }
 
-int ir_arch_number(const char *arch, bool *specific) {
-    *specific = false;
-    if (!arch || strncmp(arch, "sm_", 3) != 0) return 0;
-    int v = 0, n = 0;
-    const char *p = arch + 3;
-    if (*p == '0') return 0; /* sm_080: not a spelling NVRTC knows */
-    while (*p >= '0' && *p <= '9' && n < 4) v = v * 10 + (*p++ - '0'), n++;
-    if (n < 2 || (*p && strcmp(p, "a") != 0)) return 0;
-    *specific = *p == 'a';
-    return v;
-}
-
-IrKernel *ir_build(Ctx *c, KernelInfo *info, const char *arch) {
+IrKernel *ir_build(Ctx *c, KernelInfo *info, const Target *target, const PlanOptions *plan) {
     IrKernel *k = arena_alloc(&c->arena, sizeof *k);
     k->c = c;
     k->info = info;
-    k->arch = ir_arch_number(arch, &k->arch_specific);
+    k->target = *target;
+    k->plan = *plan;
+    k->arch = target->arch;
+    k->arch_specific = target->arch_specific;
     for (int i = 0; i < info->params.len; i++) {
         Sym *p = info->params.items[i];
         if (p->kind == SYM_TENSOR) vec_push(&c->arena, &k->params, new_buf(k, p));

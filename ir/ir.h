@@ -15,6 +15,48 @@
 /* The lets of a pipelined loop's body that its early copies may use. */
 enum { IR_MAX_LOOP_LETS = 16 };
 
+/* What the generated code may assume of the GPU it runs on: the device's
+ * own figures when tilec runs the kernel, else a preset for --arch
+ * (target.c). Everything the passes size by the machine (waves of tiles,
+ * blocks an SM holds, shared memory a block may have) comes from here. */
+typedef struct Target {
+    char name[16];          /* "sm_90a" */
+    int arch;               /* 80, 90 ... */
+    bool arch_specific;     /* an "a" target (sm_90a): wgmma and setmaxnreg exist only there */
+    int sms;                /* streaming multiprocessors */
+    int64_t smem_per_sm;    /* bytes of shared memory an SM has (1 KiB of each block's is the system's) */
+    int64_t smem_per_block; /* the most dynamic shared memory a block may opt in to */
+    int64_t regs_per_sm;    /* 32-bit registers */
+    int threads_per_sm;
+} Target;
+
+/* The schedule choices of the sm_90a path that the command line may force
+ * (tilec --help, docs/profiling.md); AUTO is the compiler's own choice. */
+typedef enum Choice { CHOICE_AUTO, CHOICE_ON, CHOICE_OFF } Choice;
+/* Warpgroups whose rows all lie past a ragged edge: skip their work and
+ * take their tiles last (AUTO), skip it in the plain tile order (SKIP), or
+ * run them like the others (OFF). */
+typedef enum IdleChoice { IDLE_AUTO, IDLE_SKIP, IDLE_OFF } IdleChoice;
+enum { PLAN_SPLIT_MAX = 16 }; /* the most pieces a split tile may run as */
+typedef struct PlanOptions {
+    Choice clusters;         /* clusters of two with TMA multicast */
+    Choice persistent;       /* persistent blocks looping over the tiles */
+    int split_max;           /* split tiles: at most this many pieces; below 2, none */
+    Choice halves;           /* a last wave filled at most half in halves of its tiles (ON: as AUTO) */
+    Choice longest_first;    /* tiles of unequal length taken longest first (ON: as AUTO) */
+    IdleChoice idle;
+} PlanOptions;
+
+/* ---- target.c ---- */
+/* 80 for "sm_80", 90 for "sm_90a" (*specific: the "a" suffix); 0 if malformed. */
+int ir_arch_number(const char *arch, bool *specific);
+/* The preset Target of an --arch name; false if the name is malformed. */
+bool target_preset(const char *arch, Target *t);
+/* One line naming every field, for cache keys and -v. */
+void target_describe(const Target *t, char *out, size_t n);
+PlanOptions plan_defaults(void);
+void plan_describe(const PlanOptions *p, char *out, size_t n);
+
 typedef enum IrOp {
 #define X(id, name, tile) IR_##id,
 #include "ops.h"
@@ -111,7 +153,6 @@ struct IrStmt {
     IrStmt *pipeline;          /* COPY hoisted into this pipelined FOR */
     bool wgmma;                /* GEMM: Hopper warpgroup MMA from shared-memory descriptors */
     bool multicast;            /* COPY (TMA): the cluster's blocks load the same tile, half each */
-    int ring;                  /* COPY (TMA, in the loop): its pair of ring mbarriers (IrKernel.rings) */
     bool producer_too;         /* LET the copies a pipeline issues ahead need: before a warp-specialised loop (the
                                   producer warpgroup evaluates it too), or at the top of a pipelined loop's body
                                   (evaluated for the iteration a copy is issued for; at most IR_MAX_LOOP_LETS) */
@@ -134,8 +175,10 @@ typedef struct IrKernel {
     int64_t smem_bytes;        /* dynamic shared memory */
     int64_t scratch_offset;    /* reduction scratch in shared memory */
     int64_t scratch_bytes;
-    int arch;                  /* 80, 90 ... */
-    bool arch_specific;        /* an "a" target (sm_90a): wgmma and setmaxnreg exist only there */
+    int arch;                  /* target.arch: 80, 90 ... */
+    bool arch_specific;        /* target.arch_specific */
+    Target target;
+    PlanOptions plan;
     /* Warp specialisation (sm_90a GEMM path): `threads` consumer threads run
      * the kernel, and one more warpgroup of `producer_threads` issues the TMA
      * copies of `ws_loop` (0 / NULL: every thread runs everything). */
@@ -146,12 +189,9 @@ typedef struct IrKernel {
      * rings of stages, completing on full[stage]) and those before the loop
      * (loaded once, completing on the preload barrier). */
     PtrVec tma_copies;
-    /* The loop's TMA copies complete on `rings` pairs of full/empty rings
-     * of `stages` mbarriers each: one, or with `overlap` one per gemm that
-     * first reads some of the tiles (attention's K and V), each freed after
-     * its last gemm. */
-    int rings;
-    int64_t mbar_offset;       /* its mbarriers in shared memory: full[rings][stages], empty[rings][stages], preload,
+    /* The loop's TMA copies complete on a ring of `stages` full mbarriers,
+     * and the consumers free the slots on a ring of empty ones. */
+    int64_t mbar_offset;       /* its mbarriers in shared memory: full[stages], empty[stages], preload,
                                 * preload_free; with sched_dim, the next tile's number */
     /* Persistent: as many blocks as fit on the GPU at once, each looping
      * over the grid's tiles (tile = blockIdx.x, + gridDim.x, ...), so a
@@ -173,21 +213,6 @@ typedef struct IrKernel {
     PtrVec tma_stores;
     int64_t store_offset, store_bytes;
     const char *store_declined;  /* why an epilogue store of a fragment stays direct (for -v), or NULL */
-    /* The consumer warpgroups take turns at the tensor cores (insert_sync,
-     * an experiment behind TILEC_TURNS=1): warpgroup w issues the last gemm
-     * of iteration j and the first of iteration j + 1, then hands the turn
-     * to warpgroup w + 1. */
-    bool turns;
-    /* The softmax under the tensor cores (plan_overlap, an experiment;
-     * FlashAttention-3's intra-warpgroup overlap): the loop body [G1, E1a,
-     * E1b, E2, G2] of two gemms runs rotated, iteration j as E1b(j-1);
-     * G1(j); E2(j-1); G2(j-1); E1a(j), so that E1a (attention's softmax)
-     * runs while G2 (O += P V) of the iteration before is on the tensor
-     * cores. Body indices: overlap_wait, the first statement of E1b (the
-     * first after G1 that touches G2's operands); overlap_tail, the first
-     * of E2. */
-    bool overlap;
-    int overlap_wait, overlap_tail;
     /* Warpgroups with nothing to store (plan_idle): the epilogue's stores
      * (IrStmt*) whose row starts tell, at run time, whether this
      * warpgroup's rows all lie past their edges (then it only waits for
@@ -222,10 +247,7 @@ typedef struct IrKernel {
 } IrKernel;
 
 /* ---- build.c ---- */
-/* arch: "sm_80", "sm_90a", ... */
-IrKernel *ir_build(Ctx *c, KernelInfo *k, const char *arch);
-/* 80 for "sm_80", 90 for "sm_90a" (*specific: the "a" suffix); 0 if malformed. */
-int ir_arch_number(const char *arch, bool *specific);
+IrKernel *ir_build(Ctx *c, KernelInfo *info, const Target *target, const PlanOptions *plan);
 IrBuf *ir_buf_of(IrKernel *k, const Sym *sym);
 void ir_block_push(Ctx *c, IrBlock *b, IrStmt *s);
 /* A user name as spelled in generated code (prefixed when it would clash

@@ -84,7 +84,6 @@ static void print_stmt(FILE *o, const IrStmt *s, int d) {
         print_region(o, &s->dst);
         if (s->pipeline) {
             fprintf(o, " [producer, %s%s", mech[s->mech], s->multicast ? ", multicast" : "");
-            if (s->mech == COPY_TMA && s->ring > 0) fprintf(o, ", ring %d", s->ring); /* ring 0 goes unsaid */
             fputc(']', o);
         }
         if (s->mech == COPY_TMA_STORE) fprintf(o, " [%s]", mech[s->mech]);
@@ -180,8 +179,6 @@ void ir_print(FILE *o, const IrKernel *k) {
             (long long)k->grid[1], (long long)k->grid[2], (long long)k->threads);
     if (k->producer_threads) fprintf(o, " + producer %lld", (long long)k->producer_threads);
     if (k->persistent) fputs(" persistent", o);
-    if (k->turns) fputs(" turns", o);
-    if (k->overlap) fprintf(o, " overlap(wait at %d, tail from %d)", k->overlap_wait, k->overlap_tail);
     if (k->cluster) fprintf(o, " cluster(%d along grid dimension %d)", k->cluster, k->cluster_dim);
     if (k->split_ways) fprintf(o, " split(%d pieces a tile)", k->split_ways);
     if (k->half_tiles)

@@ -15,8 +15,6 @@
  * any shared memory (and any such tensor) was written or read since the
  * last barrier, and treats loops as repeating. */
 #include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "passes.h"
 
@@ -203,50 +201,7 @@ static void sync_block(IrBlock *b, Hazard *h) {
     for (int i = 0; i < b->len; i++) sync_stmt(b->items[i], h);
 }
 
-/* ---- turns of the consumer warpgroups at the tensor cores ----
- * An experiment (TILEC_TURNS=1; verified, not faster: bench/RESULTS.md,
- * session 6). Two or more consumer warpgroups running attention's loop
- * (S = Q K^T, the softmax, O += P V) wait for the same slot and so run in
- * step: all gemms, then all softmaxes, the tensor cores idle during the
- * latter. With turns (FlashAttention-3's ping-pong) warpgroup w issues the
- * last gemm of iteration j and the first of j + 1, then hands the turn
- * on, so that its softmax runs under the others' gemms. Only for loops
- * with two or more gemms at their top level and nothing inside that
- * waits for all the consumer warpgroups at once (a barrier there would
- * wait for a warpgroup that waits for its turn). With TILEC_OVERLAP=1 too
- * (the rotated loop of plan_overlap.c) a turn is G1(j) and G2(j-1),
- * FlashAttention-3's ping-pong and intra-warpgroup overlap together:
- * verified, equal to the plain loop (session 8). */
-static bool waits_for_all(const IrStmt *s, int64_t threads);
-
-static bool block_waits_for_all(const IrBlock *b, int64_t threads) {
-    for (int i = 0; i < b->len; i++)
-        if (waits_for_all(b->items[i], threads)) return true;
-    return false;
-}
-
-static bool waits_for_all(const IrStmt *s, int64_t threads) {
-    if (s->sync_before || s->op == IR_SYNC) return true;
-    if (s->op == IR_REDUCE && (reduce_path(s, threads) != REDUCE_PATH_ACC_ROWS || s->src.buf->layout.wn > 1))
-        return true;
-    return block_waits_for_all(&s->body, threads) || block_waits_for_all(&s->els, threads);
-}
-
-static void plan_turns(IrKernel *k) {
-    const IrStmt *loop = k->ws_loop;
-    const char *env = getenv("TILEC_TURNS");
-    if (!loop || k->threads < 256 || !env || strcmp(env, "1")) return;
-    int gemms = 0;
-    for (int i = 0; i < loop->body.len; i++) {
-        const IrStmt *s = loop->body.items[i];
-        if (s->op == IR_GEMM && s->wgmma) gemms++;
-        else if (s->op == IR_GEMM || block_has_gemm(&s->body) || block_has_gemm(&s->els)) return;
-    }
-    k->turns = gemms >= 2 && !block_waits_for_all(&loop->body, k->threads);
-}
-
 void pass_insert_sync(IrKernel *k) {
     Hazard h = {.k = k};
     sync_block(&k->body, &h);
-    plan_turns(k);
 }

@@ -35,10 +35,6 @@ void pass_infer_layout(IrKernel *k);
 void pass_stage_elements(IrKernel *k);
 /* requires: layouts; provides: async mechanism and stages for copies in pipelined loops */
 void pass_plan_pipeline(IrKernel *k);
-/* requires: the sm_90a plan; provides: with TILEC_OVERLAP=1, IrKernel.overlap
- * (attention's loop rotated to run the softmax under the tensor cores) and
- * the rings of its TMA copies */
-void pass_plan_overlap(IrKernel *k);
 /* requires: the sm_90a plan; provides: IrKernel.sched_dim, the order
  * persistent blocks take tiles of unequal length in (longest first) */
 void pass_plan_schedule(IrKernel *k);
@@ -58,7 +54,7 @@ void pass_plan_idle(IrKernel *k);
  * pieces along the loop */
 void pass_plan_split(IrKernel *k);
 /* The blocks of kernel k (a thread's accumulator: acc_regs registers) that
- * the 132 SMs of an H100 SXM or H200 run at once. */
+ * the target's SMs run at once. */
 int64_t pass_hopper_slots(const IrKernel *k, int64_t acc_regs);
 /* requires: everything above; provides: on the sm_90a path, IrKernel.half_from
  * and half_tiles (and persistent), where a GEMM's last wave is filled at
@@ -70,8 +66,6 @@ void pass_plan_halves(IrKernel *k);
  * whole-fragment stores to global memory (collected in `stores` unless NULL). */
 const char *pass_warpgroups_apart(IrKernel *k, PtrVec *stores);
 
-/* The most dynamic shared memory a block of sm_<arch> may have. */
-int64_t pass_smem_limit(int arch);
 /* The bytes of a row of one column block of a tile that TMA writes or reads
  * with a swizzle and wgmma reads: the widest swizzle span (128, 64 or 32
  * bytes) that divides a tile row of row_bytes, 0 when none does. A 192-byte

@@ -20,11 +20,9 @@
  * layout that is only cleared before the loop; after the loop there is
  * just the accumulator's TMA store (plan_store). Half of the column blocks
  * of B's tile and of C's staging tile must be whole swizzle spans. Not
- * with plan_split's pieces, plan_schedule's order, preloads, turns or the
- * overlap experiment; fp8 and integer gemms keep whole tiles.
- * TILEC_HALVES=0 keeps every tile whole (for measuring). */
-#include <stdlib.h>
-#include <string.h>
+ * with plan_split's pieces, plan_schedule's order or preloads; fp8 and
+ * integer gemms keep whole tiles. --halves=off keeps every tile whole, and
+ * so does --persistent=off (a half unit is a persistent block's). */
 
 #include "passes.h"
 
@@ -87,9 +85,8 @@ static bool only_stored_after(IrKernel *k, const IrBuf *acc) {
 
 void pass_plan_halves(IrKernel *k) {
     k->half_from = k->half_tiles = 0;
-    const char *env = getenv("TILEC_HALVES");
-    if ((env && !strcmp(env, "0")) || !k->ws_loop || k->split_ways || k->overlap || k->turns || k->sched_dim >= 0 ||
-        k->scratch_bytes || k->rings != 1)
+    if (k->plan.halves == CHOICE_OFF || k->plan.persistent == CHOICE_OFF || !k->ws_loop || k->split_ways ||
+        k->sched_dim >= 0 || k->scratch_bytes)
         return;
     IrStmt *gemm = halvable_gemm(k);
     if (!gemm || !one_copy_of_b(k, gemm->b.buf) || !only_stored_after(k, gemm->c.buf)) return;

@@ -31,11 +31,9 @@
  * lets before the loop: codegen's test comes before the tile's code, where
  * those are declared (int_eval without lets).
  *
- * TILEC_IDLE=0 turns this off, TILEC_IDLE=1 keeps the tile order (for
+ * --idle-warpgroups=off turns this off, =skip keeps the tile order (for
  * measuring the two apart). */
 #include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "parse.h"
 #include "passes.h"
@@ -159,8 +157,7 @@ static int idle_dim(const IrKernel *k) {
 
 void pass_plan_idle(IrKernel *k) {
     k->idle_last_dim = -1;
-    const char *env = getenv("TILEC_IDLE");
-    if (!k->ws_loop || k->turns || k->scratch_bytes || (env && !strcmp(env, "0"))) return;
+    if (!k->ws_loop || k->scratch_bytes || k->plan.idle == IDLE_OFF) return;
     const char *why = pass_warpgroups_apart(k, &k->idle_stores);
     /* Only where some tile has an idle warpgroup (the test would cost
      * nothing elsewhere, but changes the code ptxas schedules): the last
@@ -175,6 +172,6 @@ void pass_plan_idle(IrKernel *k) {
         k->idle_stores.len = 0;
         return;
     }
-    if ((env && !strcmp(env, "1")) || !k->persistent || k->cluster || k->swizzle_panel) return;
+    if (k->plan.idle == IDLE_SKIP || !k->persistent || k->cluster || k->swizzle_panel) return;
     k->idle_last_dim = idle_dim(k);
 }

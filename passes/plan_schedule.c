@@ -24,9 +24,8 @@
  * G - 2, ... (FlashAttention-3's scheduler sizes its sections the same
  * way, with 32 MB). The codegen: cg_tile_loop_begin.
  *
- * TILEC_LPT=0 keeps the static order (for measuring the two apart). */
+ * --longest-first=off keeps the static order (for measuring the two apart). */
 #include <stdlib.h>
-#include <string.h>
 
 #include "passes.h"
 
@@ -83,8 +82,7 @@ static bool only_along(const IrKernel *k, int dim) {
 
 void pass_plan_schedule(IrKernel *k) {
     k->sched_dim = -1;
-    const char *env = getenv("TILEC_LPT");
-    if (!k->ws_loop || !k->persistent || k->cluster || k->swizzle_panel || (env && !strcmp(env, "0")) ||
+    if (!k->ws_loop || !k->persistent || k->cluster || k->swizzle_panel || k->plan.longest_first == CHOICE_OFF ||
         k->grid[0] * k->grid[1] * k->grid[2] > MAX_EVALUATED_TILES)
         return;
     bool grows;

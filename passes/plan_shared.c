@@ -8,14 +8,6 @@
  * rows of any power-of-two number of chunks (see cg_swizzle in codegen). */
 #include "passes.h"
 
-/* Hardware limits of dynamic shared memory per block (CUDA programming
- * guide, compute capabilities 8.0 and 9.0). */
-int64_t pass_smem_limit(int arch) {
-    if (arch >= 90) return 227 * 1024;
-    if (arch == 80 || arch == 87) return 163 * 1024;
-    return 99 * 1024;
-}
-
 int64_t pass_swizzle_span(int64_t row_bytes) {
     for (int64_t span = 128; span >= 32; span /= 2)
         if (row_bytes % span == 0) return span;
@@ -102,16 +94,16 @@ void pass_plan_shared(IrKernel *k) {
     k->scratch_bytes = sc.bytes;
     off += sc.bytes;
     if (k->ws_loop) {
-        /* a full and an empty mbarrier (8 bytes each) per ring and stage, the
+        /* a full and an empty mbarrier (8 bytes each) per stage, the
          * preload barriers (landed, free again), with a dynamic tile order
          * the next tile's number (8 bytes), and room to round the dynamic
          * shared memory base up to 1024 bytes */
         off = align_up(off, 8);
         k->mbar_offset = off;
-        off += 16 * k->rings * k->ws_loop->stages + 16 + (k->sched_dim >= 0 ? 8 : 0) + 1024;
+        off += 16 * k->ws_loop->stages + 16 + (k->sched_dim >= 0 ? 8 : 0) + 1024;
     }
     k->smem_bytes = off;
-    int64_t limit = pass_smem_limit(k->arch);
+    int64_t limit = k->target.smem_per_block;
     if (off > limit) {
         diag_error(k->c, k->info->node->loc,
                    "kernel '%s' needs %lld bytes of shared memory; sm_%d allows %lld per block", k->info->name->s,

@@ -21,25 +21,15 @@
  * warpgroup's work reaches others only through its stores to global
  * memory (pass_warpgroups_apart), so a warpgroup may stop on its own.
  * Not with clusters (the pair's multicast loads assume the same
- * iterations; they are dropped when splitting pays, unless TILEC_CLUSTER=1
- * asks for them), preloads, turns or plan_overlap's rotated loop.
- * TILEC_SPLIT=N allows at most N pieces a tile (0 or 1: none; for
+ * iterations; they are dropped when splitting pays, unless --clusters=on
+ * asks for them), preloads, or where --persistent forces the choice.
+ * --split=N allows at most N pieces a tile (--split=off: none; for
  * measuring). */
 #include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "passes.h"
 
 enum {
-    /* SMs of the H100 SXM and H200, the targets of the sm_90a path; on a
-     * GPU with fewer the split still computes the same sums, the
-     * persistent blocks then only run more units each */
-    HOPPER_SMS = 132,
-    HOPPER_SMEM_PER_SM = 233472, /* 228 KB, of which 1 KB per block is the system's */
-    HOPPER_REGS_PER_SM = 65536,
-    HOPPER_THREADS_PER_SM = 2048,
-    MAX_WAYS = 16,
     /* a piece of fewer iterations than this is too much pipeline fill,
      * epilogue and partial sums: 32 tiles at K = 1000 (16 iterations of
      * 64) ran 9 % slower in 2 pieces and 14 % in 4 on the H200 */
@@ -81,22 +71,24 @@ static const char *loop_is_a_sum(IrKernel *k, int at, int64_t *acc_regs) {
 static int64_t blocks_per_sm(const IrKernel *k, int64_t acc_regs) {
     int64_t threads = k->threads + k->producer_threads;
     if (acc_regs >= 96) return 1;
-    int64_t by_smem = HOPPER_SMEM_PER_SM / (k->smem_bytes + 1024);
-    int64_t by_regs = HOPPER_REGS_PER_SM / (threads * (acc_regs + 64));
-    int64_t by_threads = HOPPER_THREADS_PER_SM / threads, n = by_smem;
+    const Target *t = &k->target;
+    int64_t by_smem = t->smem_per_sm / (k->smem_bytes + 1024); /* 1 KiB of each block's is the system's */
+    int64_t by_regs = t->regs_per_sm / (threads * (acc_regs + 64));
+    int64_t by_threads = t->threads_per_sm / threads, n = by_smem;
     if (by_regs < n) n = by_regs;
     if (by_threads < n) n = by_threads;
     return n < 1 ? 1 : n;
 }
 
-int64_t pass_hopper_slots(const IrKernel *k, int64_t acc_regs) { return HOPPER_SMS * blocks_per_sm(k, acc_regs); }
+/* On a GPU with fewer SMs than the target says the split still computes
+ * the same sums; the persistent blocks then only run more units each. */
+int64_t pass_hopper_slots(const IrKernel *k, int64_t acc_regs) { return k->target.sms * blocks_per_sm(k, acc_regs); }
 
 void pass_plan_split(IrKernel *k) {
     k->split_ways = 0;
-    const char *env = getenv("TILEC_SPLIT"), *clusters = getenv("TILEC_CLUSTER");
-    int64_t most = env ? atoi(env) : MAX_WAYS;
+    int64_t most = k->plan.split_max;
     IrStmt *loop = k->ws_loop;
-    if (most < 2 || (clusters && !strcmp(clusters, "1")) || !loop || k->persistent || k->overlap || k->turns ||
+    if (most < 2 || k->plan.clusters == CHOICE_ON || k->plan.persistent != CHOICE_AUTO || !loop || k->persistent ||
         k->sched_dim >= 0 || k->scratch_bytes || loop->lo || loop->step)
         return;
     for (int i = 0; i < k->tma_copies.len; i++)

@@ -70,7 +70,7 @@ void pass_plan_store(IrKernel *k) {
          * end room (plan_shared: 1024 bytes to align the base) */
         int64_t need = bytes > staging ? bytes : staging;
         int64_t at = align_up(k->smem_bytes - 1024, 1024);
-        if (at + need + 1024 > pass_smem_limit(k->arch)) {
+        if (at + need + 1024 > k->target.smem_per_block) {
             if (!k->store_declined) k->store_declined = "no shared memory left for the staging tile";
             continue;
         }

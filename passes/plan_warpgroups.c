@@ -19,8 +19,6 @@
  *
  * Anything else keeps the Ampere path, from the same source. Runs before
  * infer_layout, which then sees the consumer thread count. */
-#include <stdlib.h>
-#include <string.h>
 
 #include "passes.h"
 
@@ -186,16 +184,6 @@ static const char *operand_ok(IrKernel *k, IrStmt *loop, int loop_at, Plan *p, I
     return NULL;
 }
 
-/* Clusters (plan_cluster): TILEC_CLUSTER=1 asks for them wherever they
- * can be, =0 never; by default where they pay. */
-typedef enum ClusterChoice { CLUSTERS_AUTO, CLUSTERS_ON, CLUSTERS_OFF } ClusterChoice;
-
-static ClusterChoice clusters_asked(void) {
-    const char *env = getenv("TILEC_CLUSTER");
-    if (!env) return CLUSTERS_AUTO;
-    return !strcmp(env, "1") ? CLUSTERS_ON : CLUSTERS_OFF;
-}
-
 /* Plans the loop for the Hopper path; NULL, or why it cannot be. */
 static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
     Plan p = {0};
@@ -285,7 +273,6 @@ static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
         c->dst.buf->stages = in_loop ? loop->stages : 1;
         vec_push(&k->c->arena, &k->tma_copies, c);
     }
-    k->rings = 1; /* plan_overlap may split them */
     for (int i = 0; i < p.ngemm; i++) {
         p.gemms[i]->wgmma = true;
         p.gemms[i]->policy = POLICY_FULL_ROW; /* one warp per 16-row band: the wgmma layout */
@@ -302,14 +289,13 @@ static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
      * 2% at 192 tiles of 1536x4096x4096; causal attention at 160 tiles 17%
      * (it then takes its tiles longest first: plan_schedule), non-causal
      * at 192 tiles within 1% (bench/RESULTS.md, session 21).
-     * TILEC_PERSISTENT=1 / =0 forces them on / off. Preloads (attention's
+     * --persistent=on / =off forces them on / off. Preloads (attention's
      * Q) are loaded again for each tile, once the consumers are done with
      * the last one's. Clusters of two (plan_cluster) take the tiles in
      * pairs; grids of less than a wave whose tiles plan_split cuts into
      * pieces or plan_halves halves are persistent too. */
-    enum { PERSISTENT_MIN_TILES = 132 + 1 };
-    const char *persistent = getenv("TILEC_PERSISTENT");
-    k->persistent = persistent ? !strcmp(persistent, "1") : k->grid[0] * k->grid[1] * k->grid[2] >= PERSISTENT_MIN_TILES;
+    k->persistent = k->plan.persistent == CHOICE_AUTO ? k->grid[0] * k->grid[1] * k->grid[2] > k->target.sms
+                                                        : k->plan.persistent == CHOICE_ON;
     return NULL;
 }
 
@@ -392,10 +378,10 @@ static int64_t shared_bytes(IrKernel *k, IrStmt *loop, int loop_at, int dim, boo
  * free), and the dimension must split into pairs. Where the rows are
  * aligned the GEMM is not limited by L2, and clusters were no faster on
  * the H200 (bench/RESULTS.md): there they are an experiment,
- * TILEC_CLUSTER=1. */
+ * --clusters=on. */
 static void plan_cluster(IrKernel *k, IrStmt *loop, int loop_at) {
-    ClusterChoice choice = clusters_asked();
-    if (choice == CLUSTERS_OFF) return;
+    Choice choice = k->plan.clusters; /* --clusters: ON wherever they can be, OFF never */
+    if (choice == CHOICE_OFF) return;
     int64_t best = 0;
     bool best_misaligned = false;
     for (int d = 0; d < k->info->block_idx.len && d < 3; d++) {
@@ -415,7 +401,7 @@ static void plan_cluster(IrKernel *k, IrStmt *loop, int loop_at) {
      * (B's 4000-byte rows) to +10 % (A's 2000-byte rows); with aligned
      * rows (4096^3) clusters were no faster, nor for attention at D = 96
      * (192-byte rows in 64-byte boxes: 2.8 % slower, session 19). */
-    if (best == 0 || (choice == CLUSTERS_AUTO && !best_misaligned)) return;
+    if (best == 0 || (choice == CHOICE_AUTO && !best_misaligned)) return;
     k->cluster = 2;
     shared_bytes(k, loop, loop_at, k->cluster_dim, true, NULL);
 }

@@ -9,9 +9,8 @@
 #                  the kernel on, after the pasted device header);
 #   neither:       `tilec --check x.tile` must exit 0 and print nothing.
 # A first line `// expect-error: LINE: ...` also requires the first error to
-# be on LINE; a line `// args: ...` adds command-line arguments, a line
-# `// env: NAME=VALUE ...` sets environment variables (tilec's experiment
-# switches, e.g. TILEC_CLUSTER=1) for that file only.
+# be on LINE; a line `// args: ...` adds command-line arguments (the
+# schedule options included, e.g. --clusters=on) for that file only.
 # GOLDEN_UPDATE=1 rewrites the .err/.ast files from the current output.
 set -u
 tilec_bin=$(realpath "$1")
@@ -23,18 +22,17 @@ shopt -s nullglob
 for f in *.tile; do
     base=${f%.tile}
     args=$(sed -n 's#^// args: ##p' "$f" | head -1)
-    envs=$(sed -n 's#^// env: ##p' "$f" | head -1)
     expect_line=$(sed -n '1s#^// expect-error: \([0-9]*\):.*#\1#p' "$f")
     if [ -f "$base.ast" ]; then
-        out=$(timeout 20 env $envs "$tilec_bin" --emit-ast $args "$f" 2>&1); rc=$?; want=0; golden=$base.ast
+        out=$(timeout 20 "$tilec_bin" --emit-ast $args "$f" 2>&1); rc=$?; want=0; golden=$base.ast
     elif [ -f "$base.cu" ]; then
-        out=$(timeout 20 env $envs "$tilec_bin" --emit-cuda $args "$f" 2>&1 | sed -n '/^extern "C"/,$p'); rc=${PIPESTATUS[0]}
+        out=$(timeout 20 "$tilec_bin" --emit-cuda $args "$f" 2>&1 | sed -n '/^extern "C"/,$p'); rc=${PIPESTATUS[0]}
         want=0; golden=$base.cu
     elif [ -f "$base.ir" ]; then
-        out=$(timeout 20 env $envs "$tilec_bin" --print-ir-after="$(basename "$PWD")" --emit-cuda $args "$f" 2>&1 >/dev/null); rc=$?
+        out=$(timeout 20 "$tilec_bin" --print-ir-after="$(basename "$PWD")" --emit-cuda $args "$f" 2>&1 >/dev/null); rc=$?
         want=0; golden=$base.ir
     else
-        out=$(timeout 20 env $envs "$tilec_bin" --check $args "$f" 2>&1); rc=$?
+        out=$(timeout 20 "$tilec_bin" --check $args "$f" 2>&1); rc=$?
         if [ -f "$base.err" ] || [ -n "$expect_line" ]; then want=1; golden=$base.err; else want=0; golden=; fi
     fi
     problem=

@@ -19,13 +19,12 @@ run() {  # file kernel args...
     local log
     log=$(timeout 300 "$tilec" --run --kernel "$k" "$@" "$f" 2>&1)
     local rc=$?
-    local env="${TILEC_CLUSTER:+TILEC_CLUSTER=1 }${TILEC_PERSISTENT:+TILEC_PERSISTENT=1 }${TILEC_TURNS:+TILEC_TURNS=1 }${TILEC_OVERLAP:+TILEC_OVERLAP=1 }"
     if [ $rc = 0 ]; then
         pass=$((pass + 1))
-        echo "ok   $env$(basename "$f") $k $* :: $(printf '%s' "$log" | grep -m1 'verify:' | cut -c1-150)"
+        echo "ok   $(basename "$f") $k $* :: $(printf '%s' "$log" | grep -m1 'verify:' | cut -c1-150)"
     else
         fail=$((fail + 1))
-        echo "FAIL $env$(basename "$f") $k $* (exit $rc)"
+        echo "FAIL $(basename "$f") $k $* (exit $rc)"
         printf '%s\n' "$log" | head -30
     fi
 }
@@ -153,14 +152,13 @@ for f in "$root"/examples/*.tile "$root"/tests/frontend/valid/*.tile; do
         done < <(ragged "$k" "$f")
     done
 done
-# the sm_90a experiments that are off by default (TILEC_CLUSTER=1: clusters
-# of two blocks with TMA multicast, persistent ones from more than a wave or
-# where TILEC_PERSISTENT=1 asks; TILEC_PERSISTENT=1: persistent blocks;
-# TILEC_TURNS=1: attention's consumer warpgroups take turns; TILEC_OVERLAP=1:
-# attention's softmax under the tensor cores; the last two together) must stay
-# correct too: the GEMM-shaped examples and attention, at default sizes and
-# at ragged ones with an even and an odd number of tiles
-for xs in TILEC_CLUSTER "TILEC_CLUSTER TILEC_PERSISTENT" TILEC_PERSISTENT TILEC_TURNS TILEC_OVERLAP "TILEC_OVERLAP TILEC_TURNS"; do
+# the sm_90a schedules the compiler does not choose by itself at these sizes
+# (--clusters=on: clusters of two blocks with TMA multicast, persistent ones
+# from more than a wave or where --persistent=on asks; --persistent=on:
+# persistent blocks) must stay correct too: the GEMM-shaped examples and
+# attention, at default sizes and at ragged ones with an even and an odd
+# number of tiles
+for xs in --clusters=on "--clusters=on --persistent=on" --persistent=on; do
     for args in "gemm" "gemm --set M=1000,N=1016,K=1000" "gemm --set M=999,N=1001,K=997,BN=128" \
         "gemm --set M=3000,N=2000,K=1000,BM=192,BN=128" \
         "gemm_bf16" "gemm_fp8" "gemm_fp8 --set M=1000,N=1016,K=1008" "gemm_bias_gelu --set BN=256" "flash_attn --set BN=128" "flash_attn --set B=1,H=3,S=1000" \
@@ -169,9 +167,8 @@ for xs in TILEC_CLUSTER "TILEC_CLUSTER TILEC_PERSISTENT" TILEC_PERSISTENT TILEC_
         set -- $args
         f=$1
         shift
-        for x in $xs; do export "$x=1"; done
-        run "$root/examples/$f.tile" "$f" "$@"
-        for x in $xs; do unset "$x"; done
+        # shellcheck disable=SC2086
+        run "$root/examples/$f.tile" "$f" $xs "$@"
     done
 done
 echo "$pass passed, $fail failed"

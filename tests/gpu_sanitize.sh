@@ -12,7 +12,7 @@ cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 small() {
     case $1 in
     gemm|gemm_bf16|gemm_bias_gelu) echo "--set M=200,N=264,K=136"
-        echo "TILEC_PERSISTENT=1 --set M=200,N=256,K=128,BM=192,BN=128"  # persistent, warpgroups 1 and 2 idle in the last row of tiles (plan_idle)
+        echo "--persistent=on --set M=200,N=256,K=128,BM=192,BN=128"  # persistent, warpgroups 1 and 2 idle in the last row of tiles (plan_idle)
         echo "--set M=200,N=264,K=3072" ;;  # split tiles (plan_split): 4 tiles (gemm_bias_gelu 6) in 3 pieces
     gemm_fp8) echo "--set M=200,N=264,K=272"  # K rows of 272 bytes: TMA, a partial last K tile
         echo "--set M=200,N=264,K=4096 --atol 3e-2" ;;  # split tiles: 6 in 2 pieces (atol: sums of 4096 fp8 products near 0)
@@ -23,10 +23,8 @@ small() {
         echo "--set D=64,BM=192,BN=128,B=1,H=1,S=300,causal=1"  # three consumer warpgroups
         echo "--set BM=192,BN=96,B=1,H=1,S=300,causal=1"  # the same at D=128, as bench/run.sh times it
         echo "--set D=96,B=1,H=1,S=300,causal=1"  # 192-byte rows: 64-byte swizzle spans
-        echo "TILEC_PERSISTENT=1 --set BM=192,BN=96,B=1,H=2,S=300"  # warpgroup 2 of the last query tile idle, those tiles last
-        echo "TILEC_PERSISTENT=1 --set BM=192,BN=96,B=1,H=48,S=400,causal=1"  # 144 tiles longest first: some blocks draw a second one
-        echo "TILEC_OVERLAP=1 --set BN=128,B=1,H=2,S=384"  # the rotated loop (3 iterations), K and V on two rings
-        echo "TILEC_OVERLAP=1 TILEC_TURNS=1 --set BN=128,B=1,H=2,S=384" ;;  # the same with turns
+        echo "--persistent=on --set BM=192,BN=96,B=1,H=2,S=300"  # warpgroup 2 of the last query tile idle, those tiles last
+        echo "--persistent=on --set BM=192,BN=96,B=1,H=48,S=400,causal=1" ;;  # 144 tiles longest first: some blocks draw a second one
     esac
 }
 pass=0
@@ -34,19 +32,17 @@ fail=0
 for f in "$root"/examples/*.tile; do
     k=$(basename "$f" .tile)
     while read -r sizes; do
-        envs=  # a setting may start with experiments' switches
-        while [ "${sizes#TILEC_}" != "$sizes" ]; do envs="$envs ${sizes%% *}"; sizes=${sizes#* }; done
         for tool in memcheck racecheck synccheck; do
             # shellcheck disable=SC2086
-            log=$(timeout 600 env $envs "$cs" --tool "$tool" --error-exitcode 9 "$tilec" --run --no-cache $sizes "$f" 2>&1)
+            log=$(timeout 600 "$cs" --tool "$tool" --error-exitcode 9 "$tilec" --run --no-cache $sizes "$f" 2>&1)
             rc=$?
             summary=$(printf '%s\n' "$log" | grep -m1 -E "(ERROR|RACECHECK) SUMMARY" || echo "no summary")
             if [ $rc = 0 ]; then
                 pass=$((pass + 1))
-                echo "ok   $envs $k $sizes $tool: $summary"
+                echo "ok   $k $sizes $tool: $summary"
             else
                 fail=$((fail + 1))
-                echo "FAIL $envs $k $sizes $tool (exit $rc): $summary"
+                echo "FAIL $k $sizes $tool (exit $rc): $summary"
                 printf '%s\n' "$log" | grep -v "^=========     " | head -15
             fi
         done

@@ -22,24 +22,24 @@ import tempfile
 tilec, root = sys.argv[1], sys.argv[2]
 cc = os.environ.get("CC", "cc")
 
-# (example, --set values, environment, the order the kernel must use)
+# (example, --set values, schedule options, the order the kernel must use)
 CASES = [
-    ("flash_attn", "causal=1,BM=192,BN=96", {}, "longest"),                  # sections of 15 after one of 8
-    ("flash_attn", "causal=1,BM=192,BN=128,D=64", {}, "longest"),            # sections of 32, none short
-    ("flash_attn", "causal=1,S=16384,B=2", {}, "longest"),                   # sections of 4
-    ("flash_attn", "causal=1,BM=192,BN=96,S=16384,B=2", {}, "longest"),      # sections of 3 after one of 2
-    ("flash_attn", "causal=1,BM=192,BN=96,B=1,H=2,S=300", {"TILEC_PERSISTENT": "1"}, "longest"),  # one section
-    ("flash_attn", "causal=1,BM=192,BN=96", {"TILEC_LPT": "0"}, "static"),
-    ("flash_attn", "BM=192,BN=96", {}, "idle"),                              # S = 4096: last query block idle
-    ("flash_attn", "BM=192,BN=96,S=4224", {}, "static"),
-    ("gemm", "M=3000,N=2000,K=1024,BM=192,BN=128", {}, "static"),  # panels: grid order kept
-    ("tests/passes/plan_schedule/along_dim1.tile", "S=4000", {}, "longest"),  # query blocks along dimension 1
-    ("tests/frontend/valid/v_triangular_gemm.tile", "M=3072", {}, "longest"),  # a GEMM's row blocks, 24 column blocks
-    ("tests/frontend/valid/v_triangular_gemm.tile", "M=3840,N=2944", {}, "longest"),  # 23 column blocks: a short first section
-    ("gemm", "M=1080,N=1016,K=4096", {}, "split"),   # 36 tiles in 3 pieces, panels of 8 columns
-    ("gemm", "M=256,N=256,K=16384", {}, "split"),    # 2 tiles in 16 pieces
-    ("gemm", "M=1536,N=4096,K=4096", {}, "halves"),  # 192 tiles, the last 60 in halves, panels of 8 columns
-    ("tests/passes/plan_halves/tail_wave.tile", "M=1450", {}, "halves, idle last"),  # the last row's warpgroup 1 idle
+    ("flash_attn", "causal=1,BM=192,BN=96", [], "longest"),                  # sections of 15 after one of 8
+    ("flash_attn", "causal=1,BM=192,BN=128,D=64", [], "longest"),            # sections of 32, none short
+    ("flash_attn", "causal=1,S=16384,B=2", [], "longest"),                   # sections of 4
+    ("flash_attn", "causal=1,BM=192,BN=96,S=16384,B=2", [], "longest"),      # sections of 3 after one of 2
+    ("flash_attn", "causal=1,BM=192,BN=96,B=1,H=2,S=300", ["--persistent=on"], "longest"),  # one section
+    ("flash_attn", "causal=1,BM=192,BN=96", ["--longest-first=off"], "static"),
+    ("flash_attn", "BM=192,BN=96", [], "idle"),                              # S = 4096: last query block idle
+    ("flash_attn", "BM=192,BN=96,S=4224", [], "static"),
+    ("gemm", "M=3000,N=2000,K=1024,BM=192,BN=128", [], "static"),  # panels: grid order kept
+    ("tests/passes/plan_schedule/along_dim1.tile", "S=4000", [], "longest"),  # query blocks along dimension 1
+    ("tests/frontend/valid/v_triangular_gemm.tile", "M=3072", [], "longest"),  # a GEMM's row blocks, 24 column blocks
+    ("tests/frontend/valid/v_triangular_gemm.tile", "M=3840,N=2944", [], "longest"),  # 23 column blocks: a short first section
+    ("gemm", "M=1080,N=1016,K=4096", [], "split"),   # 36 tiles in 3 pieces, panels of 8 columns
+    ("gemm", "M=256,N=256,K=16384", [], "split"),    # 2 tiles in 16 pieces
+    ("gemm", "M=1536,N=4096,K=4096", [], "halves"),  # 192 tiles, the last 60 in halves, panels of 8 columns
+    ("tests/passes/plan_halves/tail_wave.tile", "M=1450", [], "halves, idle last"),  # the last row's warpgroup 1 idle
 ]
 
 PROGRAM = r"""
@@ -76,11 +76,10 @@ int main(void) {
 """
 
 
-def check(example, values, env, order, tmp):
+def check(example, values, options, order, tmp):
     path = "%s/%s" % (root, example) if example.endswith(".tile") else "%s/examples/%s.tile" % (root, example)
-    args = [tilec, "--arch", "sm_90a", "--set", values, path]
-    run_env = {**os.environ, **env}
-    cu = subprocess.run(args[:1] + ["--emit-cuda"] + args[1:], env=run_env, capture_output=True, text=True,
+    args = [tilec, "--arch", "sm_90a", "--set", values] + options + [path]
+    cu = subprocess.run(args[:1] + ["--emit-cuda"] + args[1:], capture_output=True, text=True,
                         check=True).stdout
     gx, gy, gz = (int(v) for v in re.search(r"// launch: grid \((\d+), (\d+), (\d+)\)", cu).groups())
     # the producer's loop (the first; with the longest-first order it hands
@@ -128,7 +127,7 @@ def check(example, values, env, order, tmp):
     if run.returncode:
         return run.stdout.strip()
     if order == "longest":
-        ir = subprocess.run(args[:1] + ["--emit-cuda", "--print-ir-after=plan_schedule"] + args[1:], env=run_env,
+        ir = subprocess.run(args[:1] + ["--emit-cuda", "--print-ir-after=plan_schedule"] + args[1:],
                             capture_output=True, text=True, check=True).stderr
         dim, section = (int(v) for v in re.search(r"longest_first\(grid dimension (\d) [a-z ]+, sections of (\d+)\)",
                                                    ir).groups())
@@ -141,9 +140,9 @@ def check(example, values, env, order, tmp):
 
 failed = 0
 with tempfile.TemporaryDirectory() as tmp:
-    for example, values, env, order in CASES:
-        why = check(example, values, env, order, tmp)
-        print("%s %s %s %s%s" % ("FAIL" if why else "ok  ", example, values,
-                                 " ".join("%s=%s" % kv for kv in env.items()), ": " + why if why else ""))
+    for example, values, options, order in CASES:
+        why = check(example, values, options, order, tmp)
+        print("%s %s %s %s%s" % ("FAIL" if why else "ok  ", example, values, " ".join(options),
+                                 ": " + why if why else ""))
         failed += why is not None
 sys.exit(1 if failed else 0)

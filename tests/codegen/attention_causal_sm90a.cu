@@ -37,7 +37,7 @@ extern "C" __global__ void __launch_bounds__(512, 1) tilec_attn_8823f569(const _
                 const int tl_w = tl_s < 0 ? 8 : 15, tl_r = tl_s < 0 ? tl_tile : tl_s % 330;  // longest first
                 const int tl_x = 21 - (tl_r / tl_w), tl_u = (tl_s < 0 ? 0 : 8 + tl_s / 330 * 15) + tl_r % tl_w;
                 const int tl_lin = (tl_x + 22 * tl_u);
-                tl_tiles_publish(tl_next_tile, tl_n, tl_lin, 8, 9, 416);  // to the consumers
+                tl_tiles_publish(tl_next_tile, tl_n, tl_lin, 5, 6, 416);  // to the consumers
                 const int bx = (int)(tl_lin % 22);
                 const int by = (int)(tl_lin / 22 % 16);
                 const int bz = (int)(tl_lin / 352);
@@ -60,7 +60,7 @@ extern "C" __global__ void __launch_bounds__(512, 1) tilec_attn_8823f569(const _
                     tl_tma_load<4>((unsigned char *)V_s + s1_ * 24576 + 12288, &tl_tmap2, &tl_full[s1_], 0, (int)(0) + 64, (int)((kb * 96)), (int)(by), (int)(bz));
                 }
             }
-            tl_tiles_publish(tl_next_tile, tl_n, 2816, 8, 9, 416);  // no more tiles
+            tl_tiles_publish(tl_next_tile, tl_n, 2816, 5, 6, 416);  // no more tiles
             tl_tiles_done(tl_tile_count);  // the counter reads 0 again for the next launch
         }
         return;
@@ -71,7 +71,7 @@ extern "C" __global__ void __launch_bounds__(512, 1) tilec_attn_8823f569(const _
     const unsigned long long tl_kdesc_K_s = tl_wgmma_desc((const unsigned char *)K_s, 16, 1024, 1);
     const unsigned long long tl_ndesc_V_s = tl_wgmma_desc(V_s, 12288, 1024, 1);
     int tl_it = 0;  // pipeline iterations so far: the stage and phase to wait for
-    for (int tl_n = 0, tl_tile = tl_tiles_take(tl_next_tile, 2816, 8, 9, 416); tl_tile < 2816; ++tl_n, tl_tile = tl_tiles_take(tl_next_tile, 2816, 8, 9, 416)) {
+    for (int tl_n = 0, tl_tile = tl_tiles_take(tl_next_tile, 2816, 5, 6, 416); tl_tile < 2816; ++tl_n, tl_tile = tl_tiles_take(tl_next_tile, 2816, 5, 6, 416)) {
         const int bx = (int)(tl_tile % 22);
         const int by = (int)(tl_tile / 22 % 16);
         const int bz = (int)(tl_tile / 352);

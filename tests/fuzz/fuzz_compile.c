@@ -20,8 +20,11 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     if (!c.errors) {
         SemaOptions opt = {0};
         PtrVec kernels = sema_check(&c, prog, &opt);
+        Target target;
+        target_preset("sm_90a", &target);
+        PlanOptions plan = plan_defaults();
         for (int i = 0; i < kernels.len && !c.errors; i++) {
-            IrKernel *k = ir_build(&c, kernels.items[i], "sm_90a");
+            IrKernel *k = ir_build(&c, kernels.items[i], &target, &plan);
             if (!pass_run_all(k, NULL)) break;
             CgKernel ck;
             if (cg_emit(k, "fuzz.tile", &ck)) cg_kernel_free(&ck);
