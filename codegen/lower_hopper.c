@@ -484,11 +484,11 @@ static void warpgroup_bar_sync(Cg *g, int base, int threads, const char *what) {
  * make ptxas fence again and serialise, C7520.) With three consumer
  * warpgroups (three warps an SM sub-partition) the half-precision values
  * are packed as they are; with two, they go through float and back (two
- * conversions more a pair), which measured faster on the H200 (attention
- * D=128: 1.707 against 1.816 ms; D=64 at BM=128: 1.212 against 1.36 ms;
- * at BM=192 the other way: 1.068 against 1.145 ms): ptxas then spreads the
+ * conversions more a pair), which is faster with two: ptxas then spreads the
  * exp2s of the softmax among the conversions instead of after all of the
- * row maxima, and two warps hide less of a bunched schedule than three.
+ * row maxima, and two warps hide less of a bunched schedule than three
+ * (docs/decisions.md, "P packed from its halves only with three consumer
+ * warpgroups").
  * False (after an error) when the fragment is not in the layout wgmma reads. */
 static bool pack_a_regs(Cg *g, const IrStmt *gm, const char *regs) {
     const IrBuf *A = gm->a.buf, *C = gm->c.buf;
@@ -514,15 +514,14 @@ static bool pack_a_regs(Cg *g, const IrStmt *gm, const char *regs) {
 }
 
 /* fp8 wgmmas add their products in the tensor cores with fewer mantissa
- * bits than f32 (about 14: DeepSeek-V3's report; on the H200 a K = 8192
- * GEMM of normal inputs was off by up to 1.3 on sums of size ~45). So an
+ * bits than f32 (about 14: DeepSeek-V3's report), too few for sums of
+ * thousands of products (docs/decisions.md, "fp8 sums promoted to f32
+ * every 128 products"). So an
  * fp8 gemm sums every PROMOTE_K products into registers of their own,
  * started from zero, which are then added to the accumulator in f32: as
  * cuBLAS's fp8 GEMMs do unless asked for "fast accumulation", and at
- * DeepSeek-V3's interval (128, four wgmmas of k32). Summing whole K
- * tiles of 160 to 544 instead put 7 to 209 of 37424 sampled outputs of a
- * 4480-deep GEMM past the tolerance on the H200, against 1 to 4 this way
- * (bench/RESULTS.md, session 20). */
+ * DeepSeek-V3's interval (128, four wgmmas of k32), whatever the K tile:
+ * the error grows with the products summed in the narrow adds. */
 enum { PROMOTE_K = 128 };
 static bool promotes(const IrStmt *gm) { return dtype_is_fp8(gm->a.buf->dtype); }
 
@@ -643,12 +642,14 @@ static void consumer_stmt(Cg *g, int i, const char *slot) {
     cg_block(g, &one);
 }
 
-/* The consumers' side of the loop. (Keeping one wgmma group in flight
- * across k-tiles with wait_group 1 measured slower on the H200 for the
- * GEMM, three times, and ptxas of CUDA 13.0 then moved the epilogue's
- * reads of the accumulator above the final wait: bench/RESULTS.md.) The
- * slot is waited for at the top of the body and freed at the end (K freed
- * after QK^T made the plain loop of attention 9-11% slower, session 7). */
+/* The consumers' side of the loop. (Each k-tile waits for all of its
+ * wgmmas: with one group kept in flight across k-tiles (wait_group 1)
+ * ptxas of CUDA 13.0 moves the epilogue's reads of the accumulator above
+ * the final wait, and the GEMM is no faster: docs/decisions.md, "No wgmma
+ * group in flight across k-tiles".) The slot is waited for at the top of
+ * the body and freed at the end (freeing K after QK^T slows the plain loop
+ * of attention: docs/decisions.md, "K and V on one ring in the plain
+ * loop"). */
 void cg_hopper_consumer(Cg *g, IrStmt *loop) {
     IrKernel *k = g->k;
     int S = loop->stages;

@@ -9,8 +9,9 @@
  * and nothing has to be added up (unlike plan_split's pieces along K). The
  * ragged 3000 x 2000 x 1000 GEMM in 128 x 256 tiles: 192 tiles (96 pairs
  * in clusters of two on 66 clusters), whose second wave of 30 pairs
- * becomes 60 half pairs; Nsight Compute had its SMs active for 71 % of the
- * kernel's time, 1.45 waves (bench/RESULTS.md, session 22). Grids of less
+ * becomes 60 half pairs: at 1.45 waves of whole tiles over a quarter of the
+ * SMs' time is idle (docs/decisions.md, "Half tiles for a last wave filled
+ * at most half"). Grids of less
  * than half a wave that plan_split did not cut along K (short loops) run
  * every tile in halves.
  *

@@ -4,8 +4,8 @@
  * warpgroups compute: attention at S = 4096 with 192-row query tiles has a
  * last query block of 64 rows, so two of its three warpgroups compute rows
  * that are never stored, and that tile, one in 22, costs as much as a full
- * one (S = 4096 ran as slowly as S = 4224 on the H200: bench/RESULTS.md,
- * session 13).
+ * one, so S = 4096 takes as long as S = 4224 (docs/decisions.md, "Idle
+ * warpgroups skip their tiles, which persistent blocks take last").
  *
  * On this path warpgroup g holds rows 64g..64g+63 of every fragment in the
  * wgmma accumulator layout, and what one warpgroup computes reaches the
@@ -23,9 +23,10 @@
  * Only where every tile runs the same number of iterations (so that the
  * tiles with idle warpgroups are the cheap ones); persistent blocks then
  * take those tiles last (IrKernel.idle_last_dim), so that they even out
- * the last round instead of lengthening it: the skip alone gained nothing
- * for attention at S = 4096 (each SM still ran 21 or 22 tiles, the busiest
- * 22), with the order 2.5-3 % (bench/RESULTS.md, session 13).
+ * the last round instead of lengthening it: the skip alone leaves the
+ * busiest SM as many tiles as before (attention at S = 4096: 22), with
+ * the order it runs the work of about 21.2 full ones (docs/decisions.md,
+ * "Idle warpgroups skip their tiles, which persistent blocks take last").
  *
  * A row start made of block indices and constants only, not through the
  * lets before the loop: codegen's test comes before the tile's code, where
@@ -164,9 +165,9 @@ void pass_plan_idle(IrKernel *k) {
      * one along every grid dimension, whose rows start furthest for affine
      * starts. And only where every tile runs the same number of
      * iterations, so that the tiles with idle warpgroups are the cheap
-     * ones: causal attention's are its longest, and there skipping
-     * measured 0.6-1 % slower on the H200 (session 13), where the others
-     * gained 1-4 %. */
+     * ones: causal attention's are its longest, and there the skip is
+     * slower (docs/decisions.md, "Idle warpgroups skip their tiles, which
+     * persistent blocks take last"). */
     int64_t corner[3] = {k->grid[0] - 1, k->grid[1] - 1, k->grid[2] - 1}, trips;
     if (why || !k->idle_stores.len || !last_idle_at(k, corner) || !int_eval(k, k->ws_loop->hi, NULL, false, &trips)) {
         k->idle_stores.len = 0;

@@ -7,7 +7,8 @@
  * query blocks run 2, 4, ..., 42, 43 key blocks at S = 4096, and a model of
  * that schedule (whole tiles of their trip count plus two iterations of
  * fixed cost each, 132 SMs) puts the busiest SM 3.3 % above the mean at
- * S = 4096 and 18 % above it at S = 16384 (bench/RESULTS.md, session 14).
+ * S = 4096 and 18 % above it at S = 16384 (bench/schedule_model.py; the
+ * measurements: docs/decisions.md, "Causal attention's tiles longest first").
  * Taking the next tile from a counter whenever a block is free (a greedy
  * list schedule), in order of decreasing length, brings that within 1 %
  * ("longest processing time first").

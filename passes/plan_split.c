@@ -31,8 +31,9 @@
 
 enum {
     /* a piece of fewer iterations than this is too much pipeline fill,
-     * epilogue and partial sums: 32 tiles at K = 1000 (16 iterations of
-     * 64) ran 9 % slower in 2 pieces and 14 % in 4 on the H200 */
+     * epilogue and partial sums for what the idle SMs gain (32 tiles of
+     * 16 iterations are slower in 2 pieces than whole: docs/decisions.md,
+     * "Split tiles only for grids of less than a wave") */
     MIN_PIECE_ITERATIONS = 16,
 };
 /* what the partial sums may take in global memory */
@@ -100,12 +101,12 @@ void pass_plan_split(IrKernel *k) {
         !int_eval(k, loop->hi, NULL, false, &trips))
         return;
     int64_t tiles = k->grid[0] * k->grid[1] * k->grid[2], slots = pass_hopper_slots(k, acc_regs);
-    /* Only grids of less than one wave: a part-filled second wave, split
-     * (its 60 tiles of 3000 x 2000 x 1000 in two pieces each), measured
-     * 5 % slower on the H200: at K = 1000 the tiles come from L2 at the
-     * rate the first wave already needs, so halving the second wave's
-     * tiles halves little of its time; 32 tiles at K = 8192 ran 2.2x
-     * faster in 4 pieces (bench/RESULTS.md, session 21). plan_halves
+    /* Only grids of less than one wave, whose idle SMs the pieces put to
+     * work: in a part-filled second wave (3000 x 2000 x 1000) the tiles
+     * come from L2 at the rate the first wave already needs, so halving
+     * the second wave's tiles halves little of its time and the partial
+     * sums make it slower (docs/decisions.md, "Split tiles only for grids
+     * of less than a wave"). plan_halves
      * halves the columns of a last wave's tiles instead, where it is
      * filled at most half. */
     if (tiles >= slots) return;
@@ -116,8 +117,8 @@ void pass_plan_split(IrKernel *k) {
     if (ways < 2) return;
     k->split_ways = (int)ways;
     /* as persistent blocks (each runs one unit: tiles * ways <= slots):
-     * a block per unit without the unit loop measured 7 % (3000 x 2000 x
-     * 1000) to 20 % (1024 x 1024 x 8192) slower on the H200 */
+     * a block per unit without the unit loop is slower (docs/decisions.md,
+     * "Split tiles run as persistent blocks") */
     k->persistent = true;
     /* a cluster's two blocks run the same iterations of the tiles they share */
     if (k->cluster) {

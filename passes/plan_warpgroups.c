@@ -282,13 +282,13 @@ static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
     k->ws_loop = loop;
     /* Persistent blocks (codegen: a tile loop per block, the producer
      * running into the next tile during the epilogue), for grids of more
-     * than one wave of an H100/H200 (132 SMs): 1-2% faster than a block
-     * per tile for the 4096^3 GEMM on the H200, 5% at 1.94 waves (the
-     * ragged 3000x2000x1000 one at 192 x 128) and, since the epilogue
-     * stores through TMA, 4-5% at 1.45 waves (the same at 128 x 256) and
-     * 2% at 192 tiles of 1536x4096x4096; causal attention at 160 tiles 17%
-     * (it then takes its tiles longest first: plan_schedule), non-causal
-     * at 192 tiles within 1% (bench/RESULTS.md, session 21).
+     * than one wave of the target's SMs: there a block runs more
+     * than one tile, and its producer loads the next tile while the
+     * consumers store the last one, which a block per tile cannot overlap
+     * (causal attention then takes its tiles longest first: plan_schedule).
+     * From one wave or less each block runs one tile and the loop only
+     * adds code (docs/decisions.md, "Persistent blocks from more than one
+     * wave").
      * --persistent=on / =off forces them on / off. Preloads (attention's
      * Q) are loaded again for each tile, once the consumers are done with
      * the last one's. Clusters of two (plan_cluster) take the tiles in
@@ -376,9 +376,9 @@ static int64_t shared_bytes(IrKernel *k, IrStmt *loop, int loop_at, int dim, boo
  * both, halving that traffic from L2. Both blocks must run the same number
  * of iterations (each one's producer refills slots the other's consumers
  * free), and the dimension must split into pairs. Where the rows are
- * aligned the GEMM is not limited by L2, and clusters were no faster on
- * the H200 (bench/RESULTS.md): there they are an experiment,
- * --clusters=on. */
+ * aligned the GEMM is not limited by L2, so clusters gain nothing: there
+ * they are an experiment, --clusters=on (docs/decisions.md, "Clusters
+ * of two only where shared rows are misaligned"). */
 static void plan_cluster(IrKernel *k, IrStmt *loop, int loop_at) {
     Choice choice = k->plan.clusters; /* --clusters: ON wherever they can be, OFF never */
     if (choice == CHOICE_OFF) return;
@@ -396,11 +396,12 @@ static void plan_cluster(IrKernel *k, IrStmt *loop, int loop_at) {
     }
     /* By default only where a shared tile's box rows straddle 128-byte
      * lines (A's rows of K = 1000 halves: 2000 bytes): each 128-byte box row
-     * takes about two more L2 requests, and multicast halves them. Measured
-     * on the H200 at 3000 x 2000 x 1000 (bench/RESULTS.md, session 12): +5 %
-     * (B's 4000-byte rows) to +10 % (A's 2000-byte rows); with aligned
-     * rows (4096^3) clusters were no faster, nor for attention at D = 96
-     * (192-byte rows in 64-byte boxes: 2.8 % slower, session 19). */
+     * takes about two more L2 requests, and multicast halves them. Aligned
+     * rows, and rows in 64-byte boxes whose pitch is a multiple of 64
+     * (attention at D = 96: 192-byte rows), straddle no line, and there
+     * the cluster's coupled barriers cost at least what multicast saves
+     * (docs/decisions.md, "Clusters of two only where shared rows are
+     * misaligned"). */
     if (best == 0 || (choice == CHOICE_AUTO && !best_misaligned)) return;
     k->cluster = 2;
     shared_bytes(k, loop, loop_at, k->cluster_dim, true, NULL);

@@ -333,9 +333,10 @@ bool prof_bench_summarise(BenchResult *r, char err[256]) {
         }
         /* A kernel that takes the card to its power limit runs its first
          * samples at full clock and the rest capped (attention on the
-         * H200: 700 W and ~1700 MHz after ~0.5 s, bench/RESULTS.md, session
-         * 8); when most are capped the median clock is the capped one and
-         * the median time mixes both. The samples near the fastest clock
+         * H200: its 700 W limit, ~1700 MHz after ~0.5 s; docs/decisions.md,
+         * "The full-clock median beside the median"); when most are
+         * capped the median clock is the capped one and the median time
+         * mixes both. The samples near the fastest clock
          * say what the kernel does unthrottled. */
         for (int i = 0; i < n; i++)
             if (r->sample[i].sm_clock_mhz >= THROTTLE_FRACTION * r->full_clock_mhz)

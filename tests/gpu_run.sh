@@ -137,8 +137,8 @@ tolerance() {
     gemm_a_regs_f16_acc) echo "--rtol 1e-2 --atol 1e-1" ;;
     # f32 sums of 1600 fp8 products (of size ~40) through the tensor cores'
     # fp8 adds (about 14 mantissa bits), promoted every 128: ~0.03 off at
-    # most on the H200 (rel. Frobenius error 1.2e-4; 1.5e-4 promoting once
-    # per 160-wide K tile)
+    # most on the H200 (rel. Frobenius error 1.2e-4; docs/decisions.md,
+    # "fp8 sums promoted to f32 every 128 products")
     fp8_gemm_k160) echo "--rtol 1e-3 --atol 6e-2" ;;
     *) ;;
     esac
