@@ -78,7 +78,7 @@ typedef struct Cg {
      * or "long long" when a tensor has 2^31 elements or more, where
      * `bx * BLOCK + i` would overflow 32 bits (cg_emit). */
     const char *index_type;
-    /* Printing the code of a half unit (plan_halves): the gemm's n, B's
+    /* Printing the code of a half unit (schedule_halves): the gemm's n, B's
      * loads and the epilogue's store cover half of the tile's columns. */
     bool half;
 } Cg;
@@ -146,10 +146,38 @@ enum {
 /* Defines the kernel's block index names from blockIdx (lin NULL) or from
  * the linear tile number lin of a persistent kernel. */
 void cg_block_indices(Cg *g, const char *lin);
-/* Opens a persistent block's loop over its tiles (tl_tile, the tl_n-th of
- * this block; rounds of gridDim.x tiles, dealt out in a snake, or with
- * sched_dim drawn from a counter by the producer thread, which hands each
- * to the consumers) and defines their block indices. */
+
+/* tile_order.c: the order of a persistent block's tiles (Schedule) */
+/* The figures of k's order that the arithmetic needs. */
+typedef struct TileOrderPlan {
+    TileOrder order;
+    int64_t units;            /* of the persistent loop (cg_loop_units) */
+    int64_t tiles;            /* of the grid, pairs of them in clusters */
+    int64_t G, inner;         /* LONGEST_FIRST, IDLE_LAST: the order's dimension's
+                               * extent, and the tiles of the dimensions below it */
+    int64_t section;          /* LONGEST_FIRST */
+    bool reverse;             /* LONGEST_FIRST */
+    int split_ways;
+    int64_t half_from, half_tiles, half_cols;
+} TileOrderPlan;
+/* What unit u of a persistent loop runs: the linear tile number it
+ * defines its block indices from, and of split or half tiles which part. */
+typedef struct TileUnit {
+    int64_t tile;
+    int piece;                /* split tiles */
+    bool half;                /* half tiles: a half unit, at column half_col */
+    int64_t half_col;
+} TileUnit;
+void cg_tile_order_plan(const IrKernel *k, TileOrderPlan *p);
+void cg_tile_order_unit(const TileOrderPlan *p, int64_t unit, TileUnit *out);
+/* The unit block `block` of `blocks` runs in round `round`: the snake. */
+int64_t cg_tile_snake(int64_t round, int64_t blocks, int64_t block);
+/* The units of a persistent block's loop. */
+int64_t cg_loop_units(const IrKernel *k);
+/* Opens a persistent block's loop over its units (tl_tile, the tl_n-th of
+ * this block; rounds of gridDim.x units, dealt out in a snake, or longest
+ * first drawn from a counter by the producer thread, which hands each to
+ * the consumers) and defines their block indices. */
 void cg_tile_loop_begin(Cg *g, bool producer);
 void cg_tile_loop_end(Cg *g, bool producer);
 
@@ -181,7 +209,7 @@ void cg_split_unit(Cg *g, const char *unit);          /* unit's tile and piece, 
  * loop variable var, counting tl_it. */
 void cg_split_loop(Cg *g, const char *var, const char *n);
 void cg_split_sum(Cg *g);                              /* after the consumers' loop */
-/* The first gemm of the sm_90a path's loop (plan_split and plan_halves
+/* The first gemm of the sm_90a path's loop (schedule_split and schedule_halves
  * take loops with one), NULL where it has none. */
 const IrStmt *cg_loop_gemm(const IrKernel *k);
 /* The registers a consumer thread takes from the producer (setmaxnreg), 0: none. */

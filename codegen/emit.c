@@ -739,9 +739,9 @@ void cg_block_indices(Cg *g, const char *lin) {
     KernelInfo *info = k->info;
     Arena *ar = &k->c->arena;
     int64_t grid[3] = {k->grid[0], k->grid[1], k->grid[2]};
-    if (k->cluster) {
+    if (k->sched.cluster) {
         cg_line(g, "const int tl_cta_rank = tl_cluster_rank();  // blockIdx.x %% 2");
-        grid[k->cluster_dim] /= 2;
+        grid[k->sched.cluster_dim] /= 2;
         if (!lin) lin = "(blockIdx.x >> 1)"; /* a persistent kernel's lin numbers pairs */
     }
     static const char *const bidx[3] = {"blockIdx.x", "blockIdx.y", "blockIdx.z"};
@@ -769,7 +769,7 @@ void cg_block_indices(Cg *g, const char *lin) {
         val[0] = "tl_bx";
         val[1] = "tl_by";
     }
-    if (k->cluster) val[k->cluster_dim] = arena_printf(ar, "2 * %s + tl_cta_rank", val[k->cluster_dim]);
+    if (k->sched.cluster) val[k->sched.cluster_dim] = arena_printf(ar, "2 * %s + tl_cta_rank", val[k->sched.cluster_dim]);
     const char *names[3];
     for (int i = 0; i < info->block_idx.len; i++) names[i] = ir_sym_cname(k->c, info->block_idx.items[i]);
     int i = 0;
@@ -784,146 +784,6 @@ void cg_block_indices(Cg *g, const char *lin) {
      * and drop their bounds tests and the branches around the loads. */
     for (i = 0; i < info->block_idx.len; i++)
         cg_line(g, "__builtin_assume(%s >= 0 && %s < %lld);", names[i], names[i], (long long)k->grid[i]);
-}
-
-/* Tile number t (a C expression) as digits around a dimension whose
- * lower dimensions hold `inner` tiles: *lo "t % inner + inner * " (to go
- * before the digits from the dimension up), *hi "t / inner"; nothing and
- * t itself where inner is 1. */
-static void split_digits(Arena *ar, const char *t, int64_t inner, const char **lo, const char **hi) {
-    *lo = inner == 1 ? "" : arena_printf(ar, "%s %% %lld + %lld * ", t, (long long)inner, (long long)inner);
-    *hi = inner == 1 ? t : arena_printf(ar, "(%s / %lld)", t, (long long)inner);
-}
-
-/* Round n of the blocks takes tiles n * G .. n * G + G - 1 (G blocks),
- * block b the b-th of them in even rounds and the (G-1-b)-th in odd ones:
- * where the work per tile grows along the tile order (causal attention's
- * query blocks), plain round robin gives some blocks the heavy end of
- * every round (+9 % on the busiest SM for 32 query blocks on 132 SMs);
- * the snake evens it out. Each round is still the same G consecutive
- * tiles, so what shares L2 does not change. With plan_schedule's order,
- * the producer thread draws the tiles after the first from a counter
- * (tl_tiles_draw) and hands each on to the consumers in grid order
- * (tl_tiles_publish, tl_tiles_take: a shared slot between two named
- * barriers), so theirs is the plain loop. */
-/* The named barriers of plan_schedule's next-tile slot and their thread
- * count (the consumers and the producer's warp), as the tl_tiles_*
- * helpers take them. */
-static const char *tile_slot_barriers(const IrKernel *k) {
-    return arena_printf(&k->c->arena, "%d, %d, %lld", CG_BAR_TILE_FULL, CG_BAR_TILE_EMPTY, (long long)(k->threads + 32));
-}
-
-const IrStmt *cg_loop_gemm(const IrKernel *k) {
-    for (int i = 0; i < k->ws_loop->body.len; i++)
-        if (k->ws_loop->body.items[i]->op == IR_GEMM) return k->ws_loop->body.items[i];
-    return NULL;
-}
-
-/* The units of a persistent block's loop: tiles, pairs of them in clusters
- * of two, every tile's pieces (plan_split), or whole tiles and halves
- * (plan_halves). */
-static int64_t loop_units(const IrKernel *k) {
-    if (k->split_ways) return cg_split_units(k);
-    if (k->half_tiles) return k->half_from + 2 * k->half_tiles;
-    return k->grid[0] * k->grid[1] * k->grid[2] / (k->cluster ? 2 : 1);
-}
-
-void cg_tile_loop_begin(Cg *g, bool producer) {
-    const IrKernel *k = g->k;
-    /* clusters of two take the tiles in pairs, both blocks of a cluster the
-     * same pair (their multicast loads fill each other's slots): the
-     * round-robin unit is the cluster, not the block */
-    int64_t units = loop_units(k);
-    const char *me = k->cluster ? "(blockIdx.x >> 1)" : "blockIdx.x", *all = k->cluster ? "(gridDim.x >> 1)" : "gridDim.x";
-    if (k->sched_dim >= 0 && !producer) {
-        /* the tiles in grid order, as the producer thread hands them on */
-        const char *take =
-            arena_printf(&k->c->arena, "tl_tiles_take(tl_next_tile, %lld, %s)", (long long)units, tile_slot_barriers(k));
-        cg_line(g, "for (int tl_n = 0, tl_tile = %s; tl_tile < %lld; ++tl_n, tl_tile = %s) {", take, (long long)units, take);
-        g->ind++;
-        cg_block_indices(g, "tl_tile");
-        return;
-    }
-    if (k->sched_dim < 0) {
-        cg_line(g, "for (int tl_n = 0, tl_tile = %s; tl_tile < %lld;", me, (long long)units);
-        cg_line(g, "     ++tl_n, tl_tile = tl_n * %s + (tl_n & 1 ? %s - 1 - %s : %s)) {", all, all, me, me);
-    } else {
-        cg_line(g, "int tl_n = 0;  // after the loop, the tiles this block ran");
-        cg_line(g, "for (int tl_tile = %s; tl_tile < %lld; ++tl_n, tl_tile = tl_tiles_draw(tl_tile_count)) {", me,
-                (long long)units);
-    }
-    g->ind++;
-    /* plan_halves: the tile whose half a unit from half_from on is */
-    const char *tile = "tl_tile";
-    if (k->half_tiles) {
-        long long from = (long long)k->half_from, cols = (long long)(cg_loop_gemm(k)->c.buf->shape[1] / 2);
-        cg_line(g, "const int tl_half = tl_tile >= %lld;  // the last wave's tiles in halves of their columns", from);
-        cg_line(g, "const int tl_whole = tl_half ? %lld + (tl_tile - %lld) / 2 : tl_tile, tl_hcol = tl_half ? (tl_tile - %lld) %% 2 * %lld : 0;",
-                from, from, from, cols);
-        tile = "tl_whole";
-    }
-    int d = k->sched_dim >= 0 ? k->sched_dim : k->idle_stores.len ? k->idle_last_dim : -1;
-    if (d < 0) {
-        if (k->split_ways) cg_split_unit(g, tile);
-        else cg_block_indices(g, tile);
-        return;
-    }
-    Arena *ar = &k->c->arena;
-    int64_t inner = 1, G = k->grid[d];
-    for (int i = 0; i < d; i++) inner *= k->grid[i];
-    const char *lo, *hi;
-    if (k->sched_dim >= 0) {
-        /* longest first: sections of W units of the grid without d (the
-         * remainder, fewer, in a first section: the last one is what evens
-         * out the end, the more tiles it has the better), each running index
-         * G - 1 along d of its units, then G - 2, ... (0, 1, ... where the
-         * trip count shrinks along d); tl_u is the unit, tl_x the index */
-        int64_t W = k->sched_section, others = units / G, rem = others % W;
-        const char *x = k->sched_reverse ? arena_printf(ar, "%lld - ", (long long)(G - 1)) : "";
-        long long WG = (long long)(W * G);
-        if (W >= others) {
-            cg_line(g, "const int tl_x = %s(tl_tile / %lld), tl_u = tl_tile %% %lld;  // longest first", x, (long long)others,
-                    (long long)others);
-        } else if (!rem) {
-            cg_line(g, "const int tl_r = tl_tile %% %lld;  // longest first, in sections of %lld units", WG, (long long)W);
-            cg_line(g, "const int tl_x = %s(tl_r / %lld), tl_u = tl_tile / %lld * %lld + tl_r %% %lld;", x, (long long)W, WG,
-                    (long long)W, (long long)W);
-        } else {
-            cg_line(g, "const int tl_s = tl_tile - %lld;  // past the first section (%lld units) where >= 0", (long long)(rem * G),
-                    (long long)rem);
-            cg_line(g, "const int tl_w = tl_s < 0 ? %lld : %lld, tl_r = tl_s < 0 ? tl_tile : tl_s %% %lld;  // longest first",
-                    (long long)rem, (long long)W, WG);
-            cg_line(g, "const int tl_x = %s(tl_r / tl_w), tl_u = (tl_s < 0 ? 0 : %lld + tl_s / %lld * %lld) + tl_r %% tl_w;", x,
-                    (long long)rem, WG, (long long)W);
-        }
-        split_digits(ar, "tl_u", inner, &lo, &hi);
-        cg_line(g, "const int tl_lin = %s(tl_x + %lld * %s);", lo, (long long)G, hi);
-        cg_line(g, "tl_tiles_publish(tl_next_tile, tl_n, tl_lin, %s);  // to the consumers", tile_slot_barriers(k));
-        cg_block_indices(g, "tl_lin");
-        return;
-    }
-    /* plan_idle: the tiles at the end of grid dimension d (those with idle
-     * warpgroups) after all the others, each part in grid order: tile t of
-     * the first part has index t along the grid with dimension d one
-     * shorter, of the second index t - first along the grid without d */
-    int64_t tiles = k->grid[0] * k->grid[1] * k->grid[2] / (k->cluster ? 2 : 1), first = tiles - tiles / G;
-    const char *lo2, *hi2;
-    split_digits(ar, tile, inner, &lo, &hi);
-    split_digits(ar, arena_printf(ar, "(%s - %lld)", tile, (long long)first), inner, &lo2, &hi2);
-    cg_line(g, "const int tl_lin = %s < %lld  // the tiles with idle warpgroups last", tile, (long long)first);
-    cg_line(g, "    ? %s(%s %% %lld + %lld * (%s / %lld))", lo, hi, (long long)(G - 1), (long long)G, hi, (long long)(G - 1));
-    cg_line(g, "    : %s(%lld + %lld * %s);", lo2, (long long)(G - 1), (long long)G, hi2);
-    cg_block_indices(g, "tl_lin");
-}
-
-void cg_tile_loop_end(Cg *g, bool producer) {
-    g->ind--;
-    cg_line(g, "}");
-    const IrKernel *k = g->k;
-    if (!producer || k->sched_dim < 0) return;
-    cg_line(g, "tl_tiles_publish(tl_next_tile, tl_n, %lld, %s);  // no more tiles",
-            (long long)(k->grid[0] * k->grid[1] * k->grid[2]), tile_slot_barriers(k));
-    cg_line(g, "tl_tiles_done(tl_tile_count);  // the counter reads 0 again for the next launch");
 }
 
 /* Whether kernel k stores or computes an fp8 value anywhere. */
@@ -973,22 +833,22 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     if (k->ws_loop)
         fprintf(g.o, "// sm_90a path: %lld consumer threads (wgmma) + a %lld-thread TMA producer warpgroup%s\n",
                 (long long)k->threads, (long long)k->producer_threads,
-                k->persistent ? "; persistent: min(tiles, SMs) blocks loop over the grid's tiles" : "");
-    if (k->cluster)
+                k->sched.persistent ? "; persistent: min(tiles, SMs) blocks loop over the grid's tiles" : "");
+    if (k->sched.cluster)
         fprintf(g.o, "// clusters of 2 blocks along grid dimension %d (a linear grid of %lld blocks): TMA multicast of the tiles they share\n",
-                k->cluster_dim, (long long)(k->grid[0] * k->grid[1] * k->grid[2]));
+                k->sched.cluster_dim, (long long)(k->grid[0] * k->grid[1] * k->grid[2]));
     /* cuda_fp8.h only where needed: it costs NVRTC ~70 ms a compile */
     fprintf(g.o, "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n%s\n", uses_fp8(k) ? "#include <cuda_fp8.h>\n" : "");
     fputs(cg_device_header, g.o);
     if (k->ws_loop) cg_hopper_helpers(k, g.o);
-    if (k->sched_dim >= 0)
+    if (k->sched.order == ORDER_LONGEST_FIRST)
         fputs("\n// the tiles this launch's persistent blocks have drawn, and the blocks done drawing (tl_tiles_draw, tl_tiles_done)\n"
               "__device__ unsigned tl_tile_count[2] = {0, 0};\n", g.o);
-    if (k->split_ways) cg_split_globals(k, g.o);
+    if (k->sched.split_ways) cg_split_globals(k, g.o);
     /* setmaxnreg needs a register cap at entry: one block an SM */
     fprintf(g.o, "\nextern \"C\" __global__ void __launch_bounds__(%lld%s)%s %s(",
             (long long)(k->threads + k->producer_threads), cg_hopper_consumer_regs(k) ? ", 1" : "",
-            k->cluster ? " __cluster_dims__(2, 1, 1)" : "", name);
+            k->sched.cluster ? " __cluster_dims__(2, 1, 1)" : "", name);
     for (int i = 0; i < info->params.len; i++) {
         Sym *p = info->params.items[i];
         if (i) fputs(", ", g.o);
@@ -1020,7 +880,7 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     /* NVRTC does not know the block size: without this, tid / 4096 and
      * tid %% 4096 cost sign fix-ups and bounds tests stay in the code */
     cg_line(&g, "__builtin_assume(tid >= 0 && tid < %lld);", (long long)(k->threads + k->producer_threads));
-    if (!k->persistent) cg_block_indices(&g, NULL);
+    if (!k->sched.persistent) cg_block_indices(&g, NULL);
     for (int i = 0; i < info->params.len; i++) {
         Sym *p = info->params.items[i];
         if (p->kind == SYM_SCALAR)
@@ -1039,11 +899,11 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
         cg_line(&g, "double *const tl_scratch = (double *)(tl_smem + %lld);", (long long)k->scratch_offset);
     if (k->ws_loop) cg_hopper_split(&g);
     if (k->ws_loop) cg_line(&g, "int tl_it = 0;  // pipeline iterations so far: the stage and phase to wait for");
-    if (k->persistent) cg_tile_loop_begin(&g, false);
-    if (k->idle_stores.len) cg_hopper_idle_begin(&g);
+    if (k->sched.persistent) cg_tile_loop_begin(&g, false);
+    if (k->sched.idle_stores.len) cg_hopper_idle_begin(&g);
     cg_block(&g, &k->body);
-    if (k->idle_stores.len) cg_hopper_idle_end(&g);
-    if (k->persistent) cg_tile_loop_end(&g, false);
+    if (k->sched.idle_stores.len) cg_hopper_idle_end(&g);
+    if (k->sched.persistent) cg_tile_loop_end(&g, false);
     if (k->ws_loop) {
         cg_hopper_finish(&g);
         fputs("#endif\n", g.o);
@@ -1058,10 +918,10 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     out->source_len = len;
     out->name = name;
     memcpy(out->grid, k->grid, sizeof out->grid);
-    if (k->persistent || k->cluster) { /* a linear grid (cg_block_indices) */
-        out->persistent = k->persistent;
-        out->cluster = k->cluster;
-        out->grid[0] = loop_units(k) * (k->cluster ? 2 : 1); /* plan_split drops clusters */
+    if (k->sched.persistent || k->sched.cluster) { /* a linear grid (cg_block_indices) */
+        out->persistent = k->sched.persistent;
+        out->cluster = k->sched.cluster;
+        out->grid[0] = cg_loop_units(k) * (k->sched.cluster ? 2 : 1);
         out->grid[1] = out->grid[2] = 1;
     }
     out->block = k->threads + k->producer_threads;

@@ -49,7 +49,7 @@ static int tma_index(const IrKernel *k, const IrStmt *copy) {
 
 /* The element coordinates of a TMA box, innermost first, as the copy
  * helpers take them: region r's corner, `col_off` more columns (and the
- * half unit's, plan_halves, where `half`), the rows shifted by the C
+ * half unit's, schedule_halves, where `half`), the rows shifted by the C
  * expression `row_extra` ("" for none). */
 static char *tma_coords(Cg *g, const IrRegion *r, int64_t col_off, bool half, const char *row_extra) {
     int rank = r->buf->rank;
@@ -128,7 +128,7 @@ static const char *wgmma_type(Dtype t) {
 static bool int_wgmma(const IrStmt *gm) { return gm->c.buf->dtype == DT_I32; }
 
 /* The n of gemm gm's wgmmas: its accumulator's columns, half of them in
- * the code of a half unit (plan_halves). */
+ * the code of a half unit (schedule_halves). */
 static int64_t wgmma_n(const IrStmt *gm, bool half) { return gm->c.buf->shape[1] / (half ? 2 : 1); }
 
 static const char *wgmma_name(Arena *a, const IrStmt *gm, int64_t n) {
@@ -179,7 +179,7 @@ void cg_hopper_helpers(const IrKernel *k, FILE *o) {
     for (int i = 0; i < k->ws_loop->body.len; i++) {
         const IrStmt *gm = k->ws_loop->body.items[i];
         if (gm->op != IR_GEMM || !gm->wgmma) continue;
-        for (int half = 0; half <= (k->half_tiles > 0); half++) {
+        for (int half = 0; half <= (k->sched.half_tiles > 0); half++) {
             int64_t n = wgmma_n(gm, half);
             const char *name = wgmma_name(a, gm, n);
             bool seen = false;
@@ -266,10 +266,10 @@ static int64_t ring_bytes(const IrKernel *k) {
 
 /* ---- the producer ---- */
 
-/* Whether c is the loop's copy of B that plan_halves' half units load half
+/* Whether c is the loop's copy of B that schedule_halves' half units load half
  * of (its one gemm's). */
 static bool half_copy(const IrKernel *k, const IrStmt *c) {
-    return k->half_tiles && c->pipeline == k->ws_loop && cg_loop_gemm(k)->b.buf == c->dst.buf;
+    return k->sched.half_tiles && c->pipeline == k->ws_loop && cg_loop_gemm(k)->b.buf == c->dst.buf;
 }
 
 /* The TMA copies of c into the tile at dst_expr (one per column block).
@@ -282,7 +282,7 @@ static void issue_tma(Cg *g, const IrStmt *c, const char *dst_expr, const char *
     const char *half_rows = c->multicast ? arena_printf(arena(g), " + tl_cta_rank * %lld", (long long)half) : "";
     const char *half_bytes =
         c->multicast ? arena_printf(arena(g), " + tl_cta_rank * %lld", (long long)(half * blk_row_bytes(dst))) : "";
-    /* a half unit (plan_halves) loads the column blocks of its half of B's
+    /* a half unit (schedule_halves) loads the column blocks of its half of B's
      * columns into the tile's first half */
     bool halves = half_copy(g->k, c);
     for (int64_t j = 0; j < blocks; j++) {
@@ -322,7 +322,7 @@ enum { REG_POOL = 65536 };
  * plan_schedule's counter and the longest-first order to decode it needs
  * more (at 48 ptxas spilled 48 bytes in causal attention at 192 x 96 and,
  * for the whole kernel, serialised the wgmmas: C7512). */
-static int producer_regs(const IrKernel *k) { return k->sched_dim >= 0 ? 56 : 40; }
+static int producer_regs(const IrKernel *k) { return k->sched.order == ORDER_LONGEST_FIRST ? 56 : 40; }
 
 int cg_hopper_consumer_regs(const IrKernel *k) {
     if (!k->ws_loop || !k->arch_specific) return 0;
@@ -356,21 +356,22 @@ void cg_hopper_split(Cg *g) {
     IrStmt *loop = k->ws_loop;
     int S = loop->stages;
     int64_t T = k->threads;
-    int RS = S; /* the mbarriers of each kind */
     cg_line(g, "unsigned long long *const tl_full = (unsigned long long *)(tl_smem + %lld), *const tl_empty = tl_full + %d;",
-            (long long)k->mbar_offset, RS);
-    cg_line(g, "unsigned long long *const tl_preload = tl_full + %d, *const tl_preload_free = tl_full + %d;", 2 * RS,
-            2 * RS + 1);
-    if (k->sched_dim >= 0)
-        cg_line(g, "int *const tl_next_tile = (int *)(tl_full + %d);  // the next tile (plan_schedule)",
-                2 * RS + 2);
+            (long long)k->mbar_offset, S);
+    cg_line(g, "unsigned long long *const tl_preload = tl_full + %d, *const tl_preload_free = tl_full + %d;", 2 * S,
+            2 * S + 1);
+    if (k->sched.order == ORDER_LONGEST_FIRST) {
+        /* static, so that the dynamic layout plan_shared made does not depend on the schedule */
+        cg_line(g, "__shared__ int tl_next_tile_slot;");
+        cg_line(g, "int *const tl_next_tile = &tl_next_tile_slot;  // the next tile (the longest-first order)");
+    }
     cg_line(g, "if (tid == 0) {");
     cg_line(g, "    #pragma unroll");
-    cg_line(g, "    for (int s = 0; s < %d; ++s) {", RS);
+    cg_line(g, "    for (int s = 0; s < %d; ++s) {", S);
     cg_line(g, "        tl_mbar_init(&tl_full[s], 1);  // the producer's arrive + the TMA bytes");
-    if (k->cluster)
+    if (k->sched.cluster)
         cg_line(g, "        tl_mbar_init(&tl_empty[s], %lld);  // one arrive per consumer warp of both blocks: both fill it",
-                (long long)(k->cluster * T / 32));
+                (long long)(k->sched.cluster * T / 32));
     else
         cg_line(g, "        tl_mbar_init(&tl_empty[s], %lld);  // one arrive per consumer warp", (long long)(T / 32));
     cg_line(g, "    }");
@@ -379,7 +380,7 @@ void cg_hopper_split(Cg *g) {
             (long long)(T / 32));
     cg_line(g, "    tl_mbar_fence_init();");
     cg_line(g, "}");
-    cg_line(g, k->cluster ? "tl_cluster_sync();  // the peer's mbarriers are ready before anything is multicast into them"
+    cg_line(g, k->sched.cluster ? "tl_cluster_sync();  // the peer's mbarriers are ready before anything is multicast into them"
                           : "__syncthreads();");
     cg_line(g, "if (tid >= %lld) {  // the producer warpgroup: its first thread issues every TMA copy", (long long)T);
     g->ind++;
@@ -396,12 +397,12 @@ void cg_hopper_split(Cg *g) {
     }
     const char *var = ir_sym_cname(k->c, loop->sym), *n = cg_tmp(g, "n"), *s = cg_tmp(g, "s");
     cg_line(g, "int tl_it = 0;");
-    if (k->persistent) cg_tile_loop_begin(g, true);
+    if (k->sched.persistent) cg_tile_loop_begin(g, true);
     producer_lets(g);
     if (pre_bytes) {
         /* a persistent block's next tile: once its consumers have left the
          * last tile's loop, the preloaded tiles are free */
-        if (k->persistent) cg_line(g, "if (tl_n > 0) tl_mbar_wait(tl_preload_free, (tl_n - 1) & 1);");
+        if (k->sched.persistent) cg_line(g, "if (tl_n > 0) tl_mbar_wait(tl_preload_free, (tl_n - 1) & 1);");
         cg_line(g, "tl_mbar_arrive_expect_tx(tl_preload, %lld);", (long long)pre_bytes);
         for (int i = 0; i < k->tma_copies.len; i++) {
             const IrStmt *c = k->tma_copies.items[i];
@@ -421,7 +422,7 @@ void cg_hopper_split(Cg *g) {
         }
     cg_line(g, "if (tl_it >= %d) tl_mbar_wait(%s, (tl_it / %d - 1) & 1);  // the consumers freed the slot", S,
             ring_bar(g, "empty", s), S);
-    int64_t halved = 0; /* the bytes a half unit (plan_halves) does not load */
+    int64_t halved = 0; /* the bytes a half unit (schedule_halves) does not load */
     for (int i = 0; i < k->tma_copies.len; i++) {
         const IrStmt *c = k->tma_copies.items[i];
         if (half_copy(k, c)) halved += buf_bytes(c->dst.buf) / 2;
@@ -440,7 +441,7 @@ void cg_hopper_split(Cg *g) {
     }
     g->ind--;
     cg_line(g, "}");
-    if (k->persistent) cg_tile_loop_end(g, true);
+    if (k->sched.persistent) cg_tile_loop_end(g, true);
     g->ind--;
     cg_line(g, "}");
     cg_line(g, "return;");
@@ -457,7 +458,7 @@ void cg_hopper_split(Cg *g) {
 /* A preload copy, where the consumers meet it: wait until it has landed. */
 void cg_hopper_preload_wait(Cg *g, IrStmt *copy) {
     (void)copy;
-    cg_line(g, "tl_mbar_wait(tl_preload, %s);  // the TMA preloads have landed", g->k->persistent ? "tl_n & 1" : "0");
+    cg_line(g, "tl_mbar_wait(tl_preload, %s);  // the TMA preloads have landed", g->k->sched.persistent ? "tl_n & 1" : "0");
 }
 
 /* Where shared operand b's tile starts in the buffer, "<bytes> + ": its
@@ -614,7 +615,7 @@ static void ring_wait(Cg *g, const char *slot, const char *it) {
 /* Gives ring r's slot back to the producer after iteration `kt` of `n`. */
 static void ring_release(Cg *g, const char *slot, const char *kt, const char *n) {
     const IrKernel *k = g->k;
-    if (!k->cluster) {
+    if (!k->sched.cluster) {
         cg_line(g, "if (lane == 0) tl_mbar_arrive(%s);  // this warp is done with the slot", ring_bar(g, "empty", slot));
         return;
     }
@@ -624,7 +625,7 @@ static void ring_release(Cg *g, const char *slot, const char *kt, const char *n)
      * persistent block's producer goes on into the next tile's iterations,
      * which wait for every release, and the kernel ends on a cluster
      * barrier (cg_hopper_finish), so no peer has exited when they arrive. */
-    const char *when = k->persistent ? "lane < 2"
+    const char *when = k->sched.persistent ? "lane < 2"
                                      : arena_printf(arena(g), "%s < %s - %d && lane < 2", kt, n, k->ws_loop->stages);
     cg_line(g, "if (%s) tl_mbar_arrive_cluster(%s, lane);  // in block `lane` of the cluster", when,
             ring_bar(g, "empty", slot));
@@ -657,9 +658,9 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
     cg_line(g, "{");
     g->ind++;
     cg_line(g, "const int %s = %s;", n, cg_expr_str(g, loop->hi));
-    /* a half unit (plan_halves) runs the loop with wgmmas of half the n */
-    for (int half = k->half_tiles ? 1 : 0; half >= 0; half--) {
-        if (k->half_tiles) {
+    /* a half unit (schedule_halves) runs the loop with wgmmas of half the n */
+    for (int half = k->sched.half_tiles ? 1 : 0; half >= 0; half--) {
+        if (k->sched.half_tiles) {
             cg_line(g, half ? "if (tl_half) {  // half of the tile's columns" : "} else {");
             g->ind++;
         }
@@ -672,18 +673,18 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
         ring_release(g, s, kt, n);
         g->ind--;
         cg_line(g, "}");
-        if (k->half_tiles) g->ind--;
+        if (k->sched.half_tiles) g->ind--;
     }
     g->half = false;
-    if (k->half_tiles) cg_line(g, "}");
-    if (k->persistent && has_preloads(k))
+    if (k->sched.half_tiles) cg_line(g, "}");
+    if (k->sched.persistent && has_preloads(k))
         cg_line(g, "if (lane == 0) tl_mbar_arrive(tl_preload_free);  // the next tile's preloads may come");
-    if (k->split_ways) cg_split_sum(g);
+    if (k->sched.split_ways) cg_split_sum(g);
     g->ind--;
     cg_line(g, "}");
 }
 
-/* ---- warpgroups with nothing to store (plan_idle) ---- */
+/* ---- warpgroups with nothing to store (schedule_idle) ---- */
 
 /* Opens the consumers' tile body with the test for this warpgroup's rows
  * lying past the edge of every store (each store's rows begin at its
@@ -696,15 +697,15 @@ void cg_hopper_idle_begin(Cg *g) {
     IrKernel *k = g->k;
     IrStmt *loop = k->ws_loop;
     char *cond = NULL;
-    for (int i = 0; i < k->idle_stores.len; i++) {
-        const IrStmt *st = k->idle_stores.items[i];
+    for (int i = 0; i < k->sched.idle_stores.len; i++) {
+        const IrStmt *st = k->sched.idle_stores.items[i];
         int d = region_lead(&st->dst, st->src.buf->rank, st->src.buf->shape); /* the rows' dimension */
         const char *start = st->dst.idx[d] ? cg_expr_str(g, st->dst.idx[d]) : "0";
         cond = cg_and(g, cond, arena_printf(arena(g), "(%s) + tl_wg * 64 >= %lld", start, (long long)st->dst.buf->shape[d]));
     }
     cg_line(g, "if (%s) {  // this warpgroup's rows are all past the stores' edge: it only keeps the pipeline going", cond);
     g->ind++;
-    bool preload_free = k->persistent && has_preloads(k);
+    bool preload_free = k->sched.persistent && has_preloads(k);
     if (preload_free) cg_line(g, "tl_mbar_wait(tl_preload, tl_n & 1);  // this tile's preloads (then the next may come)");
     producer_lets(g);
     const char *n = cg_tmp(g, "n"), *s = cg_tmp(g, "s"), *kt = cg_tmp(g, "kb");
@@ -782,7 +783,7 @@ static void tma_store(Cg *g, IrStmt *s) {
 }
 
 void cg_hopper_tma_store(Cg *g, IrStmt *s) {
-    if (!g->k->half_tiles) {
+    if (!g->k->sched.half_tiles) {
         tma_store(g, s);
         return;
     }
@@ -807,6 +808,6 @@ void cg_hopper_finish(Cg *g) {
      * cluster barrier (PTX ISA, exit), so this waits for the consumers of
      * both blocks: the peer's last releases have landed in this block's
      * barriers before its shared memory goes. */
-    if (g->k->cluster && g->k->persistent)
+    if (g->k->sched.cluster && g->k->sched.persistent)
         cg_line(g, "tl_cluster_sync();  // the peer's releases into this block have landed");
 }

@@ -1,14 +1,14 @@
-/* lower_split.c - split tiles (plan_split, IrKernel.split_ways): every tile
+/* lower_split.c - split tiles (schedule_split, IrKernel.split_ways): every tile
  * in pieces along the loop, a persistent block's unit each, their partial
  * sums added up pairwise in global memory (cg_split_sum). */
 #include "codegen.h"
 
-/* The loop's accumulator: every gemm's C (plan_split allows one). */
+/* The loop's accumulator: every gemm's C (schedule_split allows one). */
 static const IrBuf *split_acc(const IrKernel *k) { return cg_loop_gemm(k)->c.buf; }
 
 static int64_t tiles(const IrKernel *k) { return k->grid[0] * k->grid[1] * k->grid[2]; }
 
-int64_t cg_split_units(const IrKernel *k) { return tiles(k) * k->split_ways; }
+int64_t cg_split_units(const IrKernel *k) { return tiles(k) * k->sched.split_ways; }
 
 /* The levels of the pairwise sum of `ways` pieces: ceil(log2(ways)). */
 static int split_levels(int ways) {
@@ -58,22 +58,22 @@ void cg_split_globals(const IrKernel *k, FILE *o) {
             "// that have arrived (tl_split_last)\n"
             "__device__ float4 tl_split_partials[%lld];\n"
             "__device__ unsigned tl_split_count[%lld];\n",
-            k->split_ways, (long long)(cg_split_units(k) * k->threads * regs / 4),
-            (long long)(cg_split_units(k) * split_levels(k->split_ways) * (k->threads / 128)));
+            k->sched.split_ways, (long long)(cg_split_units(k) * k->threads * regs / 4),
+            (long long)(cg_split_units(k) * split_levels(k->sched.split_ways) * (k->threads / 128)));
 }
 
 /* Which tile unit `unit` (a C expression: a persistent block's unit in
  * hand) is a piece of, and which piece; then the block indices of that
  * tile. */
 void cg_split_unit(Cg *g, const char *unit) {
-    int ways = g->k->split_ways;
+    int ways = g->k->sched.split_ways;
     cg_line(g, "const int tl_at = %s / %d, tl_piece = %s %% %d;  // split tiles: the tile, and which of its %d pieces", unit,
             ways, unit, ways, ways);
     cg_block_indices(g, "tl_at");
 }
 
 void cg_split_loop(Cg *g, const char *var, const char *n) {
-    int ways = g->k->split_ways;
+    int ways = g->k->sched.split_ways;
     const char *lo = "0", *hi = n;
     if (ways) {
         lo = cg_tmp(g, "from");
@@ -120,7 +120,7 @@ static void split_move(Cg *g, const IrBuf *acc, long long slot_stride, const cha
 void cg_split_sum(Cg *g) {
     const IrKernel *k = g->k;
     const IrBuf *acc = split_acc(k);
-    int ways = k->split_ways, levels = split_levels(ways);
+    int ways = k->sched.split_ways, levels = split_levels(ways);
     int64_t regs = acc->layout.regs, W = k->threads / 128;
     long long stride = (long long)(W * 32 * regs); /* a slot's float4s */
     const char *base = cg_tmp(g, "sp");

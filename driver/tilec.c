@@ -144,12 +144,12 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
                 (long long)k->threads, k->tma_stores.len, k->tma_stores.len == 1 ? "" : "s");
         if (k->store_declined)
             fprintf(stderr, "tilec: kernel '%s': an epilogue store stays a direct one: %s\n", info->name->s, k->store_declined);
-        if (k->persistent || k->cluster || k->split_ways)
-            fprintf(stderr, "tilec: kernel '%s':%s%s%s%s\n", info->name->s, k->persistent ? " persistent blocks" : "",
-                    k->cluster ? " in clusters of two (TMA multicast)" : "",
-                    k->split_ways ? arena_printf(&c->arena, ", every tile in %d pieces along the loop", k->split_ways) : "",
-                    k->half_tiles ? arena_printf(&c->arena, ", the last %lld tiles in halves of their columns",
-                                                 (long long)(k->half_tiles * (k->cluster ? 2 : 1)))
+        if (k->sched.persistent || k->sched.cluster || k->sched.split_ways)
+            fprintf(stderr, "tilec: kernel '%s':%s%s%s%s\n", info->name->s, k->sched.persistent ? " persistent blocks" : "",
+                    k->sched.cluster ? " in clusters of two (TMA multicast)" : "",
+                    k->sched.split_ways ? arena_printf(&c->arena, ", every tile in %d pieces along the loop", k->sched.split_ways) : "",
+                    k->sched.half_tiles ? arena_printf(&c->arena, ", the last %lld tiles in halves of their columns",
+                                                 (long long)(k->sched.half_tiles * (k->sched.cluster ? 2 : 1)))
                                   : "");
     } else if (verbose && k->hopper_declined)
         fprintf(stderr, "tilec: kernel '%s' takes the Ampere path on sm_90a: %s\n", info->name->s, k->hopper_declined);

@@ -330,7 +330,7 @@ IrKernel *ir_build(Ctx *c, KernelInfo *info, const Target *target, const PlanOpt
     memcpy(k->grid, info->grid, sizeof k->grid);
     k->grid_rank = info->grid_rank;
     k->threads = info->threads;
-    k->idle_last_dim = k->sched_dim = -1;
+    k->sched.order_dim = -1;
     build_block(k, info->node->u.kernel.body, &k->body);
     return k;
 }

@@ -160,6 +160,60 @@ struct IrStmt {
     NodeList print_args;       /* PRINT */
 };
 
+/* The order in which the units of a persistent block's loop take the
+ * grid's tiles (codegen/tile_order.c prints it). */
+typedef enum TileOrder {
+    /* Round n of the G blocks takes tiles nG .. nG + G - 1, block b the
+     * b-th in even rounds and the (G-1-b)-th in odd ones. */
+    ORDER_SNAKE,
+    /* Longest tiles first: where the loop's trip count grows (reverse: the
+     * last index first) or shrinks along grid dimension dim only, blocks
+     * draw their tiles from a counter in that order, through the other
+     * dimensions' units in sections of `section`. */
+    ORDER_LONGEST_FIRST,
+    /* The tiles at the end of grid dimension dim, those with idle
+     * warpgroups, after all the others. */
+    ORDER_IDLE_LAST,
+} TileOrder;
+
+/* The sm_90a path's schedule: how the grid's tiles are dealt to blocks,
+ * decided in one place (passes/plan_schedule.c) once the kernel's shared
+ * memory is planned, and read by the code generators. */
+typedef struct Schedule {
+    /* Persistent: as many blocks as fit on the GPU at once, each looping
+     * over the grid's tiles (tile = blockIdx.x, + gridDim.x, ...), so a
+     * block's producer loads the next tile during the epilogue of this one. */
+    bool persistent;
+    /* Thread-block clusters: `cluster` blocks (0: none, or 2) neighbouring
+     * along grid dimension `cluster_dim` run as one cluster; the loop's
+     * copies marked `multicast` are loaded half by each block and
+     * multicast into both. */
+    int cluster, cluster_dim;
+    TileOrder order;
+    int order_dim;           /* LONGEST_FIRST, IDLE_LAST: the grid dimension */
+    bool order_reverse;      /* LONGEST_FIRST: from the last index */
+    int64_t order_section;   /* LONGEST_FIRST: units a section */
+    /* Warpgroups with nothing to store: the epilogue's stores (IrStmt*)
+     * whose row starts tell, at run time, whether this warpgroup's rows all
+     * lie past their edges (then it only waits for and frees each slot);
+     * empty where that cannot happen or be told. */
+    PtrVec idle_stores;
+    /* Split tiles: every tile runs as split_ways pieces (0: none), piece p
+     * taking iterations [p n / ways, (p + 1) n / ways) of the loop's n,
+     * each as a unit of a persistent block's loop (units t * ways + p); the
+     * pieces' warpgroups add their partial sums up pairwise in global
+     * memory, and the one left with the tile's sum runs the epilogue
+     * (codegen/lower_split.c). */
+    int split_ways;
+    /* Half tiles: the units of a persistent block's loop (tiles, or pairs
+     * of them in clusters) from half_from on, the last half_tiles of the
+     * grid's order, run as two units each, one per half of the tile's
+     * columns (the gemm's N): a last wave filled at most half then takes
+     * half the time. Units half_from + 2i + h: tile half_from + i, columns
+     * [h N/2, (h + 1) N/2). 0: none. */
+    int64_t half_from, half_tiles;
+} Schedule;
+
 typedef struct IrKernel {
     Ctx *c;
     KernelInfo *info;
@@ -192,16 +246,7 @@ typedef struct IrKernel {
     /* The loop's TMA copies complete on a ring of `stages` full mbarriers,
      * and the consumers free the slots on a ring of empty ones. */
     int64_t mbar_offset;       /* its mbarriers in shared memory: full[stages], empty[stages], preload,
-                                * preload_free; with sched_dim, the next tile's number */
-    /* Persistent: as many blocks as fit on the GPU at once, each looping
-     * over the grid's tiles (tile = blockIdx.x, + gridDim.x, ...), so a
-     * block's producer loads the next tile during the epilogue of this one. */
-    bool persistent;
-    /* Thread-block clusters (sm_90a path): `cluster` blocks (0: none, or 2)
-     * neighbouring along grid dimension `cluster_dim` run as one cluster;
-     * the loop's copies marked `multicast` are loaded half by each block
-     * and multicast into both (plan_warpgroups). */
-    int cluster, cluster_dim;
+                                * preload_free */
     /* Epilogue copies stored through shared memory and TMA (plan_store),
      * one tensor map each after the loads' maps; their staging tile (one
      * for all, store_bytes: the largest store's BM x BN elements of its
@@ -213,37 +258,7 @@ typedef struct IrKernel {
     PtrVec tma_stores;
     int64_t store_offset, store_bytes;
     const char *store_declined;  /* why an epilogue store of a fragment stays direct (for -v), or NULL */
-    /* Warpgroups with nothing to store (plan_idle): the epilogue's stores
-     * (IrStmt*) whose row starts tell, at run time, whether this
-     * warpgroup's rows all lie past their edges (then it only waits for
-     * and frees each slot); empty where that cannot happen or be told.
-     * idle_last_dim: the grid dimension along which persistent blocks take
-     * the last tiles, the ones with idle warpgroups, after all others; -1
-     * for the plain order. */
-    PtrVec idle_stores;
-    int idle_last_dim;
-    /* Longest tiles first (plan_schedule): where the loop's trip count
-     * grows (sched_reverse: the last index first) or shrinks along grid
-     * dimension sched_dim only, persistent blocks take their tiles from a
-     * counter in that order, through the other dimensions' units in
-     * sections of sched_section; sched_dim -1: the static round robin. */
-    int sched_dim;
-    bool sched_reverse;
-    int64_t sched_section;
-    /* Split tiles (plan_split): every tile runs as split_ways pieces (0:
-     * none), piece p taking iterations [p n / ways, (p + 1) n / ways) of
-     * the loop's n, each as a unit of a persistent block's loop (units
-     * t * ways + p); the pieces' warpgroups add their partial sums up
-     * pairwise in global memory, and the one left with the tile's sum runs
-     * the epilogue (codegen/lower_split.c). */
-    int split_ways;
-    /* Half tiles (plan_halves): the units of a persistent block's loop
-     * (tiles, or pairs of them in clusters) from half_from on, the last
-     * half_tiles of the grid's order, run as two units each, one per half
-     * of the tile's columns (the gemm's N): a last wave filled at most half
-     * then takes half the time. Units half_from + 2i + h: tile half_from +
-     * i, columns [h N/2, (h + 1) N/2). 0: none. */
-    int64_t half_from, half_tiles;
+    Schedule sched;              /* the sm_90a path's schedule (plan_schedule) */
 } IrKernel;
 
 /* ---- build.c ---- */

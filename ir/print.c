@@ -178,17 +178,17 @@ void ir_print(FILE *o, const IrKernel *k) {
     fprintf(o, "kernel %s grid(%lld, %lld, %lld) threads %lld", k->info->name->s, (long long)k->grid[0],
             (long long)k->grid[1], (long long)k->grid[2], (long long)k->threads);
     if (k->producer_threads) fprintf(o, " + producer %lld", (long long)k->producer_threads);
-    if (k->persistent) fputs(" persistent", o);
-    if (k->cluster) fprintf(o, " cluster(%d along grid dimension %d)", k->cluster, k->cluster_dim);
-    if (k->split_ways) fprintf(o, " split(%d pieces a tile)", k->split_ways);
-    if (k->half_tiles)
-        fprintf(o, " halves(from unit %lld, %lld %s in halves of their columns)", (long long)k->half_from,
-                (long long)k->half_tiles, k->cluster ? "pairs of tiles" : "tiles");
-    if (k->idle_stores.len) fprintf(o, " idle_warpgroups(%d store%s)", k->idle_stores.len, k->idle_stores.len == 1 ? "" : "s");
-    if (k->idle_last_dim >= 0 && k->idle_stores.len) fprintf(o, " idle_tiles_last(grid dimension %d)", k->idle_last_dim);
-    if (k->sched_dim >= 0)
-        fprintf(o, " longest_first(grid dimension %d %s, sections of %lld)", k->sched_dim,
-                k->sched_reverse ? "from its last index" : "from 0", (long long)k->sched_section);
+    if (k->sched.persistent) fputs(" persistent", o);
+    if (k->sched.cluster) fprintf(o, " cluster(%d along grid dimension %d)", k->sched.cluster, k->sched.cluster_dim);
+    if (k->sched.split_ways) fprintf(o, " split(%d pieces a tile)", k->sched.split_ways);
+    if (k->sched.half_tiles)
+        fprintf(o, " halves(from unit %lld, %lld %s in halves of their columns)", (long long)k->sched.half_from,
+                (long long)k->sched.half_tiles, k->sched.cluster ? "pairs of tiles" : "tiles");
+    if (k->sched.idle_stores.len) fprintf(o, " idle_warpgroups(%d store%s)", k->sched.idle_stores.len, k->sched.idle_stores.len == 1 ? "" : "s");
+    if (k->sched.order == ORDER_IDLE_LAST) fprintf(o, " idle_tiles_last(grid dimension %d)", k->sched.order_dim);
+    if (k->sched.order == ORDER_LONGEST_FIRST)
+        fprintf(o, " longest_first(grid dimension %d %s, sections of %lld)", k->sched.order_dim,
+                k->sched.order_reverse ? "from its last index" : "from 0", (long long)k->sched.order_section);
     if (k->swizzle_panel) fprintf(o, " rasterize(panel %d, %s)", k->swizzle_panel, k->swizzle_col ? "col" : "row");
     if (k->smem_bytes) fprintf(o, " shared=%lld", (long long)k->smem_bytes);
     if (k->tma_stores.len) fprintf(o, " store_staging=%lld", (long long)k->store_offset);

@@ -1,5 +1,5 @@
 /* int_eval.c - the value of an integer expression of a kernel for given
- * block indices, at compile time: a tile's row start (plan_idle), its
+ * block indices, at compile time: a tile's row start (schedule_idle), its
  * loop's trip count (plan_schedule). After specialisation such
  * expressions are made of constants, block indices and the top-level lets
  * before the pipelined loop (`let n_blocks = min(ceildiv((bx + 1) * BM,

@@ -35,9 +35,6 @@ void pass_infer_layout(IrKernel *k);
 void pass_stage_elements(IrKernel *k);
 /* requires: layouts; provides: async mechanism and stages for copies in pipelined loops */
 void pass_plan_pipeline(IrKernel *k);
-/* requires: the sm_90a plan; provides: IrKernel.sched_dim, the order
- * persistent blocks take tiles of unequal length in (longest first) */
-void pass_plan_schedule(IrKernel *k);
 /* requires: stages; provides: swizzle, offsets and total dynamic shared memory */
 void pass_plan_shared(IrKernel *k);
 /* requires: shared memory planned; provides: on the sm_90a path, TMA stores
@@ -45,21 +42,38 @@ void pass_plan_shared(IrKernel *k);
 void pass_plan_store(IrKernel *k);
 /* requires: everything above; provides: sync_before on operations that need a barrier */
 void pass_insert_sync(IrKernel *k);
-/* requires: everything above; provides: on the sm_90a path, IrKernel.idle_stores
- * where a warpgroup whose rows are past every store's edge may skip its work,
- * and idle_last_dim, the tile order that takes such tiles last */
-void pass_plan_idle(IrKernel *k);
-/* requires: everything above; provides: on the sm_90a path, IrKernel.split_ways
- * (and persistent), where a grid of less than a wave runs every tile in
- * pieces along the loop */
-void pass_plan_split(IrKernel *k);
+/* requires: everything above (shared memory planned: it fixes the blocks an
+ * SM holds); provides: on the sm_90a path, IrKernel.sched, the whole
+ * schedule: persistence, split and half tiles, clusters, the tile order,
+ * idle warpgroups */
+void pass_plan_schedule(IrKernel *k);
+
+/* The parts of the schedule, in the order plan_schedule decides them. */
+/* schedule_split.c: Schedule.split_ways, where a grid of less than a wave
+ * runs every tile in pieces along the loop */
+void schedule_split(IrKernel *k);
 /* The blocks of kernel k (a thread's accumulator: acc_regs registers) that
  * the target's SMs run at once. */
 int64_t pass_hopper_slots(const IrKernel *k, int64_t acc_regs);
-/* requires: everything above; provides: on the sm_90a path, IrKernel.half_from
- * and half_tiles (and persistent), where a GEMM's last wave is filled at
- * most half: its tiles run in halves of their columns */
-void pass_plan_halves(IrKernel *k);
+/* schedule_clusters.c: Schedule.cluster and cluster_dim, and the loop's
+ * copies that multicast (loop: statement loop_at of the body) */
+void schedule_clusters(IrKernel *k, IrStmt *loop, int loop_at);
+/* schedule_order.c: ORDER_LONGEST_FIRST, where the loop's trip count varies
+ * monotonically along one grid dimension */
+void schedule_longest_first(IrKernel *k);
+/* schedule_idle.c: Schedule.idle_stores, where a warpgroup whose rows are
+ * past every store's edge may skip its work, and ORDER_IDLE_LAST, the
+ * order that takes such tiles last */
+void schedule_idle(IrKernel *k);
+/* schedule_halves.c: Schedule.half_from and half_tiles, where a GEMM's last
+ * wave is filled at most half: its tiles run in halves of their columns */
+void schedule_halves(IrKernel *k);
+/* plan_warpgroups.c: the let that defines sym among the top-level
+ * statements before the loop (statement loop_at) or else among the first
+ * IR_MAX_LOOP_LETS lets at the top of its body (*in_loop: the producer
+ * evaluates that one in its own loop, for the iteration it issues); NULL
+ * if neither. */
+IrStmt *pass_producer_let(const IrKernel *k, int loop_at, const Sym *sym, bool *in_loop);
 /* Why the consumer warpgroups of the sm_90a path cannot each go their own
  * way after the loop (they meet at a barrier, write shared memory, ...), or
  * NULL where what each computes reaches the others only through its

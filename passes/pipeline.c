@@ -16,13 +16,10 @@ static const Pass passes[] = {
     {"infer_layout", pass_infer_layout},
     {"stage_elements", pass_stage_elements},
     {"plan_pipeline", pass_plan_pipeline},
-    {"plan_schedule", pass_plan_schedule},
     {"plan_shared", pass_plan_shared},
     {"plan_store", pass_plan_store},
     {"insert_sync", pass_insert_sync},
-    {"plan_idle", pass_plan_idle},
-    {"plan_split", pass_plan_split},
-    {"plan_halves", pass_plan_halves},
+    {"plan_schedule", pass_plan_schedule},
 };
 enum { NPASSES = sizeof passes / sizeof *passes };
 
@@ -32,7 +29,7 @@ bool pass_exists(const char *name) {
     return false;
 }
 
-const char *pass_names(void) { return "stage_operands, plan_warpgroups, infer_layout, stage_elements, plan_pipeline, plan_schedule, plan_shared, plan_store, insert_sync, plan_idle, plan_split, plan_halves"; }
+const char *pass_names(void) { return "stage_operands, plan_warpgroups, infer_layout, stage_elements, plan_pipeline, plan_shared, plan_store, insert_sync, plan_schedule"; }
 
 static bool wanted(const char *list, const char *name) {
     if (!list) return false;

@@ -95,12 +95,11 @@ void pass_plan_shared(IrKernel *k) {
     off += sc.bytes;
     if (k->ws_loop) {
         /* a full and an empty mbarrier (8 bytes each) per stage, the
-         * preload barriers (landed, free again), with a dynamic tile order
-         * the next tile's number (8 bytes), and room to round the dynamic
-         * shared memory base up to 1024 bytes */
+         * preload barriers (landed, free again), and room to round the
+         * dynamic shared memory base up to 1024 bytes */
         off = align_up(off, 8);
         k->mbar_offset = off;
-        off += 16 * k->ws_loop->stages + 16 + (k->sched_dim >= 0 ? 8 : 0) + 1024;
+        off += 16 * k->ws_loop->stages + 16 + 1024;
     }
     k->smem_bytes = off;
     int64_t limit = k->target.smem_per_block;

@@ -35,11 +35,7 @@ typedef struct Reach {
 
 static bool producer_computable(Reach *r, const Node *e);
 
-/* The let that defines sym among the top-level statements before the loop
- * (statement loop_at) or else among the first IR_MAX_LOOP_LETS lets at the
- * top of its body (*in_loop: the producer evaluates that one in its own
- * loop, for the iteration it issues); NULL if neither. */
-static IrStmt *producer_let(const IrKernel *k, int loop_at, const Sym *sym, bool *in_loop) {
+IrStmt *pass_producer_let(const IrKernel *k, int loop_at, const Sym *sym, bool *in_loop) {
     *in_loop = false;
     for (int i = 0; i < loop_at; i++) {
         IrStmt *s = k->body.items[i];
@@ -58,7 +54,7 @@ static IrStmt *producer_let(const IrKernel *k, int loop_at, const Sym *sym, bool
 
 static bool let_computable(Reach *r, const Sym *sym) {
     bool inside;
-    IrStmt *s = producer_let(r->k, r->loop_at, sym, &inside);
+    IrStmt *s = pass_producer_let(r->k, r->loop_at, sym, &inside);
     if (!s || (inside && !r->lv) || r->depth > 32) return false; /* outside the loop: not its lets */
     r->depth++;
     const Sym *lv = r->lv;
@@ -280,131 +276,7 @@ static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
     k->threads = bm * 2; /* bm / 16 consumer warps */
     k->producer_threads = 128;
     k->ws_loop = loop;
-    /* Persistent blocks (codegen: a tile loop per block, the producer
-     * running into the next tile during the epilogue), for grids of more
-     * than one wave of the target's SMs: there a block runs more
-     * than one tile, and its producer loads the next tile while the
-     * consumers store the last one, which a block per tile cannot overlap
-     * (causal attention then takes its tiles longest first: plan_schedule).
-     * From one wave or less each block runs one tile and the loop only
-     * adds code (docs/decisions.md, "Persistent blocks from more than one
-     * wave").
-     * --persistent=on / =off forces them on / off. Preloads (attention's
-     * Q) are loaded again for each tile, once the consumers are done with
-     * the last one's. Clusters of two (plan_cluster) take the tiles in
-     * pairs; grids of less than a wave whose tiles plan_split cuts into
-     * pieces or plan_halves halves are persistent too. */
-    k->persistent = k->plan.persistent == CHOICE_AUTO ? k->grid[0] * k->grid[1] * k->grid[2] > k->target.sms
-                                                        : k->plan.persistent == CHOICE_ON;
     return NULL;
-}
-
-/* ---- clusters of two blocks with TMA multicast ---- */
-
-/* Does e depend on block index `bidx`, directly or through the top-level
- * lets before the loop (what the producer's expressions are made of)? A
- * condition known at compile time (flash attention's `causal == 1 ? ...`)
- * counts only for the branch it takes. */
-typedef struct Depends {
-    const IrKernel *k;
-    const Sym *bidx;
-    int loop_at, depth;
-} Depends;
-
-static bool depends(Depends *d, const Node *e) {
-    e = expr_decided(e);
-    if (!e || e->is_const) return false;
-    switch (e->kind) {
-    case N_NAME: {
-        if (e->sym == d->bidx) return true;
-        bool in_loop;
-        const IrStmt *s = producer_let(d->k, d->loop_at, e->sym, &in_loop);
-        if (!s) return false;
-        if (d->depth > 32) return true; /* too deep to tell: assume it does */
-        d->depth++;
-        bool dep = depends(d, s->value);
-        d->depth--;
-        return dep;
-    }
-    case N_UNARY: return depends(d, e->u.op.a);
-    case N_BINARY: return depends(d, e->u.op.a) || depends(d, e->u.op.b);
-    case N_COND: return depends(d, e->u.cond.c) || depends(d, e->u.cond.a) || depends(d, e->u.cond.b);
-    case N_CALL:
-        for (int i = 0; i < e->u.call.args.len; i++)
-            if (depends(d, e->u.call.args.items[i])) return true;
-        return false;
-    default: return false;
-    }
-}
-
-static bool depends_on(const IrKernel *k, int loop_at, const Sym *bidx, const Node *e) {
-    Depends d = {.k = k, .bidx = bidx, .loop_at = loop_at};
-    return depends(&d, e);
-}
-
-/* The bytes of the loop's TMA copies that two blocks next to each other
- * along grid dimension `dim` would both load (their corners do not depend
- * on that block index), with `mark` set: those copies multicast. A copy
- * splits into halves of its rows, one loaded by each block of the pair;
- * halves keep whole 8-row swizzle atoms. */
-static int64_t shared_bytes(IrKernel *k, IrStmt *loop, int loop_at, int dim, bool mark, bool *misaligned) {
-    const Sym *bidx = k->info->block_idx.items[dim];
-    int64_t bytes = 0;
-    for (int i = 0; i < k->tma_copies.len; i++) {
-        IrStmt *c = k->tma_copies.items[i];
-        if (c->pipeline != loop || c->dst.buf->shape[0] % 16 != 0) continue;
-        bool dep = false;
-        for (int d = 0; d < c->src.buf->rank; d++) dep |= depends_on(k, loop_at, bidx, c->src.idx[d]);
-        if (dep) continue;
-        bytes += buf_bytes(c->dst.buf);
-        if (mark) c->multicast = true;
-        /* a box row (one swizzle span of the tile row) straddles two
-         * 128-byte lines where the tensor's row pitch is no multiple of it:
-         * 2000-byte rows (K = 1000 halves) in 128-byte boxes do; 192-byte
-         * rows (attention at D = 96) in 64-byte boxes do not */
-        const IrBuf *src = c->src.buf, *dst = c->dst.buf;
-        int64_t span = pass_swizzle_span(dst->shape[1] * dtype_bytes(dst->dtype));
-        if (misaligned && src->shape[src->rank - 1] * dtype_bytes(src->dtype) % span != 0) *misaligned = true;
-    }
-    return bytes;
-}
-
-/* Clusters of two blocks along the grid dimension whose neighbours share
- * the most bytes of the loop's tiles (a GEMM: the blocks of one column of
- * C share B's tile; attention: the query blocks of one head share K and V).
- * Each block loads half of every shared tile and TMA multicasts it into
- * both, halving that traffic from L2. Both blocks must run the same number
- * of iterations (each one's producer refills slots the other's consumers
- * free), and the dimension must split into pairs. Where the rows are
- * aligned the GEMM is not limited by L2, so clusters gain nothing: there
- * they are an experiment, --clusters=on (docs/decisions.md, "Clusters
- * of two only where shared rows are misaligned"). */
-static void plan_cluster(IrKernel *k, IrStmt *loop, int loop_at) {
-    Choice choice = k->plan.clusters; /* --clusters: ON wherever they can be, OFF never */
-    if (choice == CHOICE_OFF) return;
-    int64_t best = 0;
-    bool best_misaligned = false;
-    for (int d = 0; d < k->info->block_idx.len && d < 3; d++) {
-        if (k->grid[d] % 2 != 0 || depends_on(k, loop_at, k->info->block_idx.items[d], loop->hi)) continue;
-        bool misaligned = false;
-        int64_t bytes = shared_bytes(k, loop, loop_at, d, false, &misaligned);
-        if (bytes > best) {
-            best = bytes;
-            best_misaligned = misaligned;
-            k->cluster_dim = d;
-        }
-    }
-    /* By default only where a shared tile's box rows straddle 128-byte
-     * lines (A's rows of K = 1000 halves: 2000 bytes): each 128-byte box row
-     * takes about two more L2 requests, and multicast halves them. Aligned
-     * rows, and rows in 64-byte boxes whose pitch is a multiple of 64
-     * (attention at D = 96: 192-byte rows), straddle no line, and there
-     * the cluster's coupled barriers cost at least what multicast saves
-     * (docs/decisions.md, "Clusters of two only where shared rows are
-     * misaligned"). */
-    if (best == 0 || (choice == CHOICE_AUTO && !best_misaligned)) return;
-    k->cluster = 2;
-    shared_bytes(k, loop, loop_at, k->cluster_dim, true, NULL);
 }
 
 static void find_gemm(IrStmt *s, void *arg) {
@@ -437,5 +309,4 @@ void pass_plan_warpgroups(IrKernel *k) {
         return;
     }
     k->hopper_declined = plan(k, k->body.items[at], at);
-    if (!k->hopper_declined) plan_cluster(k, k->body.items[at], at);
 }

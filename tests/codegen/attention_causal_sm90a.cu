@@ -15,7 +15,8 @@ extern "C" __global__ void __launch_bounds__(512, 1) tilec_attn_8823f569(const _
     float o[64];  // the mma accumulator layout with 12x1 warps of 16x128
     unsigned long long *const tl_full = (unsigned long long *)(tl_smem + 147456), *const tl_empty = tl_full + 2;
     unsigned long long *const tl_preload = tl_full + 4, *const tl_preload_free = tl_full + 5;
-    int *const tl_next_tile = (int *)(tl_full + 6);  // the next tile (plan_schedule)
+    __shared__ int tl_next_tile_slot;
+    int *const tl_next_tile = &tl_next_tile_slot;  // the next tile (the longest-first order)
     if (tid == 0) {
         #pragma unroll
         for (int s = 0; s < 2; ++s) {

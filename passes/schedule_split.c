@@ -1,5 +1,5 @@
-/* plan_split.c - a grid of less than a wave of tiles, in pieces along the
- * loop (the sm_90a path; cuBLAS's split-K).
+/* schedule_split.c - a grid of less than a wave of tiles, in pieces along
+ * the loop (the sm_90a schedule, plan_schedule.c; cuBLAS's split-K).
  *
  * A grid of fewer tiles than the GPU has block slots (SMs times the blocks
  * an SM holds) leaves SMs idle for the whole kernel: 1024 x 1024 x 8192 in
@@ -20,9 +20,9 @@
  * before it, every tile runs the same iterations, and after the loop each
  * warpgroup's work reaches others only through its stores to global
  * memory (pass_warpgroups_apart), so a warpgroup may stop on its own.
- * Not with clusters (the pair's multicast loads assume the same
- * iterations; they are dropped when splitting pays, unless --clusters=on
- * asks for them), preloads, or where --persistent forces the choice.
+ * Decided before clusters, which it rules out (the pair's multicast loads
+ * assume the same iterations): not where --clusters=on asks for them, nor
+ * with preloads, nor where --persistent forces the choice.
  * --split=N allows at most N pieces a tile (--split=off: none; for
  * measuring). */
 #include <stdint.h>
@@ -85,12 +85,11 @@ static int64_t blocks_per_sm(const IrKernel *k, int64_t acc_regs) {
  * the same sums; the persistent blocks then only run more units each. */
 int64_t pass_hopper_slots(const IrKernel *k, int64_t acc_regs) { return k->target.sms * blocks_per_sm(k, acc_regs); }
 
-void pass_plan_split(IrKernel *k) {
-    k->split_ways = 0;
+void schedule_split(IrKernel *k) {
     int64_t most = k->plan.split_max;
     IrStmt *loop = k->ws_loop;
-    if (most < 2 || k->plan.clusters == CHOICE_ON || k->plan.persistent != CHOICE_AUTO || !loop || k->persistent ||
-        k->sched_dim >= 0 || k->scratch_bytes || loop->lo || loop->step)
+    if (most < 2 || k->plan.clusters == CHOICE_ON || k->plan.persistent != CHOICE_AUTO || k->sched.persistent ||
+        k->scratch_bytes || loop->lo || loop->step)
         return;
     for (int i = 0; i < k->tma_copies.len; i++)
         if (((const IrStmt *)k->tma_copies.items[i])->pipeline != loop) return; /* preloads */
@@ -106,7 +105,7 @@ void pass_plan_split(IrKernel *k) {
      * come from L2 at the rate the first wave already needs, so halving
      * the second wave's tiles halves little of its time and the partial
      * sums make it slower (docs/decisions.md, "Split tiles only for grids
-     * of less than a wave"). plan_halves
+     * of less than a wave"). schedule_halves
      * halves the columns of a last wave's tiles instead, where it is
      * filled at most half. */
     if (tiles >= slots) return;
@@ -115,14 +114,5 @@ void pass_plan_split(IrKernel *k) {
     if (ways > trips / MIN_PIECE_ITERATIONS) ways = trips / MIN_PIECE_ITERATIONS;
     while (ways >= 2 && tiles * ways * k->threads * acc_regs * 4 > MAX_PARTIAL_BYTES) ways--;
     if (ways < 2) return;
-    k->split_ways = (int)ways;
-    /* as persistent blocks (each runs one unit: tiles * ways <= slots):
-     * a block per unit without the unit loop is slower (docs/decisions.md,
-     * "Split tiles run as persistent blocks") */
-    k->persistent = true;
-    /* a cluster's two blocks run the same iterations of the tiles they share */
-    if (k->cluster) {
-        k->cluster = 0;
-        for (int i = 0; i < k->tma_copies.len; i++) ((IrStmt *)k->tma_copies.items[i])->multicast = false;
-    }
+    k->sched.split_ways = (int)ways;
 }

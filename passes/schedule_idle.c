@@ -1,4 +1,5 @@
-/* plan_idle.c - consumer warpgroups with nothing to store (the sm_90a path).
+/* schedule_idle.c - consumer warpgroups with nothing to store (the sm_90a
+ * schedule, plan_schedule.c).
  *
  * A tile at the grid's ragged edge can hold fewer rows than its consumer
  * warpgroups compute: attention at S = 4096 with 192-row query tiles has a
@@ -17,12 +18,12 @@
  * edge are not written), a warpgroup whose first row lies past the edge of
  * every such store computes nothing anybody sees. It then only keeps the
  * pipeline going: it waits for each slot and frees it, as the producer's
- * ring needs (codegen: cg_hopper_idle_begin). IrKernel.idle_stores lists
+ * ring needs (codegen: cg_hopper_idle_begin). Schedule.idle_stores lists
  * the stores; codegen builds the run-time test from their row starts.
  *
  * Only where every tile runs the same number of iterations (so that the
  * tiles with idle warpgroups are the cheap ones); persistent blocks then
- * take those tiles last (IrKernel.idle_last_dim), so that they even out
+ * take those tiles last (ORDER_IDLE_LAST), so that they even out
  * the last round instead of lengthening it: the skip alone leaves the
  * busiest SM as many tiles as before (attention at S = 4096: 22), with
  * the order it runs the work of about 21.2 full ones (docs/decisions.md,
@@ -119,9 +120,9 @@ static const Node *store_start(const IrStmt *s, int64_t *extent) {
 /* Whether, with the block indices at `at`, warpgroup W - 1 (the last) is idle. */
 static bool last_idle_at(const IrKernel *k, const int64_t *at) {
     int64_t W = k->threads / 128;
-    for (int i = 0; i < k->idle_stores.len; i++) {
+    for (int i = 0; i < k->sched.idle_stores.len; i++) {
         int64_t extent, start;
-        const Node *e = store_start(k->idle_stores.items[i], &extent);
+        const Node *e = store_start(k->sched.idle_stores.items[i], &extent);
         if (!int_eval(k, e, at, false, &start) || start > INT64_MAX / 2 || start + (W - 1) * WARPGROUP_ROWS < extent) return false;
     }
     return true;
@@ -132,9 +133,9 @@ static bool last_idle_at(const IrKernel *k, const int64_t *at) {
  * alone; -1 if none is. */
 static int idle_dim(const IrKernel *k) {
     int dim = -1;
-    for (int i = 0; i < k->idle_stores.len; i++) {
+    for (int i = 0; i < k->sched.idle_stores.len; i++) {
         int64_t extent, base;
-        const Node *e = store_start(k->idle_stores.items[i], &extent);
+        const Node *e = store_start(k->sched.idle_stores.items[i], &extent);
         const int64_t origin[3] = {0, 0, 0};
         if (!int_eval(k, e, origin, false, &base)) return -1;
         int only = -1;
@@ -156,10 +157,9 @@ static int idle_dim(const IrKernel *k) {
     return last_idle_at(k, last) && !last_idle_at(k, before) ? dim : -1;
 }
 
-void pass_plan_idle(IrKernel *k) {
-    k->idle_last_dim = -1;
-    if (!k->ws_loop || k->scratch_bytes || k->plan.idle == IDLE_OFF) return;
-    const char *why = pass_warpgroups_apart(k, &k->idle_stores);
+void schedule_idle(IrKernel *k) {
+    if (k->scratch_bytes || k->plan.idle == IDLE_OFF) return;
+    const char *why = pass_warpgroups_apart(k, &k->sched.idle_stores);
     /* Only where some tile has an idle warpgroup (the test would cost
      * nothing elsewhere, but changes the code ptxas schedules): the last
      * one along every grid dimension, whose rows start furthest for affine
@@ -169,10 +169,15 @@ void pass_plan_idle(IrKernel *k) {
      * slower (docs/decisions.md, "Idle warpgroups skip their tiles, which
      * persistent blocks take last"). */
     int64_t corner[3] = {k->grid[0] - 1, k->grid[1] - 1, k->grid[2] - 1}, trips;
-    if (why || !k->idle_stores.len || !last_idle_at(k, corner) || !int_eval(k, k->ws_loop->hi, NULL, false, &trips)) {
-        k->idle_stores.len = 0;
+    if (why || !k->sched.idle_stores.len || !last_idle_at(k, corner) || !int_eval(k, k->ws_loop->hi, NULL, false, &trips)) {
+        k->sched.idle_stores.len = 0;
         return;
     }
-    if (k->plan.idle == IDLE_SKIP || !k->persistent || k->cluster || k->swizzle_panel) return;
-    k->idle_last_dim = idle_dim(k);
+    if (k->plan.idle == IDLE_SKIP || !k->sched.persistent || k->sched.cluster || k->swizzle_panel ||
+        k->sched.order != ORDER_SNAKE)
+        return;
+    int d = idle_dim(k);
+    if (d < 0) return;
+    k->sched.order = ORDER_IDLE_LAST;
+    k->sched.order_dim = d;
 }

@@ -1,18 +1,18 @@
-/* plan_halves.c - a GEMM's last wave, filled at most half, in halves of its
- * tiles' columns (the sm_90a path).
+/* schedule_halves.c - a GEMM's last wave, filled at most half, in halves
+ * of its tiles' columns (the sm_90a schedule, plan_schedule.c).
  *
- * A grid of T tiles on S block slots (132 SMs) runs ceil(T / S) waves of
+ * A grid of T tiles on S block slots (the SMs times the blocks each holds) runs ceil(T / S) waves of
  * whole tiles; where the last one is filled at most half, its tiles can
  * run as two units each, every unit a tile's A rows times half of its B
  * columns: wgmma's n is N/2, the producer loads half of B's column blocks,
  * the epilogue stores half of C's. That last wave then takes half the time
- * and nothing has to be added up (unlike plan_split's pieces along K). The
+ * and nothing has to be added up (unlike schedule_split's pieces along K). The
  * ragged 3000 x 2000 x 1000 GEMM in 128 x 256 tiles: 192 tiles (96 pairs
  * in clusters of two on 66 clusters), whose second wave of 30 pairs
  * becomes 60 half pairs: at 1.45 waves of whole tiles over a quarter of the
  * SMs' time is idle (docs/decisions.md, "Half tiles for a last wave filled
  * at most half"). Grids of less
- * than half a wave that plan_split did not cut along K (short loops) run
+ * than half a wave that schedule_split did not cut along K (short loops) run
  * every tile in halves.
  *
  * Sound where each half computes exactly its columns and nothing else
@@ -21,7 +21,7 @@
  * layout that is only cleared before the loop; after the loop there is
  * just the accumulator's TMA store (plan_store). Half of the column blocks
  * of B's tile and of C's staging tile must be whole swizzle spans. Not
- * with plan_split's pieces, plan_schedule's order or preloads; fp8 and
+ * with split tiles, the longest-first order or preloads; fp8 and
  * integer gemms keep whole tiles. --halves=off keeps every tile whole, and
  * so does --persistent=off (a half unit is a persistent block's). */
 
@@ -84,20 +84,18 @@ static bool only_stored_after(IrKernel *k, const IrBuf *acc) {
     return cleared;
 }
 
-void pass_plan_halves(IrKernel *k) {
-    k->half_from = k->half_tiles = 0;
-    if (k->plan.halves == CHOICE_OFF || k->plan.persistent == CHOICE_OFF || !k->ws_loop || k->split_ways ||
-        k->sched_dim >= 0 || k->scratch_bytes)
+void schedule_halves(IrKernel *k) {
+    if (k->plan.halves == CHOICE_OFF || k->plan.persistent == CHOICE_OFF || k->sched.split_ways ||
+        k->sched.order == ORDER_LONGEST_FIRST || k->scratch_bytes)
         return;
     IrStmt *gemm = halvable_gemm(k);
     if (!gemm || !one_copy_of_b(k, gemm->b.buf) || !only_stored_after(k, gemm->c.buf)) return;
     /* in clusters of two a unit is a pair of tiles, both halved alike */
-    int64_t per_unit = k->cluster ? 2 : 1;
+    int64_t per_unit = k->sched.cluster ? 2 : 1;
     int64_t units = k->grid[0] * k->grid[1] * k->grid[2] / per_unit;
     int64_t slots = pass_hopper_slots(k, gemm->c.buf->layout.regs) / per_unit;
     int64_t whole = units / slots * slots, rest = units - whole;
     if (rest == 0 || 2 * rest > slots) return;
-    k->half_from = whole;
-    k->half_tiles = rest;
-    k->persistent = true;
+    k->sched.half_from = whole;
+    k->sched.half_tiles = rest;
 }

@@ -1,0 +1,109 @@
+/* schedule_clusters.c - clusters of two blocks with TMA multicast (the
+ * sm_90a schedule, plan_schedule.c). */
+#include "passes.h"
+
+/* Does e depend on block index `bidx`, directly or through the top-level
+ * lets before the loop (what the producer's expressions are made of)? A
+ * condition known at compile time (flash attention's `causal == 1 ? ...`)
+ * counts only for the branch it takes. */
+typedef struct Depends {
+    const IrKernel *k;
+    const Sym *bidx;
+    int loop_at, depth;
+} Depends;
+
+static bool depends(Depends *d, const Node *e) {
+    e = expr_decided(e);
+    if (!e || e->is_const) return false;
+    switch (e->kind) {
+    case N_NAME: {
+        if (e->sym == d->bidx) return true;
+        bool in_loop;
+        const IrStmt *s = pass_producer_let(d->k, d->loop_at, e->sym, &in_loop);
+        if (!s) return false;
+        if (d->depth > 32) return true; /* too deep to tell: assume it does */
+        d->depth++;
+        bool dep = depends(d, s->value);
+        d->depth--;
+        return dep;
+    }
+    case N_UNARY: return depends(d, e->u.op.a);
+    case N_BINARY: return depends(d, e->u.op.a) || depends(d, e->u.op.b);
+    case N_COND: return depends(d, e->u.cond.c) || depends(d, e->u.cond.a) || depends(d, e->u.cond.b);
+    case N_CALL:
+        for (int i = 0; i < e->u.call.args.len; i++)
+            if (depends(d, e->u.call.args.items[i])) return true;
+        return false;
+    default: return false;
+    }
+}
+
+static bool depends_on(const IrKernel *k, int loop_at, const Sym *bidx, const Node *e) {
+    Depends d = {.k = k, .bidx = bidx, .loop_at = loop_at};
+    return depends(&d, e);
+}
+
+/* The bytes of the loop's TMA copies that two blocks next to each other
+ * along grid dimension `dim` would both load (their corners do not depend
+ * on that block index), with `mark` set: those copies multicast. A copy
+ * splits into halves of its rows, one loaded by each block of the pair;
+ * halves keep whole 8-row swizzle atoms. */
+static int64_t shared_bytes(IrKernel *k, IrStmt *loop, int loop_at, int dim, bool mark, bool *misaligned) {
+    const Sym *bidx = k->info->block_idx.items[dim];
+    int64_t bytes = 0;
+    for (int i = 0; i < k->tma_copies.len; i++) {
+        IrStmt *c = k->tma_copies.items[i];
+        if (c->pipeline != loop || c->dst.buf->shape[0] % 16 != 0) continue;
+        bool dep = false;
+        for (int d = 0; d < c->src.buf->rank; d++) dep |= depends_on(k, loop_at, bidx, c->src.idx[d]);
+        if (dep) continue;
+        bytes += buf_bytes(c->dst.buf);
+        if (mark) c->multicast = true;
+        /* a box row (one swizzle span of the tile row) straddles two
+         * 128-byte lines where the tensor's row pitch is no multiple of it:
+         * 2000-byte rows (K = 1000 halves) in 128-byte boxes do; 192-byte
+         * rows (attention at D = 96) in 64-byte boxes do not */
+        const IrBuf *src = c->src.buf, *dst = c->dst.buf;
+        int64_t span = pass_swizzle_span(dst->shape[1] * dtype_bytes(dst->dtype));
+        if (misaligned && src->shape[src->rank - 1] * dtype_bytes(src->dtype) % span != 0) *misaligned = true;
+    }
+    return bytes;
+}
+
+/* Clusters of two blocks along the grid dimension whose neighbours share
+ * the most bytes of the loop's tiles (a GEMM: the blocks of one column of
+ * C share B's tile; attention: the query blocks of one head share K and V).
+ * Each block loads half of every shared tile and TMA multicasts it into
+ * both, halving that traffic from L2. Both blocks must run the same number
+ * of iterations (each one's producer refills slots the other's consumers
+ * free), and the dimension must split into pairs. Where the rows are
+ * aligned the GEMM is not limited by L2, so clusters gain nothing: there
+ * they are an experiment, --clusters=on (docs/decisions.md, "Clusters
+ * of two only where shared rows are misaligned"). */
+void schedule_clusters(IrKernel *k, IrStmt *loop, int loop_at) {
+    Choice choice = k->plan.clusters; /* --clusters: ON wherever they can be, OFF never */
+    if (choice == CHOICE_OFF) return;
+    int64_t best = 0;
+    bool best_misaligned = false;
+    for (int d = 0; d < k->info->block_idx.len && d < 3; d++) {
+        if (k->grid[d] % 2 != 0 || depends_on(k, loop_at, k->info->block_idx.items[d], loop->hi)) continue;
+        bool misaligned = false;
+        int64_t bytes = shared_bytes(k, loop, loop_at, d, false, &misaligned);
+        if (bytes > best) {
+            best = bytes;
+            best_misaligned = misaligned;
+            k->sched.cluster_dim = d;
+        }
+    }
+    /* By default only where a shared tile's box rows straddle 128-byte
+     * lines (A's rows of K = 1000 halves: 2000 bytes): each 128-byte box row
+     * takes about two more L2 requests, and multicast halves them. Aligned
+     * rows, and rows in 64-byte boxes whose pitch is a multiple of 64
+     * (attention at D = 96: 192-byte rows), straddle no line, and there
+     * the cluster's coupled barriers cost at least what multicast saves
+     * (docs/decisions.md, "Clusters of two only where shared rows are
+     * misaligned"). */
+    if (best == 0 || (choice == CHOICE_AUTO && !best_misaligned)) return;
+    k->sched.cluster = 2;
+    shared_bytes(k, loop, loop_at, k->sched.cluster_dim, true, NULL);
+}
