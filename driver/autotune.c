@@ -97,7 +97,7 @@ static bool lower(Ctx *c, KernelInfo *k, const char *file, const char *arch, CgK
 
 /* The cache key of a tuning result: source file, kernel, its values other
  * than tunables, target, GPU name. */
-static void tune_key(Ctx *c, KernelInfo *k, const char *arch, const char *device, char key[33]) {
+static void tune_key(Ctx *c, KernelInfo *k, const char *arch, const char *device, char key[HASH_KEY_SIZE]) {
     char *vals = arena_printf(&c->arena, "%s", "");
     for (int i = 0; i < k->values.len; i++) {
         Sym *v = k->values.items[i];
@@ -106,7 +106,7 @@ static void tune_key(Ctx *c, KernelInfo *k, const char *arch, const char *device
                               : arena_printf(&c->arena, "%s%s=%lld,", vals, v->name->s, (long long)v->value.i);
     }
     const char *parts[] = {c->src.text, k->name->s, vals, arch, device, TILEC_VERSION, "autotune"};
-    rt_cache_key(key, parts, 7);
+    hash_key(key, parts, 7);
 }
 
 
@@ -144,8 +144,7 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
     }
     const char *kernel = k->name->s;
     double t0 = rt_now_s();
-    Candidate *cand = calloc((size_t)space, sizeof *cand);
-    if (!cand) die("out of memory");
+    Candidate *cand = xcalloc((size_t)space, sizeof *cand);
     FILE *quiet = fopen("/dev/null", "w");
     int viable = 0;
     for (int64_t idx = 0; idx < space; idx++) {
@@ -259,7 +258,7 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
         printf("autotune %s: best %s at %.4f ms (%d configurations timed, %.1f s in all)\n", kernel, b->label,
                b->median_ms, done, rt_now_s() - t0);
         RtCache cache;
-        char warn[256], key[33];
+        char warn[256], key[HASH_KEY_SIZE];
         rt_cache_init(&cache, opts->cache_dir, opts->no_cache, warn);
         if (warn[0]) fprintf(stderr, "tilec: warning: %s\n", warn);
         tune_key(c, k, arch, opts->device.name, key);
@@ -283,7 +282,7 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
         }
         fputs("\n]}}\n", f);
         fclose(f);
-        if (!write_file_atomic(json_path, buf, len)) {
+        if (!file_write_atomic(json_path, buf, len)) {
             fprintf(stderr, "tilec: cannot write '%s'\n", json_path);
             rc = EXIT_USAGE;
         }
@@ -301,7 +300,7 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
 int autotune_lookup(Ctx *c, KernelInfo *k, const char *arch, const Options *opts, Override *ov, int n_ov, int max) {
     if (!opts->have_device) return 0;
     RtCache cache;
-    char warn[256], key[33];
+    char warn[256], key[HASH_KEY_SIZE];
     rt_cache_init(&cache, opts->cache_dir, opts->no_cache, warn);
     if (!cache.enabled) return 0;
     tune_key(c, k, arch, opts->device.name, key);

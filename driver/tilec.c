@@ -69,29 +69,6 @@ static bool value_option(int argc, char **argv, int *i, const char *name, const 
     return true;
 }
 
-/* Writes data to path atomically: a temporary file beside it, then rename,
- * so a reader never sees half a file. */
-bool write_file_atomic(const char *path, const void *data, size_t n) {
-    /* a device or a pipe (-o /dev/null, -o /dev/stdout): written as it is;
-     * renaming a file over it would replace it */
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        FILE *f = fopen(path, "wb");
-        if (!f) return false;
-        bool ok = fwrite(data, 1, n, f) == n;
-        return fclose(f) == 0 && ok;
-    }
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp) return false;
-    FILE *f = fopen(tmp, "wb");
-    if (!f) return false;
-    bool ok = fwrite(data, 1, n, f) == n;
-    ok &= fclose(f) == 0;
-    if (ok && rename(tmp, path) == 0) return true;
-    remove(tmp);
-    return false;
-}
-
 /* sm_80, sm_90a, ... -> 80, 90; 0 when malformed. */
 static int parse_arch(const char *a) {
     bool specific;
@@ -113,8 +90,8 @@ static int nvrtc_failed(Ctx *c, const CgKernel *ck, const char *cu_name, const R
     if (cache.enabled) {
         char *dir = arena_printf(&c->arena, "%s/failed", cache.dir);
         char *src = arena_printf(&c->arena, "%s/%s", dir, cu_name), *log = arena_printf(&c->arena, "%s/%s.nvrtc.log", dir, ck->name);
-        if ((mkdir(dir, 0700) == 0 || errno == EEXIST) && write_file_atomic(src, ck->source, ck->source_len) &&
-            write_file_atomic(log, res->log, strlen(res->log)))
+        if ((mkdir(dir, 0700) == 0 || errno == EEXIST) && file_write_atomic(src, ck->source, ck->source_len) &&
+            file_write_atomic(log, res->log, strlen(res->log)))
             kept = arena_printf(&c->arena, "; the source and log are in %s", dir);
     }
     fprintf(stderr, "tilec: %s (this is a bug in tilec%s)\n", res->error, kept ? kept : "; --emit-cuda shows the source");
@@ -125,12 +102,12 @@ int obtain_cubin(Ctx *c, const CgKernel *ck, const char *arch, const Options *op
     memset(bin, 0, sizeof *bin);
     bin->registers = bin->spill_bytes = -1;
     RtCache cache;
-    char key[33] = "", warn[256];
+    char key[HASH_KEY_SIZE] = "", warn[256];
     rt_cache_init(&cache, opts->cache_dir, opts->no_cache, warn);
     if (warn[0]) fprintf(stderr, "tilec: warning: %s\n", warn);
     if (cache.enabled) {
         const char *parts[] = {ck->source, arch, rt_nvrtc_version(), TILEC_VERSION, "cubin"};
-        rt_cache_key(key, parts, 5);
+        hash_key(key, parts, 5);
         if (rt_cache_get(&cache, key, &bin->cubin, &bin->size)) {
             bin->cache_hit = true;
             if (verbose) fprintf(stderr, "tilec: cache hit for %s (%s/%s.cubin)\n", ck->name, cache.dir, key);
@@ -174,7 +151,7 @@ static int emit_text(const char *out_path, const void *text, size_t len) {
         fwrite(text, 1, len, stdout);
         return EXIT_OK;
     }
-    if (write_file_atomic(out_path, text, len)) return EXIT_OK;
+    if (file_write_atomic(out_path, text, len)) return EXIT_OK;
     fprintf(stderr, "tilec: cannot write '%s'\n", out_path);
     return EXIT_USAGE;
 }

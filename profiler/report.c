@@ -4,8 +4,9 @@
  * sections follow the profile-report contract: configuration, timings,
  * resources, bottleneck with its root cause, top opportunities, vs baseline.
  *
- * Every file is written atomically (PATH.tmp.PID, then rename): a reader
- * never sees half a file, and a failure leaves nothing behind. Values that
+ * Every file is written atomically (file_write_atomic_fn: a temporary file,
+ * then rename): a reader never sees half a file, and a failure leaves
+ * nothing behind. Values that
  * were not measured (NAN in Derived, 0 where the header says so) print as
  * "n/a" and are null in JSON, never invented. */
 #include <errno.h>
@@ -87,9 +88,19 @@ static void opportunity_name(char *buf, size_t n, const char *text) {
 
 static Dtype input_dtype(const Profile *p) { return p->info ? prof_input_dtype(p->info) : DT_NONE; }
 
-/* ---- atomic files ---- */
+/* ---- files ---- */
 
 typedef void (*Writer)(FILE *f, const Profile *p);
+
+typedef struct WriteJob {
+    Writer write;
+    const Profile *p;
+} WriteJob;
+
+static void run_writer(FILE *f, const void *arg) {
+    const WriteJob *job = arg;
+    job->write(f, job->p);
+}
 
 static bool write_atomic(const char *path, const Profile *p, Writer w, char err[256]) {
     err[0] = 0;
@@ -97,38 +108,10 @@ static bool write_atomic(const char *path, const Profile *p, Writer w, char err[
         snprintf(err, 256, "no output file was named.");
         return false;
     }
-    size_t n = strlen(path) + 32;
-    char *tmp = malloc(n);
-    if (!tmp) {
-        snprintf(err, 256, "cannot write '%s': out of memory.", path);
-        return false;
-    }
-    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        snprintf(err, 256, "cannot write '%s': %s.", path, strerror(errno));
-        free(tmp);
-        return false;
-    }
-    w(f, p);
-    int bad = ferror(f);
-    int e = errno;
-    if (fflush(f) != 0) bad = 1, e = errno;
-    if (fclose(f) != 0 && !bad) bad = 1, e = errno;
-    if (bad) {
-        snprintf(err, 256, "cannot write '%s': %s.", path, strerror(e ? e : EIO));
-        unlink(tmp);
-        free(tmp);
-        return false;
-    }
-    if (rename(tmp, path) != 0) {
-        snprintf(err, 256, "cannot write '%s': %s.", path, strerror(errno));
-        unlink(tmp);
-        free(tmp);
-        return false;
-    }
-    free(tmp);
-    return true;
+    WriteJob job = {w, p};
+    if (file_write_atomic_fn(path, 0666, run_writer, &job)) return true;
+    snprintf(err, 256, "cannot write '%s': %s.", path, strerror(errno));
+    return false;
 }
 
 /* ---- terminal ---- */
