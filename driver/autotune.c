@@ -10,6 +10,7 @@
  * 4. the fastest verified configuration goes into the cache, keyed by the
  *    source, the kernel's other values, the target and the GPU's name;
  *    later --run and --profile use it unless --set says otherwise. */
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,57 @@ static void tune_key(Ctx *c, KernelInfo *k, const char *arch, const char *device
     hash_key(key, parts, 7);
 }
 
+
+typedef struct TuneReport {
+    const char *kernel;
+    const Candidate *cand;
+    int64_t n;
+    int best; /* -1: none ran correctly */
+} TuneReport;
+
+/* The --json file of a search: one line for each candidate, with why it
+ * dropped out or its time. */
+static void write_tune_json(FILE *f, const void *arg) {
+    const TuneReport *r = arg;
+    JsonWriter w;
+    json_init(&w, f, 2);
+    json_object(&w, JSON_SPACED);
+    json_key(&w, "schema");
+    json_int(&w, 1);
+    json_key(&w, "tilec");
+    json_string(&w, TILEC_VERSION);
+    json_key(&w, "kernel");
+    json_string(&w, r->kernel);
+    json_key(&w, "autotune");
+    json_object(&w, JSON_SPACED);
+    json_key(&w, "best");
+    json_string(&w, r->best >= 0 ? r->cand[r->best].label : NULL);
+    json_key(&w, "candidates");
+    json_array(&w, JSON_LINES);
+    for (int64_t i = 0; i < r->n; i++) {
+        const Candidate *cd = &r->cand[i];
+        json_object(&w, JSON_SPACED);
+        json_key(&w, "config");
+        json_string(&w, cd->label);
+        json_key(&w, "status");
+        json_string(&w, cd->correct ? "ok" : cd->status);
+        json_key(&w, "verified");
+        json_bool(&w, cd->correct);
+        json_key(&w, "median_ms");
+        json_number(&w, cd->median_ms > 0 ? cd->median_ms : NAN);
+        json_key(&w, "early_stopped");
+        json_bool(&w, cd->early_stopped);
+        json_key(&w, "registers");
+        json_int(&w, cd->compiled ? cd->registers : -1);
+        json_key(&w, "spill_bytes");
+        json_int(&w, cd->compiled ? cd->spills : -1);
+        json_end(&w);
+    }
+    json_end(&w);
+    json_end(&w);
+    json_end(&w);
+    fputc('\n', f);
+}
 
 static bool overridden_by_user(const char *name, Override *user, int n_user) {
     for (int i = 0; i < n_user; i++)
@@ -265,28 +317,10 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
         rt_cache_put(&cache, key, b->label, strlen(b->label) + 1);
         if (cache.enabled) printf("autotune %s: stored for later --run and --profile (%s)\n", kernel, key);
     }
-    if (json_path) {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&buf, &len);
-        fprintf(f, "{\"schema\": 1, \"tilec\": \"%s\", \"kernel\": \"%s\", \"autotune\": {\"best\": %s%s%s, \"candidates\": [",
-                TILEC_VERSION, kernel, best >= 0 ? "\"" : "", best >= 0 ? cand[best].label : "null", best >= 0 ? "\"" : "");
-        for (int64_t i = 0; i < space; i++) {
-            Candidate *cd = &cand[i];
-            fprintf(f, "%s\n  {\"config\": \"%s\", \"status\": \"%s\", \"verified\": %s, \"median_ms\": ", i ? "," : "",
-                    cd->label, cd->correct ? "ok" : cd->status, cd->correct ? "true" : "false");
-            if (cd->median_ms > 0) fprintf(f, "%.6g", cd->median_ms);
-            else fputs("null", f);
-            fprintf(f, ", \"early_stopped\": %s, \"registers\": %d, \"spill_bytes\": %d}", cd->early_stopped ? "true" : "false",
-                    cd->compiled ? cd->registers : -1, cd->compiled ? cd->spills : -1);
-        }
-        fputs("\n]}}\n", f);
-        fclose(f);
-        if (!file_write_atomic(json_path, buf, len)) {
-            fprintf(stderr, "tilec: cannot write '%s'\n", json_path);
-            rc = EXIT_USAGE;
-        }
-        free(buf);
+    TuneReport report = {kernel, cand, space, best};
+    if (json_path && !file_write_atomic_fn(json_path, 0666, write_tune_json, &report)) {
+        fprintf(stderr, "tilec: cannot write '%s'\n", json_path);
+        rc = EXIT_USAGE;
     }
     for (int64_t i = 0; i < space; i++) {
         cg_kernel_free(&cand[i].ck);
