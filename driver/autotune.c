@@ -10,6 +10,7 @@
  * 4. the fastest verified configuration goes into the cache, keyed by the
  *    source, the kernel's other values, the target and the GPU's name;
  *    later --run and --profile use it unless --set says otherwise. */
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,7 +99,7 @@ static bool lower(Ctx *c, KernelInfo *k, const char *file, const Options *opts, 
 /* The cache key of a tuning result: source file, kernel, its values other
  * than tunables, target (its name and figures), GPU name and the schedule
  * options. */
-static void tune_key(Ctx *c, KernelInfo *k, const char *arch, const Options *opts, char key[33]) {
+static void tune_key(Ctx *c, KernelInfo *k, const char *arch, const Options *opts, char key[HASH_KEY_SIZE]) {
     char *vals = arena_printf(&c->arena, "%s", "");
     for (int i = 0; i < k->values.len; i++) {
         Sym *v = k->values.items[i];
@@ -110,9 +111,60 @@ static void tune_key(Ctx *c, KernelInfo *k, const char *arch, const Options *opt
     target_describe(&opts->target, target, sizeof target);
     plan_describe(&opts->plan, plan, sizeof plan);
     const char *parts[] = {c->src.text, k->name->s, vals, arch, target, plan, opts->device.name, TILEC_VERSION, "autotune"};
-    rt_cache_key(key, parts, 9);
+    hash_key(key, parts, 9);
 }
 
+
+typedef struct TuneReport {
+    const char *kernel;
+    const Candidate *cand;
+    int64_t n;
+    int best; /* -1: none ran correctly */
+} TuneReport;
+
+/* The --json file of a search: one line for each candidate, with why it
+ * dropped out or its time. */
+static void write_tune_json(FILE *f, const void *arg) {
+    const TuneReport *r = arg;
+    JsonWriter w;
+    json_init(&w, f, 2);
+    json_object(&w, JSON_SPACED);
+    json_key(&w, "schema");
+    json_int(&w, 1);
+    json_key(&w, "tilec");
+    json_string(&w, TILEC_VERSION);
+    json_key(&w, "kernel");
+    json_string(&w, r->kernel);
+    json_key(&w, "autotune");
+    json_object(&w, JSON_SPACED);
+    json_key(&w, "best");
+    json_string(&w, r->best >= 0 ? r->cand[r->best].label : NULL);
+    json_key(&w, "candidates");
+    json_array(&w, JSON_LINES);
+    for (int64_t i = 0; i < r->n; i++) {
+        const Candidate *cd = &r->cand[i];
+        json_object(&w, JSON_SPACED);
+        json_key(&w, "config");
+        json_string(&w, cd->label);
+        json_key(&w, "status");
+        json_string(&w, cd->correct ? "ok" : cd->status);
+        json_key(&w, "verified");
+        json_bool(&w, cd->correct);
+        json_key(&w, "median_ms");
+        json_number(&w, cd->median_ms > 0 ? cd->median_ms : NAN);
+        json_key(&w, "early_stopped");
+        json_bool(&w, cd->early_stopped);
+        json_key(&w, "registers");
+        json_int(&w, cd->compiled ? cd->registers : -1);
+        json_key(&w, "spill_bytes");
+        json_int(&w, cd->compiled ? cd->spills : -1);
+        json_end(&w);
+    }
+    json_end(&w);
+    json_end(&w);
+    json_end(&w);
+    fputc('\n', f);
+}
 
 static bool overridden_by_user(const char *name, Override *user, int n_user) {
     for (int i = 0; i < n_user; i++)
@@ -148,8 +200,7 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
     }
     const char *kernel = k->name->s;
     double t0 = rt_now_s();
-    Candidate *cand = calloc((size_t)space, sizeof *cand);
-    if (!cand) die("out of memory");
+    Candidate *cand = xcalloc((size_t)space, sizeof *cand);
     FILE *quiet = fopen("/dev/null", "w");
     int viable = 0;
     for (int64_t idx = 0; idx < space; idx++) {
@@ -263,35 +314,17 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
         printf("autotune %s: best %s at %.4f ms (%d configurations timed, %.1f s in all)\n", kernel, b->label,
                b->median_ms, done, rt_now_s() - t0);
         RtCache cache;
-        char warn[256], key[33];
+        char warn[256], key[HASH_KEY_SIZE];
         rt_cache_init(&cache, opts->cache_dir, opts->no_cache, warn);
         if (warn[0]) fprintf(stderr, "tilec: warning: %s\n", warn);
         tune_key(c, k, arch, opts, key);
         rt_cache_put(&cache, key, b->label, strlen(b->label) + 1);
         if (cache.enabled) printf("autotune %s: stored for later --run and --profile (%s)\n", kernel, key);
     }
-    if (json_path) {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&buf, &len);
-        fprintf(f, "{\"schema\": 1, \"tilec\": \"%s\", \"kernel\": \"%s\", \"autotune\": {\"best\": %s%s%s, \"candidates\": [",
-                TILEC_VERSION, kernel, best >= 0 ? "\"" : "", best >= 0 ? cand[best].label : "null", best >= 0 ? "\"" : "");
-        for (int64_t i = 0; i < space; i++) {
-            Candidate *cd = &cand[i];
-            fprintf(f, "%s\n  {\"config\": \"%s\", \"status\": \"%s\", \"verified\": %s, \"median_ms\": ", i ? "," : "",
-                    cd->label, cd->correct ? "ok" : cd->status, cd->correct ? "true" : "false");
-            if (cd->median_ms > 0) fprintf(f, "%.6g", cd->median_ms);
-            else fputs("null", f);
-            fprintf(f, ", \"early_stopped\": %s, \"registers\": %d, \"spill_bytes\": %d}", cd->early_stopped ? "true" : "false",
-                    cd->compiled ? cd->registers : -1, cd->compiled ? cd->spills : -1);
-        }
-        fputs("\n]}}\n", f);
-        fclose(f);
-        if (!write_file_atomic(json_path, buf, len)) {
-            fprintf(stderr, "tilec: cannot write '%s'\n", json_path);
-            rc = EXIT_USAGE;
-        }
-        free(buf);
+    TuneReport report = {kernel, cand, space, best};
+    if (json_path && !file_write_atomic_fn(json_path, 0666, write_tune_json, &report)) {
+        fprintf(stderr, "tilec: cannot write '%s'\n", json_path);
+        rc = EXIT_USAGE;
     }
     for (int64_t i = 0; i < space; i++) {
         cg_kernel_free(&cand[i].ck);
@@ -305,7 +338,7 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
 int autotune_lookup(Ctx *c, KernelInfo *k, const char *arch, const Options *opts, Override *ov, int n_ov, int max) {
     if (!opts->have_device) return 0;
     RtCache cache;
-    char warn[256], key[33];
+    char warn[256], key[HASH_KEY_SIZE];
     rt_cache_init(&cache, opts->cache_dir, opts->no_cache, warn);
     if (!cache.enabled) return 0;
     tune_key(c, k, arch, opts, key);

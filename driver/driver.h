@@ -61,8 +61,6 @@ int cmdline_parse(CmdLine *cl, int argc, char **argv);
 int cmdline_child_skips(const char *a);
 
 /* tilec.c */
-/* Writes data to path atomically (temporary file, then rename). */
-bool write_file_atomic(const char *path, const void *data, size_t n);
 /* A cubin from the cache or from NVRTC (exit code; 4 after an NVRTC failure). */
 typedef struct Binary {
     void *cubin;

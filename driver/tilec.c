@@ -1,36 +1,10 @@
 /* tilec.c - the command line (LANGUAGE.md §7): a thin layer over libtilec. */
 #include <errno.h>
-#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <unistd.h>
+#include <sys/stat.h>
 
 #include "driver.h"
-
-
-/* Writes data to path atomically: a temporary file beside it, then rename,
- * so a reader never sees half a file. */
-bool write_file_atomic(const char *path, const void *data, size_t n) {
-    /* a device or a pipe (-o /dev/null, -o /dev/stdout): written as it is;
-     * renaming a file over it would replace it */
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        FILE *f = fopen(path, "wb");
-        if (!f) return false;
-        bool ok = fwrite(data, 1, n, f) == n;
-        return fclose(f) == 0 && ok;
-    }
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp) return false;
-    FILE *f = fopen(tmp, "wb");
-    if (!f) return false;
-    bool ok = fwrite(data, 1, n, f) == n;
-    ok &= fclose(f) == 0;
-    if (ok && rename(tmp, path) == 0) return true;
-    remove(tmp);
-    return false;
-}
 
 /* Generated code that does not compile is a tilec bug: say so in one
  * sentence (res->error has NVRTC's first error) and exit 4. The evidence (source and
@@ -46,8 +20,8 @@ static int nvrtc_failed(Ctx *c, const CgKernel *ck, const char *cu_name, const R
     if (cache.enabled) {
         char *dir = arena_printf(&c->arena, "%s/failed", cache.dir);
         char *src = arena_printf(&c->arena, "%s/%s", dir, cu_name), *log = arena_printf(&c->arena, "%s/%s.nvrtc.log", dir, ck->name);
-        if ((mkdir(dir, 0700) == 0 || errno == EEXIST) && write_file_atomic(src, ck->source, ck->source_len) &&
-            write_file_atomic(log, res->log, strlen(res->log)))
+        if ((mkdir(dir, 0700) == 0 || errno == EEXIST) && file_write_atomic(src, ck->source, ck->source_len) &&
+            file_write_atomic(log, res->log, strlen(res->log)))
             kept = arena_printf(&c->arena, "; the source and log are in %s", dir);
     }
     fprintf(stderr, "tilec: %s (this is a bug in tilec%s)\n", res->error, kept ? kept : "; --emit-cuda shows the source");
@@ -58,7 +32,7 @@ int obtain_cubin(Ctx *c, const CgKernel *ck, const char *arch, const Options *op
     memset(bin, 0, sizeof *bin);
     bin->registers = bin->spill_bytes = -1;
     RtCache cache;
-    char key[33] = "", warn[256];
+    char key[HASH_KEY_SIZE] = "", warn[256];
     rt_cache_init(&cache, opts->cache_dir, opts->no_cache, warn);
     if (warn[0]) fprintf(stderr, "tilec: warning: %s\n", warn);
     if (cache.enabled) {
@@ -66,7 +40,7 @@ int obtain_cubin(Ctx *c, const CgKernel *ck, const char *arch, const Options *op
         target_describe(&opts->target, target, sizeof target);
         plan_describe(&opts->plan, plan, sizeof plan);
         const char *parts[] = {ck->source, arch, target, plan, rt_nvrtc_version(), TILEC_VERSION, "cubin"};
-        rt_cache_key(key, parts, 7);
+        hash_key(key, parts, 7);
         if (rt_cache_get(&cache, key, &bin->cubin, &bin->size)) {
             bin->cache_hit = true;
             if (verbose) fprintf(stderr, "tilec: cache hit for %s (%s/%s.cubin)\n", ck->name, cache.dir, key);
@@ -110,7 +84,7 @@ static int emit_text(const char *out_path, const void *text, size_t len) {
         fwrite(text, 1, len, stdout);
         return EXIT_OK;
     }
-    if (write_file_atomic(out_path, text, len)) return EXIT_OK;
+    if (file_write_atomic(out_path, text, len)) return EXIT_OK;
     fprintf(stderr, "tilec: cannot write '%s'\n", out_path);
     return EXIT_USAGE;
 }

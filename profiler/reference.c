@@ -151,17 +151,6 @@ struct RefEval {
 
 /* ---- memory ---- */
 
-static void *xmalloc(size_t n) {
-    void *p = malloc(n ? n : 1);
-    if (!p) die("out of memory (%zu bytes) in the reference evaluator", n);
-    return p;
-}
-static void *xcalloc(size_t n, size_t m) {
-    void *p = calloc(n ? n : 1, m ? m : 1);
-    if (!p) die("out of memory (%zu x %zu bytes) in the reference evaluator", n, m);
-    return p;
-}
-
 static void *ralloc(RefEval *r, size_t n) {
     n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
     if (!r->mem || r->mem->used + n > r->mem->cap) {
@@ -546,9 +535,8 @@ static int slot_of(RefEval *r, Sym *s) {
         if (r->slot_sym[i] == s) return i;
     if (r->nslots == r->slot_cap) {
         r->slot_cap = r->slot_cap ? 2 * r->slot_cap : 16;
-        r->slot_sym = realloc(r->slot_sym, (size_t)r->slot_cap * sizeof *r->slot_sym);
-        r->slot_range = realloc(r->slot_range, (size_t)r->slot_cap * sizeof *r->slot_range);
-        if (!r->slot_sym || !r->slot_range) die("out of memory in the reference evaluator");
+        r->slot_sym = xrealloc(r->slot_sym, (size_t)r->slot_cap * sizeof *r->slot_sym);
+        r->slot_range = xrealloc(r->slot_range, (size_t)r->slot_cap * sizeof *r->slot_range);
     }
     r->slot_sym[r->nslots] = s;
     r->slot_range[r->nslots] = s->range_known ? s->range : 0;

@@ -4,8 +4,9 @@
  * sections follow the profile-report contract: configuration, timings,
  * resources, bottleneck with its root cause, top opportunities, vs baseline.
  *
- * Every file is written atomically (PATH.tmp.PID, then rename): a reader
- * never sees half a file, and a failure leaves nothing behind. Values that
+ * Every file is written atomically (file_write_atomic_fn: a temporary file,
+ * then rename): a reader never sees half a file, and a failure leaves
+ * nothing behind. Values that
  * were not measured (NAN in Derived, 0 where the header says so) print as
  * "n/a" and are null in JSON, never invented. */
 #include <errno.h>
@@ -87,9 +88,19 @@ static void opportunity_name(char *buf, size_t n, const char *text) {
 
 static Dtype input_dtype(const Profile *p) { return p->info ? prof_input_dtype(p->info) : DT_NONE; }
 
-/* ---- atomic files ---- */
+/* ---- files ---- */
 
 typedef void (*Writer)(FILE *f, const Profile *p);
+
+typedef struct WriteJob {
+    Writer write;
+    const Profile *p;
+} WriteJob;
+
+static void run_writer(FILE *f, const void *arg) {
+    const WriteJob *job = arg;
+    job->write(f, job->p);
+}
 
 static bool write_atomic(const char *path, const Profile *p, Writer w, char err[256]) {
     err[0] = 0;
@@ -97,38 +108,10 @@ static bool write_atomic(const char *path, const Profile *p, Writer w, char err[
         snprintf(err, 256, "no output file was named.");
         return false;
     }
-    size_t n = strlen(path) + 32;
-    char *tmp = malloc(n);
-    if (!tmp) {
-        snprintf(err, 256, "cannot write '%s': out of memory.", path);
-        return false;
-    }
-    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        snprintf(err, 256, "cannot write '%s': %s.", path, strerror(errno));
-        free(tmp);
-        return false;
-    }
-    w(f, p);
-    int bad = ferror(f);
-    int e = errno;
-    if (fflush(f) != 0) bad = 1, e = errno;
-    if (fclose(f) != 0 && !bad) bad = 1, e = errno;
-    if (bad) {
-        snprintf(err, 256, "cannot write '%s': %s.", path, strerror(e ? e : EIO));
-        unlink(tmp);
-        free(tmp);
-        return false;
-    }
-    if (rename(tmp, path) != 0) {
-        snprintf(err, 256, "cannot write '%s': %s.", path, strerror(errno));
-        unlink(tmp);
-        free(tmp);
-        return false;
-    }
-    free(tmp);
-    return true;
+    WriteJob job = {w, p};
+    if (file_write_atomic_fn(path, 0666, run_writer, &job)) return true;
+    snprintf(err, 256, "cannot write '%s': %s.", path, strerror(errno));
+    return false;
 }
 
 /* ---- terminal ---- */
@@ -279,108 +262,24 @@ void prof_report_terminal(FILE *o, const Profile *p) {
 
 /* ---- JSON ---- */
 
-/* A string as JSON: escapes quotes, backslashes and control characters;
- * bytes that are not valid UTF-8 become U+FFFD. */
-static void jstr(FILE *f, const char *s) {
-    if (!s) {
-        fputs("null", f);
-        return;
-    }
-    fputc('"', f);
-    size_t n = strlen(s);
-    for (size_t i = 0; i < n;) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') {
-            fputc('\\', f);
-            fputc(c, f);
-            i++;
-        } else if (c == '\n') {
-            fputs("\\n", f), i++;
-        } else if (c == '\t') {
-            fputs("\\t", f), i++;
-        } else if (c == '\r') {
-            fputs("\\r", f), i++;
-        } else if (c < 0x20 || c == 0x7f) {
-            fprintf(f, "\\u%04x", c), i++;
-        } else if (c < 0x80) {
-            fputc(c, f), i++;
-        } else {
-            uint32_t cp;
-            int l = utf8_decode((const unsigned char *)s + i, n - i, &cp);
-            if (l <= 0) {
-                fputs("\\ufffd", f);
-                i++;
-            } else {
-                fwrite(s + i, 1, (size_t)l, f);
-                i += (size_t)l;
-            }
-        }
-    }
-    fputc('"', f);
-}
-
-/* The shortest text that reads back exactly (at most 17 significant
- * digits): plain decimals between 1e-4 and 1e15, else %g; null when not
- * finite. */
-static void jnum(FILE *f, double v) {
-    if (!known(v)) {
-        fputs("null", f);
-        return;
-    }
-    char b[64];
-    double a = fabs(v);
-    bool done = false;
-    if (a == 0 || (a >= 1e-4 && a < 1e15))
-        for (int dec = 0; dec <= 20 && !done; dec++) {
-            snprintf(b, sizeof b, "%.*f", dec, v);
-            done = strtod(b, NULL) == v;
-        }
-    for (int prec = 1; prec <= 17 && !done; prec++) {
-        snprintf(b, sizeof b, "%.*g", prec, v);
-        done = strtod(b, NULL) == v;
-    }
-    fputs(b, f);
-}
-
-typedef struct J {
-    FILE *f;
-    int depth;
-    bool first[16];
-} J;
-
-static void jkey(J *j, const char *k) {
-    if (!j->first[j->depth]) fputc(',', j->f);
-    j->first[j->depth] = false;
-    fprintf(j->f, "\n%*s", 2 * j->depth, "");
-    if (k) {
-        jstr(j->f, k);
-        fputs(": ", j->f);
-    }
-}
-static void jopen(J *j, const char *k) {
-    jkey(j, k);
-    fputc('{', j->f);
-    j->first[++j->depth] = true;
-}
-static void jclose(J *j) {
-    bool empty = j->first[j->depth--];
-    if (!empty) fprintf(j->f, "\n%*s", 2 * j->depth, "");
-    fputc('}', j->f);
-}
-static void jnumk(J *j, const char *k, double v) { jkey(j, k), jnum(j->f, v); }
-static void jintk(J *j, const char *k, long long v) { jkey(j, k), fprintf(j->f, "%lld", v); }
-static void jboolk(J *j, const char *k, bool v) { jkey(j, k), fputs(v ? "true" : "false", j->f); }
-static void jstrk(J *j, const char *k, const char *v) { jkey(j, k), jstr(j->f, v); }
-static void jnullk(J *j, const char *k) { jkey(j, k), fputs("null", j->f); }
+/* A member of the --json file's current object (json.c writes and escapes). */
+static void jopen(JsonWriter *j, const char *k) { json_key(j, k), json_object(j, JSON_LINES); }
+static void jclose(JsonWriter *j) { json_end(j); }
+static void jnumk(JsonWriter *j, const char *k, double v) { json_key(j, k), json_number(j, v); }
+static void jintk(JsonWriter *j, const char *k, long long v) { json_key(j, k), json_int(j, v); }
+static void jboolk(JsonWriter *j, const char *k, bool v) { json_key(j, k), json_bool(j, v); }
+static void jstrk(JsonWriter *j, const char *k, const char *v) { json_key(j, k), json_string(j, v); }
+static void jnullk(JsonWriter *j, const char *k) { json_key(j, k), json_null(j); }
 /* A positive measurement, or null (0 means "not measured" in these fields). */
-static void jposk(J *j, const char *k, double v) { jnumk(j, k, v > 0 ? v : NAN); }
+static void jposk(JsonWriter *j, const char *k, double v) { jnumk(j, k, v > 0 ? v : NAN); }
 
 static void write_json(FILE *f, const Profile *p) {
-    J j = {f, 1, {true, true}}; /* inside the top-level object */
+    JsonWriter j;
+    json_init(&j, f, 2);
+    json_object(&j, JSON_LINES);
     const Derived *d = &p->derived;
     const BenchResult *b = &p->bench;
     const Resources *r = &p->res;
-    fputc('{', f);
     jintk(&j, "schema", 1);
     jstrk(&j, "tilec", TILEC_VERSION);
     jstrk(&j, "kernel", kernel_name(p));
@@ -486,8 +385,8 @@ static void write_json(FILE *f, const Profile *p) {
     } else {
         jnullk(&j, "compare");
     }
-    j.depth = 0;
-    fputs("\n}\n", f);
+    json_end(&j);
+    fputc('\n', f);
 }
 
 bool prof_write_json(const char *path, const Profile *p, char err[256]) {
@@ -662,57 +561,56 @@ bool prof_write_markdown(const char *path, const Profile *p, char err[256]) {
 
 enum { PID_HOST = 1, PID_GPU = 2, TID_COMPILE = 1, TID_STREAM = 1 };
 
-static void trace_event(FILE *f, bool *first, const char *name, const char *cat, double ts, double dur, int pid,
-                        int tid) {
-    fputs(*first ? "\n" : ",\n", f);
-    *first = false;
-    fputs("{\"name\":", f);
-    jstr(f, name);
-    fputs(",\"cat\":", f);
-    jstr(f, cat);
-    fputs(",\"ph\":\"X\",\"ts\":", f);
-    jnum(f, ts);
-    fputs(",\"dur\":", f);
-    jnum(f, dur > 0 ? dur : 0);
-    fprintf(f, ",\"pid\":%d,\"tid\":%d,\"args\":{", pid, tid);
+/* Opens an event ("ph":"X") and its "args"; the caller adds the arguments
+ * and closes both. */
+static void trace_event(JsonWriter *j, const char *name, const char *cat, double ts, double dur, int pid, int tid) {
+    json_object(j, JSON_COMPACT);
+    json_key(j, "name");
+    json_string(j, name);
+    json_key(j, "cat");
+    json_string(j, cat);
+    json_key(j, "ph");
+    json_string(j, "X");
+    json_key(j, "ts");
+    json_number(j, ts);
+    json_key(j, "dur");
+    json_number(j, dur > 0 ? dur : 0);
+    json_key(j, "pid");
+    json_int(j, pid);
+    json_key(j, "tid");
+    json_int(j, tid);
+    json_key(j, "args");
+    json_object(j, JSON_COMPACT);
 }
 
-static void trace_meta(FILE *f, bool *first, const char *what, int pid, int tid, const char *name) {
-    fputs(*first ? "\n" : ",\n", f);
-    *first = false;
-    fprintf(f, "{\"name\":\"%s\",\"ph\":\"M\",\"ts\":0,\"pid\":%d,\"tid\":%d,\"args\":{\"name\":", what, pid, tid);
-    jstr(f, name);
-    fputs("}}", f);
+static void trace_end_event(JsonWriter *j) {
+    json_end(j);
+    json_end(j);
 }
 
-static void write_trace(FILE *f, const Profile *p) {
+/* A metadata event naming a process or a thread. */
+static void trace_meta(JsonWriter *j, const char *what, int pid, int tid, const char *name) {
+    json_object(j, JSON_COMPACT);
+    json_key(j, "name");
+    json_string(j, what);
+    json_key(j, "ph");
+    json_string(j, "M");
+    json_key(j, "ts");
+    json_int(j, 0);
+    json_key(j, "pid");
+    json_int(j, pid);
+    json_key(j, "tid");
+    json_int(j, tid);
+    json_key(j, "args");
+    json_object(j, JSON_COMPACT);
+    json_key(j, "name");
+    json_string(j, name);
+    trace_end_event(j);
+}
+
+/* The samples on the GPU track from t (us): each after its L2 flush. */
+static void trace_samples(JsonWriter *j, const Profile *p, double t) {
     const BenchResult *b = &p->bench;
-    bool first = true;
-    char gpu[300];
-    snprintf(gpu, sizeof gpu, "GPU: %s", p->device.name[0] ? p->device.name : "device");
-    fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", f);
-    trace_meta(f, &first, "process_name", PID_HOST, 0, "tilec (host)");
-    trace_meta(f, &first, "process_name", PID_GPU, 0, gpu);
-    trace_meta(f, &first, "thread_name", PID_HOST, TID_COMPILE, "compile");
-    trace_meta(f, &first, "thread_name", PID_GPU, TID_STREAM, "stream 1 (timing)");
-
-    /* Time line (us): compile from 0, then the warm-up, then the samples at
-     * their host start times, each after its L2 flush. Events on one track
-     * never overlap (Perfetto rejects misnested slices), so an event that
-     * would start before the previous one ended is moved after it. */
-    double t = 0;
-    double compile_us = known(p->compile_s) && p->compile_s > 0 ? p->compile_s * 1e6 : 0;
-    trace_event(f, &first, "compile", "host", 0, compile_us, PID_HOST, TID_COMPILE);
-    fputs("\"kernel\":", f);
-    jstr(f, kernel_name(p));
-    fprintf(f, ",\"cache_hit\":%s}}", p->cache_hit ? "true" : "false");
-    t = compile_us;
-    double warm_us = known(b->warmup_ms) && b->warmup_ms > 0 ? b->warmup_ms * 1e3 : 0;
-    if (b->warmup_runs > 0 || warm_us > 0) {
-        trace_event(f, &first, "warm-up", "gpu", t, warm_us, PID_GPU, TID_STREAM);
-        fprintf(f, "\"runs\":%d}}", b->warmup_runs);
-        t += warm_us;
-    }
     /* The benchmark's origin: early enough that the first flush fits. */
     double lead = 0;
     for (int i = 0; i < b->samples && b->sample; i++) {
@@ -727,22 +625,75 @@ static void write_trace(FILE *f, const Profile *p) {
         if (b->l2_flush && s->flush_us > 0) {
             double fs = start - s->flush_us;
             if (fs < cursor) fs = cursor;
-            trace_event(f, &first, "L2 flush", "gpu", fs, s->flush_us, PID_GPU, TID_STREAM);
-            fprintf(f, "\"sample\":%d,\"bytes\":%lld}}", i, b->l2_flush_bytes);
+            trace_event(j, "L2 flush", "gpu", fs, s->flush_us, PID_GPU, TID_STREAM);
+            json_key(j, "sample");
+            json_int(j, i);
+            json_key(j, "bytes");
+            json_int(j, b->l2_flush_bytes);
+            trace_end_event(j);
             cursor = fs + s->flush_us;
         }
         if (start < cursor) start = cursor;
         double dur = known(s->ms) && s->ms > 0 ? s->ms * 1e3 * per : 0;
-        trace_event(f, &first, kernel_name(p), "kernel", start, dur, PID_GPU, TID_STREAM);
-        fprintf(f, "\"sample\":%d,\"ms\":", i);
-        jnum(f, s->ms);
-        if (per > 1) fprintf(f, ",\"launches\":%d", per);
-        fputs(",\"sm_clock_mhz\":", f);
-        jnum(f, s->sm_clock_mhz > 0 ? s->sm_clock_mhz : NAN);
-        fprintf(f, ",\"throttled\":%s}}", s->throttled ? "true" : "false");
+        trace_event(j, kernel_name(p), "kernel", start, dur, PID_GPU, TID_STREAM);
+        json_key(j, "sample");
+        json_int(j, i);
+        json_key(j, "ms");
+        json_number(j, s->ms);
+        if (per > 1) {
+            json_key(j, "launches");
+            json_int(j, per);
+        }
+        json_key(j, "sm_clock_mhz");
+        json_number(j, s->sm_clock_mhz > 0 ? s->sm_clock_mhz : NAN);
+        json_key(j, "throttled");
+        json_bool(j, s->throttled);
+        trace_end_event(j);
         cursor = start + dur;
     }
-    fputs("\n]}\n", f);
+}
+
+/* Time line (us): compile from 0, then the warm-up, then the samples at
+ * their host start times, each after its L2 flush. Events on one track
+ * never overlap (Perfetto rejects misnested slices), so an event that
+ * would start before the previous one ended is moved after it. One event a
+ * line. */
+static void write_trace(FILE *f, const Profile *p) {
+    const BenchResult *b = &p->bench;
+    char gpu[300];
+    snprintf(gpu, sizeof gpu, "GPU: %s", p->device.name[0] ? p->device.name : "device");
+    JsonWriter j;
+    json_init(&j, f, 0);
+    json_object(&j, JSON_COMPACT);
+    json_key(&j, "displayTimeUnit");
+    json_string(&j, "ms");
+    json_key(&j, "traceEvents");
+    json_array(&j, JSON_LINES);
+    trace_meta(&j, "process_name", PID_HOST, 0, "tilec (host)");
+    trace_meta(&j, "process_name", PID_GPU, 0, gpu);
+    trace_meta(&j, "thread_name", PID_HOST, TID_COMPILE, "compile");
+    trace_meta(&j, "thread_name", PID_GPU, TID_STREAM, "stream 1 (timing)");
+
+    double compile_us = known(p->compile_s) && p->compile_s > 0 ? p->compile_s * 1e6 : 0;
+    trace_event(&j, "compile", "host", 0, compile_us, PID_HOST, TID_COMPILE);
+    json_key(&j, "kernel");
+    json_string(&j, kernel_name(p));
+    json_key(&j, "cache_hit");
+    json_bool(&j, p->cache_hit);
+    trace_end_event(&j);
+    double t = compile_us;
+    double warm_us = known(b->warmup_ms) && b->warmup_ms > 0 ? b->warmup_ms * 1e3 : 0;
+    if (b->warmup_runs > 0 || warm_us > 0) {
+        trace_event(&j, "warm-up", "gpu", t, warm_us, PID_GPU, TID_STREAM);
+        json_key(&j, "runs");
+        json_int(&j, b->warmup_runs);
+        trace_end_event(&j);
+        t += warm_us;
+    }
+    trace_samples(&j, p, t);
+    json_end(&j);
+    json_end(&j);
+    fputc('\n', f);
 }
 
 bool prof_write_trace(const char *path, const Profile *p, char err[256]) {

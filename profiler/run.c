@@ -55,11 +55,10 @@ int prof_session_open(Session *s, KernelInfo *k, const char *kernel_name, const 
         prof_session_close(s);
         return 4;
     }
-    s->dev = calloc((size_t)s->n + 1, sizeof *s->dev);
-    s->params = calloc((size_t)k->params.len + (size_t)launch->ntma + 1, sizeof *s->params);
-    s->scalars = calloc((size_t)k->params.len + 1, sizeof *s->scalars);
-    s->got = calloc((size_t)s->n + 1, sizeof *s->got);
-    if (!s->dev || !s->params || !s->scalars || !s->got) die("out of memory");
+    s->dev = xcalloc((size_t)s->n + 1, sizeof *s->dev);
+    s->params = xcalloc((size_t)k->params.len + (size_t)launch->ntma + 1, sizeof *s->params);
+    s->scalars = xcalloc((size_t)k->params.len + 1, sizeof *s->scalars);
+    s->got = xcalloc((size_t)s->n + 1, sizeof *s->got);
     for (int i = 0, t = 0; i < k->params.len; i++) {
         Sym *p = k->params.items[i];
         if (p->kind != SYM_TENSOR) {
@@ -125,8 +124,7 @@ int prof_session_verify(Session *s, const RunOptions *o, VerifyResult *res, bool
     }
     for (int t = 0; t < s->n; t++) {
         if (s->in[t].sym->mode == MODE_IN) continue;
-        if (!s->got[t].storage) s->got[t].storage = malloc(s->in[t].storage_bytes ? s->in[t].storage_bytes : 1);
-        if (!s->got[t].storage) die("out of memory");
+        if (!s->got[t].storage) s->got[t].storage = xmalloc(s->in[t].storage_bytes);
         if (!rt_memcpy_dtoh(s->got[t].storage, s->dev[t], s->in[t].storage_bytes, err)) {
             fprintf(stderr, "tilec: %s\n", err);
             return 4;

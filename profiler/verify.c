@@ -252,8 +252,7 @@ bool prof_verify(KernelInfo *k, RefEval *ref, HostTensor *got, int n, double rto
         int64_t chunk = per > 1e4 ? 4 : per > 100 ? 64 : 4096;
         Job job = {.ref = ref, .t = t, .list = list, .count = count, .chunk = chunk, .rtol = rt, .atol = at};
         int64_t nchunks = (count + chunk - 1) / chunk;
-        job.chunks = calloc((size_t)nchunks, sizeof *job.chunks);
-        if (!job.chunks) die("out of memory verifying '%s'", s->name->s);
+        job.chunks = xcalloc((size_t)nchunks, sizeof *job.chunks);
         double work = per * (double)count;
         prof_parallel_for_done(nchunks, work < 2e5 ? 1 : 0, check_chunk, check_done, &job);
         int64_t mism = 0;

@@ -1,11 +1,11 @@
 /* cache.c - the on-disk cubin cache.
  *
- * Entries are named by a 128-bit key over everything that changes the
- * binary (generated source, target, NVRTC version, options, tilec
- * version). An entry is a header (magic, payload size, payload checksum)
- * and the cubin; it is written to a temporary file and renamed into place,
+ * Entries are named by a key (hash_key: SHA-256) over everything that
+ * changes the binary (generated source, target, NVRTC version, options,
+ * tilec version). An entry is a header (magic, payload size, the payload's
+ * SHA-256) and the cubin; it is written atomically (file_write_atomic_fn),
  * so concurrent tilec processes see a whole entry or none; a damaged or
- * truncated entry fails its checksum and is rebuilt. */
+ * truncated entry fails its digest and is rebuilt. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,25 +14,12 @@
 #include <unistd.h>
 
 #include "runtime.h"
+#include "support.h"
 
-static const char magic[8] = {'T', 'I', 'L', 'E', 'C', 'C', '1', '\n'};
-
-static uint64_t fnv1a(uint64_t h, const void *p, size_t n) {
-    const unsigned char *s = p;
-    for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 1099511628211ull;
-    return h;
-}
-
-void rt_cache_key(char out[33], const char *const *parts, int n) {
-    /* two independent 64-bit FNV streams (different offset bases) */
-    uint64_t a = 1469598103934665603ull, b = 0x84222325cbf29ce4ull;
-    for (int i = 0; i < n; i++) {
-        size_t len = strlen(parts[i]) + 1; /* the NUL separates parts */
-        a = fnv1a(a, parts[i], len);
-        b = fnv1a(b ^ 0x9e3779b97f4a7c15ull, parts[i], len);
-    }
-    snprintf(out, 33, "%016llx%016llx", (unsigned long long)a, (unsigned long long)b);
-}
+/* An entry: the magic (its digit is the format's version), the payload's
+ * size (8 bytes, host order), the payload's SHA-256, the payload. */
+static const char magic[8] = {'T', 'I', 'L', 'E', 'C', 'C', '2', '\n'};
+enum { HEAD_BYTES = 8 + 8 + HASH_DIGEST_BYTES }; /* magic, size, digest */
 
 /* mkdir -p with mode 0700 for what it creates. */
 static bool make_dirs(const char *path) {
@@ -86,18 +73,20 @@ bool rt_cache_get(const RtCache *c, const char *key, void **data, size_t *size) 
     entry_path(c, key, path, sizeof path);
     FILE *f = fopen(path, "rb");
     if (!f) return false;
-    unsigned char head[24];
+    unsigned char head[HEAD_BYTES], digest[HASH_DIGEST_BYTES];
     bool ok = fread(head, 1, sizeof head, f) == sizeof head && memcmp(head, magic, 8) == 0;
-    uint64_t len = 0, sum = 0;
+    uint64_t len = 0;
     if (ok) {
         memcpy(&len, head + 8, 8);
-        memcpy(&sum, head + 16, 8);
         ok = len > 0 && len < (1u << 30);
     }
     void *buf = ok ? malloc(len) : NULL;
     if (ok) ok = buf && fread(buf, 1, len, f) == len && fgetc(f) == EOF;
     fclose(f);
-    if (ok) ok = fnv1a(1469598103934665603ull, buf, len) == sum;
+    if (ok) {
+        hash_digest(buf, len, digest);
+        ok = memcmp(digest, head + 16, HASH_DIGEST_BYTES) == 0;
+    }
     if (!ok) {
         free(buf);
         remove(path); /* damaged: drop it so the rebuild replaces it */
@@ -108,20 +97,28 @@ bool rt_cache_get(const RtCache *c, const char *key, void **data, size_t *size) 
     return true;
 }
 
-void rt_cache_put(const RtCache *c, const char *key, const void *data, size_t size) {
-    if (!c->enabled) return;
-    char path[4200], tmp[4300];
-    entry_path(c, key, path, sizeof path);
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (!f) return;
-    unsigned char head[24];
-    uint64_t len = size, sum = fnv1a(1469598103934665603ull, data, size);
+typedef struct Entry {
+    const void *data;
+    size_t size;
+} Entry;
+
+static void write_entry(FILE *f, const void *arg) {
+    const Entry *e = arg;
+    unsigned char head[HEAD_BYTES];
+    uint64_t len = e->size;
     memcpy(head, magic, 8);
     memcpy(head + 8, &len, 8);
-    memcpy(head + 16, &sum, 8);
-    bool ok = fwrite(head, 1, sizeof head, f) == sizeof head && fwrite(data, 1, size, f) == size;
-    ok &= fclose(f) == 0;
-    if (ok) ok = chmod(tmp, 0600) == 0 && rename(tmp, path) == 0;
-    if (!ok) remove(tmp);
+    hash_digest(e->data, e->size, head + 16);
+    fwrite(head, 1, sizeof head, f);
+    fwrite(e->data, 1, e->size, f);
+}
+
+/* Private (0600) like the directory; a failed write leaves no entry, and
+ * the next compile simply misses. */
+void rt_cache_put(const RtCache *c, const char *key, const void *data, size_t size) {
+    if (!c->enabled) return;
+    char path[4200];
+    entry_path(c, key, path, sizeof path);
+    Entry e = {data, size};
+    file_write_atomic_fn(path, 0600, write_entry, &e);
 }

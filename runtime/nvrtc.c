@@ -34,19 +34,6 @@ static const char *const fixed_options[] = {
 };
 enum { N_FIXED = sizeof fixed_options / sizeof fixed_options[0] };
 
-static void *xmalloc(size_t n) {
-    void *p = malloc(n ? n : 1);
-    if (!p) die("out of memory allocating %zu bytes", n);
-    return p;
-}
-
-static char *xstrdup(const char *s) {
-    size_t n = strlen(s);
-    char *p = xmalloc(n + 1);
-    memcpy(p, s, n + 1);
-    return p;
-}
-
 static double now_seconds(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

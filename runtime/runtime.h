@@ -182,8 +182,8 @@ typedef struct RtCache {
  * ~/.cache/tilec) and creates it private (0700). An unusable directory
  * disables caching with a warning in warn (never a failure). */
 bool rt_cache_init(RtCache *c, const char *cli_dir, bool disabled, char warn[256]);
-/* A 32-hex-digit key over the parts (source, arch, versions, options). */
-void rt_cache_key(char out[33], const char *const *parts, int n);
+/* Entries are named by a hash_key (support.h) over everything that changes
+ * them: source, arch, versions, options. */
 /* A checked entry (malloc'd), or false: missing or damaged (then removed). */
 bool rt_cache_get(const RtCache *c, const char *key, void **data, size_t *size);
 /* Stores atomically; failures only mean the next run compiles again. */

@@ -41,14 +41,12 @@ bool source_read(Source *src, const char *path, const char **why) {
     /* Read in pieces rather than trusting the size from stat: pipes and
      * /proc files report 0, and the file may change while we read. */
     size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap + 1);
-    if (!buf) die("out of memory reading %s", path);
+    char *buf = xmalloc(cap + 1);
     for (;;) {
         if (len == cap) {
             if (cap > LIMIT_SOURCE_BYTES) break;
             cap *= 2;
-            buf = realloc(buf, cap + 1);
-            if (!buf) die("out of memory reading %s", path);
+            buf = xrealloc(buf, cap + 1);
         }
         size_t n = fread(buf + len, 1, cap - len, f);
         len += n;
@@ -83,8 +81,7 @@ bool source_read(Source *src, const char *path, const char **why) {
 
 void source_from_string(Source *src, const char *name, const char *text, size_t len) {
     src->name = name;
-    src->text = malloc(len + 1);
-    if (!src->text) die("out of memory");
+    src->text = xmalloc(len + 1);
     memcpy(src->text, text, len);
     src->text[len] = 0;
     lone_carriage_returns_to_newlines(src->text, len);

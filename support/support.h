@@ -1,5 +1,6 @@
 /* support.h - what every layer of tilec shares: the arena, growable arrays,
- * source files, diagnostics and the per-compilation context.
+ * source files, diagnostics and the per-compilation context; allocation
+ * that cannot fail, hashing, atomic file writes and a JSON writer.
  *
  * One Ctx per compilation owns an arena; nothing allocated from it is freed
  * individually (the arena goes away with the Ctx). */
@@ -109,5 +110,86 @@ Name *intern_cstr(Ctx *c, const char *s);
 /* Length of the valid UTF-8 sequence at s (limited to n bytes), or 0 when
  * the bytes there are not valid UTF-8; the code point goes to *cp. */
 int utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
+
+/* ---- alloc.c ---- */
+/* malloc, calloc, realloc and strdup that never return NULL: running out of
+ * memory ends tilec through die(). A zero size allocates one byte, so the
+ * result is always a distinct pointer. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+
+/* ---- hash.c ---- */
+/* SHA-256 (FIPS 180-4). A key is the lowercase hex of a digest. */
+enum { HASH_DIGEST_BYTES = 32, HASH_KEY_SIZE = 2 * HASH_DIGEST_BYTES + 1 };
+typedef struct HashState {
+    uint32_t h[8];
+    uint64_t bytes;           /* message length so far */
+    unsigned char block[64];  /* the partial block */
+    size_t fill;
+} HashState;
+
+void hash_init(HashState *s);
+void hash_update(HashState *s, const void *data, size_t n);
+void hash_final(HashState *s, unsigned char out[HASH_DIGEST_BYTES]);
+void hash_digest(const void *data, size_t n, unsigned char out[HASH_DIGEST_BYTES]);
+void hash_hex(const unsigned char digest[HASH_DIGEST_BYTES], char out[HASH_KEY_SIZE]);
+/* The key of a list of strings (cache keys): each part length-prefixed, so
+ * no two different lists share their hashed bytes. */
+void hash_key(char out[HASH_KEY_SIZE], const char *const *parts, int n);
+
+/* ---- file.c ---- */
+/* Writes path atomically: a new temporary file beside it (unique to the
+ * process and the call), filled by fill(f, arg), then renamed over path, so
+ * a reader sees the old file or the whole new one. A path that exists and
+ * is not a regular file (/dev/null, a pipe, /dev/stdout) is written in
+ * place: renaming over it would replace it. mode: the permissions of a new
+ * file (before the umask). False with errno set on failure, and nothing
+ * left behind. */
+typedef void (*FileFill)(FILE *f, const void *arg);
+bool file_write_atomic_fn(const char *path, unsigned mode, FileFill fill, const void *arg);
+/* The same for bytes in memory, mode 0666. */
+bool file_write_atomic(const char *path, const void *data, size_t n);
+
+/* ---- json.c ---- */
+/* How a container lays out its members. */
+typedef enum JsonLayout {
+    JSON_COMPACT, /* {"a":1,"b":[2,3]} */
+    JSON_SPACED,  /* {"a": 1, "b": [2, 3]} */
+    JSON_LINES,   /* each member on a line of its own, indented by the
+                   * writer's indent once per open JSON_LINES container */
+} JsonLayout;
+
+enum { JSON_MAX_DEPTH = 32 };
+typedef struct JsonLevel {
+    JsonLayout layout;
+    bool object;
+    bool empty;  /* no member written yet */
+} JsonLevel;
+typedef struct JsonWriter {
+    FILE *f;
+    int indent;  /* spaces per JSON_LINES level */
+    int depth;   /* open containers */
+    int lines;   /* open JSON_LINES containers */
+    bool keyed;  /* a key was written; its value comes next */
+    JsonLevel level[JSON_MAX_DEPTH];
+} JsonWriter;
+
+/* The writer puts commas, line breaks and indentation between members;
+ * inside an object every value follows a json_key. Strings are escaped
+ * (quotes, backslashes, control characters; bytes that are not UTF-8 become
+ * U+FFFD); a NULL string and a number that is not finite are null. */
+void json_init(JsonWriter *w, FILE *f, int indent);
+void json_object(JsonWriter *w, JsonLayout layout);
+void json_array(JsonWriter *w, JsonLayout layout);
+void json_end(JsonWriter *w); /* closes the innermost object or array */
+void json_key(JsonWriter *w, const char *key);
+void json_string(JsonWriter *w, const char *s);
+void json_string_n(JsonWriter *w, const char *s, size_t n);
+void json_number(JsonWriter *w, double v); /* the shortest text that reads back exactly */
+void json_int(JsonWriter *w, long long v);
+void json_bool(JsonWriter *w, bool v);
+void json_null(JsonWriter *w);
 
 #endif

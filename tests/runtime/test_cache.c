@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "runtime.h"
+#include "support.h"
 
 static int failures, checks;
 
@@ -36,12 +37,12 @@ int main(void) {
     check(c.enabled && warn[0] == 0, "a missing cache directory is created");
     check(stat(sub, &st) == 0 && (st.st_mode & 0777) == 0700, "it is private (0700)");
 
-    char key[33], key2[33];
+    char key[HASH_KEY_SIZE], key2[HASH_KEY_SIZE];
     const char *parts[] = {"source", "sm_90a", "13.0", "0.1.0", "cubin"};
     const char *parts2[] = {"source", "sm_80", "13.0", "0.1.0", "cubin"};
-    rt_cache_key(key, parts, 5);
-    rt_cache_key(key2, parts2, 5);
-    check(strlen(key) == 32 && strcmp(key, key2) != 0, "keys are 32 hex digits and differ by target");
+    hash_key(key, parts, 5);
+    hash_key(key2, parts2, 5);
+    check(strlen(key) == 64 && strcmp(key, key2) != 0, "keys are 64 hex digits and differ by target");
     void *data;
     size_t size;
     check(!rt_cache_get(&c, key, &data, &size), "an absent entry misses");
