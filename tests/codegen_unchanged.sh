@@ -10,7 +10,8 @@
 #   tests/codegen_unchanged.sh build-old/tilec /tmp/before
 #   tests/codegen_unchanged.sh build/tilec /tmp/after /tmp/before
 #
-# A program's `// args:` line is passed as the golden runner passes it.
+# A program's `// args:` (or filecheck.py's `// RUN-ARGS:`) line is passed
+# as the golden runner passes it.
 set -u
 tilec=$(realpath "$1")
 out=$2
@@ -38,7 +39,7 @@ files=$(cd "$root" && ls examples/*.tile tests/codegen/*.tile tests/passes/*/*.t
     tests/frontend/ast/*.tile)
 n=0
 for f in $files; do
-    args=$(sed -n 's#^// args: ##p' "$root/$f" | head -1)
+    args=$(sed -n 's#^// \(args\|RUN-ARGS\): ##p' "$root/$f" | head -1)
     name=$(echo "$f" | tr / _)
     for k in $(sed -n 's/^kernel \([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' "$root/$f"); do
         for arch in sm_80 sm_90a; do

@@ -11,6 +11,7 @@
 # A first line `// expect-error: LINE: ...` also requires the first error to
 # be on LINE; a line `// args: ...` adds command-line arguments (the
 # schedule options included, e.g. --clusters=on) for that file only.
+# A file with `// CHECK` lines is left to tests/filecheck.py.
 # GOLDEN_UPDATE=1 rewrites the .err/.ast files from the current output.
 set -u
 tilec_bin=$(realpath "$1")
@@ -21,6 +22,7 @@ cd "$dir" || exit 2
 shopt -s nullglob
 for f in *.tile; do
     base=${f%.tile}
+    grep -q '^[[:space:]]*//[[:space:]]*CHECK' "$f" && continue
     args=$(sed -n 's#^// args: ##p' "$f" | head -1)
     expect_line=$(sed -n '1s#^// expect-error: \([0-9]*\):.*#\1#p' "$f")
     if [ -f "$base.ast" ]; then
