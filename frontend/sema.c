@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
 #include "sema.h"
 
 /* ---- scopes: names bind directly on their interned Name ---- */
@@ -336,7 +335,7 @@ static void mark_loop_writes(Node *block);
 
 static void mark_stmt_writes(Node *st) {
     Sym *t = NULL;
-    if (st->kind == N_ASSIGN && st->u.assign.op == TK_ASSIGN) {
+    if (st->kind == N_ASSIGN && st->u.assign.op == OP_ASSIGN) {
         t = out_tensor_named(st->u.assign.lhs);
     } else if (st->kind == N_EXPR_STMT && st->u.expr->kind == N_CALL && st->u.expr->u.call.name) {
         const char *f = st->u.expr->u.call.name->s;
@@ -664,7 +663,7 @@ static void check_parallel_store(Sema *s, const Node *st, const Sym *target) {
         bool uses = false;
         for (int i = 0; i < lhs->u.index.idx.len && !uses; i++)
             uses = names_sym(lhs->u.index.idx.items[i], var, true, &lhs_budget);
-        bool update = st->u.assign.op != TK_ASSIGN;
+        bool update = st->u.assign.op != OP_ASSIGN;
         if (nx < 2 || (!update && !names_sym(rhs, var, false, &rhs_budget))) {
             free(xs);
             continue;
@@ -717,7 +716,7 @@ static void check_parallel_store(Sema *s, const Node *st, const Sym *target) {
 
 static void check_assign(Sema *s, Node *st) {
     Node *lhs = st->u.assign.lhs, *rhs = st->u.assign.rhs;
-    if (lhs->kind == N_NAME && !sym_lookup(lhs->u.name) && st->u.assign.op == TK_ASSIGN &&
+    if (lhs->kind == N_NAME && !sym_lookup(lhs->u.name) && st->u.assign.op == OP_ASSIGN &&
         misbound_alloc(s, rhs, lhs->u.name, lhs->loc,
                        arena_printf(&s->c->arena, "'%s' is not declared", lhs->u.name->s)))
         return;
@@ -752,7 +751,7 @@ static void check_assign(Sema *s, Node *st) {
         }
         lhs->dtype = sym->dtype;
     } else if (lhs->kind == N_INDEX) {
-        s->writing = st->u.assign.op == TK_ASSIGN; /* `+=` reads the element too */
+        s->writing = st->u.assign.op == OP_ASSIGN; /* `+=` reads the element too */
         bool lhs_ok = check_expr(s, lhs);
         s->writing = false;
         if (!lhs_ok) return;
@@ -769,10 +768,10 @@ static void check_assign(Sema *s, Node *st) {
     }
     if (ok && !dtype_is_int(rhs->dtype) && !dtype_is_float(rhs->dtype) && rhs->dtype != DT_BOOL)
         diag_error(s->c, rhs->loc, "the assigned value must be a number");
-    else if (ok && st->u.assign.op == TK_SLASHEQ && dtype_is_int(lhs->dtype) && rhs->is_const && !rhs->const_float &&
+    else if (ok && st->u.assign.op == OP_DIV_ASSIGN && dtype_is_int(lhs->dtype) && rhs->is_const && !rhs->const_float &&
              rhs->cval.i == 0 && !s->dead)
         diag_error(s->c, rhs->loc, "integer division by zero");
-    else if (ok && st->u.assign.op == TK_ASSIGN)
+    else if (ok && st->u.assign.op == OP_ASSIGN)
         literal_fits(s, rhs, lhs->dtype);
 }
 

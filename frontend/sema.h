@@ -52,8 +52,8 @@ Sym *sym_lookup(Name *name);
 const char *sym_kind_name(SymKind k);
 
 /* sema_const.c: checked arithmetic and lazily evaluated named values. */
-bool const_binary(Sema *s, Node *e, int op, const Node *a, const Node *b);
-bool const_unary(Sema *s, Node *e, int op, const Node *a);
+bool const_binary(Sema *s, Node *e, AstOp op, const Node *a, const Node *b);
+bool const_unary(Sema *s, Node *e, AstOp op, const Node *a);
 void const_set_int(Node *e, int64_t v);
 void const_set_float(Node *e, double v);
 double const_as_float(const Node *e);

@@ -95,7 +95,7 @@ struct IrStmt {
     int reduce_kind, dim;      /* REDUCE */
     Node *value;               /* FILL value, LET/VAR init, STORE rhs, IF cond, ATOMIC_ADD scalar */
     Node *target;              /* STORE lhs (a var name or an element) */
-    int assign_op;             /* STORE: TK_ASSIGN, TK_PLUSEQ ... */
+    AstOp assign_op;           /* STORE: OP_ASSIGN, OP_ADD_ASSIGN ... */
     Sym *sym;                  /* LET/VAR symbol; FOR loop variable */
     /* FOR / PARALLEL */
     LoopKind loop;

@@ -2,7 +2,6 @@
  * passes and the code generator. */
 #include <string.h>
 
-#include "parse.h"
 #include "passes.h"
 
 const Node *expr_decided(const Node *e) {
@@ -10,11 +9,11 @@ const Node *expr_decided(const Node *e) {
         if (e->kind == N_COND && e->u.cond.c->is_const) {
             const Node *c = e->u.cond.c;
             e = node_const_true(c) ? e->u.cond.a : e->u.cond.b;
-        } else if (e->kind == N_BINARY && (e->u.op.op == TK_ANDAND || e->u.op.op == TK_OROR)) {
+        } else if (e->kind == N_BINARY && (e->u.op.op == OP_LAND || e->u.op.op == OP_LOR)) {
             /* a constant side that decides would have made e constant */
             const Node *a = e->u.op.a, *b = e->u.op.b;
             if (a->is_const && !a->const_float && b->dtype == DT_BOOL) e = b;
-            else if (b->is_const && !b->const_float && a->dtype == DT_BOOL && (e->u.op.op == TK_ANDAND) == (b->cval.i != 0))
+            else if (b->is_const && !b->const_float && a->dtype == DT_BOOL && (e->u.op.op == OP_LAND) == (b->cval.i != 0))
                 e = a;
             else break;
         } else {
@@ -154,9 +153,9 @@ bool expr_multiple_of(const Node *e, int64_t m) {
         return expr_multiple_of(e->sym->decl->u.decl.value, m);
     if (e->kind != N_BINARY) return false;
     switch (e->u.op.op) {
-    case TK_STAR: return expr_multiple_of(e->u.op.a, m) || expr_multiple_of(e->u.op.b, m);
-    case TK_PLUS:
-    case TK_MINUS: return expr_multiple_of(e->u.op.a, m) && expr_multiple_of(e->u.op.b, m);
+    case OP_MUL: return expr_multiple_of(e->u.op.a, m) || expr_multiple_of(e->u.op.b, m);
+    case OP_ADD:
+    case OP_SUB: return expr_multiple_of(e->u.op.a, m) && expr_multiple_of(e->u.op.b, m);
     default: return false;
     }
 }

@@ -37,7 +37,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
 #include "passes.h"
 
 /* the rows of one consumer warpgroup: one m64 wgmma */

@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
 #include "profiler.h"
 
 /* ---- the compiled form ---- */
@@ -843,9 +842,9 @@ static CE *compile_inner(RefEval *r, Node *e) {
         CE *a = compile(r, e->u.op.a);
         if (!a) return NULL;
         switch (e->u.op.op) {
-        case TK_MINUS: return unary(r, O_NEG, a);
-        case TK_BANG: return unary(r, O_NOT, a);
-        case TK_TILDE: return unary(r, O_BNOT, a);
+        case OP_NEG: return unary(r, O_NEG, a);
+        case OP_NOT: return unary(r, O_NOT, a);
+        case OP_BNOT: return unary(r, O_BNOT, a);
         default: cfail(r, e, "this unary operator"); return NULL;
         }
     }
@@ -856,24 +855,24 @@ static CE *compile_inner(RefEval *r, Node *e) {
         bool ints = dtype_is_int(e->dtype);
         Op op;
         switch (e->u.op.op) {
-        case TK_PLUS: op = O_ADD; break;
-        case TK_MINUS: op = O_SUB; break;
-        case TK_STAR: op = O_MUL; break;
-        case TK_SLASH: op = ints ? O_IDIV : O_DIV; break;
-        case TK_PERCENT: op = O_MOD; break;
-        case TK_SHL: op = O_SHL; break;
-        case TK_SHR: op = O_SHR; break;
-        case TK_AMP: op = O_BAND; break;
-        case TK_PIPE: op = O_BOR; break;
-        case TK_CARET: op = O_BXOR; break;
-        case TK_EQ: op = O_EQ; break;
-        case TK_NE: op = O_NE; break;
-        case TK_LT: op = O_LT; break;
-        case TK_LE: op = O_LE; break;
-        case TK_GT: op = O_GT; break;
-        case TK_GE: op = O_GE; break;
-        case TK_ANDAND: op = O_LAND; break;
-        case TK_OROR: op = O_LOR; break;
+        case OP_ADD: op = O_ADD; break;
+        case OP_SUB: op = O_SUB; break;
+        case OP_MUL: op = O_MUL; break;
+        case OP_DIV: op = ints ? O_IDIV : O_DIV; break;
+        case OP_MOD: op = O_MOD; break;
+        case OP_SHL: op = O_SHL; break;
+        case OP_SHR: op = O_SHR; break;
+        case OP_BAND: op = O_BAND; break;
+        case OP_BOR: op = O_BOR; break;
+        case OP_BXOR: op = O_BXOR; break;
+        case OP_EQ: op = O_EQ; break;
+        case OP_NE: op = O_NE; break;
+        case OP_LT: op = O_LT; break;
+        case OP_LE: op = O_LE; break;
+        case OP_GT: op = O_GT; break;
+        case OP_GE: op = O_GE; break;
+        case OP_LAND: op = O_LAND; break;
+        case OP_LOR: op = O_LOR; break;
         default: cfail(r, e, "this binary operator"); return NULL;
         }
         /* Short circuits with a constant left side. */
