@@ -90,13 +90,14 @@ const char *op_spelling(AstOp op);   /* "+", "<<", "+=", ... */
 /* The binary operator of compound assignment op (OP_ADD for OP_ADD_ASSIGN);
  * OP_NONE for the plain OP_ASSIGN. */
 AstOp op_assign_binary(AstOp op);
-/* C's semantics of the integer operators on int64 values: *out is the
- * result and the return true where C defines it. False where C does not:
+/* The integer operators on int64 values, as C computes them: *out is the
+ * result and the return true where it is defined, false where it is not:
  * + - * and unary - overflowing, / and % by zero or INT64_MIN / -1, a shift
- * count outside 0..63, a left shift of a negative value or one that loses
- * bits. >> of a negative value shifts in sign bits (what C leaves to the
- * implementation, and what every target does). Comparisons, && || ! give 0
- * or 1 (both sides evaluated: short circuits are the caller's). */
+ * count outside 0..63, a left shift that loses bits. a << b is a * 2^b for
+ * negative a too, a >> b of negative a shifts in sign bits; / and % truncate
+ * toward zero. Comparisons, && || ! give 0 or 1 (both sides evaluated:
+ * short circuits are the caller's). Constant folding, int_value.c and the
+ * reference evaluator all compute through these. */
 bool int_binop(AstOp op, int64_t a, int64_t b, int64_t *out);
 bool int_unop(AstOp op, int64_t a, int64_t *out);
 

@@ -27,16 +27,19 @@ AstOp op_assign_binary(AstOp op) {
     }
 }
 
-/* a << b and a >> b as C defines them for int64 (C17 6.5.7): a count of 0
- * to 63; a left shift of a non-negative value whose result fits. */
+/* a << b and a >> b: a count of 0 to 63 (C17 6.5.7 leaves others
+ * undefined). a << b is a * 2^b where that fits, negative a included: C
+ * defines the non-negative case so, and C++20 (which CUDA compiles) and the
+ * GPU's shift the negative one too. a >> b of a negative a shifts in sign
+ * bits (what C leaves to the implementation, and what every target does). */
 static bool shift(bool left, int64_t a, int64_t b, int64_t *out) {
     if (b < 0 || b > 63) return false;
     if (!left) {
-        *out = a >> b; /* negative a: sign bits shifted in */
+        *out = a >> b;
         return true;
     }
-    if (a < 0 || a > (INT64_MAX >> b)) return false;
-    *out = a << b;
+    if (a < (INT64_MIN >> b) || a > (INT64_MAX >> b)) return false; /* bits lost */
+    *out = (int64_t)((uint64_t)a << b);
     return true;
 }
 
