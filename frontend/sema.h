@@ -101,6 +101,10 @@ void affine_add(Affine *r, const Affine *a, int64_t scale); /* r += scale * a */
  * only repeat it), with a hint for block index names without a grid clause. */
 void undefined_name(Sema *s, Loc loc, const Name *name);
 
+/* sema_race.c: checks a store `st` into target inside parallel loops for
+ * iterations that store the one element or read another's (a race). */
+void check_parallel_store(Sema *s, const Node *st, const Sym *target);
+
 /* sema_expr.c */
 /* Checks a scalar expression; false after an error. Sets e->dtype, and
  * e->is_const with its value when it folds. */
