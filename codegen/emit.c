@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "codegen.h"
-#include "parse.h"
 
 void cg_line(Cg *g, const char *fmt, ...) {
     for (int i = 0; i < g->ind; i++) fputs("    ", g->o);
@@ -418,9 +417,9 @@ void cg_expr(Cg *g, const Node *e) {
             return;
         }
     {
-        int op = e->u.op.op;
-        bool arith = op == TK_PLUS || op == TK_MINUS || op == TK_STAR || op == TK_SLASH;
-        bool compare = op == TK_EQ || op == TK_NE || op == TK_LT || op == TK_LE || op == TK_GT || op == TK_GE;
+        AstOp op = e->u.op.op;
+        bool arith = op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_DIV;
+        bool compare = op == OP_EQ || op == OP_NE || op == OP_LT || op == OP_LE || op == OP_GT || op == OP_GE;
         /* the literal of `x * 0.1` or `x < 0.1` takes x's type */
         Dtype ctx = arith || compare ? dtype_join(e->u.op.a->dtype, e->u.op.b->dtype) : DT_NONE;
         const char *close = arith ? open_rounding(g, e->dtype, store_rounds) : "";
@@ -456,11 +455,10 @@ static void cg_store(Cg *g, IrStmt *s) {
     Node *t = s->target;
     Dtype td = t->sym->dtype;
     /* an element store of an f16 value into f16 memory rounds once, there */
-    g->store_rounds = t->kind != N_NAME && cg_narrow_float(td) && s->value->dtype == td && s->assign_op == TK_ASSIGN;
+    g->store_rounds = t->kind != N_NAME && cg_narrow_float(td) && s->value->dtype == td && s->assign_op == OP_ASSIGN;
     char *rhs = cg_value_str(g, s->value, td);
     g->store_rounds = false;
-    const char *op = s->assign_op == TK_ASSIGN ? NULL : s->assign_op == TK_PLUSEQ ? "+" : s->assign_op == TK_MINUSEQ ? "-"
-                   : s->assign_op == TK_STAREQ ? "*" : "/";
+    const char *op = s->assign_op == OP_ASSIGN ? NULL : op_spelling(op_assign_binary(s->assign_op));
     if (t->kind == N_NAME) {
         const char *name = ir_sym_cname(g->k->c, t->sym);
         Dtype vt = t->sym->dtype;

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "codegen.h"
-#include "parse.h"
 
 /* Coordinates of register `reg` (a C expression, constant after unrolling). */
 void cg_frag_coords(Cg *g, const IrBuf *b, const char *reg, char **coords, char **valid) {
@@ -116,8 +115,8 @@ static bool unit_step(const Node *e, const Sym *iv, int64_t v, bool *seen) {
     if (e->kind == N_NAME && e->sym == iv && !*seen) return *seen = true;
     if (!mentions(e, iv)) return expr_multiple_of(e, v);
     if (e->kind != N_BINARY) return false;
-    if (e->u.op.op == TK_PLUS) return unit_step(e->u.op.a, iv, v, seen) && unit_step(e->u.op.b, iv, v, seen);
-    if (e->u.op.op == TK_MINUS)
+    if (e->u.op.op == OP_ADD) return unit_step(e->u.op.a, iv, v, seen) && unit_step(e->u.op.b, iv, v, seen);
+    if (e->u.op.op == OP_SUB)
         return !mentions(e->u.op.b, iv) && unit_step(e->u.op.a, iv, v, seen) && expr_multiple_of(e->u.op.b, v);
     return false;
 }
@@ -149,7 +148,7 @@ static int vector_width(Cg *g, IrStmt *s, VecPlan *p) {
             int before = p->n;
             note_access(b->target, p);
             /* a store every lane must make, to its own element */
-            if (b->assign_op != TK_ASSIGN || p->n != before + 1) p->ok = false;
+            if (b->assign_op != OP_ASSIGN || p->n != before + 1) p->ok = false;
             else p->store[before] = true;
         } else if (b->op == IR_LET && p->nlet < CG_MAX_LANE_ACCESSES) {
             p->let[p->nlet] = b;

@@ -4,7 +4,6 @@
 #include <inttypes.h>
 
 #include "frontend.h"
-#include "parse.h"
 
 static void list_print(FILE *o, const NodeList *l, const char *sep) {
     for (int i = 0; i < l->len; i++) {

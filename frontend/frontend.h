@@ -60,8 +60,46 @@ typedef struct Lexer {
 } Lexer;
 
 void lex_init(Lexer *lx, Ctx *c);
-int lex_next(Lexer *lx, Token *t);      /* returns a TK_ code, 0 at the end */
-const char *token_describe(int code);   /* "';'", "identifier", ... */
+int lex_next(Lexer *lx, Token *t);      /* returns a TK_ code (parse.h), 0 at the end */
+
+/* ---- operators (ops.c) ---- */
+/* The operators of expressions and assignments, independent of the
+ * parser's token codes (which stay in the front end): the parser translates
+ * each operator token into one of these. X(ID, spelling). */
+#define AST_OPS(X)                                                               \
+    /* binary */                                                                 \
+    X(ADD, "+") X(SUB, "-") X(MUL, "*") X(DIV, "/") X(MOD, "%")                  \
+    X(SHL, "<<") X(SHR, ">>") X(BAND, "&") X(BOR, "|") X(BXOR, "^")              \
+    X(EQ, "==") X(NE, "!=") X(LT, "<") X(LE, "<=") X(GT, ">") X(GE, ">=")        \
+    X(LAND, "&&") X(LOR, "||")                                                   \
+    /* unary */                                                                  \
+    X(NEG, "-") X(NOT, "!") X(BNOT, "~")                                         \
+    /* assignments: plain, and the compound ones `a op= b` */                   \
+    X(ASSIGN, "=") X(ADD_ASSIGN, "+=") X(SUB_ASSIGN, "-=") X(MUL_ASSIGN, "*=")   \
+    X(DIV_ASSIGN, "/=")
+
+typedef enum AstOp {
+    OP_NONE,
+#define X(id, sp) OP_##id,
+    AST_OPS(X)
+#undef X
+    OP_COUNT
+} AstOp;
+
+const char *op_spelling(AstOp op);   /* "+", "<<", "+=", ... */
+/* The binary operator of compound assignment op (OP_ADD for OP_ADD_ASSIGN);
+ * OP_NONE for the plain OP_ASSIGN. */
+AstOp op_assign_binary(AstOp op);
+/* The integer operators on int64 values, as C computes them: *out is the
+ * result and the return true where it is defined, false where it is not:
+ * + - * and unary - overflowing, / and % by zero or INT64_MIN / -1, a shift
+ * count outside 0..63, a left shift that loses bits. a << b is a * 2^b for
+ * negative a too, a >> b of negative a shifts in sign bits; / and % truncate
+ * toward zero. Comparisons, && || ! give 0 or 1 (both sides evaluated:
+ * short circuits are the caller's). Constant folding, int_value.c and the
+ * reference evaluator all compute through these. */
+bool int_binop(AstOp op, int64_t a, int64_t b, int64_t *out);
+bool int_unop(AstOp op, int64_t a, int64_t *out);
 
 /* ---- syntax tree (ast.c) ---- */
 #define NODE_KINDS(X)                                                        \
@@ -81,7 +119,6 @@ typedef enum NodeKind {
     N_COUNT
 } NodeKind;
 
-/* Operators keep the TK_ code of their token (TK_PLUS, TK_PLUSEQ, ...). */
 typedef enum ParamMode { MODE_IN, MODE_OUT, MODE_INOUT } ParamMode;
 
 typedef struct Node Node;
@@ -126,11 +163,11 @@ struct Node {
         struct { Name *name; Node *value; } named;            /* NAMED_ARG, BIND */
         NodeList list;                                        /* LIST, BLOCK, REFERENCE, PROGRAM, WHERE, TUNE */
         struct { Node *lo, *hi; } slice;                      /* SLICE `lo : hi` */
-        struct { int op; Node *a, *b; } op;                   /* UNARY (a), BINARY */
+        struct { AstOp op; Node *a, *b; } op;                 /* UNARY (a), BINARY */
         struct { Node *c, *a, *b; } cond;                     /* COND */
         /* LET, VAR, CONST: name, declared dtype (VAR), value (may be NULL) */
         struct { Name *name; Dtype dt; Node *value; } decl;
-        struct { int op; Node *lhs, *rhs; } assign;           /* ASSIGN */
+        struct { AstOp op; Node *lhs, *rhs; } assign;         /* ASSIGN: OP_ASSIGN, OP_ADD_ASSIGN, ... */
         Node *expr;                                           /* EXPR_STMT, THREADS, FLOPS, BYTES */
         struct { NodeList vars; Node *iter; Node *body; } loop; /* FOR */
         struct { Node *c, *then, *els; } ifs;                 /* IF */
@@ -156,7 +193,6 @@ void list_push(Ctx *c, NodeList *l, Node *n);
  * the tree gets deeper than LIMIT_EXPR_DEPTH. */
 void node_child(Ctx *c, Node *parent, Node *child);
 const char *node_kind_name(NodeKind k);
-const char *op_spelling(int tk);   /* "+", "<<=", ... */
 
 /* ---- parser.c (driving the Lemon grammar parse.y) ---- */
 /* Lexes and parses the source in c->src; returns the program (possibly

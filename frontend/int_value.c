@@ -3,12 +3,11 @@
  * variable to each of its values (passes/int_eval.c binds block indices to
  * a tile's). Constants, + - * / % << >> & | ^ (as C computes them),
  * comparisons, && || ! ~, unary minus, ?:, min, max, ceildiv, abs and casts
- * to integer types. */
+ * to integer types; the operators as int_binop (ops.c) computes them. */
 #include <stdint.h>
 #include <string.h>
 
 #include "frontend.h"
-#include "parse.h"
 
 typedef struct IntValue {
     IntNameFn name;
@@ -34,32 +33,12 @@ static bool call_value(IntValue *v, const Node *e, int64_t *out) {
 }
 
 static bool binary_value(IntValue *v, const Node *e, int64_t *out) {
-    int op = e->u.op.op;
+    AstOp op = e->u.op.op;
     int64_t a, b;
     if (!value_of(v, e->u.op.a, &a)) return false;
-    if (op == TK_ANDAND && !a) return *out = 0, true; /* the right side is not evaluated */
-    if (op == TK_OROR && a) return *out = 1, true;
-    if (!value_of(v, e->u.op.b, &b)) return false;
-    switch (op) { /* (what would overflow is not told) */
-    case TK_PLUS: return !__builtin_add_overflow(a, b, out);
-    case TK_MINUS: return !__builtin_sub_overflow(a, b, out);
-    case TK_STAR: return !__builtin_mul_overflow(a, b, out);
-    case TK_SLASH: return b != 0 && !(a == INT64_MIN && b == -1) && (*out = a / b, true);
-    case TK_PERCENT: return b != 0 && !(a == INT64_MIN && b == -1) && (*out = a % b, true);
-    case TK_SHL: return b >= 0 && b < 63 && a >= 0 && a <= (INT64_MAX >> b) && (*out = a << b, true);
-    case TK_SHR: return b >= 0 && b < 64 && (*out = a >> b, true);
-    case TK_AMP: return *out = a & b, true;
-    case TK_PIPE: return *out = a | b, true;
-    case TK_CARET: return *out = a ^ b, true;
-    case TK_LT: return *out = a < b, true;
-    case TK_LE: return *out = a <= b, true;
-    case TK_GT: return *out = a > b, true;
-    case TK_GE: return *out = a >= b, true;
-    case TK_EQ: return *out = a == b, true;
-    case TK_NE: return *out = a != b, true;
-    case TK_ANDAND: case TK_OROR: return *out = b != 0, true;
-    default: return false;
-    }
+    if (op == OP_LAND && !a) return *out = 0, true; /* the right side is not evaluated */
+    if (op == OP_LOR && a) return *out = 1, true;
+    return value_of(v, e->u.op.b, &b) && int_binop(op, a, b, out); /* (what would overflow is not told) */
 }
 
 static bool value_of(IntValue *v, const Node *e, int64_t *out) {
@@ -74,11 +53,7 @@ static bool value_of(IntValue *v, const Node *e, int64_t *out) {
         return !bound || value_of(v, bound, out);
     }
     case N_UNARY:
-        if (!value_of(v, e->u.op.a, &a)) return false;
-        if (e->u.op.op == TK_MINUS) return a != INT64_MIN && (*out = -a, true);
-        if (e->u.op.op == TK_BANG) return *out = !a, true;
-        if (e->u.op.op == TK_TILDE) return *out = ~a, true;
-        return false;
+        return value_of(v, e->u.op.a, &a) && int_unop(e->u.op.op, a, out);
     case N_BINARY: return binary_value(v, e, out);
     case N_COND: return value_of(v, e->u.cond.c, &a) && value_of(v, a ? e->u.cond.a : e->u.cond.b, out);
     case N_CALL: return call_value(v, e, out);

@@ -46,7 +46,8 @@ static int expected_tokens(void *parser, int *out, int max) {
     parse_stack_overflow(ps);
 }
 
-/* Token order fixes the TK_ codes; the lexer and token_describe use them. */
+/* Token order fixes the TK_ codes; the lexer and parser.c use them. The
+ * actions translate operator tokens into the AST's own AstOp. */
 %token IDENT INT FLOAT STRING DTYPE.
 %token KERNEL CONST LET VAR OUT INOUT WHERE TUNE IN GRID AS THREADS FOR IF ELSE
        REFERENCE FLOPS BYTES TRUE FALSE INF.
@@ -171,7 +172,7 @@ stmt(S) ::= VAR(T) IDENT(N) COLON DTYPE(D) ASSIGN expr(E) SEMI. {
     S->u.decl.value = E; node_child(ps->c, S, E);
 }
 stmt(S) ::= expr(L) assign_op(O) expr(R) SEMI. {
-    S = node_new(ps->c, N_ASSIGN, O.loc); S->u.assign.op = (int)O.ival;
+    S = node_new(ps->c, N_ASSIGN, O.loc); S->u.assign.op = (AstOp)O.ival;
     S->u.assign.lhs = L; S->u.assign.rhs = R; node_child(ps->c, S, L); node_child(ps->c, S, R);
 }
 stmt(S) ::= expr(E) SEMI. { S = node_new(ps->c, N_EXPR_STMT, E->loc); S->u.expr = E; node_child(ps->c, S, E); }
@@ -201,38 +202,38 @@ if_stmt(S) ::= IF(T) LPAREN expr(C) RPAREN block(B) ELSE if_stmt(E). {
 }
 
 %type assign_op {Token}
-assign_op(O) ::= ASSIGN(T). { O = T; O.ival = TK_ASSIGN; }
-assign_op(O) ::= PLUSEQ(T). { O = T; O.ival = TK_PLUSEQ; }
-assign_op(O) ::= MINUSEQ(T). { O = T; O.ival = TK_MINUSEQ; }
-assign_op(O) ::= STAREQ(T). { O = T; O.ival = TK_STAREQ; }
-assign_op(O) ::= SLASHEQ(T). { O = T; O.ival = TK_SLASHEQ; }
+assign_op(O) ::= ASSIGN(T). { O = T; O.ival = OP_ASSIGN; }
+assign_op(O) ::= PLUSEQ(T). { O = T; O.ival = OP_ADD_ASSIGN; }
+assign_op(O) ::= MINUSEQ(T). { O = T; O.ival = OP_SUB_ASSIGN; }
+assign_op(O) ::= STAREQ(T). { O = T; O.ival = OP_MUL_ASSIGN; }
+assign_op(O) ::= SLASHEQ(T). { O = T; O.ival = OP_DIV_ASSIGN; }
 
 /* ---- expressions ---- */
 expr(E) ::= expr(C) QUESTION(T) expr(A) COLON expr(B). {
     E = node_new(ps->c, N_COND, T.loc); E->u.cond.c = C; E->u.cond.a = A; E->u.cond.b = B;
     node_child(ps->c, E, C); node_child(ps->c, E, A); node_child(ps->c, E, B);
 }
-expr(E) ::= expr(A) OROR(T) expr(B). { E = binary(ps, TK_OROR, T.loc, A, B); }
-expr(E) ::= expr(A) ANDAND(T) expr(B). { E = binary(ps, TK_ANDAND, T.loc, A, B); }
-expr(E) ::= expr(A) PIPE(T) expr(B). { E = binary(ps, TK_PIPE, T.loc, A, B); }
-expr(E) ::= expr(A) CARET(T) expr(B). { E = binary(ps, TK_CARET, T.loc, A, B); }
-expr(E) ::= expr(A) AMP(T) expr(B). { E = binary(ps, TK_AMP, T.loc, A, B); }
-expr(E) ::= expr(A) EQ(T) expr(B). { E = binary(ps, TK_EQ, T.loc, A, B); }
-expr(E) ::= expr(A) NE(T) expr(B). { E = binary(ps, TK_NE, T.loc, A, B); }
-expr(E) ::= expr(A) LT(T) expr(B). { E = binary(ps, TK_LT, T.loc, A, B); }
-expr(E) ::= expr(A) LE(T) expr(B). { E = binary(ps, TK_LE, T.loc, A, B); }
-expr(E) ::= expr(A) GT(T) expr(B). { E = binary(ps, TK_GT, T.loc, A, B); }
-expr(E) ::= expr(A) GE(T) expr(B). { E = binary(ps, TK_GE, T.loc, A, B); }
-expr(E) ::= expr(A) SHL(T) expr(B). { E = binary(ps, TK_SHL, T.loc, A, B); }
-expr(E) ::= expr(A) SHR(T) expr(B). { E = binary(ps, TK_SHR, T.loc, A, B); }
-expr(E) ::= expr(A) PLUS(T) expr(B). { E = binary(ps, TK_PLUS, T.loc, A, B); }
-expr(E) ::= expr(A) MINUS(T) expr(B). { E = binary(ps, TK_MINUS, T.loc, A, B); }
-expr(E) ::= expr(A) STAR(T) expr(B). { E = binary(ps, TK_STAR, T.loc, A, B); }
-expr(E) ::= expr(A) SLASH(T) expr(B). { E = binary(ps, TK_SLASH, T.loc, A, B); }
-expr(E) ::= expr(A) PERCENT(T) expr(B). { E = binary(ps, TK_PERCENT, T.loc, A, B); }
-expr(E) ::= MINUS(T) expr(A). [UMINUS] { E = unary(ps, TK_MINUS, T.loc, A); }
-expr(E) ::= BANG(T) expr(A). { E = unary(ps, TK_BANG, T.loc, A); }
-expr(E) ::= TILDE(T) expr(A). { E = unary(ps, TK_TILDE, T.loc, A); }
+expr(E) ::= expr(A) OROR(T) expr(B). { E = binary(ps, OP_LOR, T.loc, A, B); }
+expr(E) ::= expr(A) ANDAND(T) expr(B). { E = binary(ps, OP_LAND, T.loc, A, B); }
+expr(E) ::= expr(A) PIPE(T) expr(B). { E = binary(ps, OP_BOR, T.loc, A, B); }
+expr(E) ::= expr(A) CARET(T) expr(B). { E = binary(ps, OP_BXOR, T.loc, A, B); }
+expr(E) ::= expr(A) AMP(T) expr(B). { E = binary(ps, OP_BAND, T.loc, A, B); }
+expr(E) ::= expr(A) EQ(T) expr(B). { E = binary(ps, OP_EQ, T.loc, A, B); }
+expr(E) ::= expr(A) NE(T) expr(B). { E = binary(ps, OP_NE, T.loc, A, B); }
+expr(E) ::= expr(A) LT(T) expr(B). { E = binary(ps, OP_LT, T.loc, A, B); }
+expr(E) ::= expr(A) LE(T) expr(B). { E = binary(ps, OP_LE, T.loc, A, B); }
+expr(E) ::= expr(A) GT(T) expr(B). { E = binary(ps, OP_GT, T.loc, A, B); }
+expr(E) ::= expr(A) GE(T) expr(B). { E = binary(ps, OP_GE, T.loc, A, B); }
+expr(E) ::= expr(A) SHL(T) expr(B). { E = binary(ps, OP_SHL, T.loc, A, B); }
+expr(E) ::= expr(A) SHR(T) expr(B). { E = binary(ps, OP_SHR, T.loc, A, B); }
+expr(E) ::= expr(A) PLUS(T) expr(B). { E = binary(ps, OP_ADD, T.loc, A, B); }
+expr(E) ::= expr(A) MINUS(T) expr(B). { E = binary(ps, OP_SUB, T.loc, A, B); }
+expr(E) ::= expr(A) STAR(T) expr(B). { E = binary(ps, OP_MUL, T.loc, A, B); }
+expr(E) ::= expr(A) SLASH(T) expr(B). { E = binary(ps, OP_DIV, T.loc, A, B); }
+expr(E) ::= expr(A) PERCENT(T) expr(B). { E = binary(ps, OP_MOD, T.loc, A, B); }
+expr(E) ::= MINUS(T) expr(A). [UMINUS] { E = unary(ps, OP_NEG, T.loc, A); }
+expr(E) ::= BANG(T) expr(A). { E = unary(ps, OP_NOT, T.loc, A); }
+expr(E) ::= TILDE(T) expr(A). { E = unary(ps, OP_BNOT, T.loc, A); }
 expr(E) ::= LPAREN expr(A) RPAREN. { E = A; }
 expr(E) ::= IDENT(N) LPAREN args(A) RPAREN. {
     E = A; E->loc = N.loc; E->u.call.name = N.name;

@@ -17,8 +17,8 @@ typedef struct ParseState {
 } ParseState;
 
 void add_item(ParseState *ps, Node *item);
-Node *binary(ParseState *ps, int op, Loc loc, Node *a, Node *b);
-Node *unary(ParseState *ps, int op, Loc loc, Node *a);
+Node *binary(ParseState *ps, AstOp op, Loc loc, Node *a, Node *b);
+Node *unary(ParseState *ps, AstOp op, Loc loc, Node *a);
 void parse_syntax_error(ParseState *ps, int major, const Token *tok, const int *expected, int n_expected);
 void parse_stack_overflow(ParseState *ps);
 

@@ -11,11 +11,80 @@ void *TileParseAlloc(void *(*malloc_fn)(size_t));
 void TileParse(void *parser, int major, Token minor, ParseState *ps);
 void TileParseFree(void *parser, void (*free_fn)(void *));
 
+/* How a token is named in syntax errors. */
+static const char *token_describe(int code) {
+    switch (code) {
+    case 0: return "end of file";
+    case TK_IDENT: return "identifier";
+    case TK_INT: return "integer literal";
+    case TK_FLOAT: return "float literal";
+    case TK_STRING: return "string literal";
+    case TK_DTYPE: return "dtype name";
+    case TK_KERNEL: return "'kernel'";
+    case TK_CONST: return "'const'";
+    case TK_LET: return "'let'";
+    case TK_VAR: return "'var'";
+    case TK_OUT: return "'out'";
+    case TK_INOUT: return "'inout'";
+    case TK_WHERE: return "'where'";
+    case TK_TUNE: return "'tune'";
+    case TK_IN: return "'in'";
+    case TK_GRID: return "'grid'";
+    case TK_AS: return "'as'";
+    case TK_THREADS: return "'threads'";
+    case TK_FOR: return "'for'";
+    case TK_IF: return "'if'";
+    case TK_ELSE: return "'else'";
+    case TK_REFERENCE: return "'reference'";
+    case TK_FLOPS: return "'flops'";
+    case TK_BYTES: return "'bytes'";
+    case TK_TRUE: return "'true'";
+    case TK_FALSE: return "'false'";
+    case TK_INF: return "'inf'";
+    case TK_LPAREN: return "'('";
+    case TK_RPAREN: return "')'";
+    case TK_LBRACKET: return "'['";
+    case TK_RBRACKET: return "']'";
+    case TK_LBRACE: return "'{'";
+    case TK_RBRACE: return "'}'";
+    case TK_COMMA: return "','";
+    case TK_SEMI: return "';'";
+    case TK_COLON: return "':'";
+    case TK_QUESTION: return "'?'";
+    case TK_ASSIGN: return "'='";
+    case TK_PLUSEQ: return "'+='";
+    case TK_MINUSEQ: return "'-='";
+    case TK_STAREQ: return "'*='";
+    case TK_SLASHEQ: return "'/='";
+    case TK_OROR: return "'||'";
+    case TK_ANDAND: return "'&&'";
+    case TK_PIPE: return "'|'";
+    case TK_CARET: return "'^'";
+    case TK_AMP: return "'&'";
+    case TK_EQ: return "'=='";
+    case TK_NE: return "'!='";
+    case TK_LT: return "'<'";
+    case TK_LE: return "'<='";
+    case TK_GT: return "'>'";
+    case TK_GE: return "'>='";
+    case TK_SHL: return "'<<'";
+    case TK_SHR: return "'>>'";
+    case TK_PLUS: return "'+'";
+    case TK_MINUS: return "'-'";
+    case TK_STAR: return "'*'";
+    case TK_SLASH: return "'/'";
+    case TK_PERCENT: return "'%'";
+    case TK_BANG: return "'!'";
+    case TK_TILDE: return "'~'";
+    default: return "token";
+    }
+}
+
 void add_item(ParseState *ps, Node *item) {
     list_push(ps->c, &ps->program->u.list, item);
 }
 
-Node *binary(ParseState *ps, int op, Loc loc, Node *a, Node *b) {
+Node *binary(ParseState *ps, AstOp op, Loc loc, Node *a, Node *b) {
     Node *n = node_new(ps->c, N_BINARY, loc);
     n->u.op.op = op;
     n->u.op.a = a;
@@ -25,7 +94,7 @@ Node *binary(ParseState *ps, int op, Loc loc, Node *a, Node *b) {
     return n;
 }
 
-Node *unary(ParseState *ps, int op, Loc loc, Node *a) {
+Node *unary(ParseState *ps, AstOp op, Loc loc, Node *a) {
     Node *n = node_new(ps->c, N_UNARY, loc);
     n->u.op.op = op;
     n->u.op.a = a;

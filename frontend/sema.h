@@ -52,8 +52,8 @@ Sym *sym_lookup(Name *name);
 const char *sym_kind_name(SymKind k);
 
 /* sema_const.c: checked arithmetic and lazily evaluated named values. */
-bool const_binary(Sema *s, Node *e, int op, const Node *a, const Node *b);
-bool const_unary(Sema *s, Node *e, int op, const Node *a);
+bool const_binary(Sema *s, Node *e, AstOp op, const Node *a, const Node *b);
+bool const_unary(Sema *s, Node *e, AstOp op, const Node *a);
 void const_set_int(Node *e, int64_t v);
 void const_set_float(Node *e, double v);
 double const_as_float(const Node *e);
@@ -100,6 +100,10 @@ void affine_add(Affine *r, const Affine *a, int64_t scale); /* r += scale * a */
 /* "undefined name 'x'", once per name and kernel (its other uses would
  * only repeat it), with a hint for block index names without a grid clause. */
 void undefined_name(Sema *s, Loc loc, const Name *name);
+
+/* sema_race.c: checks a store `st` into target inside parallel loops for
+ * iterations that store the one element or read another's (a race). */
+void check_parallel_store(Sema *s, const Node *st, const Sym *target);
 
 /* sema_expr.c */
 /* Checks a scalar expression; false after an error. Sets e->dtype, and

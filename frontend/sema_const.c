@@ -3,7 +3,6 @@
  * const) in whatever order they reference each other. */
 #include <math.h>
 
-#include "parse.h"
 #include "sema.h"
 
 void const_set_int(Node *e, int64_t v) {
@@ -22,91 +21,61 @@ double const_as_float(const Node *e) {
     return e->const_float ? e->cval.f : (double)e->cval.i;
 }
 
-static bool overflow(Sema *s, Node *e, int op) {
-    diag_error(s->c, e->loc, "integer overflow in constant expression ('%s')", op_spelling(op));
+/* Reports why int_binop refused x op y (ops.c lists its cases). */
+static bool int_fault(Sema *s, Node *e, AstOp op, int64_t y) {
+    if ((op == OP_DIV || op == OP_MOD) && y == 0)
+        diag_error(s->c, e->loc, "division by zero in constant expression ('%s')", op_spelling(op));
+    else if ((op == OP_SHL || op == OP_SHR) && (y < 0 || y > 63))
+        diag_error(s->c, e->loc, "shift by %lld is out of range (0 to 63)", (long long)y);
+    else
+        diag_error(s->c, e->loc, "integer overflow in constant expression ('%s')", op_spelling(op));
     return false;
 }
 
 /* Folds a op b; both are constants of known type, e->dtype is already the
  * result type. */
-bool const_binary(Sema *s, Node *e, int op, const Node *a, const Node *b) {
+bool const_binary(Sema *s, Node *e, AstOp op, const Node *a, const Node *b) {
     bool fl = a->const_float || b->const_float;
-    if (op == TK_ANDAND || op == TK_OROR) {
+    if (op == OP_LAND || op == OP_LOR) {
         bool x = node_const_true(a), y = node_const_true(b);
-        const_set_int(e, op == TK_ANDAND ? (x && y) : (x || y));
+        const_set_int(e, op == OP_LAND ? (x && y) : (x || y));
         return true;
     }
     if (fl) {
         double x = const_as_float(a), y = const_as_float(b);
         switch (op) {
-        case TK_PLUS: const_set_float(e, x + y); return true;
-        case TK_MINUS: const_set_float(e, x - y); return true;
-        case TK_STAR: const_set_float(e, x * y); return true;
-        case TK_SLASH: const_set_float(e, x / y); return true; /* IEEE: inf/nan */
-        case TK_EQ: const_set_int(e, x == y); return true;
-        case TK_NE: const_set_int(e, x != y); return true;
-        case TK_LT: const_set_int(e, x < y); return true;
-        case TK_LE: const_set_int(e, x <= y); return true;
-        case TK_GT: const_set_int(e, x > y); return true;
-        case TK_GE: const_set_int(e, x >= y); return true;
+        case OP_ADD: const_set_float(e, x + y); return true;
+        case OP_SUB: const_set_float(e, x - y); return true;
+        case OP_MUL: const_set_float(e, x * y); return true;
+        case OP_DIV: const_set_float(e, x / y); return true; /* IEEE: inf/nan */
+        case OP_EQ: const_set_int(e, x == y); return true;
+        case OP_NE: const_set_int(e, x != y); return true;
+        case OP_LT: const_set_int(e, x < y); return true;
+        case OP_LE: const_set_int(e, x <= y); return true;
+        case OP_GT: const_set_int(e, x > y); return true;
+        case OP_GE: const_set_int(e, x >= y); return true;
         default: return false; /* integer-only operators were rejected by typing */
         }
     }
-    int64_t x = a->cval.i, y = b->cval.i, r;
-    switch (op) {
-    case TK_PLUS: if (__builtin_add_overflow(x, y, &r)) return overflow(s, e, op); break;
-    case TK_MINUS: if (__builtin_sub_overflow(x, y, &r)) return overflow(s, e, op); break;
-    case TK_STAR: if (__builtin_mul_overflow(x, y, &r)) return overflow(s, e, op); break;
-    case TK_SLASH:
-    case TK_PERCENT:
-        if (y == 0) {
-            diag_error(s->c, e->loc, "division by zero in constant expression ('%s')", op_spelling(op));
-            return false;
-        }
-        if (x == INT64_MIN && y == -1) return overflow(s, e, op);
-        r = op == TK_SLASH ? x / y : x % y; /* C: truncation toward zero */
-        break;
-    case TK_SHL:
-    case TK_SHR:
-        if (y < 0 || y > 63) {
-            diag_error(s->c, e->loc, "shift by %lld is out of range (0 to 63)", (long long)y);
-            return false;
-        }
-        if (op == TK_SHR) { r = x >> y; break; }
-        if (x < 0 || (y > 0 && x > (INT64_MAX >> y))) return overflow(s, e, op);
-        r = x << y;
-        break;
-    case TK_AMP: r = x & y; break;
-    case TK_PIPE: r = x | y; break;
-    case TK_CARET: r = x ^ y; break;
-    case TK_EQ: r = x == y; break;
-    case TK_NE: r = x != y; break;
-    case TK_LT: r = x < y; break;
-    case TK_LE: r = x <= y; break;
-    case TK_GT: r = x > y; break;
-    case TK_GE: r = x >= y; break;
-    default: return false;
-    }
+    int64_t r;
+    if (!int_binop(op, a->cval.i, b->cval.i, &r)) return int_fault(s, e, op, b->cval.i);
     const_set_int(e, r);
     return true;
 }
 
-bool const_unary(Sema *s, Node *e, int op, const Node *a) {
-    if (op == TK_BANG) {
+bool const_unary(Sema *s, Node *e, AstOp op, const Node *a) {
+    if (op == OP_NOT) {
         const_set_int(e, a->const_float ? a->cval.f == 0 : a->cval.i == 0);
         return true;
     }
     if (a->const_float) {
-        if (op != TK_MINUS) return false;
+        if (op != OP_NEG) return false;
         const_set_float(e, -a->cval.f);
         return true;
     }
-    if (op == TK_MINUS) {
-        if (a->cval.i == INT64_MIN) return overflow(s, e, op);
-        const_set_int(e, -a->cval.i);
-    } else {
-        const_set_int(e, ~a->cval.i);
-    }
+    int64_t r;
+    if (!int_unop(op, a->cval.i, &r)) return int_fault(s, e, op, 0);
+    const_set_int(e, r);
     return true;
 }
 

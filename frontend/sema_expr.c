@@ -3,7 +3,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "parse.h"
 #include "sema.h"
 
 static bool name_is(const Name *n, const char *s) { return n && strcmp(n->s, s) == 0; }
@@ -198,21 +197,21 @@ static Affine affine_at(const Node *e, int depth) {
         r.n = 1; r.var[0] = v; r.coef[0] = 1;
         return r;
     }
-    if (e->kind == N_UNARY && e->u.op.op == TK_MINUS) {
+    if (e->kind == N_UNARY && e->u.op.op == OP_NEG) {
         Affine a = affine_at(e->u.op.a, depth), z = {.ok = true};
         affine_add(&z, &a, -1);
         return z;
     }
     if (e->kind == N_BINARY) {
         const Node *a = e->u.op.a, *b = e->u.op.b;
-        int op = e->u.op.op;
-        if (op == TK_PLUS || op == TK_MINUS) {
+        AstOp op = e->u.op.op;
+        if (op == OP_ADD || op == OP_SUB) {
             Affine x = affine_at(a, depth), y = affine_at(b, depth);
             affine_add(&r, &x, 1);
-            affine_add(&r, &y, op == TK_PLUS ? 1 : -1);
+            affine_add(&r, &y, op == OP_ADD ? 1 : -1);
             return r;
         }
-        if (op == TK_STAR && (a->is_const || b->is_const)) {
+        if (op == OP_MUL && (a->is_const || b->is_const)) {
             const Node *k = a->is_const ? a : b, *v = a->is_const ? b : a;
             if (k->const_float) { r.ok = false; return r; }
             Affine x = affine_at(v, depth);
@@ -556,14 +555,14 @@ static bool is_number(Dtype t) { return dtype_is_int(t) || dtype_is_float(t) || 
 
 static bool check_binary(Sema *s, Node *e) {
     Node *a = e->u.op.a, *b = e->u.op.b;
-    int op = e->u.op.op;
+    AstOp op = e->u.op.op;
     bool ok = check_expr(s, a);
     /* the right side of && and || runs only when the left does not decide */
-    bool lazy = op == TK_ANDAND || op == TK_OROR;
-    bool decides = lazy && ok && a->is_const && !a->const_float && (op == TK_ANDAND) == (a->cval.i == 0);
+    bool lazy = op == OP_LAND || op == OP_LOR;
+    bool decides = lazy && ok && a->is_const && !a->const_float && (op == OP_LAND) == (a->cval.i == 0);
     bool runtime = lazy && !(ok && a->is_const);
     s->dead += decides;
-    guard_enter(s, a, runtime, op == TK_ANDAND); /* b runs where a is true for &&, false for || */
+    guard_enter(s, a, runtime, op == OP_LAND); /* b runs where a is true for &&, false for || */
     ok &= check_expr(s, b);
     s->dead -= decides;
     guard_leave(s, runtime);
@@ -573,7 +572,7 @@ static bool check_binary(Sema *s, Node *e) {
         return false;
     }
     switch (op) {
-    case TK_PERCENT: case TK_SHL: case TK_SHR: case TK_AMP: case TK_PIPE: case TK_CARET:
+    case OP_MOD: case OP_SHL: case OP_SHR: case OP_BAND: case OP_BOR: case OP_BXOR:
         for (int side = 0; side < 2; side++) {
             const Node *x = side ? b : a;
             if (dtype_is_int(x->dtype) || x->dtype == DT_BOOL) continue;
@@ -585,8 +584,8 @@ static bool check_binary(Sema *s, Node *e) {
         }
         e->dtype = dtype_join(a->dtype, b->dtype);
         break;
-    case TK_EQ: case TK_NE: case TK_LT: case TK_LE: case TK_GT: case TK_GE:
-    case TK_ANDAND: case TK_OROR:
+    case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE:
+    case OP_LAND: case OP_LOR:
         e->dtype = DT_BOOL;
         break;
     default:
@@ -606,11 +605,11 @@ static bool check_binary(Sema *s, Node *e) {
      * or by the width or more (the width C computes in: int below 32 bits). */
     if (b->is_const && !b->const_float && dtype_is_int(e->dtype) && !s->dead) {
         int width = e->dtype == DT_INT_LIT || dtype_bytes(e->dtype) == 8 ? 64 : 32;
-        if ((op == TK_SLASH || op == TK_PERCENT) && b->cval.i == 0) {
-            diag_error(s->c, b->loc, "integer %s by zero", op == TK_SLASH ? "division" : "remainder");
+        if ((op == OP_DIV || op == OP_MOD) && b->cval.i == 0) {
+            diag_error(s->c, b->loc, "integer %s by zero", op == OP_DIV ? "division" : "remainder");
             return false;
         }
-        if ((op == TK_SHL || op == TK_SHR) && (b->cval.i < 0 || b->cval.i >= width)) {
+        if ((op == OP_SHL || op == OP_SHR) && (b->cval.i < 0 || b->cval.i >= width)) {
             diag_error(s->c, b->loc, "a shift by %lld is undefined: %s values shift by 0 to %d", (long long)b->cval.i,
                        dtype_name(e->dtype == DT_INT_LIT ? DT_I64 : e->dtype), width - 1);
             return false;
@@ -624,16 +623,16 @@ static bool check_binary(Sema *s, Node *e) {
 static bool check_unary(Sema *s, Node *e) {
     Node *a = e->u.op.a;
     if (!check_expr(s, a)) return false;
-    int op = e->u.op.op;
+    AstOp op = e->u.op.op;
     if (!is_number(a->dtype)) {
         diag_error(s->c, e->loc, "operator '%s' needs a number", op_spelling(op));
         return false;
     }
-    if (op == TK_TILDE && !dtype_is_int(a->dtype)) {
+    if (op == OP_BNOT && !dtype_is_int(a->dtype)) {
         diag_error(s->c, e->loc, "operator '~' needs an integer, not %s", dtype_name(a->dtype));
         return false;
     }
-    e->dtype = op == TK_BANG ? DT_BOOL : a->dtype == DT_BOOL ? DT_INT_LIT : a->dtype;
+    e->dtype = op == OP_NOT ? DT_BOOL : a->dtype == DT_BOOL ? DT_INT_LIT : a->dtype;
     if (a->is_const) return const_unary(s, e, op, a);
     return true;
 }

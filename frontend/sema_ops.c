@@ -3,7 +3,6 @@
  * rules (copy, gemm, reductions, allocation, loops ...). */
 #include <string.h>
 
-#include "parse.h"
 #include "sema.h"
 
 /* ---- argument binding ---- */

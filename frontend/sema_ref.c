@@ -3,7 +3,6 @@
  * reductions, and the rules on shadowing and definition order. */
 #include <string.h>
 
-#include "parse.h"
 #include "sema.h"
 
 static void describe_dim(char *buf, size_t n, const Sym *dim_sym, int64_t extent) {
@@ -180,7 +179,7 @@ bool check_ref_reduction(Sema *s, Node *e) {
 
 static void check_definition(Sema *s, Node *st) {
     Node *lhs = st->u.assign.lhs, *rhs = st->u.assign.rhs;
-    if (st->u.assign.op != TK_ASSIGN) {
+    if (st->u.assign.op != OP_ASSIGN) {
         diag_error(s->c, st->loc, "the reference defines elements with '=', not '%s'", op_spelling(st->u.assign.op));
         return;
     }

@@ -2,7 +2,6 @@
 #include <string.h>
 
 #include "ir.h"
-#include "parse.h"
 
 void ir_block_push(Ctx *c, IrBlock *b, IrStmt *s) {
     vec_push(&c->arena, (PtrVec *)b, s);

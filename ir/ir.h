@@ -137,7 +137,7 @@ struct IrStmt {
     int reduce_kind, dim;      /* REDUCE */
     Node *value;               /* FILL value, LET/VAR init, STORE rhs, IF cond, ATOMIC_ADD scalar */
     Node *target;              /* STORE lhs (a var name or an element) */
-    int assign_op;             /* STORE: TK_ASSIGN, TK_PLUSEQ ... */
+    AstOp assign_op;           /* STORE: OP_ASSIGN, OP_ADD_ASSIGN ... */
     Sym *sym;                  /* LET/VAR symbol; FOR loop variable */
     /* FOR / PARALLEL */
     LoopKind loop;
@@ -287,6 +287,45 @@ const char *ir_op_name(IrOp op);
 /* ---- verify.c ---- */
 /* Structural checks between passes (debug builds); a failure is a bug. */
 void ir_verify(const IrKernel *k, const char *after_pass);
+
+/* ---- query.c ---- */
+/* Pure queries of IR and syntax-tree data, shared by the passes and code
+ * generation. */
+int64_t buf_elems(const IrBuf *b);
+int64_t buf_bytes(const IrBuf *b); /* buf_elems times the element size */
+/* How often the statements of b (nested ones too) name buf: as an operand
+ * region (copy, gemm, fill, reduce, atomic) or in an element access. */
+int buf_use_count(IrBlock *b, const IrBuf *buf);
+/* Whether a statement of b, or one nested in it, is a gemm. */
+bool block_has_gemm(const IrBlock *b);
+/* Calls fn for every element access (N_INDEX) inside the expression. */
+typedef void (*IndexVisit)(Node *index, void *arg);
+void expr_visit_indices(Node *e, IndexVisit fn, void *arg);
+/* Every element access in the statements of a block (expressions, store targets and print arguments). */
+void block_visit_indices(IrBlock *b, IndexVisit fn, void *arg);
+/* Whether pred holds for e or for any expression below it (indices and
+ * call arguments included). */
+typedef bool (*ExprPred)(const Node *e, const void *arg);
+bool expr_any(const Node *e, ExprPred pred, const void *arg);
+/* e without the conditionals its specialisation decided: the taken arm of
+ * `c ? a : b` with a constant c, x for `true && x` or `x || false` (x a
+ * boolean), repeatedly; e itself otherwise. The front end leaves the tree
+ * as written (it is checked again for every specialisation), so the passes
+ * and the code generator fold where they read it. */
+const Node *expr_decided(const Node *e);
+/* Whether e is absent (a region's start of 0) or the integer constant 0. */
+bool expr_is_zero(const Node *e);
+/* Whether e is provably a multiple of m (NULL counts as 0). */
+bool expr_multiple_of(const Node *e, int64_t m);
+/* Where region r is a tile of `rank` dims with this shape in its buffer's
+ * last dims (the leading extents 1): how many leading dims; else -1. A
+ * fragment of that shape copied there maps its dim i to the buffer's
+ * dim lead + i. */
+int region_lead(const IrRegion *r, int rank, const int64_t *shape);
+/* Whether region r covers all of its buffer (starts at 0, full extents). */
+bool region_is_whole(const IrRegion *r);
+bool layout_equal(const Layout *a, const Layout *b);
+const char *layout_describe(Ctx *c, const Layout *l); /* in words, for messages */
 
 /* ---- walk helpers (build.c) ---- */
 typedef void (*IrVisit)(IrStmt *s, void *arg);

@@ -1,6 +1,5 @@
 /* print.c - the tile IR as text (--emit-ir, --print-ir-after). */
 #include "ir.h"
-#include "parse.h"
 
 static const char *const op_names[IR_COUNT] = {
 #define X(id, name, tile) name,

@@ -1,166 +1,8 @@
-/* layout.c - helpers about layouts and element accesses, shared by the
- * passes and the code generator. */
+/* layout.c - decisions about layouts and lowerings that the passes and the
+ * code generator share (the pure queries are ir/query.c). */
 #include <string.h>
 
-#include "parse.h"
 #include "passes.h"
-
-const Node *expr_decided(const Node *e) {
-    while (e && !e->is_const) {
-        if (e->kind == N_COND && e->u.cond.c->is_const) {
-            const Node *c = e->u.cond.c;
-            e = node_const_true(c) ? e->u.cond.a : e->u.cond.b;
-        } else if (e->kind == N_BINARY && (e->u.op.op == TK_ANDAND || e->u.op.op == TK_OROR)) {
-            /* a constant side that decides would have made e constant */
-            const Node *a = e->u.op.a, *b = e->u.op.b;
-            if (a->is_const && !a->const_float && b->dtype == DT_BOOL) e = b;
-            else if (b->is_const && !b->const_float && a->dtype == DT_BOOL && (e->u.op.op == TK_ANDAND) == (b->cval.i != 0))
-                e = a;
-            else break;
-        } else {
-            break;
-        }
-    }
-    return e;
-}
-
-int64_t buf_elems(const IrBuf *b) {
-    int64_t n = 1;
-    for (int i = 0; i < b->rank; i++) n *= b->shape[i];
-    return n;
-}
-
-int64_t buf_bytes(const IrBuf *b) { return buf_elems(b) * dtype_bytes(b->dtype); }
-
-typedef struct Uses {
-    const IrBuf *buf;
-    int count;
-} Uses;
-
-static void count_element(Node *e, void *arg) {
-    Uses *u = arg;
-    if (e->sym == u->buf->sym) u->count++;
-}
-
-static void count_uses(IrStmt *s, void *arg) {
-    Uses *u = arg;
-    const IrRegion *regions[] = {&s->src, &s->dst, &s->a, &s->b, &s->c};
-    for (int i = 0; i < 5; i++)
-        if (regions[i]->buf == u->buf) u->count++;
-    expr_visit_indices(s->value, count_element, u);
-    expr_visit_indices(s->target, count_element, u);
-}
-
-int buf_use_count(IrBlock *b, const IrBuf *buf) {
-    Uses u = {.buf = buf};
-    ir_walk(b, count_uses, &u);
-    return u.count;
-}
-
-void expr_visit_indices(Node *e, IndexVisit fn, void *arg) {
-    if (!e) return;
-    switch (e->kind) {
-    case N_INDEX:
-        fn(e, arg);
-        for (int i = 0; i < e->u.index.idx.len; i++) expr_visit_indices(e->u.index.idx.items[i], fn, arg);
-        break;
-    case N_CALL:
-        for (int i = 0; i < e->u.call.args.len; i++) expr_visit_indices(e->u.call.args.items[i], fn, arg);
-        break;
-    case N_NAMED_ARG: expr_visit_indices(e->u.named.value, fn, arg); break;
-    case N_UNARY: expr_visit_indices(e->u.op.a, fn, arg); break;
-    case N_BINARY:
-        expr_visit_indices(e->u.op.a, fn, arg);
-        expr_visit_indices(e->u.op.b, fn, arg);
-        break;
-    case N_COND:
-        expr_visit_indices(e->u.cond.c, fn, arg);
-        expr_visit_indices(e->u.cond.a, fn, arg);
-        expr_visit_indices(e->u.cond.b, fn, arg);
-        break;
-    case N_SLICE:
-        expr_visit_indices(e->u.slice.lo, fn, arg);
-        expr_visit_indices(e->u.slice.hi, fn, arg);
-        break;
-    default: break;
-    }
-}
-
-bool expr_any(const Node *e, ExprPred pred, const void *arg) {
-    if (!e) return false;
-    if (pred(e, arg)) return true;
-    switch (e->kind) {
-    case N_INDEX:
-        for (int i = 0; i < e->u.index.idx.len; i++)
-            if (expr_any(e->u.index.idx.items[i], pred, arg)) return true;
-        return false;
-    case N_CALL:
-        for (int i = 0; i < e->u.call.args.len; i++)
-            if (expr_any(e->u.call.args.items[i], pred, arg)) return true;
-        return false;
-    case N_NAMED_ARG: return expr_any(e->u.named.value, pred, arg);
-    case N_UNARY: return expr_any(e->u.op.a, pred, arg);
-    case N_BINARY: return expr_any(e->u.op.a, pred, arg) || expr_any(e->u.op.b, pred, arg);
-    case N_COND: return expr_any(e->u.cond.c, pred, arg) || expr_any(e->u.cond.a, pred, arg) || expr_any(e->u.cond.b, pred, arg);
-    case N_SLICE: return expr_any(e->u.slice.lo, pred, arg) || expr_any(e->u.slice.hi, pred, arg);
-    default: return false;
-    }
-}
-
-void block_visit_indices(IrBlock *b, IndexVisit fn, void *arg) {
-    for (int i = 0; i < b->len; i++) {
-        IrStmt *s = b->items[i];
-        expr_visit_indices(s->value, fn, arg);
-        expr_visit_indices(s->target, fn, arg);
-        for (int a = 0; a < s->print_args.len; a++) expr_visit_indices(s->print_args.items[a], fn, arg);
-        block_visit_indices(&s->body, fn, arg);
-        block_visit_indices(&s->els, fn, arg);
-    }
-}
-
-bool layout_equal(const Layout *a, const Layout *b) {
-    if (a->kind != b->kind) return false;
-    switch (a->kind) {
-    case LAYOUT_ACC: return a->wm == b->wm && a->wn == b->wn && a->wtm == b->wtm && a->wtn == b->wtn;
-    /* a row layout only depends on how warps split the rows */
-    case LAYOUT_ROW: return a->wm == b->wm && a->wn == b->wn && a->wtm == b->wtm;
-    case LAYOUT_BLOCKED: return a->vec == b->vec && a->chunks == b->chunks && a->pitch == b->pitch;
-    default: return true;
-    }
-}
-
-const char *layout_describe(Ctx *c, const Layout *l) {
-    switch (l->kind) {
-    case LAYOUT_ACC:
-        return arena_printf(&c->arena, "the mma accumulator layout with %dx%d warps of %lldx%lld", l->wm, l->wn,
-                            (long long)l->wtm, (long long)l->wtn);
-    case LAYOUT_ROW:
-        return arena_printf(&c->arena, "one value per row of a %dx%d-warp mma accumulator", l->wm, l->wn);
-    case LAYOUT_BLOCKED:
-        return l->pitch ? arena_printf(&c->arena, "a blocked layout (%d elements per chunk, rows padded to %lld)", l->vec,
-                                       (long long)l->pitch)
-                        : arena_printf(&c->arena, "a blocked layout (%d elements per chunk)", l->vec);
-    case LAYOUT_REPLICATED: return "a replicated layout (every thread holds every element)";
-    default: return "no layout";
-    }
-}
-
-/* Whether e is provably a multiple of m (NULL counts as 0). */
-bool expr_multiple_of(const Node *e, int64_t m) {
-    if (!e) return true;
-    if (e->is_const) return !e->const_float && e->cval.i % m == 0;
-    /* a let's name: its value (lets never change) */
-    if (e->kind == N_NAME && e->sym && e->sym->kind == SYM_LET && e->sym->decl && e->sym->decl->kind == N_LET)
-        return expr_multiple_of(e->sym->decl->u.decl.value, m);
-    if (e->kind != N_BINARY) return false;
-    switch (e->u.op.op) {
-    case TK_STAR: return expr_multiple_of(e->u.op.a, m) || expr_multiple_of(e->u.op.b, m);
-    case TK_PLUS:
-    case TK_MINUS: return expr_multiple_of(e->u.op.a, m) && expr_multiple_of(e->u.op.b, m);
-    default: return false;
-    }
-}
-
 
 /* Which lowering a reduction gets (lower_reduce.c): the accumulator's
  * rows with quad shuffles, a blocked fragment's rows with warp shuffles
@@ -188,24 +30,6 @@ bool copy_relayouts(const IrStmt *s) {
            region_is_whole(&s->dst) && !layout_equal(&a->layout, &b->layout);
 }
 
-bool expr_is_zero(const Node *e) { return !e || (e->is_const && !e->const_float && e->cval.i == 0); }
-
-int region_lead(const IrRegion *r, int rank, const int64_t *shape) {
-    int lead = r->buf->rank - rank;
-    if (lead < 0) return -1;
-    for (int d = 0; d < lead; d++)
-        if (r->ext[d] != 1) return -1;
-    for (int d = 0; d < rank; d++)
-        if (r->ext[lead + d] != shape[d]) return -1;
-    return lead;
-}
-
-bool region_is_whole(const IrRegion *r) {
-    for (int d = 0; d < r->buf->rank; d++)
-        if (!expr_is_zero(r->idx[d]) || r->ext[d] != r->buf->shape[d]) return false;
-    return true;
-}
-
 int acc_warp_rows(int64_t m, int64_t n, int warps, int policy) {
     int best_wm = -1;
     int64_t best_score = INT64_MAX;
@@ -224,14 +48,6 @@ int acc_warp_rows(int64_t m, int64_t n, int warps, int policy) {
         }
     }
     return best_wm;
-}
-
-bool block_has_gemm(const IrBlock *b) {
-    for (int i = 0; i < b->len; i++) {
-        const IrStmt *s = b->items[i];
-        if (s->op == IR_GEMM || block_has_gemm(&s->body) || block_has_gemm(&s->els)) return true;
-    }
-    return false;
 }
 
 bool indexed_by_loop_vars(const Node *e, const IrStmt *loop, int nvars) {

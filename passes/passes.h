@@ -93,44 +93,14 @@ int64_t pass_swizzle_cols(int64_t cols, int64_t esize);
 bool pass_clears(const IrStmt *s, const IrBuf *f);
 static inline int64_t align_up(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
 
-/* helpers shared by passes and code generation (layout.c) */
-/* Calls fn for every element access (N_INDEX) inside the expression. */
-typedef void (*IndexVisit)(Node *index, void *arg);
-void expr_visit_indices(Node *e, IndexVisit fn, void *arg);
-/* Whether pred holds for e or for any expression below it (indices and
- * call arguments included). */
-typedef bool (*ExprPred)(const Node *e, const void *arg);
-bool expr_any(const Node *e, ExprPred pred, const void *arg);
-/* Every element access in the statements of a block (expressions, store targets and print arguments). */
-void block_visit_indices(IrBlock *b, IndexVisit fn, void *arg);
-bool layout_equal(const Layout *a, const Layout *b);
-/* Whether e is absent (a region's start of 0) or the integer constant 0. */
-bool expr_is_zero(const Node *e);
-/* Where region r is a tile of `rank` dims with this shape in its buffer's
- * last dims (the leading extents 1): how many leading dims; else -1. A
- * fragment of that shape copied there maps its dim i to the buffer's
- * dim lead + i. */
-int region_lead(const IrRegion *r, int rank, const int64_t *shape);
-/* Whether region r covers all of its buffer (starts at 0, full extents). */
-bool region_is_whole(const IrRegion *r);
-const char *layout_describe(Ctx *c, const Layout *l);
-int64_t buf_elems(const IrBuf *b);
-int64_t buf_bytes(const IrBuf *b); /* buf_elems times the element size */
-/* e without the conditionals its specialisation decided: the taken arm of
- * `c ? a : b` with a constant c, x for `true && x` or `x || false` (x a
- * boolean), repeatedly; e itself otherwise. The front end leaves the tree
- * as written (it is checked again for every specialisation), so the passes
- * and the code generator fold where they read it. */
-const Node *expr_decided(const Node *e);
+/* decisions shared by passes and code generation (layout.c); the pure
+ * queries they share are ir.h's (query.c) */
 /* int_eval.c: the value of integer expression e (NULL: 0) for block
  * indices `at` (NULL: e may not name them): constants, block indices, with
  * `lets` the top-level lets before the pipelined loop, and the operators
  * node_int_value (frontend.h) computes; false where it is anything else or
  * would overflow. */
 bool int_eval(const IrKernel *k, const Node *e, const int64_t *at, bool lets, int64_t *out);
-/* How often the statements of b (nested ones too) name buf: as an operand
- * region (copy, gemm, fill, reduce, atomic) or in an element access. */
-int buf_use_count(IrBlock *b, const IrBuf *buf);
 /* The rows of the warp grid (wm; the columns are warps / wm) over an m x n
  * gemm accumulator under `policy`: the squarest warp tile that splits it
  * into multiples of 16 x 8; -1 when none does. */
@@ -141,16 +111,12 @@ int acc_warp_rows(int64_t m, int64_t n, int warps, int policy);
  * blocks (otherwise the multiply-add fallback; codegen's cg_gemm, and
  * stage_operands, which stages a fragment A for that fallback). */
 bool gemm_mma_ok(int arch, Dtype a, Dtype b, Dtype c, int64_t k, int64_t b_row, int64_t wtm, int64_t wtn);
-/* Whether a statement of b, or one nested in it, is a gemm. */
-bool block_has_gemm(const IrBlock *b);
 typedef enum ReducePath { REDUCE_PATH_ACC_ROWS, REDUCE_PATH_BLOCKED_ROWS, REDUCE_PATH_STAGED } ReducePath;
 ReducePath reduce_path(const IrStmt *s, int64_t threads);
 /* Whether s copies a whole fragment into one that other operations laid
  * out otherwise: each element moves to another thread, through the shared
  * scratch (plan_shared sizes it, lower_copy.c moves it). */
 bool copy_relayouts(const IrStmt *s);
-/* Whether e is provably a multiple of m (NULL counts as 0). */
-bool expr_multiple_of(const Node *e, int64_t m);
 /* Whether the element access e indexes its buffer with exactly the first
  * nvars variables of parallel loop `loop`, in order. */
 bool indexed_by_loop_vars(const Node *e, const IrStmt *loop, int nvars);

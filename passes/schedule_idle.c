@@ -37,7 +37,6 @@
  * measuring the two apart). */
 #include <stdint.h>
 
-#include "parse.h"
 #include "passes.h"
 
 /* the rows of one consumer warpgroup: one m64 wgmma */

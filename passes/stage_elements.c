@@ -23,7 +23,6 @@
  * its data from a shared buffer directly should. */
 #include <string.h>
 
-#include "parse.h"
 #include "passes.h"
 
 typedef struct Access {
@@ -106,7 +105,7 @@ static void scan_block(Scan *sc, IrBlock *b) {
             for (int d = 0; regions[r]->buf && d < regions[r]->buf->rank; d++) note_exprs(sc, regions[r]->idx[d]);
         if (s->target && s->target->kind == N_INDEX) {
             for (int d = 0; d < s->target->u.index.idx.len; d++) note_exprs(sc, s->target->u.index.idx.items[d]);
-            if (s->assign_op != TK_ASSIGN) note(s->target, sc); /* read, then written */
+            if (s->assign_op != OP_ASSIGN) note(s->target, sc); /* read, then written */
             sc->writing = true;
             note(s->target, sc);
             sc->writing = false;

@@ -21,7 +21,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "parse.h"
 #include "profiler.h"
 
 enum {
@@ -92,7 +91,7 @@ static bool matmul_shape(KernelInfo *k, const Session *s, GemmShape *g, const ch
         if (st->kind != N_ASSIGN || def) return false;
         def = st;
     }
-    if (!def || def->u.assign.op != TK_ASSIGN) return false;
+    if (!def || def->u.assign.op != OP_ASSIGN) return false;
     const Node *lhs = def->u.assign.lhs, *rhs = def->u.assign.rhs;
     if (!lhs || lhs->kind != N_INDEX) return false;
     Sym *c;
@@ -110,7 +109,7 @@ static bool matmul_shape(KernelInfo *k, const Session *s, GemmShape *g, const ch
         return false;
     Sym *kv = index_var(rhs->u.call.reduce_vars.items[0]);
     const Node *body = rhs->u.call.body;
-    if (!kv || !body || body->kind != N_BINARY || body->u.op.op != TK_STAR) return false;
+    if (!kv || !body || body->kind != N_BINARY || body->u.op.op != OP_MUL) return false;
     int s1, s2;
     Sym *t1, *t2, *x1, *y1, *x2, *y2;
     if (!operand(k, s, body->u.op.a, rank, bv, &s1, &t1, &x1, &y1) ||

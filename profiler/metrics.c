@@ -46,13 +46,11 @@ static double runs(const WorkVars *w, uint64_t mask) {
     return r;
 }
 
-static bool is_op(const Node *e, const char *spelling) { return !strcmp(op_spelling(e->u.op.op), spelling); }
-
 static double arith_cost_binary(const Node *e) {
-    static const char *const arith[] = {"+", "-", "*", "/", "%", NULL};
-    for (int i = 0; arith[i]; i++)
-        if (is_op(e, arith[i])) return 1;
-    return 0; /* comparisons, logical and bitwise operators */
+    switch (e->u.op.op) {
+    case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_MOD: return 1;
+    default: return 0; /* comparisons, logical and bitwise operators */
+    }
 }
 
 static double call_cost(const Node *e) {
@@ -81,7 +79,7 @@ static uint64_t work_expr(WorkVars *w, const Node *e, bool addr, double *flops) 
     }
     case N_UNARY: {
         uint64_t m = work_expr(w, e->u.op.a, addr, flops);
-        if (!addr && is_op(e, "-")) *flops += runs(w, m);
+        if (!addr && e->u.op.op == OP_NEG) *flops += runs(w, m);
         return m;
     }
     case N_BINARY: {
@@ -171,20 +169,26 @@ static void sb_puts(StrBuf *b, const char *s) {
     b->s[b->n] = 0;
 }
 
-static int binary_prec(const char *op) {
-    static const struct { const char *op; int prec; } t[] = {
-        {"||", 1}, {"&&", 2}, {"|", 3}, {"^", 4}, {"&", 5}, {"==", 6}, {"!=", 6}, {"<", 7}, {"<=", 7},
-        {">", 7},  {">=", 7}, {"<<", 8}, {">>", 8}, {"+", 9}, {"-", 9}, {"*", 10}, {"/", 10}, {"%", 10},
-    };
-    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        if (!strcmp(t[i].op, op)) return t[i].prec;
-    return 0;
+static int binary_prec(AstOp op) {
+    switch (op) {
+    case OP_LOR: return 1;
+    case OP_LAND: return 2;
+    case OP_BOR: return 3;
+    case OP_BXOR: return 4;
+    case OP_BAND: return 5;
+    case OP_EQ: case OP_NE: return 6;
+    case OP_LT: case OP_LE: case OP_GT: case OP_GE: return 7;
+    case OP_SHL: case OP_SHR: return 8;
+    case OP_ADD: case OP_SUB: return 9;
+    case OP_MUL: case OP_DIV: case OP_MOD: return 10;
+    default: return 0;
+    }
 }
 
 static int expr_prec(const Node *e) {
     switch (e->kind) {
     case N_COND: return -1;
-    case N_BINARY: return binary_prec(op_spelling(e->u.op.op));
+    case N_BINARY: return binary_prec(e->u.op.op);
     case N_UNARY: return 11;
     default: return 12;
     }

@@ -19,15 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
 #include "profiler.h"
 
 /* ---- the compiled form ---- */
 
 typedef enum Op {
     O_CONST, O_SLOT, O_LET, O_READ_IN, O_READ_DEF,
-    O_NEG, O_NOT, O_BNOT,
-    O_ADD, O_SUB, O_MUL, O_DIV, O_IDIV, O_MOD, O_SHL, O_SHR, O_BAND, O_BOR, O_BXOR,
+    O_NEG, O_NOT, O_INT1,
+    O_ADD, O_SUB, O_MUL, O_DIV, O_INT2,
     O_EQ, O_NE, O_LT, O_LE, O_GT, O_GE, O_LAND, O_LOR, O_COND,
     O_FN1, O_MIN2, O_MAX2, O_POW, O_FMA, O_CEILDIV, O_CAST,
     O_SUM, O_RMAX, O_RMIN,
@@ -54,6 +53,7 @@ typedef struct DotFactor {
 struct CE {
     Op op;
     int fn;            /* O_FN1 */
+    AstOp iop;         /* O_INT1, O_INT2: the integer operator */
     Dtype to, from;    /* O_CAST */
     double k;          /* O_CONST */
     int slot;          /* O_SLOT */
@@ -249,29 +249,28 @@ static double do_ceildiv(double a, double b) {
     return ceil(a / b);
 }
 
-static double do_shift(bool left, double a, double b) {
-    int64_t x, y;
-    if (!as_i64(a, &x) || !as_i64(b, &y)) return NAN;
-    if (y < 0 || y >= 64) return left ? 0.0 : (x < 0 ? -1.0 : 0.0);
-    if (left) return (double)(int64_t)((uint64_t)x << y);
-    return (double)(x >> y);
-}
-
-static double do_bitwise(Op op, double a, double b) {
-    int64_t x, y;
-    if (!as_i64(a, &x) || !as_i64(b, &y)) return NAN;
+/* The integer operators (O_INT1, O_INT2) compute what C computes on int64,
+ * through the front end's int_binop/int_unop, so that the reference agrees
+ * with constant folding; where C leaves the result undefined (overflow, a
+ * shift count outside 0..63, a left shift of a negative value, division by
+ * zero) the result is NaN. Operands beyond int64 (u64 values from 2^63)
+ * take f64 arithmetic for + - * /, NaN for the others. */
+static double do_int2(AstOp op, double a, double b) {
+    int64_t x, y, r;
+    if (as_i64(a, &x) && as_i64(b, &y)) return int_binop(op, x, y, &r) ? (double)r : NAN;
     switch (op) {
-    case O_BAND: return (double)(x & y);
-    case O_BOR: return (double)(x | y);
-    default: return (double)(x ^ y);
+    case OP_ADD: return a + b;
+    case OP_SUB: return a - b;
+    case OP_MUL: return a * b;
+    case OP_DIV: return trunc(a / b);
+    default: return NAN;
     }
 }
 
-/* Integer division rounds toward zero; dividing by zero follows f64
- * (inf or NaN). */
-static double do_idiv(double a, double b) {
-    double q = a / b;
-    return isfinite(q) ? trunc(q) : q;
+static double do_int1(AstOp op, double a) {
+    int64_t x, r;
+    if (as_i64(a, &x)) return int_unop(op, x, &r) ? (double)r : NAN;
+    return op == OP_NEG ? -a : NAN;
 }
 
 /* ---- evaluation ---- */
@@ -414,10 +413,7 @@ static double eval(RefEval *r, TCtx *t, const CE *n) {
     }
     case O_NEG: return -eval(r, t, n->a);
     case O_NOT: return eval(r, t, n->a) == 0;
-    case O_BNOT: {
-        int64_t x;
-        return as_i64(eval(r, t, n->a), &x) ? (double)~x : NAN;
-    }
+    case O_INT1: return do_int1(n->iop, eval(r, t, n->a));
     case O_LAND: return eval(r, t, n->a) != 0 && eval(r, t, n->b) != 0;
     case O_LOR: return eval(r, t, n->a) != 0 || eval(r, t, n->b) != 0;
     case O_COND: return eval(r, t, n->a) != 0 ? eval(r, t, n->b) : eval(r, t, n->c);
@@ -438,11 +434,7 @@ static double eval(RefEval *r, TCtx *t, const CE *n) {
     case O_SUB: return a - b;
     case O_MUL: return a * b;
     case O_DIV: return a / b;
-    case O_IDIV: return do_idiv(a, b);
-    case O_MOD: return fmod(a, b);
-    case O_SHL: return do_shift(true, a, b);
-    case O_SHR: return do_shift(false, a, b);
-    case O_BAND: case O_BOR: case O_BXOR: return do_bitwise(n->op, a, b);
+    case O_INT2: return do_int2(n->iop, a, b);
     case O_EQ: return a == b;
     case O_NE: return a != b;
     case O_LT: return a < b;
@@ -598,6 +590,16 @@ static CE *binary(RefEval *r, Op op, CE *a, CE *b) {
     return fold(r, n);
 }
 
+/* An integer operator (O_INT2 with b, else O_INT1). */
+static CE *int_op(RefEval *r, AstOp iop, CE *a, CE *b) {
+    CE *n = ce_new(r, b ? O_INT2 : O_INT1);
+    n->iop = iop;
+    n->a = a;
+    n->b = b;
+    n->narrow = a->narrow || (b && b->narrow);
+    return fold(r, n);
+}
+
 static CE *compile_read(RefEval *r, Node *e) {
     Sym *s = e->sym;
     NodeList *il = &e->u.index.idx;
@@ -724,7 +726,9 @@ static CE *compile_reduction(RefEval *r, Node *e) {
     /* sum(k: A[..] * B[..]) or sum(k: A[..]) with plain index variables. */
     if (op == O_SUM && n->nvars == 1 && n->vrange[0] > 0) {
         const CE *b = n->body;
-        if (b->op == O_MUL && dot_factor(r, b->a, n->vslot[0], &n->dot[0]) &&
+        /* (integer factors multiply in f64 there: exact while the sum stays below 2^53) */
+        bool mul = b->op == O_MUL || (b->op == O_INT2 && b->iop == OP_MUL);
+        if (mul && dot_factor(r, b->a, n->vslot[0], &n->dot[0]) &&
             dot_factor(r, b->b, n->vslot[0], &n->dot[1]))
             n->ndot = 2;
         else if (dot_factor(r, b, n->vslot[0], &n->dot[0]))
@@ -831,9 +835,9 @@ static CE *compile_inner(RefEval *r, Node *e) {
         CE *a = compile(r, e->u.op.a);
         if (!a) return NULL;
         switch (e->u.op.op) {
-        case TK_MINUS: return unary(r, O_NEG, a);
-        case TK_BANG: return unary(r, O_NOT, a);
-        case TK_TILDE: return unary(r, O_BNOT, a);
+        case OP_NEG: return dtype_is_int(e->dtype) ? int_op(r, OP_NEG, a, NULL) : unary(r, O_NEG, a);
+        case OP_NOT: return unary(r, O_NOT, a);
+        case OP_BNOT: return int_op(r, OP_BNOT, a, NULL);
         default: cfail(r, e, "this unary operator"); return NULL;
         }
     }
@@ -844,24 +848,20 @@ static CE *compile_inner(RefEval *r, Node *e) {
         bool ints = dtype_is_int(e->dtype);
         Op op;
         switch (e->u.op.op) {
-        case TK_PLUS: op = O_ADD; break;
-        case TK_MINUS: op = O_SUB; break;
-        case TK_STAR: op = O_MUL; break;
-        case TK_SLASH: op = ints ? O_IDIV : O_DIV; break;
-        case TK_PERCENT: op = O_MOD; break;
-        case TK_SHL: op = O_SHL; break;
-        case TK_SHR: op = O_SHR; break;
-        case TK_AMP: op = O_BAND; break;
-        case TK_PIPE: op = O_BOR; break;
-        case TK_CARET: op = O_BXOR; break;
-        case TK_EQ: op = O_EQ; break;
-        case TK_NE: op = O_NE; break;
-        case TK_LT: op = O_LT; break;
-        case TK_LE: op = O_LE; break;
-        case TK_GT: op = O_GT; break;
-        case TK_GE: op = O_GE; break;
-        case TK_ANDAND: op = O_LAND; break;
-        case TK_OROR: op = O_LOR; break;
+        case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV:
+            if (ints) return int_op(r, e->u.op.op, a, b);
+            op = e->u.op.op == OP_ADD ? O_ADD : e->u.op.op == OP_SUB ? O_SUB : e->u.op.op == OP_MUL ? O_MUL : O_DIV;
+            break;
+        case OP_MOD: case OP_SHL: case OP_SHR: case OP_BAND: case OP_BOR: case OP_BXOR:
+            return int_op(r, e->u.op.op, a, b); /* integer (or bool) operands only */
+        case OP_EQ: op = O_EQ; break;
+        case OP_NE: op = O_NE; break;
+        case OP_LT: op = O_LT; break;
+        case OP_LE: op = O_LE; break;
+        case OP_GT: op = O_GT; break;
+        case OP_GE: op = O_GE; break;
+        case OP_LAND: op = O_LAND; break;
+        case OP_LOR: op = O_LOR; break;
         default: cfail(r, e, "this binary operator"); return NULL;
         }
         /* Short circuits with a constant left side. */
