@@ -109,6 +109,12 @@ char *cg_convert_elem(Cg *g, Dtype to, Dtype from, const char *ref);
 void cg_expr(Cg *g, const Node *e);
 char *cg_expr_str(Cg *g, const Node *e);
 char *cg_value_str(Cg *g, const Node *e, Dtype t); /* e as a value of type t: its float literals in t */
+/* The float value v rounded to narrow float type t and back (an f16 value
+ * in a float register). */
+char *cg_rounded(Cg *g, Dtype t, const char *v);
+/* The C lvalue of an element (tensor, shared, fragment, local); for global
+ * tensors *cond receives the bounds condition. */
+char *cg_element_ref(Cg *g, const Node *e, char **cond);
 /* The C expression for the stage of a ring buffer (or "0"). */
 const char *cg_stage(Cg *g, const IrBuf *b);
 /* Offset of element (coords) in a shared buffer, with its swizzle; coords
