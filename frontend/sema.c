@@ -472,171 +472,194 @@ static void range_span(Sym *sym, const NodeList *args, int guarded) {
     sym->range_guard = guarded;
 }
 
+/* let NAME = alloc_...(...) or a scalar value. */
+static void check_let(Sema *s, Node *st) {
+    Node *v = st->u.decl.value;
+    bool was_alloc;
+    Sym *buf = check_alloc(s, v, st->u.decl.name, st->loc, &was_alloc);
+    if (was_alloc) {
+        st->sym = buf;
+        if (buf && sym_declare(s, buf)) vec_push(&s->c->arena, &s->k->buffers, buf);
+        return;
+    }
+    Sym *sym = sym_new(s, SYM_LET, st->u.decl.name, st->loc);
+    sym->decl = st;
+    st->sym = sym;
+    if (v->kind == N_NAME || v->kind == N_INDEX) {
+        Sym *target = sym_lookup(v->kind == N_NAME ? v->u.name : v->u.index.name);
+        if (target && (target->kind == SYM_TENSOR || target->kind == SYM_BUFFER) && v->kind == N_NAME) {
+            diag_error(s->c, v->loc, "let binds scalars and new buffers; '%s' is already a %s",
+                       target->name->s, sym_kind_name(target->kind));
+            return;
+        }
+    }
+    if (check_expr(s, v)) {
+        sym->dtype = v->dtype;
+        /* let v = c ? 300 : x_u8: the branch literal takes the u8 */
+        if (v->kind == N_COND && v->dtype != DT_INT_LIT && v->dtype != DT_FLOAT_LIT) literal_fits(s, v, v->dtype);
+        if (v->is_const) {
+            sym->has_value = true;
+            sym->value_float = v->const_float;
+            sym->value.i = v->cval.i;
+            if (v->const_float) sym->value.f = v->cval.f;
+        }
+    } else {
+        sym->dtype = DT_F32; /* keep going with a plausible type */
+        sym->broken = true;  /* and its uses bring no errors of their own */
+    }
+    sym_declare(s, sym);
+    return;
+}
+
+static void check_var(Sema *s, Node *st) {
+    if (st->u.decl.value && misbound_alloc(s, st->u.decl.value, st->u.decl.name, st->loc, "a var holds a scalar"))
+        return;
+    Sym *sym = sym_new(s, SYM_VAR, st->u.decl.name, st->loc);
+    sym->decl = st;
+    st->sym = sym;
+    sym->dtype = st->u.decl.dt;
+    sym->parallel_depth = s->in_parallel;
+    if (st->u.decl.value && check_expr(s, st->u.decl.value)) {
+        Node *v = st->u.decl.value;
+        if (!dtype_is_int(v->dtype) && !dtype_is_float(v->dtype) && v->dtype != DT_BOOL)
+            diag_error(s->c, v->loc, "the initial value must be a number");
+        else if (dtype_is_float(v->dtype) && !dtype_is_float(sym->dtype) && v->dtype != DT_FLOAT_LIT)
+            ; /* an explicit float-to-int narrowing of a typed value: C semantics */
+        else if (v->dtype == DT_FLOAT_LIT && dtype_is_int(sym->dtype))
+            diag_error(s->c, v->loc, "a float literal cannot initialise the %s var '%s'", dtype_name(sym->dtype),
+                       sym->name->s);
+        else
+            literal_fits(s, v, sym->dtype);
+    }
+    sym_declare(s, sym);
+    return;
+}
+
+/* A call statement (a tile operation); break, continue and return, which
+ * the language has not, said so. */
+static void check_expr_stmt(Sema *s, Node *st) {
+    Node *e = st->u.expr;
+    const char *word = e->kind == N_NAME && !sym_lookup(e->u.name) ? e->u.name->s : "";
+    if (!strcmp(word, "break") || !strcmp(word, "continue") || !strcmp(word, "return")) {
+        diag_error(s->c, e->loc, "the language has no '%s': loops run all their iterations and a kernel its whole "
+                   "body; put what should not run under an if", word);
+        return;
+    }
+    if (e->kind != N_CALL) {
+        diag_error(s->c, e->loc, "this expression does nothing as a statement");
+        return;
+    }
+    check_op_call(s, e);
+    return;
+}
+
+/* The loop variables of loop st (of kind `kind`) declared with the values
+ * each takes; *runs_always where every extent is a known positive
+ * constant, *never_runs where one is known to be empty. */
+static void declare_loop_vars(Sema *s, Node *st, int kind, bool *runs_always, bool *never_runs) {
+    *runs_always = true, *never_runs = false;
+    for (int i = 0; i < st->u.loop.vars.len; i++) {
+        Node *v = st->u.loop.vars.items[i];
+        Sym *sym = sym_new(s, SYM_LOOP, v->u.name, v->loc);
+        sym->decl = v;
+        sym->dtype = DT_I32;
+        v->sym = sym;
+        /* the values a loop variable takes: 0 to its extent, where that
+         * is a constant (range's one-argument form, pipelined's count),
+         * or range(a, b[, step])'s first to last value */
+        const NodeList *args = &st->u.loop.iter->u.call.args;
+        const Node *n = kind == LOOP_PARALLEL && i < args->len ? args->items[i]
+                      : (kind == LOOP_UNROLL || kind == LOOP_RANGE) && args->len == 1 ? args->items[0]
+                      : kind == LOOP_PIPELINED && args->len >= 1 ? args->items[0] : NULL;
+        if (n && n->kind != N_NAMED_ARG && n->is_const && !n->const_float) {
+            sym->range_known = true;
+            sym->range = n->cval.i;
+            sym->range_guard = s->guarded;
+        } else if (kind == LOOP_RANGE && (args->len == 2 || args->len == 3)) {
+            range_span(sym, args, s->guarded);
+        }
+        sym_declare(s, sym);
+        if (kind == LOOP_PARALLEL) {
+            sym->parallel_depth = s->in_parallel + 1; /* inside it (names_sym compares vars' with it) */
+            vec_push(&s->c->arena, &s->parallel_vars, sym);
+        }
+        *runs_always &= sym->range_known && sym->range >= 1;
+        *never_runs |= sym->range_known && sym->range <= 0;
+    }
+}
+
+static void check_for(Sema *s, Node *st) {
+    int kind = check_loop_iter(s, st);
+    /* the outermost sequential loop: an iteration may read what an
+     * earlier one wrote further down the body (a parallel loop's
+     * iterations read nothing another writes) */
+    if (kind != LOOP_PARALLEL && s->in_loop == s->in_parallel) mark_loop_writes(st->u.loop.body);
+    scope_push(s);
+    /* a loop whose trip count is not a known positive constant (range(m)
+     * inside a loop over m, an empty range) runs its body for only some
+     * values of the variables outside it: a condition, for the bounds
+     * checks (index_range) */
+    bool runs_always, never_runs; /* the body of an empty loop is dead code */
+    declare_loop_vars(s, st, kind, &runs_always, &never_runs);
+    /* nested unroll loops multiply their bodies: past this many copies
+     * NVRTC takes minutes (10^9 of a one-line body: over a minute) */
+    enum { MAX_UNROLLED = 1 << 16 };
+    int64_t outer = s->unrolled ? s->unrolled : 1, copies = outer;
+    const NodeList *iter_args = &st->u.loop.iter->u.call.args;
+    if (kind == LOOP_UNROLL && iter_args->len == 1 && iter_args->items[0]->is_const && iter_args->items[0]->cval.i > 0)
+        copies = outer * iter_args->items[0]->cval.i;
+    if (copies > MAX_UNROLLED && outer <= MAX_UNROLLED)
+        diag_error(s->c, st->loc, "these unroll loops repeat their body %lld times (at most %d): roll the outer "
+                   "ones (range)", (long long)copies, MAX_UNROLLED);
+    s->unrolled = copies;
+    s->in_loop++;
+    if (kind == LOOP_PARALLEL) s->in_parallel++;
+    guard_enter(s, st->u.loop.iter, !runs_always, -1);
+    s->dead += never_runs;
+    check_block(s, st->u.loop.body);
+    s->dead -= never_runs;
+    guard_leave(s, !runs_always);
+    if (kind == LOOP_PARALLEL) {
+        s->in_parallel--;
+        s->parallel_vars.len -= st->u.loop.vars.len;
+    }
+    s->in_loop--;
+    s->unrolled = outer;
+    scope_pop(s);
+    return;
+}
+
+static void check_stmt(Sema *s, Node *st);
+
+static void check_if(Sema *s, Node *st) {
+    Node *c = st->u.ifs.c;
+    if (check_expr(s, c) && !dtype_is_int(c->dtype) && !dtype_is_float(c->dtype) && c->dtype != DT_BOOL)
+        diag_error(s->c, c->loc, "the condition of if must be a boolean or a number");
+    bool known = c->is_const, taken = known && node_const_true(c);
+    guard_enter(s, c, !known, 1);
+    s->dead += known && !taken;
+    check_block(s, st->u.ifs.then);
+    s->dead -= known && !taken;
+    guard_leave(s, !known);
+    if (st->u.ifs.els) {
+        guard_enter(s, c, !known, 0);
+        s->dead += taken;
+        if (st->u.ifs.els->kind == N_IF) check_stmt(s, st->u.ifs.els);
+        else check_block(s, st->u.ifs.els);
+        s->dead -= taken;
+        guard_leave(s, !known);
+    }
+    return;
+}
+
 static void check_stmt(Sema *s, Node *st) {
     switch (st->kind) {
-    case N_LET: {
-        Node *v = st->u.decl.value;
-        bool was_alloc;
-        Sym *buf = check_alloc(s, v, st->u.decl.name, st->loc, &was_alloc);
-        if (was_alloc) {
-            st->sym = buf;
-            if (buf && sym_declare(s, buf)) vec_push(&s->c->arena, &s->k->buffers, buf);
-            return;
-        }
-        Sym *sym = sym_new(s, SYM_LET, st->u.decl.name, st->loc);
-        sym->decl = st;
-        st->sym = sym;
-        if (v->kind == N_NAME || v->kind == N_INDEX) {
-            Sym *target = sym_lookup(v->kind == N_NAME ? v->u.name : v->u.index.name);
-            if (target && (target->kind == SYM_TENSOR || target->kind == SYM_BUFFER) && v->kind == N_NAME) {
-                diag_error(s->c, v->loc, "let binds scalars and new buffers; '%s' is already a %s",
-                           target->name->s, sym_kind_name(target->kind));
-                return;
-            }
-        }
-        if (check_expr(s, v)) {
-            sym->dtype = v->dtype;
-            /* let v = c ? 300 : x_u8: the branch literal takes the u8 */
-            if (v->kind == N_COND && v->dtype != DT_INT_LIT && v->dtype != DT_FLOAT_LIT) literal_fits(s, v, v->dtype);
-            if (v->is_const) {
-                sym->has_value = true;
-                sym->value_float = v->const_float;
-                sym->value.i = v->cval.i;
-                if (v->const_float) sym->value.f = v->cval.f;
-            }
-        } else {
-            sym->dtype = DT_F32; /* keep going with a plausible type */
-            sym->broken = true;  /* and its uses bring no errors of their own */
-        }
-        sym_declare(s, sym);
-        return;
-    }
-    case N_VAR: {
-        if (st->u.decl.value && misbound_alloc(s, st->u.decl.value, st->u.decl.name, st->loc, "a var holds a scalar"))
-            return;
-        Sym *sym = sym_new(s, SYM_VAR, st->u.decl.name, st->loc);
-        sym->decl = st;
-        st->sym = sym;
-        sym->dtype = st->u.decl.dt;
-        sym->parallel_depth = s->in_parallel;
-        if (st->u.decl.value && check_expr(s, st->u.decl.value)) {
-            Node *v = st->u.decl.value;
-            if (!dtype_is_int(v->dtype) && !dtype_is_float(v->dtype) && v->dtype != DT_BOOL)
-                diag_error(s->c, v->loc, "the initial value must be a number");
-            else if (dtype_is_float(v->dtype) && !dtype_is_float(sym->dtype) && v->dtype != DT_FLOAT_LIT)
-                ; /* an explicit float-to-int narrowing of a typed value: C semantics */
-            else if (v->dtype == DT_FLOAT_LIT && dtype_is_int(sym->dtype))
-                diag_error(s->c, v->loc, "a float literal cannot initialise the %s var '%s'", dtype_name(sym->dtype),
-                           sym->name->s);
-            else
-                literal_fits(s, v, sym->dtype);
-        }
-        sym_declare(s, sym);
-        return;
-    }
+    case N_LET: check_let(s, st); return;
+    case N_VAR: check_var(s, st); return;
     case N_ASSIGN: check_assign(s, st); return;
-    case N_EXPR_STMT: {
-        Node *e = st->u.expr;
-        const char *word = e->kind == N_NAME && !sym_lookup(e->u.name) ? e->u.name->s : "";
-        if (!strcmp(word, "break") || !strcmp(word, "continue") || !strcmp(word, "return")) {
-            diag_error(s->c, e->loc, "the language has no '%s': loops run all their iterations and a kernel its whole "
-                       "body; put what should not run under an if", word);
-            return;
-        }
-        if (e->kind != N_CALL) {
-            diag_error(s->c, e->loc, "this expression does nothing as a statement");
-            return;
-        }
-        check_op_call(s, e);
-        return;
-    }
-    case N_FOR: {
-        int kind = check_loop_iter(s, st);
-        /* the outermost sequential loop: an iteration may read what an
-         * earlier one wrote further down the body (a parallel loop's
-         * iterations read nothing another writes) */
-        if (kind != LOOP_PARALLEL && s->in_loop == s->in_parallel) mark_loop_writes(st->u.loop.body);
-        scope_push(s);
-        /* a loop whose trip count is not a known positive constant (range(m)
-         * inside a loop over m, an empty range) runs its body for only some
-         * values of the variables outside it: a condition, for the bounds
-         * checks (index_range) */
-        bool runs_always = true, never_runs = false; /* the body of an empty loop is dead code */
-        for (int i = 0; i < st->u.loop.vars.len; i++) {
-            Node *v = st->u.loop.vars.items[i];
-            Sym *sym = sym_new(s, SYM_LOOP, v->u.name, v->loc);
-            sym->decl = v;
-            sym->dtype = DT_I32;
-            v->sym = sym;
-            /* the values a loop variable takes: 0 to its extent, where that
-             * is a constant (range's one-argument form, pipelined's count),
-             * or range(a, b[, step])'s first to last value */
-            const NodeList *args = &st->u.loop.iter->u.call.args;
-            const Node *n = kind == LOOP_PARALLEL && i < args->len ? args->items[i]
-                          : (kind == LOOP_UNROLL || kind == LOOP_RANGE) && args->len == 1 ? args->items[0]
-                          : kind == LOOP_PIPELINED && args->len >= 1 ? args->items[0] : NULL;
-            if (n && n->kind != N_NAMED_ARG && n->is_const && !n->const_float) {
-                sym->range_known = true;
-                sym->range = n->cval.i;
-                sym->range_guard = s->guarded;
-            } else if (kind == LOOP_RANGE && (args->len == 2 || args->len == 3)) {
-                range_span(sym, args, s->guarded);
-            }
-            sym_declare(s, sym);
-            if (kind == LOOP_PARALLEL) {
-                sym->parallel_depth = s->in_parallel + 1; /* inside it (names_sym compares vars' with it) */
-                vec_push(&s->c->arena, &s->parallel_vars, sym);
-            }
-            runs_always &= sym->range_known && sym->range >= 1;
-            never_runs |= sym->range_known && sym->range <= 0;
-        }
-        /* nested unroll loops multiply their bodies: past this many copies
-         * NVRTC takes minutes (10^9 of a one-line body: over a minute) */
-        enum { MAX_UNROLLED = 1 << 16 };
-        int64_t outer = s->unrolled ? s->unrolled : 1, copies = outer;
-        const NodeList *iter_args = &st->u.loop.iter->u.call.args;
-        if (kind == LOOP_UNROLL && iter_args->len == 1 && iter_args->items[0]->is_const && iter_args->items[0]->cval.i > 0)
-            copies = outer * iter_args->items[0]->cval.i;
-        if (copies > MAX_UNROLLED && outer <= MAX_UNROLLED)
-            diag_error(s->c, st->loc, "these unroll loops repeat their body %lld times (at most %d): roll the outer "
-                       "ones (range)", (long long)copies, MAX_UNROLLED);
-        s->unrolled = copies;
-        s->in_loop++;
-        if (kind == LOOP_PARALLEL) s->in_parallel++;
-        guard_enter(s, st->u.loop.iter, !runs_always, -1);
-        s->dead += never_runs;
-        check_block(s, st->u.loop.body);
-        s->dead -= never_runs;
-        guard_leave(s, !runs_always);
-        if (kind == LOOP_PARALLEL) {
-            s->in_parallel--;
-            s->parallel_vars.len -= st->u.loop.vars.len;
-        }
-        s->in_loop--;
-        s->unrolled = outer;
-        scope_pop(s);
-        return;
-    }
-    case N_IF: {
-        Node *c = st->u.ifs.c;
-        if (check_expr(s, c) && !dtype_is_int(c->dtype) && !dtype_is_float(c->dtype) && c->dtype != DT_BOOL)
-            diag_error(s->c, c->loc, "the condition of if must be a boolean or a number");
-        bool known = c->is_const, taken = known && node_const_true(c);
-        guard_enter(s, c, !known, 1);
-        s->dead += known && !taken;
-        check_block(s, st->u.ifs.then);
-        s->dead -= known && !taken;
-        guard_leave(s, !known);
-        if (st->u.ifs.els) {
-            guard_enter(s, c, !known, 0);
-            s->dead += taken;
-            if (st->u.ifs.els->kind == N_IF) check_stmt(s, st->u.ifs.els);
-            else check_block(s, st->u.ifs.els);
-            s->dead -= taken;
-            guard_leave(s, !known);
-        }
-        return;
-    }
+    case N_EXPR_STMT: check_expr_stmt(s, st); return;
+    case N_FOR: check_for(s, st); return;
+    case N_IF: check_if(s, st); return;
     case N_BLOCK: check_block(s, st); return;
     default: diag_error(s->c, st->loc, "unexpected %s here", node_kind_name(st->kind)); return;
     }

@@ -477,6 +477,97 @@ static void check_reduce(Sema *s, Node *call, Node **arg) {
     }
 }
 
+static void check_copy(Sema *s, Node *call, Node **arg) {
+    Region src, dst;
+    bool ok = get_region(s, arg[0], "the source of copy", &src);
+    ok &= get_region(s, arg[1], "the destination of copy", &dst);
+    if (ok && out_read_ok(s, arg[0]->loc, src.sym) && writable(s, &dst, "copy"))
+        pair_shapes(s, call, "copy", &src, &dst);
+    if (ok && !s->dead) dst.sym->body_written = true; /* a dead branch writes nothing */
+}
+
+/* clear(buf) and fill(buf, value). */
+static void check_fill(Sema *s, Node *call, Node **arg, const char *name) {
+    Region buf;
+    bool ok = get_region(s, arg[0], "the buffer to fill", &buf);
+    if (arg[1]) ok &= check_expr(s, arg[1]);
+    if (ok && writable(s, &buf, name) && buf.point)
+        diag_error(s->c, arg[0]->loc, "%s needs a whole buffer or explicit extents", name);
+    else if (ok && arg[1])
+        literal_fits(s, arg[1], buf.sym->dtype);
+    if (ok && !s->dead) buf.sym->body_written = true;
+}
+
+/* atomic_add of a tile into a tensor's region, or of one value into one
+ * element inside a parallel loop. */
+static void check_atomic_add(Sema *s, Node *call, Node **arg) {
+    Region dst;
+    if (!get_region(s, arg[0], "the destination of atomic_add", &dst) || !writable(s, &dst, "atomic_add")) return;
+    if (dst.sym->kind != SYM_TENSOR) {
+        diag_error(s->c, arg[0]->loc, "atomic_add adds into global memory, but '%s' is a %s", dst.sym->name->s,
+                   scope_name(dst.sym));
+        return;
+    }
+    if (!out_read_ok(s, arg[0]->loc, dst.sym)) return; /* it adds to the old values */
+    Dtype dt = dst.sym->dtype;
+    if (dt == DT_BOOL || dtype_is_fp8(dt)) {
+        /* the hardware adds integers, f16, bf16, f32 and f64 */
+        diag_error(s->c, arg[0]->loc, "atomic_add cannot add into the %s tensor '%s': it adds into integer, f16, "
+                   "bf16, f32 and f64 tensors", dtype_name(dt), dst.sym->name->s);
+        return;
+    }
+    Node *src = arg[1];
+    Sym *ssym = src->kind == N_NAME ? sym_lookup(src->u.name) : NULL;
+    bool tile_src = is_buffer_sym(ssym) || (src->kind == N_INDEX && !s->in_parallel);
+    if (!tile_src) {
+        /* one value into one element, inside a parallel loop */
+        if (!s->in_parallel) {
+            diag_error(s->c, src->loc, "atomic_add of a single value must be inside a parallel loop");
+            return;
+        }
+        if (!dst.point) {
+            diag_error(s->c, arg[0]->loc, "atomic_add of a single value needs one element: %s[i, j]", dst.sym->name->s);
+            return;
+        }
+        check_expr(s, src);
+        int64_t ones[MAX_RANK] = {1, 1, 1, 1, 1, 1, 1, 1};
+        set_region_ext(s, arg[0], ones, dst.sym->rank); /* one element */
+        return;
+    }
+    Region sr;
+    if (get_region(s, src, "the source of atomic_add", &sr)) pair_shapes(s, call, "atomic_add", &sr, &dst);
+}
+
+static void check_use_swizzle(Sema *s, Node *call, Node **arg) {
+    int64_t panel = 8;
+    if (s->in_loop || s->depth > 2) {
+        diag_error(s->c, call->loc, "use_swizzle must be at the top level of the kernel body");
+        return;
+    }
+    if (s->seen_swizzle) {
+        diag_error(s->c, call->loc, "use_swizzle is given twice");
+        return;
+    }
+    s->seen_swizzle = true;
+    if (arg[0] && check_const_int(s, arg[0], "panel", &panel) && panel < 1)
+        diag_error(s->c, arg[0]->loc, "panel must be at least 1, not %lld", (long long)panel);
+    static const char *const orders[] = {"row", "col", "column", NULL};
+    if (arg[1]) keyword_arg(s, arg[1], "use_swizzle order", orders);
+}
+
+static void check_print(Sema *s, Node *call) {
+    NodeList *args = &call->u.call.args;
+    for (int i = 0; i < args->len; i++) {
+        Node *a = args->items[i];
+        if (a->kind == N_STR) continue;
+        if (a->kind == N_NAMED_ARG) {
+            diag_error(s->c, a->loc, "print takes no named arguments");
+            continue;
+        }
+        check_expr(s, a);
+    }
+}
+
 void check_op_call(Sema *s, Node *call) {
     Name *fn = call->u.call.name;
     if (call->u.call.body || call->u.call.reduce_vars.len) {
@@ -513,89 +604,13 @@ void check_op_call(Sema *s, Node *call) {
                                          : "");
         return;
     }
-    if (!strcmp(name, "copy")) {
-        Region src, dst;
-        bool ok = get_region(s, arg[0], "the source of copy", &src);
-        ok &= get_region(s, arg[1], "the destination of copy", &dst);
-        if (ok && out_read_ok(s, arg[0]->loc, src.sym) && writable(s, &dst, "copy"))
-            pair_shapes(s, call, "copy", &src, &dst);
-        if (ok && !s->dead) dst.sym->body_written = true; /* a dead branch writes nothing */
-    } else if (!strcmp(name, "gemm")) {
-        check_gemm(s, call, arg);
-    } else if (!strcmp(name, "clear") || !strcmp(name, "fill")) {
-        Region buf;
-        bool ok = get_region(s, arg[0], "the buffer to fill", &buf);
-        if (arg[1]) ok &= check_expr(s, arg[1]);
-        if (ok && writable(s, &buf, name) && buf.point)
-            diag_error(s->c, arg[0]->loc, "%s needs a whole buffer or explicit extents", name);
-        else if (ok && arg[1])
-            literal_fits(s, arg[1], buf.sym->dtype);
-        if (ok && !s->dead) buf.sym->body_written = true;
-    } else if (!strncmp(name, "reduce_", 7)) {
-        check_reduce(s, call, arg);
-    } else if (!strcmp(name, "atomic_add")) {
-        Region dst;
-        if (!get_region(s, arg[0], "the destination of atomic_add", &dst) || !writable(s, &dst, "atomic_add")) return;
-        if (dst.sym->kind != SYM_TENSOR) {
-            diag_error(s->c, arg[0]->loc, "atomic_add adds into global memory, but '%s' is a %s", dst.sym->name->s,
-                       scope_name(dst.sym));
-            return;
-        }
-        if (!out_read_ok(s, arg[0]->loc, dst.sym)) return; /* it adds to the old values */
-        Dtype dt = dst.sym->dtype;
-        if (dt == DT_BOOL || dtype_is_fp8(dt)) {
-            /* the hardware adds integers, f16, bf16, f32 and f64 */
-            diag_error(s->c, arg[0]->loc, "atomic_add cannot add into the %s tensor '%s': it adds into integer, f16, "
-                       "bf16, f32 and f64 tensors", dtype_name(dt), dst.sym->name->s);
-            return;
-        }
-        Node *src = arg[1];
-        Sym *ssym = src->kind == N_NAME ? sym_lookup(src->u.name) : NULL;
-        bool tile_src = is_buffer_sym(ssym) || (src->kind == N_INDEX && !s->in_parallel);
-        if (!tile_src) {
-            /* one value into one element, inside a parallel loop */
-            if (!s->in_parallel) {
-                diag_error(s->c, src->loc, "atomic_add of a single value must be inside a parallel loop");
-                return;
-            }
-            if (!dst.point) {
-                diag_error(s->c, arg[0]->loc, "atomic_add of a single value needs one element: %s[i, j]", dst.sym->name->s);
-                return;
-            }
-            check_expr(s, src);
-            int64_t ones[MAX_RANK] = {1, 1, 1, 1, 1, 1, 1, 1};
-            set_region_ext(s, arg[0], ones, dst.sym->rank); /* one element */
-            return;
-        }
-        Region sr;
-        if (get_region(s, src, "the source of atomic_add", &sr)) pair_shapes(s, call, "atomic_add", &sr, &dst);
-    } else if (!strcmp(name, "use_swizzle")) {
-        int64_t panel = 8;
-        if (s->in_loop || s->depth > 2) {
-            diag_error(s->c, call->loc, "use_swizzle must be at the top level of the kernel body");
-            return;
-        }
-        if (s->seen_swizzle) {
-            diag_error(s->c, call->loc, "use_swizzle is given twice");
-            return;
-        }
-        s->seen_swizzle = true;
-        if (arg[0] && check_const_int(s, arg[0], "panel", &panel) && panel < 1)
-            diag_error(s->c, arg[0]->loc, "panel must be at least 1, not %lld", (long long)panel);
-        static const char *const orders[] = {"row", "col", "column", NULL};
-        if (arg[1]) keyword_arg(s, arg[1], "use_swizzle order", orders);
-    } else if (!strcmp(name, "print")) {
-        NodeList *args = &call->u.call.args;
-        for (int i = 0; i < args->len; i++) {
-            Node *a = args->items[i];
-            if (a->kind == N_STR) continue;
-            if (a->kind == N_NAMED_ARG) {
-                diag_error(s->c, a->loc, "print takes no named arguments");
-                continue;
-            }
-            check_expr(s, a);
-        }
-    }
+    if (!strcmp(name, "copy")) check_copy(s, call, arg);
+    else if (!strcmp(name, "gemm")) check_gemm(s, call, arg);
+    else if (!strcmp(name, "clear") || !strcmp(name, "fill")) check_fill(s, call, arg, name);
+    else if (!strncmp(name, "reduce_", 7)) check_reduce(s, call, arg);
+    else if (!strcmp(name, "atomic_add")) check_atomic_add(s, call, arg);
+    else if (!strcmp(name, "use_swizzle")) check_use_swizzle(s, call, arg);
+    else if (!strcmp(name, "print")) check_print(s, call);
     /* sync_threads: nothing more to check */
 }
 
