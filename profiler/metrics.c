@@ -457,20 +457,14 @@ static const char *hnum(char buf[32], double v) {
     return buf;
 }
 
-void prof_diagnose(Profile *p) {
-    const Derived *d = &p->derived;
-    const BenchResult *b = &p->bench;
+/* Findings on how the kernel fills the GPU: register spills, a partial or unbalanced last wave, low occupancy. */
+static void find_resource_issues(const Profile *p, Finding *f, int *n) {
     const Resources *r = &p->res;
-    Finding f[16];
-    int n = 0;
-    Finding *x;
-    bool timed = b->samples > 0 && b->median_ms > 0;
-    double pc = d->pct_peak_compute, pb = d->pct_peak_bandwidth;
+    double pc = p->derived.pct_peak_compute, pb = p->derived.pct_peak_bandwidth;
     double best_pct = known(pc) && known(pb) ? (pc > pb ? pc : pb) : known(pc) ? pc : known(pb) ? pb : NAN;
-    const char *bound = d->bound;
-
+    Finding *x;
     if (r->spill_bytes > 0) {
-        x = add(f, &n, 0.40);
+        x = add(f, n, 0.40);
         snprintf(x->text, sizeof x->text,
                  "Remove register spills (trigger: spill_bytes=%d per thread at %d registers): use smaller tiles or "
                  "fewer accumulators so nothing goes to local memory.",
@@ -480,7 +474,7 @@ void prof_diagnose(Profile *p) {
     }
     if (r->waves > 0 && r->waves < 1) {
         double idle = 1 - r->waves;
-        x = add(f, &n, idle > 0.9 ? 0.9 : idle);
+        x = add(f, n, idle > 0.9 ? 0.9 : idle);
         snprintf(x->text, sizeof x->text,
                  "Fill the GPU (trigger: waves=%.2f, %lld blocks for %d SMs): est. up to %.0f%% less time with more, "
                  "smaller blocks or a split along the reduction.",
@@ -490,7 +484,7 @@ void prof_diagnose(Profile *p) {
     } else if (r->waves > 1) {
         double full = ceil(r->waves), eff = r->waves / full;
         if (eff < 0.8) {
-            x = add(f, &n, 1 - eff);
+            x = add(f, n, 1 - eff);
             snprintf(x->text, sizeof x->text,
                      "Balance the last wave (trigger: waves=%.2f, the last one %.0f%% full): est. up to %.0f%% less "
                      "time with a tile size that divides the grid into whole waves or a persistent grid.",
@@ -500,7 +494,7 @@ void prof_diagnose(Profile *p) {
         }
     }
     if (r->occupancy > 0 && r->occupancy < 0.25 && (!known(best_pct) || best_pct < 50)) {
-        x = add(f, &n, 0.25);
+        x = add(f, n, 0.25);
         snprintf(x->text, sizeof x->text,
                  "Raise occupancy (trigger: occupancy=%.0f%%, %d block%s/SM at %d registers and %lld bytes of shared "
                  "memory): fewer registers or less shared memory per block lets more warps hide latency.",
@@ -509,8 +503,16 @@ void prof_diagnose(Profile *p) {
         snprintf(x->cause, sizeof x->cause, "Occupancy is %.0f%%, too few warps to hide memory and pipeline latency.",
                  100 * r->occupancy);
     }
-    if (timed && bound && !strcmp(bound, "memory") && known(pb) && pb < 70) {
-        x = add(f, &n, 1 - pb / 70);
+}
+
+/* Findings on a timed kernel far from its roof, or too short to outlast its launch. */
+static void find_roof_gaps(const Profile *p, Finding *f, int *n) {
+    const BenchResult *b = &p->bench;
+    double pc = p->derived.pct_peak_compute, pb = p->derived.pct_peak_bandwidth;
+    const char *bound = p->derived.bound;
+    Finding *x;
+    if (bound && !strcmp(bound, "memory") && known(pb) && pb < 70) {
+        x = add(f, n, 1 - pb / 70);
         x->symptom = true;
         snprintf(x->text, sizeof x->text,
                  "Move data faster (trigger: bandwidth=%.0f%% of peak, healthy > 70%%): est. up to %.0f%% less time "
@@ -519,8 +521,8 @@ void prof_diagnose(Profile *p) {
         snprintf(x->cause, sizeof x->cause, "Below the 70%% a streaming kernel should reach, too few bytes are in "
                  "flight (narrow accesses, shallow pipelining or too few resident warps).");
     }
-    if (timed && bound && !strcmp(bound, "compute") && known(pc) && pc < 60) {
-        x = add(f, &n, 1 - pc / 60);
+    if (bound && !strcmp(bound, "compute") && known(pc) && pc < 60) {
+        x = add(f, n, 1 - pc / 60);
         x->symptom = true;
         snprintf(x->text, sizeof x->text,
                  "Feed the math units (trigger: compute=%.0f%% of peak, healthy > 60%%): est. up to %.0f%% less time "
@@ -529,8 +531,8 @@ void prof_diagnose(Profile *p) {
         snprintf(x->cause, sizeof x->cause, "Below the 60%% a compute-bound kernel should reach, the math units "
                  "mostly wait for operands (tile loads, pipeline depth or synchronisation).");
     }
-    if (timed && known(pc) && known(pb) && pc < 10 && pb < 10 && b->median_ms * 1e3 >= LATENCY_US) {
-        x = add(f, &n, 0.5);
+    if (known(pc) && known(pb) && pc < 10 && pb < 10 && b->median_ms * 1e3 >= LATENCY_US) {
+        x = add(f, n, 0.5);
         x->symptom = true;
         snprintf(x->text, sizeof x->text,
                  "Find the serialisation (trigger: compute=%.1f%%, bandwidth=%.1f%% of peak): neither roof is near, "
@@ -539,8 +541,8 @@ void prof_diagnose(Profile *p) {
         snprintf(x->cause, sizeof x->cause, "Neither roof is near (%.1f%% of compute, %.1f%% of bandwidth), so "
                  "stalls or too little parallelism dominate.", pc, pb);
     }
-    if (timed && b->median_ms * 1e3 < LATENCY_US) {
-        x = add(f, &n, 0.3);
+    if (b->median_ms * 1e3 < LATENCY_US) {
+        x = add(f, n, 0.3);
         snprintf(x->text, sizeof x->text,
                  "Amortise launch overhead (trigger: median=%.2f us): fuse the kernel with its neighbours or launch "
                  "it from a CUDA graph%s.",
@@ -548,20 +550,30 @@ void prof_diagnose(Profile *p) {
         snprintf(x->cause, sizeof x->cause, "At %.2f us the kernel is as short as launch and fill/drain times.",
                  b->median_ms * 1e3);
     }
-    if (p->compare.present && p->compare.speedup > 0 && p->compare.speedup < 0.95) {
-        x = add(f, &n, 1 - p->compare.speedup);
-        x->symptom = true;
-        snprintf(x->text, sizeof x->text,
-                 "Close the gap to %s (trigger: speedup=%.2fx, %s takes %.4g ms): est. up to %.0f%% less time is "
-                 "known to be reachable on this problem.",
-                 p->compare.name ? p->compare.name : "the vendor library", p->compare.speedup,
-                 p->compare.name ? p->compare.name : "it", p->compare.median_ms, 100 * x->score);
-        snprintf(x->cause, sizeof x->cause, "%s solves the same problem %.2fx faster.",
-                 p->compare.name ? p->compare.name : "The vendor library", 1 / p->compare.speedup);
-    }
+}
+
+/* The finding for a --compare peer more than 5% faster than tilec. */
+static void find_compare_gap(const Profile *p, Finding *f, int *n) {
+    const CompareResult *c = &p->compare;
+    if (!c->present || c->speedup <= 0 || c->speedup >= 0.95) return;
+    Finding *x = add(f, n, 1 - c->speedup);
+    x->symptom = true;
+    snprintf(x->text, sizeof x->text,
+             "Close the gap to %s (trigger: speedup=%.2fx, %s takes %.4g ms): est. up to %.0f%% less time is "
+             "known to be reachable on this problem.",
+             c->name ? c->name : "the vendor library", c->speedup, c->name ? c->name : "it", c->median_ms,
+             100 * x->score);
+    snprintf(x->cause, sizeof x->cause, "%s solves the same problem %.2fx faster.",
+             c->name ? c->name : "The vendor library", 1 / c->speedup);
+}
+
+/* Findings on a timed kernel's measurement, not the kernel: reduced SM clocks, noisy samples. */
+static void find_measurement_issues(const Profile *p, Finding *f, int *n) {
+    const BenchResult *b = &p->bench;
+    Finding *x;
     bool mixed_clocks = prof_bench_part_at_full_clock(b);
-    if (timed && (b->throttled_samples > 0 || mixed_clocks)) {
-        x = add(f, &n, 0.2);
+    if (b->throttled_samples > 0 || mixed_clocks) {
+        x = add(f, n, 0.2);
         x->measurement = true;
         int reduced = mixed_clocks ? b->samples - b->full_clock_samples : b->throttled_samples;
         char full[96] = "";
@@ -577,8 +589,8 @@ void prof_diagnose(Profile *p) {
                  "clock falls during the run and stays down).",
                  reduced, b->samples);
     }
-    if (timed && (b->rel_stddev > 0.02 || (!b->stopped_on_noise && b->rel_stddev > 0.005))) {
-        x = add(f, &n, 0.15);
+    if (b->rel_stddev > 0.02 || (!b->stopped_on_noise && b->rel_stddev > 0.005)) {
+        x = add(f, n, 0.15);
         x->measurement = true;
         snprintf(x->text, sizeof x->text,
                  "Reduce timing noise (trigger: rel_stddev=%.1f%% over %d samples%s): raise --max-time or use "
@@ -587,6 +599,60 @@ void prof_diagnose(Profile *p) {
         snprintf(x->cause, sizeof x->cause, "The samples spread by %.1f%%, so small differences are not "
                  "meaningful.", 100 * b->rel_stddev);
     }
+}
+
+/* The root cause's first sentence: the bound with its numbers, or why there is none. */
+static void classify(const Profile *p, bool timed, char *first, size_t size) {
+    const Derived *d = &p->derived;
+    const char *bound = d->bound;
+    double pc = d->pct_peak_compute, pb = d->pct_peak_bandwidth;
+    char h1[32], h2[32], h3[32], h4[32];
+    if (!timed) {
+        snprintf(first, size, "Not classified: the kernel was not timed.");
+    } else if (!bound) {
+        snprintf(first, size, "Not classified: %s.",
+                 !known(d->flops) ? "its FLOPs are unknown (no flops clause and no reference)"
+                                  : "the device's peaks are unknown");
+    } else if (!strcmp(bound, "latency")) {
+        if (p->bench.median_ms * 1e3 < LATENCY_US)
+            snprintf(first, size, "Latency-bound: the kernel runs %.2f us, under the %d us where launch and "
+                     "fill/drain times dominate.", p->bench.median_ms * 1e3, LATENCY_US);
+        else
+            snprintf(first, size, "Latency-bound: it reaches only %.1f%% of peak compute and %.1f%% of peak "
+                     "bandwidth.", pc, pb);
+    } else if (!strcmp(bound, "compute")) {
+        snprintf(first, size, "Compute-bound: arithmetic intensity %s FLOP/byte is above the ridge point "
+                 "%s, and it reaches %s TFLOP/s, %.0f%% of the %s TFLOP/s peak.", hnum(h1, d->arithmetic_intensity),
+                 hnum(h2, d->ridge_point), hnum(h3, d->tflops), pc, hnum(h4, p->device.peak_tflops));
+    } else if (known(d->arithmetic_intensity) && known(d->ridge_point)) {
+        snprintf(first, size, "Memory-bound: arithmetic intensity %s FLOP/byte is below the ridge point "
+                 "%s, and it moves %s GB/s, %.0f%% of the %s GB/s peak.", hnum(h1, d->arithmetic_intensity),
+                 hnum(h2, d->ridge_point), hnum(h3, d->gbps), pb, hnum(h4, p->device.peak_gbps));
+    } else {
+        snprintf(first, size, "Memory-bound: the kernel does no arithmetic and moves %s GB/s.", hnum(h1, d->gbps));
+    }
+}
+
+/* The finding the root cause names: a mechanism, else a symptom, never the measurement (NULL: none). */
+static const Finding *top_finding(const Finding *f, int n) {
+    for (int i = 0; i < n; i++)
+        if (!f[i].measurement && !f[i].symptom) return &f[i];
+    for (int i = 0; i < n; i++)
+        if (!f[i].measurement) return &f[i];
+    return NULL;
+}
+
+void prof_diagnose(Profile *p) {
+    const BenchResult *b = &p->bench;
+    Finding f[16];
+    int n = 0;
+    bool timed = b->samples > 0 && b->median_ms > 0;
+
+    /* The groups run in a fixed order, the order qsort sees equal scores in. */
+    find_resource_issues(p, f, &n);
+    if (timed) find_roof_gaps(p, f, &n);
+    find_compare_gap(p, f, &n);
+    if (timed) find_measurement_issues(p, f, &n);
     qsort(f, (size_t)n, sizeof f[0], by_score);
     p->n_opportunities = n < 3 ? n : 3;
     for (int i = 0; i < 3; i++) p->opportunities[i] = NULL;
@@ -596,41 +662,14 @@ void prof_diagnose(Profile *p) {
     }
 
     /* Root cause: the classification with its numbers, then the top finding. */
-    char first[400], h1[32], h2[32], h3[32], h4[32];
-    if (!timed) {
-        snprintf(first, sizeof first, "Not classified: the kernel was not timed.");
-    } else if (!bound) {
-        snprintf(first, sizeof first, "Not classified: %s.",
-                 !known(d->flops) ? "its FLOPs are unknown (no flops clause and no reference)"
-                                  : "the device's peaks are unknown");
-    } else if (!strcmp(bound, "latency")) {
-        if (b->median_ms * 1e3 < LATENCY_US)
-            snprintf(first, sizeof first, "Latency-bound: the kernel runs %.2f us, under the %d us where launch and "
-                     "fill/drain times dominate.", b->median_ms * 1e3, LATENCY_US);
-        else
-            snprintf(first, sizeof first, "Latency-bound: it reaches only %.1f%% of peak compute and %.1f%% of peak "
-                     "bandwidth.", pc, pb);
-    } else if (!strcmp(bound, "compute")) {
-        snprintf(first, sizeof first, "Compute-bound: arithmetic intensity %s FLOP/byte is above the ridge point "
-                 "%s, and it reaches %s TFLOP/s, %.0f%% of the %s TFLOP/s peak.", hnum(h1, d->arithmetic_intensity),
-                 hnum(h2, d->ridge_point), hnum(h3, d->tflops), pc, hnum(h4, p->device.peak_tflops));
-    } else if (known(d->arithmetic_intensity) && known(d->ridge_point)) {
-        snprintf(first, sizeof first, "Memory-bound: arithmetic intensity %s FLOP/byte is below the ridge point "
-                 "%s, and it moves %s GB/s, %.0f%% of the %s GB/s peak.", hnum(h1, d->arithmetic_intensity),
-                 hnum(h2, d->ridge_point), hnum(h3, d->gbps), pb, hnum(h4, p->device.peak_gbps));
-    } else {
-        snprintf(first, sizeof first, "Memory-bound: the kernel does no arithmetic and moves %s GB/s.",
-                 hnum(h1, d->gbps));
-    }
-    const Finding *top = NULL;
-    for (int i = 0; i < n && !top; i++) /* a mechanism first, else a symptom */
-        if (!f[i].measurement && !f[i].symptom) top = &f[i];
-    for (int i = 0; i < n && !top; i++)
-        if (!f[i].measurement) top = &f[i];
+    char first[400];
+    classify(p, timed, first, sizeof first);
+    const Finding *top = top_finding(f, n);
+    bool classified = timed && p->derived.bound;
     const char *second = top ? top->cause
-                       : !timed || !bound ? "Nothing more can be said without a timing and the device's peaks."
-                                          : "No measured metric is outside its healthy range, so gains must come "
-                                            "from doing less work or moving fewer bytes.";
+                       : !classified ? "Nothing more can be said without a timing and the device's peaks."
+                                     : "No measured metric is outside its healthy range, so gains must come "
+                                       "from doing less work or moving fewer bytes.";
     snprintf(root_cause_buf, sizeof root_cause_buf, "%s %s", first, second);
     p->root_cause = root_cause_buf;
 }

@@ -136,21 +136,17 @@ static void row(const Term *t, const char *label, const char *fmt, ...) {
     fputc('\n', t->o);
 }
 
-void prof_report_terminal(FILE *o, const Profile *p) {
-    Term t = {o, false};
-    const char *nc = getenv("NO_COLOR");
-    t.color = isatty(fileno(o)) && !(nc && *nc);
-    char b1[48], b2[48], b3[48], b4[48], b5[48];
-    const Derived *d = &p->derived;
-    const BenchResult *b = &p->bench;
+/* The title line and the Configuration section: values, device, inputs, launch, compile time. */
+static void term_configuration(const Term *t, const Profile *p) {
+    FILE *o = t->o;
+    char b1[48];
     const Resources *r = &p->res;
     const DeviceInfo *dev = &p->device;
-
-    fprintf(o, "%sProfile: %s%s", c_on(&t, "\x1b[1m"), kernel_name(p), c_off(&t));
+    fprintf(o, "%sProfile: %s%s", c_on(t, "\x1b[1m"), kernel_name(p), c_off(t));
     if (p->file) fprintf(o, "  (%s)", p->file);
     fputc('\n', o);
 
-    heading(&t, "Configuration");
+    heading(t, "Configuration");
     if (p->info && p->info->values.len) {
         fprintf(o, "  ");
         int col = 2;
@@ -168,96 +164,136 @@ void prof_report_terminal(FILE *o, const Profile *p) {
         fputc('\n', o);
     }
     Dtype in = input_dtype(p);
-    row(&t, "device", "%s (%s, %d SMs)", dev->name[0] ? dev->name : "n/a", p->arch ? p->arch : "n/a", dev->sms);
-    if (in != DT_NONE) row(&t, "inputs", "%s", dtype_name(in));
+    row(t, "device", "%s (%s, %d SMs)", dev->name[0] ? dev->name : "n/a", p->arch ? p->arch : "n/a", dev->sms);
+    if (in != DT_NONE) row(t, "inputs", "%s", dtype_name(in));
     if (r->grid_blocks > 0 || r->block_threads > 0)
-        row(&t, "launch", "%lld blocks x %d threads", r->grid_blocks, r->block_threads);
-    row(&t, "compile", "%s s%s", num(b1, "%.3f", p->compile_s), p->cache_hit ? " (cache hit)" : "");
+        row(t, "launch", "%lld blocks x %d threads", r->grid_blocks, r->block_threads);
+    row(t, "compile", "%s s%s", num(b1, "%.3f", p->compile_s), p->cache_hit ? " (cache hit)" : "");
+}
 
-    heading(&t, "Correctness");
+/* The Correctness section: the check against the reference and the bitwise consistency of runs. */
+static void term_correctness(const Term *t, const Profile *p) {
+    char b1[48], b2[48], b3[48];
+    heading(t, "Correctness");
     if (p->verified) {
         const VerifyResult *v = &p->verify;
-        row(&t, "verify", "%s%s%s %lld of %lld elements checked%s, %lld mismatches (max abs err %s, max rel err %s, "
+        row(t, "verify", "%s%s%s %lld of %lld elements checked%s, %lld mismatches (max abs err %s, max rel err %s, "
             "rel fro err %s; rtol %g, atol %g)",
-            c_on(&t, v->passed ? "\x1b[32m" : "\x1b[31m"), v->passed ? "PASSED" : "FAILED", c_off(&t),
+            c_on(t, v->passed ? "\x1b[32m" : "\x1b[31m"), v->passed ? "PASSED" : "FAILED", c_off(t),
             (long long)v->checked, (long long)v->total, v->sampled ? " (a sample)" : "", (long long)v->mismatches,
             num(b1, "%.3g", v->max_abs_err), num(b2, "%.3g", v->max_rel_err), num(b3, "%.3g", v->rel_fro_err), v->rtol,
             v->atol);
     } else {
-        row(&t, "verify", "%snot verified%s: the kernel has no reference", c_on(&t, "\x1b[33m"), c_off(&t));
+        row(t, "verify", "%snot verified%s: the kernel has no reference", c_on(t, "\x1b[33m"), c_off(t));
     }
     if (p->consistency_runs > 0)
-        row(&t, "consistent", "%s%s%s over %d runs compared bitwise", c_on(&t, p->consistent ? "\x1b[32m" : "\x1b[31m"),
-            p->consistent ? "yes" : "NO", c_off(&t), p->consistency_runs);
+        row(t, "consistent", "%s%s%s over %d runs compared bitwise", c_on(t, p->consistent ? "\x1b[32m" : "\x1b[31m"),
+            p->consistent ? "yes" : "NO", c_off(t), p->consistency_runs);
     else
-        row(&t, "consistent", "not checked");
+        row(t, "consistent", "not checked");
+}
 
-    heading(&t, "Timings");
-    if (timed(p)) {
-        row(&t, "median", "%s ms   (min %s, p95 %s, max %s, mean %s)", num(b1, "%.4g", b->median_ms),
-            num(b2, "%.4g", b->min_ms), num(b3, "%.4g", b->p95_ms), num(b4, "%.4g", b->max_ms),
-            num(b5, "%.4g", b->mean_ms));
-        row(&t, "samples", "%d, rel stddev %s%%, %s (%s backend%s)", b->samples, num(b1, "%.2f", 100 * b->rel_stddev),
-            b->stopped_on_noise ? "stopped on noise" : "stopped on the time cap", backend_name(b->backend),
-            b->backend == BENCH_GRAPH && b->launches_per_sample > 1 ? ", time per kernel" : "");
-        if (b->backend == BENCH_GRAPH && b->launches_per_sample > 0)
-            row(&t, "per replay", "%d launches", b->launches_per_sample);
-        row(&t, "warm-up", "%d runs, %s ms", b->warmup_runs, num(b1, "%.3g", b->warmup_ms));
-        if (b->l2_flush) row(&t, "L2 flush", "before every sample (%s)", bin_bytes(b1, b->l2_flush_bytes));
-        else row(&t, "L2 flush", "off");
-        if (b->sm_clock_mhz > 0)
-            row(&t, "SM clock", "%.0f MHz median (max %.0f), %d throttled sample%s", b->sm_clock_mhz,
-                dev->sm_clock_mhz, b->throttled_samples, b->throttled_samples == 1 ? "" : "s");
-        else
-            row(&t, "SM clock", "not measured");
-        if (prof_bench_part_at_full_clock(b))
-            row(&t, "full clock", "%d of %d samples at %.0f MHz or within 5%%: median %s ms", b->full_clock_samples,
-                b->samples, b->full_clock_mhz, num(b1, "%.4g", b->full_clock_median_ms));
-    } else {
-        row(&t, "median", "not measured");
+/* The Timings section: the samples' statistics and how they were taken (backend, flush, clock). */
+static void term_timings(const Term *t, const Profile *p) {
+    char b1[48], b2[48], b3[48], b4[48], b5[48];
+    const BenchResult *b = &p->bench;
+    heading(t, "Timings");
+    if (!timed(p)) {
+        row(t, "median", "not measured");
+        return;
     }
+    row(t, "median", "%s ms   (min %s, p95 %s, max %s, mean %s)", num(b1, "%.4g", b->median_ms),
+        num(b2, "%.4g", b->min_ms), num(b3, "%.4g", b->p95_ms), num(b4, "%.4g", b->max_ms),
+        num(b5, "%.4g", b->mean_ms));
+    row(t, "samples", "%d, rel stddev %s%%, %s (%s backend%s)", b->samples, num(b1, "%.2f", 100 * b->rel_stddev),
+        b->stopped_on_noise ? "stopped on noise" : "stopped on the time cap", backend_name(b->backend),
+        b->backend == BENCH_GRAPH && b->launches_per_sample > 1 ? ", time per kernel" : "");
+    if (b->backend == BENCH_GRAPH && b->launches_per_sample > 0)
+        row(t, "per replay", "%d launches", b->launches_per_sample);
+    row(t, "warm-up", "%d runs, %s ms", b->warmup_runs, num(b1, "%.3g", b->warmup_ms));
+    if (b->l2_flush) row(t, "L2 flush", "before every sample (%s)", bin_bytes(b1, b->l2_flush_bytes));
+    else row(t, "L2 flush", "off");
+    if (b->sm_clock_mhz > 0)
+        row(t, "SM clock", "%.0f MHz median (max %.0f), %d throttled sample%s", b->sm_clock_mhz,
+            p->device.sm_clock_mhz, b->throttled_samples, b->throttled_samples == 1 ? "" : "s");
+    else
+        row(t, "SM clock", "not measured");
+    if (prof_bench_part_at_full_clock(b))
+        row(t, "full clock", "%d of %d samples at %.0f MHz or within 5%%: median %s ms", b->full_clock_samples,
+            b->samples, b->full_clock_mhz, num(b1, "%.4g", b->full_clock_median_ms));
+}
 
-    heading(&t, "Resources");
-    if (res_known(p)) {
-        row(&t, "registers", "%d per thread, %d bytes spilled%s", r->registers, r->spill_bytes,
-            r->local_bytes > 0 ? "" : "");
-        if (r->local_bytes > 0) row(&t, "local", "%d bytes per thread", r->local_bytes);
-        row(&t, "shared mem", "%d static + %lld dynamic bytes per block", r->static_smem, r->dynamic_smem);
-        row(&t, "occupancy", "%s%% (%d block%s/SM), %s waves over %d SMs", num(b1, "%.0f", 100 * r->occupancy),
-            r->blocks_per_sm, r->blocks_per_sm == 1 ? "" : "s", num(b2, "%.2f", r->waves), dev->sms);
-    } else {
-        row(&t, "registers", "not known");
+/* The Resources section: registers, spills, shared memory, occupancy and waves. */
+static void term_resources(const Term *t, const Profile *p) {
+    char b1[48], b2[48];
+    const Resources *r = &p->res;
+    heading(t, "Resources");
+    if (!res_known(p)) {
+        row(t, "registers", "not known");
+        return;
     }
+    row(t, "registers", "%d per thread, %d bytes spilled%s", r->registers, r->spill_bytes,
+        r->local_bytes > 0 ? "" : "");
+    if (r->local_bytes > 0) row(t, "local", "%d bytes per thread", r->local_bytes);
+    row(t, "shared mem", "%d static + %lld dynamic bytes per block", r->static_smem, r->dynamic_smem);
+    row(t, "occupancy", "%s%% (%d block%s/SM), %s waves over %d SMs", num(b1, "%.0f", 100 * r->occupancy),
+        r->blocks_per_sm, r->blocks_per_sm == 1 ? "" : "s", num(b2, "%.2f", r->waves), p->device.sms);
+}
 
-    heading(&t, "Throughput");
-    row(&t, "work", "%s (%s)", si(b1, d->flops, "FLOP"), d->flop_model ? d->flop_model : "n/a");
-    row(&t, "bytes", "%s (%s)", si(b1, d->bytes, "B"), d->byte_model ? d->byte_model : "n/a");
-    row(&t, "compute", "%s TFLOP/s = %s%% of %s TFLOP/s peak", num(b1, "%.4g", d->tflops),
+/* The Throughput section: work, bytes and the rates against the peaks. */
+static void term_throughput(const Term *t, const Profile *p) {
+    char b1[48], b2[48], b3[48];
+    const Derived *d = &p->derived;
+    const DeviceInfo *dev = &p->device;
+    heading(t, "Throughput");
+    row(t, "work", "%s (%s)", si(b1, d->flops, "FLOP"), d->flop_model ? d->flop_model : "n/a");
+    row(t, "bytes", "%s (%s)", si(b1, d->bytes, "B"), d->byte_model ? d->byte_model : "n/a");
+    row(t, "compute", "%s TFLOP/s = %s%% of %s TFLOP/s peak", num(b1, "%.4g", d->tflops),
         num(b2, "%.1f", d->pct_peak_compute), dev->peak_tflops > 0 ? num(b3, "%.4g", dev->peak_tflops) : "n/a");
-    if (dev->peak_source) row(&t, "", "(%s)", dev->peak_source);
-    row(&t, "memory", "%s GB/s = %s%% of %s GB/s peak (2 x memory clock x bus width)", num(b1, "%.4g", d->gbps),
+    if (dev->peak_source) row(t, "", "(%s)", dev->peak_source);
+    row(t, "memory", "%s GB/s = %s%% of %s GB/s peak (2 x memory clock x bus width)", num(b1, "%.4g", d->gbps),
         num(b2, "%.1f", d->pct_peak_bandwidth), dev->peak_gbps > 0 ? num(b3, "%.4g", dev->peak_gbps) : "n/a");
-    row(&t, "intensity", "%s FLOP/byte (ridge point %s)", num(b1, "%.4g", d->arithmetic_intensity),
+    row(t, "intensity", "%s FLOP/byte (ridge point %s)", num(b1, "%.4g", d->arithmetic_intensity),
         num(b2, "%.4g", d->ridge_point));
+}
 
+/* The Bottleneck and Top opportunities sections: the root cause and the ranked findings. */
+static void term_diagnosis(const Term *t, const Profile *p) {
     char h[64];
-    snprintf(h, sizeof h, "Bottleneck: %s", bound_title(d->bound));
-    heading(&t, h);
-    fprintf(o, "  Root cause: %s\n", p->root_cause ? p->root_cause : "not diagnosed.");
+    snprintf(h, sizeof h, "Bottleneck: %s", bound_title(p->derived.bound));
+    heading(t, h);
+    fprintf(t->o, "  Root cause: %s\n", p->root_cause ? p->root_cause : "not diagnosed.");
 
-    heading(&t, "Top opportunities (ranked by estimated impact)");
-    if (p->n_opportunities == 0) fprintf(o, "  none found: every measured metric is in its healthy range\n");
-    for (int i = 0; i < p->n_opportunities && i < 3; i++) fprintf(o, "  %d. %s\n", i + 1, p->opportunities[i]);
+    heading(t, "Top opportunities (ranked by estimated impact)");
+    if (p->n_opportunities == 0) fprintf(t->o, "  none found: every measured metric is in its healthy range\n");
+    for (int i = 0; i < p->n_opportunities && i < 3; i++) fprintf(t->o, "  %d. %s\n", i + 1, p->opportunities[i]);
+}
 
-    heading(&t, "vs Baseline");
+/* The vs Baseline section: the --compare peer's median and the speedup, or why there is none. */
+static void term_baseline(const Term *t, const Profile *p) {
+    char b1[48];
+    heading(t, "vs Baseline");
     if (p->compare.present) {
         const char *nm = p->compare.name ? p->compare.name : "baseline";
-        row(&t, nm, "%s ms", num(b1, "%.4g", p->compare.median_ms));
-        row(&t, "tilec", "%s ms", num(b1, "%.4g", b->median_ms));
-        row(&t, "speedup", "%sx (%s / tilec; above 1: tilec is faster)", num(b1, "%.3f", p->compare.speedup), nm);
+        row(t, nm, "%s ms", num(b1, "%.4g", p->compare.median_ms));
+        row(t, "tilec", "%s ms", num(b1, "%.4g", p->bench.median_ms));
+        row(t, "speedup", "%sx (%s / tilec; above 1: tilec is faster)", num(b1, "%.3f", p->compare.speedup), nm);
     } else {
-        fprintf(o, "  %s\n", p->compare.note ? p->compare.note : "none (--compare not given)");
+        fprintf(t->o, "  %s\n", p->compare.note ? p->compare.note : "none (--compare not given)");
     }
+}
+
+void prof_report_terminal(FILE *o, const Profile *p) {
+    Term t = {o, false};
+    const char *nc = getenv("NO_COLOR");
+    t.color = isatty(fileno(o)) && !(nc && *nc);
+    term_configuration(&t, p);
+    term_correctness(&t, p);
+    term_timings(&t, p);
+    term_resources(&t, p);
+    term_throughput(&t, p);
+    term_diagnosis(&t, p);
+    term_baseline(&t, p);
 }
 
 /* ---- JSON ---- */
@@ -412,13 +448,11 @@ static void mdrow(FILE *f, const char *k, const char *v) {
     fputs(" |\n", f);
 }
 
-static void write_markdown(FILE *f, const Profile *p) {
-    char b1[48], b2[48], b3[48], v[512];
-    const Derived *d = &p->derived;
-    const BenchResult *b = &p->bench;
+/* The title and the Configuration table's rows for the values, device, inputs, launch, compile time. */
+static void md_configuration(FILE *f, const Profile *p) {
+    char b1[48], v[512];
     const Resources *r = &p->res;
     const DeviceInfo *dev = &p->device;
-
     fprintf(f, "## Profile: ");
     mdcell(f, kernel_name(p));
     if (p->file) {
@@ -442,6 +476,11 @@ static void write_markdown(FILE *f, const Profile *p) {
     }
     snprintf(v, sizeof v, "%s s%s", num(b1, "%.3f", p->compile_s), p->cache_hit ? " (cache hit)" : "");
     mdrow(f, "compile", v);
+}
+
+/* The Configuration table's rows for the reference check and the bitwise consistency of runs. */
+static void md_correctness(FILE *f, const Profile *p) {
+    char b1[48], b2[48], v[512];
     if (p->verified) {
         snprintf(v, sizeof v, "%s: %lld of %lld elements checked%s, %lld mismatches, max abs err %s, max rel err %s",
                  p->verify.passed ? "PASSED" : "FAILED", (long long)p->verify.checked, (long long)p->verify.total,
@@ -458,7 +497,13 @@ static void write_markdown(FILE *f, const Profile *p) {
     } else {
         mdrow(f, "consistent", "not checked");
     }
+}
 
+/* The Stages table: the kernel's one row of time, % of peaks, occupancy, bound and key issue. */
+static void md_stages(FILE *f, const Profile *p) {
+    char b1[48], b2[48], b3[48], v[512];
+    const Derived *d = &p->derived;
+    const Resources *r = &p->res;
     fputs("\n### Stages\n", f);
     fputs("| Stage | Duration (us) | TC% | DRAM% | Occ% | Bottleneck | Key Issue |\n", f);
     fputs("|-------|---------------|-----|-------|------|------------|-----------|\n", f);
@@ -466,60 +511,76 @@ static void write_markdown(FILE *f, const Profile *p) {
     if (p->n_opportunities > 0 && p->opportunities[0]) opportunity_name(issue, sizeof issue, p->opportunities[0]);
     fputs("| ", f);
     mdcell(f, kernel_name(p));
-    fprintf(f, " | %s | %s | %s | %s | %s | ", timed(p) ? num(b1, "%.2f", b->median_ms * 1e3) : "n/a",
+    fprintf(f, " | %s | %s | %s | %s | %s | ", timed(p) ? num(b1, "%.2f", p->bench.median_ms * 1e3) : "n/a",
             num(b2, "%.1f", d->pct_peak_compute), num(b3, "%.1f", d->pct_peak_bandwidth),
             res_known(p) && r->occupancy > 0 ? num(v, "%.0f", 100 * r->occupancy) : "n/a", bound_title(d->bound));
     mdcell(f, issue);
     fputs(" |\n", f);
+}
 
+/* The Timings table: the samples' statistics and how they were taken (backend, flush, clock). */
+static void md_timings(FILE *f, const Profile *p) {
+    char b1[48], v[512];
+    const BenchResult *b = &p->bench;
     fputs("\n### Timings\n| Metric | Value |\n|---|---|\n", f);
-    if (timed(p)) {
-        mdrow(f, "median (ms)", num(b1, "%.6g", b->median_ms));
-        mdrow(f, "min (ms)", num(b1, "%.6g", b->min_ms));
-        mdrow(f, "p95 (ms)", num(b1, "%.6g", b->p95_ms));
-        mdrow(f, "max (ms)", num(b1, "%.6g", b->max_ms));
-        mdrow(f, "mean (ms)", num(b1, "%.6g", b->mean_ms));
-        snprintf(v, sizeof v, "%d (%s)", b->samples, b->stopped_on_noise ? "stopped on noise" : "stopped on the time cap");
-        mdrow(f, "samples", v);
-        mdrow(f, "rel stddev (%)", num(b1, "%.2f", 100 * b->rel_stddev));
-        snprintf(v, sizeof v, "%s%s", backend_name(b->backend),
-                 b->backend == BENCH_GRAPH ? " (CUDA-graph replays, time per kernel)" : " (CUDA events per launch)");
-        mdrow(f, "backend", v);
-        snprintf(v, sizeof v, "%d runs, %s ms", b->warmup_runs, num(b1, "%.3g", b->warmup_ms));
-        mdrow(f, "warm-up", v);
-        if (b->l2_flush) snprintf(v, sizeof v, "before every sample (%s)", bin_bytes(b1, b->l2_flush_bytes));
-        else snprintf(v, sizeof v, "off");
-        mdrow(f, "L2 flush", v);
-        if (b->sm_clock_mhz > 0)
-            snprintf(v, sizeof v, "%.0f MHz median, %d throttled samples", b->sm_clock_mhz, b->throttled_samples);
-        else
-            snprintf(v, sizeof v, "not measured");
-        mdrow(f, "SM clock", v);
-        if (prof_bench_part_at_full_clock(b)) {
-            snprintf(v, sizeof v, "%s (%d of %d samples at %.0f MHz or within 5%%)", num(b1, "%.4g", b->full_clock_median_ms),
-                     b->full_clock_samples, b->samples, b->full_clock_mhz);
-            mdrow(f, "median at full clock (ms)", v);
-        }
-    } else {
+    if (!timed(p)) {
         mdrow(f, "median (ms)", "not measured");
+        return;
     }
+    mdrow(f, "median (ms)", num(b1, "%.6g", b->median_ms));
+    mdrow(f, "min (ms)", num(b1, "%.6g", b->min_ms));
+    mdrow(f, "p95 (ms)", num(b1, "%.6g", b->p95_ms));
+    mdrow(f, "max (ms)", num(b1, "%.6g", b->max_ms));
+    mdrow(f, "mean (ms)", num(b1, "%.6g", b->mean_ms));
+    snprintf(v, sizeof v, "%d (%s)", b->samples, b->stopped_on_noise ? "stopped on noise" : "stopped on the time cap");
+    mdrow(f, "samples", v);
+    mdrow(f, "rel stddev (%)", num(b1, "%.2f", 100 * b->rel_stddev));
+    snprintf(v, sizeof v, "%s%s", backend_name(b->backend),
+             b->backend == BENCH_GRAPH ? " (CUDA-graph replays, time per kernel)" : " (CUDA events per launch)");
+    mdrow(f, "backend", v);
+    snprintf(v, sizeof v, "%d runs, %s ms", b->warmup_runs, num(b1, "%.3g", b->warmup_ms));
+    mdrow(f, "warm-up", v);
+    if (b->l2_flush) snprintf(v, sizeof v, "before every sample (%s)", bin_bytes(b1, b->l2_flush_bytes));
+    else snprintf(v, sizeof v, "off");
+    mdrow(f, "L2 flush", v);
+    if (b->sm_clock_mhz > 0)
+        snprintf(v, sizeof v, "%.0f MHz median, %d throttled samples", b->sm_clock_mhz, b->throttled_samples);
+    else
+        snprintf(v, sizeof v, "not measured");
+    mdrow(f, "SM clock", v);
+    if (prof_bench_part_at_full_clock(b)) {
+        snprintf(v, sizeof v, "%s (%d of %d samples at %.0f MHz or within 5%%)",
+                 num(b1, "%.4g", b->full_clock_median_ms), b->full_clock_samples, b->samples, b->full_clock_mhz);
+        mdrow(f, "median at full clock (ms)", v);
+    }
+}
 
+/* The Resources table: registers, spills, shared memory, occupancy and waves. */
+static void md_resources(FILE *f, const Profile *p) {
+    char b1[48], v[512];
+    const Resources *r = &p->res;
     fputs("\n### Resources\n| Metric | Value |\n|---|---|\n", f);
-    if (res_known(p)) {
-        snprintf(v, sizeof v, "%d", r->registers);
-        mdrow(f, "registers per thread", v);
-        snprintf(v, sizeof v, "%d", r->spill_bytes);
-        mdrow(f, "spill bytes per thread", v);
-        snprintf(v, sizeof v, "%d static + %lld dynamic", r->static_smem, r->dynamic_smem);
-        mdrow(f, "shared memory per block (bytes)", v);
-        snprintf(v, sizeof v, "%s%% (%d block%s/SM)", num(b1, "%.0f", 100 * r->occupancy), r->blocks_per_sm,
-                 r->blocks_per_sm == 1 ? "" : "s");
-        mdrow(f, "occupancy", v);
-        mdrow(f, "waves", num(b1, "%.2f", r->waves));
-    } else {
+    if (!res_known(p)) {
         mdrow(f, "registers per thread", "not known");
+        return;
     }
+    snprintf(v, sizeof v, "%d", r->registers);
+    mdrow(f, "registers per thread", v);
+    snprintf(v, sizeof v, "%d", r->spill_bytes);
+    mdrow(f, "spill bytes per thread", v);
+    snprintf(v, sizeof v, "%d static + %lld dynamic", r->static_smem, r->dynamic_smem);
+    mdrow(f, "shared memory per block (bytes)", v);
+    snprintf(v, sizeof v, "%s%% (%d block%s/SM)", num(b1, "%.0f", 100 * r->occupancy), r->blocks_per_sm,
+             r->blocks_per_sm == 1 ? "" : "s");
+    mdrow(f, "occupancy", v);
+    mdrow(f, "waves", num(b1, "%.2f", r->waves));
+}
 
+/* The Throughput table: FLOPs and bytes with their models, the rates against the peaks. */
+static void md_throughput(FILE *f, const Profile *p) {
+    char b1[48], b2[48], b3[48];
+    const Derived *d = &p->derived;
+    const DeviceInfo *dev = &p->device;
     fputs("\n### Throughput\n| Metric | Value | Model |\n|---|---|---|\n", f);
     fprintf(f, "| FLOPs | %s | ", num(b1, "%.6g", d->flops));
     mdcell(f, d->flop_model ? d->flop_model : "n/a");
@@ -532,14 +593,21 @@ static void write_markdown(FILE *f, const Profile *p) {
             num(b2, "%.1f", d->pct_peak_bandwidth), dev->peak_gbps > 0 ? num(b3, "%.4g", dev->peak_gbps) : "n/a");
     fprintf(f, "| arithmetic intensity (FLOP/byte) | %s | ridge point %s |\n", num(b1, "%.4g", d->arithmetic_intensity),
             num(b2, "%.4g", d->ridge_point));
+}
 
-    fprintf(f, "\n### Bottleneck: %s\nRoot cause: %s\n", bound_title(d->bound),
+/* The Bottleneck and Top 3 Opportunities sections: the root cause and the ranked findings. */
+static void md_diagnosis(FILE *f, const Profile *p) {
+    fprintf(f, "\n### Bottleneck: %s\nRoot cause: %s\n", bound_title(p->derived.bound),
             p->root_cause ? p->root_cause : "not diagnosed.");
 
     fputs("\n### Top 3 Opportunities (ranked by estimated impact)\n", f);
     if (p->n_opportunities == 0) fputs("None found: every measured metric is in its healthy range.\n", f);
     for (int i = 0; i < p->n_opportunities && i < 3; i++) fprintf(f, "%d. %s\n", i + 1, p->opportunities[i]);
+}
 
+/* The vs Baseline section: the --compare peer's median against tilec's, or why there is none. */
+static void md_baseline(FILE *f, const Profile *p) {
+    char b1[48], b2[48], b3[48];
     fputs("\n### vs Baseline\n", f);
     if (p->compare.present) {
         const char *nm = p->compare.name ? p->compare.name : "baseline";
@@ -547,10 +615,21 @@ static void write_markdown(FILE *f, const Profile *p) {
         mdcell(f, nm);
         fputs(" | tilec | Change |\n|--------|---------|---------|--------|\n", f);
         fprintf(f, "| median (ms) | %s | %s | %sx |\n", num(b1, "%.4g", p->compare.median_ms),
-                num(b2, "%.4g", b->median_ms), num(b3, "%.3f", p->compare.speedup));
+                num(b2, "%.4g", p->bench.median_ms), num(b3, "%.3f", p->compare.speedup));
     } else {
         fprintf(f, "%s\n", p->compare.note ? p->compare.note : "No baseline (--compare not given).");
     }
+}
+
+static void write_markdown(FILE *f, const Profile *p) {
+    md_configuration(f, p);
+    md_correctness(f, p);
+    md_stages(f, p);
+    md_timings(f, p);
+    md_resources(f, p);
+    md_throughput(f, p);
+    md_diagnosis(f, p);
+    md_baseline(f, p);
 }
 
 bool prof_write_markdown(const char *path, const Profile *p, char err[256]) {

@@ -637,6 +637,46 @@ static void test_diagnose(KernelInfo *k) {
           q.n_opportunities ? q.opportunities[0] : "");
 }
 
+/* The diagnosis branches test_diagnose does not reach: a faster peer, noisy
+ * samples only, no timing, unknown FLOPs, a kernel without arithmetic. */
+static void test_diagnose_more(KernelInfo *k) {
+    Profile q;
+    make_healthy(&q, k);
+    q.compare = (CompareResult){.present = true, .name = "cublas", .median_ms = 0.5, .speedup = 0.5};
+    prof_diagnose(&q);
+    CHECK(q.n_opportunities == 1 && strstr(q.opportunities[0], "Close the gap to cublas (trigger: speedup=0.50x"),
+          "%s", q.n_opportunities ? q.opportunities[0] : "");
+    CHECK(q.root_cause && strstr(q.root_cause, "cublas solves the same problem 2.00x faster."), "%s", q.root_cause);
+
+    /* Noise is about the measurement: an opportunity, never the root cause. */
+    make_healthy(&q, k);
+    q.bench.rel_stddev = 0.05;
+    prof_diagnose(&q);
+    CHECK(q.n_opportunities == 1 && strstr(q.opportunities[0], "Reduce timing noise (trigger: rel_stddev=5.0%"), "%s",
+          q.n_opportunities ? q.opportunities[0] : "");
+    CHECK(q.root_cause && strstr(q.root_cause, "No measured metric is outside its healthy range"), "%s", q.root_cause);
+
+    make_healthy(&q, k);
+    q.bench.samples = 0;
+    prof_diagnose(&q);
+    CHECK_STR(q.root_cause, "Not classified: the kernel was not timed. Nothing more can be said without a timing "
+                            "and the device's peaks.");
+
+    make_healthy(&q, k);
+    q.derived.flops = NAN;
+    prof_derive_rates(&q.derived, &q.device, 1.0);
+    prof_diagnose(&q);
+    CHECK(q.root_cause && strstr(q.root_cause, "Not classified: its FLOPs are unknown"), "%s", q.root_cause);
+
+    make_healthy(&q, k);
+    q.derived.flops = 0;
+    q.device.peak_tflops = 0;
+    prof_derive_rates(&q.derived, &q.device, 1.0);
+    prof_diagnose(&q);
+    CHECK(q.root_cause && strstr(q.root_cause, "Memory-bound: the kernel does no arithmetic and moves "), "%s",
+          q.root_cause);
+}
+
 /* ---- the statistics of the samples ---- */
 
 /* A run that reaches the card's power limit: its first samples at full
@@ -964,6 +1004,7 @@ int main(int argc, char **argv) {
                              "{ }\n"
                              "reference { C[i, j] = alpha * sum(k: A[i, k] * B[k, j]); }\n");
     test_diagnose(k);
+    test_diagnose_more(k);
     test_summarise(k);
     test_json(k);
     test_trace(k);
