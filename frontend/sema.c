@@ -32,6 +32,14 @@ Sym *sym_new(Sema *s, SymKind kind, Name *name, Loc loc) {
     return sym;
 }
 
+void sym_take_const(Sym *sym, const Node *v) {
+    if (!v->is_const) return;
+    sym->has_value = true;
+    sym->value_float = v->const_float;
+    sym->value.i = v->cval.i;
+    if (v->const_float) sym->value.f = v->cval.f;
+}
+
 Sym *sym_lookup(Name *name) { return name->binding; }
 
 bool sym_declare(Sema *s, Sym *sym) {
@@ -497,12 +505,7 @@ static void check_let(Sema *s, Node *st) {
         sym->dtype = v->dtype;
         /* let v = c ? 300 : x_u8: the branch literal takes the u8 */
         if (v->kind == N_COND && v->dtype != DT_INT_LIT && v->dtype != DT_FLOAT_LIT) literal_fits(s, v, v->dtype);
-        if (v->is_const) {
-            sym->has_value = true;
-            sym->value_float = v->const_float;
-            sym->value.i = v->cval.i;
-            if (v->const_float) sym->value.f = v->cval.f;
-        }
+        sym_take_const(sym, v);
     } else {
         sym->dtype = DT_F32; /* keep going with a plausible type */
         sym->broken = true;  /* and its uses bring no errors of their own */

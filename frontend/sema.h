@@ -46,6 +46,9 @@ void guard_leave(Sema *s, bool runtime);
 void scope_push(Sema *s);
 void scope_pop(Sema *s);
 Sym *sym_new(Sema *s, SymKind kind, Name *name, Loc loc);
+/* A let's symbol takes the value of its checked initialiser v where v is
+ * a constant. */
+void sym_take_const(Sym *sym, const Node *v);
 /* Binds sym in the current scope; reports a redefinition and returns false. */
 bool sym_declare(Sema *s, Sym *sym);
 Sym *sym_lookup(Name *name);

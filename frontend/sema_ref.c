@@ -286,12 +286,7 @@ void check_reference(Sema *s, Node *ref) {
             Node *v = st->u.decl.value;
             if (check_expr(s, v)) {
                 sym->dtype = v->dtype;
-                if (v->is_const) {
-                    sym->has_value = true;
-                    sym->value_float = v->const_float;
-                    sym->value.i = v->cval.i;
-                    if (v->const_float) sym->value.f = v->cval.f;
-                }
+                sym_take_const(sym, v);
             } else {
                 sym->dtype = DT_F64;
             }
