@@ -109,6 +109,8 @@ char *cg_convert_elem(Cg *g, Dtype to, Dtype from, const char *ref);
 void cg_expr(Cg *g, const Node *e);
 char *cg_expr_str(Cg *g, const Node *e);
 char *cg_value_str(Cg *g, const Node *e, Dtype t); /* e as a value of type t: its float literals in t */
+/* The C type a scalar of dtype t (a let, a scalar parameter) is held in. */
+const char *cg_scalar_type(const Cg *g, Dtype t);
 /* The float value v rounded to narrow float type t and back (an f16 value
  * in a float register). */
 char *cg_rounded(Cg *g, Dtype t, const char *v);

@@ -47,6 +47,7 @@ static const char *unique_name(IrKernel *k, const char *source_file) {
     h = fnv(h, info->name->s, strlen(info->name->s));
     for (int i = 0; i < info->values.len; i++) {
         Sym *v = info->values.items[i];
+        if (v->kind == SYM_SCALAR) continue; /* a run-time argument: one kernel serves every value */
         h = fnv(h, v->name->s, strlen(v->name->s) + 1);
         h = fnv(h, &v->value, sizeof v->value);
     }
@@ -159,6 +160,7 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     fprintf(g.o, "// values:");
     for (int i = 0; i < info->values.len; i++) {
         Sym *v = info->values.items[i];
+        if (v->kind == SYM_SCALAR) continue; /* passed at launch, not compiled in */
         if (v->value_float) fprintf(g.o, " %s=%g", v->name->s, v->value.f);
         else fprintf(g.o, " %s=%lld", v->name->s, (long long)v->value.i);
     }
@@ -218,8 +220,10 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     if (!k->sched.persistent) cg_block_indices(&g, NULL);
     for (int i = 0; i < info->params.len; i++) {
         Sym *p = info->params.items[i];
+        const char *arg = ir_sym_cname(k->c, p);
         if (p->kind == SYM_SCALAR)
-            cg_line(&g, "(void)tl_arg_%s;  // specialised: its value is folded into the code", ir_sym_cname(k->c, p));
+            cg_line(&g, "const %s %s = %s(tl_arg_%s);  // a run-time argument", cg_scalar_type(&g, p->dtype), arg,
+                    cg_load_wrap(p->dtype), arg);
     }
     for (int i = 0; i < k->buffers.len; i++) {
         IrBuf *b = k->buffers.items[i];

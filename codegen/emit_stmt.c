@@ -195,14 +195,14 @@ static void cg_for(Cg *g, IrStmt *s) {
 /* A let's or var's C type: 8- and 16-bit integers their own (a value
  * stored into one wraps, as the reference's conversions do), other
  * integers computed in int widen with the block indices (Cg.index_type). */
-static const char *scalar_type(const Cg *g, Dtype t) {
+const char *cg_scalar_type(const Cg *g, Dtype t) {
     if (dtype_is_int(t) && dtype_bytes(t) < 4) return cg_storage_type(t);
     const char *c = cg_compute_type(t);
     return strcmp(c, "int") ? c : g->index_type;
 }
 
 void cg_let(Cg *g, const IrStmt *s) {
-    cg_line(g, "const %s %s = %s;", scalar_type(g, s->sym->dtype), ir_sym_cname(g->k->c, s->sym),
+    cg_line(g, "const %s %s = %s;", cg_scalar_type(g, s->sym->dtype), ir_sym_cname(g->k->c, s->sym),
             cg_value_str(g, s->value, s->sym->dtype));
 }
 
@@ -236,7 +236,7 @@ static void cg_stmt(Cg *g, IrStmt *s) {
         const char *init = s->value ? cg_value_str(g, s->value, vt) : "0";
         if (s->value && cg_narrow_float(vt) && s->value->dtype != vt)
             init = cg_rounded(g, vt, init);
-        cg_line(g, "%s %s = %s;", scalar_type(g, vt), ir_sym_cname(g->k->c, s->sym), init);
+        cg_line(g, "%s %s = %s;", cg_scalar_type(g, vt), ir_sym_cname(g->k->c, s->sym), init);
         break;
     }
     case IR_STORE: cg_store(g, s); break;

@@ -262,6 +262,9 @@ static bool apply_overrides(Sema *s, KernelInfo *k) {
 static void evaluate_values(Sema *s, KernelInfo *k) {
     for (int i = 0; i < k->values.len; i++) {
         Sym *v = k->values.items[i];
+        /* a scalar parameter needs a value only to be run by tilec itself
+         * (the profiler says so then): a program passes it at launch */
+        if (v->kind == SYM_SCALAR && !v->value_expr && !v->overridden) continue;
         if (!sym_value(s, v, v->loc) || v->kind != SYM_TUNE) continue;
         Node *t = v->decl;
         if (!t->u.tunable.has_choices) continue;

@@ -101,7 +101,17 @@ static bool check_name(Sema *s, Node *e) {
     e->sym = sym;
     sym->used = true;
     switch (sym->kind) {
-    case SYM_CONST: case SYM_SIZE: case SYM_SCALAR: case SYM_WHERE: case SYM_TUNE:
+    case SYM_SCALAR:
+        /* a kernel argument: read at run time, never folded into the code */
+        if (s->mode == EM_CONST) {
+            diag_error(s->c, e->loc, "'%s' is a scalar parameter, a run-time value; sizes, shapes, extents, the grid, "
+                       "threads and tune values cannot depend on it (a value to fold into the code goes in `where`)",
+                       sym->name->s);
+            return false;
+        }
+        e->dtype = sym->dtype;
+        return true;
+    case SYM_CONST: case SYM_SIZE: case SYM_WHERE: case SYM_TUNE:
         if (!sym_value(s, sym, e->loc)) return false;
         e->dtype = sym->kind == SYM_SCALAR ? sym->dtype
                  : sym->dtype != DT_NONE ? sym->dtype

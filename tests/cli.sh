@@ -37,6 +37,22 @@ expect 0 "--backend nvrtc" "$tilec" --backend nvrtc --emit-cuda "$ex"
 expect 2 "--backend llvm (not built)" "$tilec" --backend llvm --emit-cuda "$ex"
 expect 2 "--backend of an unknown kind" "$tilec" --backend=gcc --emit-cuda "$ex"
 expect 0 "--emit-ir" "$tilec" --emit-ir "$ex"
+# scalar parameters are run-time arguments: one generated kernel for every value
+scalar=$root/examples/layernorm.tile
+if [ "$("$tilec" --emit-cuda --set eps=1e-5 "$scalar" | md5sum)" = "$("$tilec" --emit-cuda --set eps=0.25 "$scalar" | md5sum)" ] &&
+    "$tilec" --emit-cuda "$scalar" | grep -q 'const float eps = (tl_arg_eps);'; then
+    pass=$((pass + 1))
+else
+    fail=$((fail + 1)); echo "FAIL --set of a scalar changes the generated code"
+fi
+novalue=$root/tests/frontend/valid/v_scalar_without_value.tile
+expect 0 "a scalar without a value compiles" "$tilec" --emit-cuda "$novalue"
+expect 2 "--run of a scalar without a value" "$tilec" --run "$novalue"
+if "$tilec" --run "$novalue" 2>&1 | grep -q "scalar parameter 'eps' of kernel 'rms' has no value to run with"; then
+    pass=$((pass + 1))
+else
+    fail=$((fail + 1)); echo "FAIL --run of a scalar without a value: message"
+fi
 expect 0 "--emit-cubin" "$tilec" --no-cache --emit-cubin -o "$tmp/k.cubin" "$ex"
 expect 2 "--emit-cubin to an unwritable path" "$tilec" --no-cache --emit-cubin -o /dev/null/k.cubin "$ex"
 # -o writes what each --emit action prints, and nothing else takes it
