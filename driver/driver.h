@@ -20,7 +20,7 @@ static inline LaunchSpec launch_of(const CgKernel *ck) {
 }
 
 typedef enum Action {
-    ACT_CHECK, ACT_AST, ACT_IR, ACT_CUDA, ACT_PTX, ACT_CUBIN, ACT_SASS, ACT_RUN, ACT_PROFILE, ACT_AUTOTUNE
+    ACT_CHECK, ACT_AST, ACT_IR, ACT_CUDA, ACT_PTX, ACT_CUBIN, ACT_SASS, ACT_RUN, ACT_PROFILE, ACT_AUTOTUNE, ACT_LIB
 } Action;
 
 /* What compiling, --run, --profile and --autotune need besides the action. */
@@ -40,9 +40,12 @@ typedef struct Options {
 } Options;
 
 /* The command line, parsed. */
-enum { MAX_OVERRIDES = 64 };
+enum { MAX_OVERRIDES = 64, MAX_EMIT_ARCHS = 8 };
 typedef struct CmdLine {
     const char *file, *kernel, *arch, *out_path, *print_after;
+    const char *lib_dir;                  /* --emit-lib DIR */
+    const char *archs[MAX_EMIT_ARCHS];    /* every --arch, in order (arch: the last) */
+    int narchs;
     Action act;
     Options opts;
     Override overrides[MAX_OVERRIDES];
@@ -70,6 +73,13 @@ typedef struct Binary {
     int registers, spill_bytes;   /* from ptxas; -1 on a cache hit */
 } Binary;
 int obtain_cubin(Ctx *c, const CgKernel *ck, const char *arch, const Options *opts, Binary *bin);
+
+/* emit_lib.c */
+/* `--emit-lib DIR`: DIR/NAME.h and DIR/NAME.c for kernel k, its cubins for
+ * each of archs embedded, with a launcher that needs only the CUDA driver.
+ * Returns the exit code. */
+int emit_lib(Ctx *c, KernelInfo *k, const char *file, const char *dir, const char *const *archs, int narchs,
+             const Options *opts);
 
 /* ncu.c */
 /* A CUDA command-line tool (ncu, cuobjdump) on the PATH, else in

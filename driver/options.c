@@ -27,6 +27,9 @@ static const char usage[] =
     "  --profile            --run, then a consistency check, a benchmark and a roofline report\n"
     "  --autotune           search the tune lists; later --run/--profile use the fastest\n"
     "                       verified configuration (--json FILE lists every candidate)\n"
+    "  --emit-lib DIR       write DIR/NAME.h and DIR/NAME.c: the kernel's cubins for every\n"
+    "                       --arch given (repeatable; default sm_80 and sm_90a) and a launcher\n"
+    "                       that needs only cuda.h and -lcuda\n"
     "\n"
     "Options:\n"
     "  --kernel NAME        the kernel to use (default: every kernel for --check,\n"
@@ -161,7 +164,14 @@ static int opt_arch(CmdLine *cl, const char *v) {
     if (specific && n < 90)
         return usage_error("--arch: %s does not exist: arch-specific targets (sm_XXa) start at sm_90a", v);
     cl->arch = v;
+    if (cl->narchs == MAX_EMIT_ARCHS) return usage_error("--arch: at most %s targets", "8");
+    cl->archs[cl->narchs++] = v;
     return CONTINUE;
+}
+
+static int opt_emit_lib(CmdLine *cl, const char *v) {
+    cl->lib_dir = v;
+    return act(cl, ACT_LIB);
 }
 
 static int opt_backend(CmdLine *cl, const char *v) {
@@ -409,6 +419,7 @@ static const OptionSpec options[] = {
     {"--run", NULL, false, NULL, true, opt_run},
     {"--profile", NULL, false, NULL, true, opt_profile},
     {"--autotune", NULL, false, NULL, false, opt_autotune},
+    {"--emit-lib", NULL, true, "a directory", false, opt_emit_lib},
     {"--print-ir-after-all", NULL, false, NULL, false, opt_print_ir_after_all},
     {"--print-ir-after", NULL, true, "a pass name", false, opt_print_ir_after},
     {"-o", NULL, true, "a file name", false, opt_out},

@@ -261,13 +261,19 @@ static int overrides_used(const CmdLine *cl, const PtrVec *kernels) {
 static int act_on_kernel(Ctx *c, Node *prog, KernelInfo *k, CmdLine *cl) {
     Options *o = &cl->opts;
     /* scalars are run-time arguments: tilec's own runs need their values */
-    for (int i = 0; i < k->params.len && cl->act >= ACT_RUN; i++) {
+    bool runs = cl->act == ACT_RUN || cl->act == ACT_PROFILE || cl->act == ACT_AUTOTUNE;
+    for (int i = 0; i < k->params.len && runs; i++) {
         const Sym *p = k->params.items[i];
         if (p->kind == SYM_SCALAR && !p->has_value) {
             fprintf(stderr, "tilec: scalar parameter '%s' of kernel '%s' has no value to run with: give it in `where` "
                             "(%s = ...) or with --set %s=...\n", p->name->s, k->name->s, p->name->s, p->name->s);
             return EXIT_USAGE;
         }
+    }
+    if (cl->act == ACT_LIB) {
+        static const char *const both[] = {"sm_80", "sm_90a"};
+        return cl->narchs ? emit_lib(c, k, cl->file, cl->lib_dir, cl->archs, cl->narchs, o)
+                          : emit_lib(c, k, cl->file, cl->lib_dir, both, 2, o);
     }
     if (cl->act == ACT_AUTOTUNE)
         return autotune(c, prog, k, cl->file, cl->arch, cl->overrides, cl->n_overrides, o, o->profile.json);

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# emit_lib_check.sh TILEC ROOT CUDA_INCLUDE - `tilec --emit-lib` writes, for
+# every example, a header and a C file that compile with a C compiler
+# against the CUDA headers alone, warning-free; bad uses exit 2. No GPU.
+set -u
+tilec=$1
+root=$2
+cuda_include=$3
+cc=${CC:-cc}
+out=$(mktemp -d)
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+for f in "$root"/examples/*.tile; do
+    name=$(basename "$f" .tile)
+    if ! "$tilec" --emit-lib "$out" "$f" > "$out/log" 2>&1; then bad "$name: --emit-lib: $(head -3 "$out/log")"; continue; fi
+    if "$cc" -std=c11 -Wall -Wextra -Werror -c -I"$cuda_include" -I"$out" "$out/$name.c" -o "$out/$name.o" > "$out/log" 2>&1
+    then ok; else bad "$name: the C file does not compile: $(head -5 "$out/log")"; fi
+    # one launcher for both GPU generations: a cubin each
+    [ "$(grep -c '^/\* sm_' "$out/$name.c")" = 2 ] && ok || bad "$name: not two cubins"
+done
+# a C++ translation unit takes the header too
+printf '#include "gemm.h"\nint f(void) { return gemm(0, 0, 0, 0, 0); }\n' > "$out/use.cpp"
+if command -v c++ > /dev/null; then
+    c++ -c -Wall -Werror -I"$cuda_include" -I"$out" "$out/use.cpp" -o "$out/use.o" && ok || bad "gemm.h from C++"
+fi
+# one --arch: one cubin
+"$tilec" --emit-lib "$out" --arch sm_90a "$root/examples/softmax.tile" && [ "$(grep -c '^/\* sm_' "$out/softmax.c")" = 1 ] &&
+    ok || bad "--arch sm_90a: not one cubin"
+"$tilec" --emit-lib "$out/none" "$root/examples/add.tile" > "$out/log" 2>&1
+[ $? = 2 ] && grep -q "is not a directory" "$out/log" && ok || bad "a missing directory: $(cat "$out/log")"
+"$tilec" --emit-lib > "$out/log" 2>&1
+[ $? = 2 ] && ok || bad "--emit-lib without a directory"
+rm -rf "$out"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
