@@ -1,0 +1,285 @@
+"""tilec for Python: compile a .tile kernel and call it on GPU tensors.
+
+    import tilec
+    k = tilec.compile("examples/gemm.tile", set={"BM": 128})
+    k(A, B, C)                  # torch tensors, on torch's current stream
+    k(X, W, b, Y, eps=1e-5)     # scalars by position or by name
+    k.cuda, k.ptx, k.cubin, k.ir
+
+A thin layer over the C library (libtilec.so, through ctypes): the same
+compile path, disk cache and argument checks as the `tilec` command. Every
+argument is checked before anything is launched; a mismatch raises
+LaunchError naming the parameter, a source error CompileError with tilec's
+located diagnostics.
+"""
+import ctypes
+import hashlib
+import json
+import threading
+
+from . import _lib
+
+__all__ = ["compile", "Kernel", "CompileError", "LaunchError", "version", "compile_count"]
+
+
+class TilecError(Exception):
+    """An error of tilec: .code is the exit code tilec would give (1 source
+    errors, 2 bad arguments, 4 CUDA/NVRTC), .diagnostics its text."""
+
+    def __init__(self, message, code=None, diagnostics=None):
+        super().__init__(message)
+        self.code = code
+        self.diagnostics = diagnostics
+
+
+class CompileError(TilecError):
+    """The source or the options were refused, or NVRTC failed."""
+
+
+class LaunchError(TilecError):
+    """An argument did not fit the kernel, or the launch failed."""
+
+
+# the dtypes of the language, as torch and __cuda_array_interface__ name them
+_TORCH_DTYPES = {
+    "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
+    "int8": "i8", "uint8": "u8", "int16": "i16", "int32": "i32", "int64": "i64",
+    "bool": "bool", "float8_e4m3fn": "f8e4m3", "float8_e5m2": "f8e5m2",
+    "uint16": "u16", "uint32": "u32", "uint64": "u64",
+}
+_TYPESTRS = {
+    "f2": "f16", "f4": "f32", "f8": "f64", "i1": "i8", "u1": "u8", "i2": "i16", "u2": "u16",
+    "i4": "i32", "u4": "u32", "i8": "i64", "u8": "u64", "b1": "bool",
+}
+
+_compiled = {}
+_compiled_lock = threading.Lock()
+_compiles = 0
+
+
+def version():
+    """The library's version string."""
+    return _lib.library().tilec_version().decode()
+
+
+def compile_count():
+    """How many times this process compiled a kernel (a hit of the in-memory
+    cache does not count): tests assert that calls do not recompile."""
+    return _compiles
+
+
+def compile(path=None, name=None, arch=None, set=None, backend=None, cache_dir=None, source=None):
+    """Compiles kernel NAME (None: the only one) of the .tile file at PATH, or
+    of SOURCE text. SET: {"BM": 128, ...} as --set. Cached in memory by
+    (the file's contents, name, set, arch, backend) and on disk by the
+    library."""
+    global _compiles
+    if source is None:
+        if path is None:
+            raise TypeError("tilec.compile needs a path or source=")
+        with open(path, "rb") as f:
+            source = f.read().decode("utf-8", errors="replace")
+        filename = str(path)
+    else:
+        filename = str(path) if path is not None else "<source>"
+    set_text = _set_text(set)
+    key = (hashlib.sha256(source.encode()).hexdigest(), name, set_text, arch, backend, cache_dir)
+    with _compiled_lock:
+        k = _compiled.get(key)
+        if k is not None:
+            return k
+        lib = _lib.library()
+        opt = _lib.Options(_enc(arch), _enc(set_text), _enc(backend), _enc(cache_dir))
+        handle = ctypes.c_void_p()
+        diag = ctypes.c_char_p()
+        rc = lib.tilec_compile(source.encode(), filename.encode(), _enc(name), ctypes.byref(opt),
+                               ctypes.byref(handle), ctypes.byref(diag))
+        text = _take_string(lib, diag)
+        if rc != 0:
+            raise CompileError(_first_line(text) or "tilec could not compile %s (exit %d)" % (filename, rc),
+                               code=rc, diagnostics=text)
+        _compiles += 1
+        k = Kernel(handle, filename)
+        _compiled[key] = k
+        return k
+
+
+def _enc(s):
+    return None if s is None else str(s).encode()
+
+
+def _set_text(values):
+    if values is None:
+        return None
+    if isinstance(values, str):
+        return values
+    parts = []
+    for n, v in values.items():
+        parts.append("%s=%s" % (n, ("true" if v else "false") if isinstance(v, bool) else repr(v)))
+    return ",".join(parts) or None
+
+
+def _take_string(lib, p):
+    if not p.value:
+        return ""
+    text = p.value.decode("utf-8", errors="replace")
+    lib.tilec_free_string(p)
+    return text
+
+
+def _first_line(text):
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+class Kernel:
+    """A compiled kernel: call it with its parameters in order (tensors and
+    scalars as declared; scalars also by name), and stream= a CUDA stream
+    (an int handle, a torch stream, or None: torch's current stream)."""
+
+    def __init__(self, handle, filename):
+        self._handle = handle
+        self._lib = _lib.library()
+        self.filename = filename
+        self.params = json.loads(self._get("params").decode())
+        self.name = self.params["name"]
+        self._params = self.params["params"]
+        self._tensor_params = [p for p in self._params if p["kind"] == "tensor"]
+        self._scalar_params = [p for p in self._params if p["kind"] == "scalar"]
+
+    def __del__(self):
+        h, self._handle = getattr(self, "_handle", None), None
+        if h and _lib is not None:
+            try:
+                _lib.library().tilec_kernel_free(h)
+            except Exception:
+                pass
+
+    def _get(self, what):
+        data = ctypes.c_void_p()
+        size = ctypes.c_size_t()
+        rc = self._lib.tilec_get(self._handle, what.encode(), ctypes.byref(data), ctypes.byref(size))
+        if rc != 0:
+            raise CompileError("tilec_get(%r) failed with exit %d" % (what, rc), code=rc)
+        return ctypes.string_at(data, size.value)
+
+    @property
+    def cuda(self):
+        return self._get("cuda").decode()
+
+    @property
+    def ptx(self):
+        return self._get("ptx").decode()
+
+    @property
+    def ir(self):
+        return self._get("ir").decode()
+
+    @property
+    def cubin(self):
+        return self._get("cubin")
+
+    def __repr__(self):
+        sig = ", ".join("%s: %s%s" % (p["name"], p["dtype"], "[%s]" % ", ".join(map(str, p["shape"]))
+                                      if p["kind"] == "tensor" else "") for p in self._params)
+        return "<tilec.Kernel %s(%s)>" % (self.name, sig)
+
+    def __call__(self, *args, stream=None, **named):
+        values = self._bind(args, named)
+        tensors = (_lib.Tensor * max(1, len(self._tensor_params)))()
+        keep = []
+        uses_torch = False
+        for i, p in enumerate(self._tensor_params):
+            ptr, shape, is_torch = _tensor_view(values[p["name"]], p)
+            uses_torch |= is_torch
+            dims = (ctypes.c_int64 * max(1, len(shape)))(*shape)
+            keep.append(dims)
+            tensors[i] = _lib.Tensor(ctypes.c_void_p(ptr), len(shape), dims)
+        scalars = (ctypes.c_double * max(1, len(self._scalar_params)))()
+        for i, p in enumerate(self._scalar_params):
+            v = values[p["name"]]
+            try:
+                scalars[i] = float(v)
+            except (TypeError, ValueError):
+                raise LaunchError("scalar '%s' (%s) of %s is %r, not a number" % (p["name"], p["dtype"], self.name, v),
+                                  code=2) from None
+        handle = _stream_handle(stream, uses_torch)
+        diag = ctypes.c_char_p()
+        rc = self._lib.tilec_launch(self._handle, tensors, len(self._tensor_params), scalars,
+                                    len(self._scalar_params), ctypes.c_void_p(handle), ctypes.byref(diag))
+        text = _take_string(self._lib, diag)
+        if rc != 0:
+            raise LaunchError(_first_line(text) or "the launch of %s failed (exit %d)" % (self.name, rc),
+                              code=rc, diagnostics=text)
+
+    def _bind(self, args, named):
+        if len(args) > len(self._params):
+            raise LaunchError("%s takes %d arguments (%s), not %d" % (
+                self.name, len(self._params), ", ".join(p["name"] for p in self._params), len(args)), code=2)
+        values = {}
+        for p, v in zip(self._params, args):
+            values[p["name"]] = v
+        for n, v in named.items():
+            if not any(p["name"] == n for p in self._params):
+                raise LaunchError("%s has no parameter '%s'" % (self.name, n), code=2)
+            if n in values:
+                raise LaunchError("%s: '%s' is given twice" % (self.name, n), code=2)
+            values[n] = v
+        for p in self._params:
+            if p["name"] not in values:
+                raise LaunchError("%s: parameter '%s' (%s) is missing" % (self.name, p["name"], p["dtype"]), code=2)
+        return values
+
+
+def _tensor_view(obj, p):
+    """(device pointer, shape, is a torch tensor) of the argument for tensor
+    parameter p, after the checks a launch needs."""
+    name = p["name"]
+    if obj is None:
+        raise LaunchError("tensor '%s' is None" % name, code=2)
+    if type(obj).__module__.startswith("torch"):
+        if not getattr(obj, "is_cuda", False):
+            raise LaunchError("tensor '%s' is on %s, not on a CUDA device" % (name, obj.device), code=2)
+        dt = _TORCH_DTYPES.get(str(obj.dtype).replace("torch.", ""), str(obj.dtype))
+        if dt != p["dtype"]:
+            raise LaunchError("tensor '%s' is %s, the kernel takes %s" % (name, dt, p["dtype"]), code=2)
+        if not obj.is_contiguous():
+            raise LaunchError("tensor '%s' is not contiguous (row-major); pass .contiguous()" % name, code=2)
+        return obj.data_ptr(), tuple(int(d) for d in obj.shape), True
+    cai = getattr(obj, "__cuda_array_interface__", None)
+    if cai is None:
+        raise LaunchError("tensor '%s' is a %s: pass a CUDA tensor (torch, or anything with "
+                          "__cuda_array_interface__)" % (name, type(obj).__name__), code=2)
+    shape = tuple(int(d) for d in cai["shape"])
+    typestr = cai.get("typestr", "")
+    dt = _TYPESTRS.get(typestr[1:], typestr)
+    if dt != p["dtype"] and not (p["dtype"] == "bf16" and typestr[1:] == "V2"):
+        raise LaunchError("tensor '%s' is %s, the kernel takes %s" % (name, dt, p["dtype"]), code=2)
+    strides = cai.get("strides")
+    if strides is not None:
+        size = int(typestr[2:]) if typestr[2:].isdigit() else 1
+        want, s = [], size
+        for d in reversed(shape):
+            want.append(s)
+            s *= d
+        if tuple(strides) != tuple(reversed(want)):
+            raise LaunchError("tensor '%s' is not contiguous (row-major)" % name, code=2)
+    ptr = cai["data"][0] if cai.get("data") else 0
+    return int(ptr), shape, False
+
+
+def _stream_handle(stream, uses_torch):
+    if stream is None:
+        if not uses_torch:
+            return 0
+        import torch  # loaded already: a torch tensor was passed
+        return int(torch.cuda.current_stream().cuda_stream)
+    if isinstance(stream, int):
+        return stream
+    handle = getattr(stream, "cuda_stream", None)
+    if handle is None:
+        raise LaunchError("stream= is a %s, not a CUDA stream handle or a torch stream" % type(stream).__name__,
+                          code=2)
+    return int(handle)
