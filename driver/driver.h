@@ -4,6 +4,7 @@
 #define TILEC_DRIVER_H
 
 #include "codegen.h"
+#include "lib.h"
 #include "profiler.h"
 #include "runtime.h"
 
@@ -59,17 +60,6 @@ int cmdline_parse(CmdLine *cl, int argc, char **argv);
 /* How many arguments from a on a --ncu child run leaves out (0, 1, or 2
  * for an option with its value in the next argument). */
 int cmdline_child_skips(const char *a);
-
-/* tilec.c */
-/* A cubin from the cache or from NVRTC (exit code; 4 after an NVRTC failure). */
-typedef struct Binary {
-    void *cubin;
-    size_t size;
-    bool cache_hit;
-    double compile_s;
-    int registers, spill_bytes;   /* from ptxas; -1 on a cache hit */
-} Binary;
-int obtain_cubin(Ctx *c, const CgKernel *ck, const char *arch, const Options *opts, Binary *bin);
 
 /* ncu.c */
 /* A CUDA command-line tool (ncu, cuobjdump) on the PATH, else in
