@@ -26,6 +26,8 @@ extern "C" {
 #define TILEC_API
 #endif
 
+/* as support/support.h has it (lib/ includes both, so a difference is a
+ * macro redefinition warning: an error in CI) */
 #define TILEC_VERSION "0.1.0"
 
 /* One compiled kernel: its generated code, its cubin and, after the first

@@ -140,6 +140,19 @@ static void test_errors(const char *gemm) {
               diag);
         tilec_free_string(diag);
     }
+    /* two kernels: one must be named */
+    char *second = replace(gemm, "kernel gemm(", "kernel gemm2(");
+    size_t n = strlen(gemm) + strlen(second) + 2;
+    char *two = malloc(n);
+    snprintf(two, n, "%s\n%s", gemm, second);
+    rc = compile(two, NULL, NULL, "sm_80", NULL, &diag, NULL);
+    CHECK(rc == 2 && contains(diag, "has 2 kernels; choose one by name: gemm gemm2"), "two kernels: %d: %s", rc, diag);
+    tilec_free_string(diag);
+    rc = compile(two, "gemm2", "M=128,N=128,K=128", "sm_80", NULL, &diag, NULL);
+    CHECK(rc == 0, "the second kernel by name: %d: %s", rc, diag);
+    tilec_free_string(diag);
+    free(two);
+    free(second);
     /* NULL arguments, NULL diagnostics */
     tilec_kernel *k;
     CHECK(tilec_compile(NULL, NULL, NULL, NULL, &k, NULL) == 2 && k == NULL, "a NULL source is 2");
