@@ -14,6 +14,7 @@ command -v re2c >/dev/null || need+=(re2c)
 command -v lemon >/dev/null && [ -f /usr/share/lemon/lempar.c ] || need+=(lemon)
 command -v cc >/dev/null || need+=(gcc)
 command -v python3 >/dev/null || need+=(python3)
+command -v pkg-config >/dev/null || need+=(pkg-config)  # tests/install_check.sh
 if [ ${#need[@]} -gt 0 ]; then
     echo "build.sh: installing ${need[*]}"
     sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
@@ -23,3 +24,7 @@ fi
 
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
 cmake --build "$build" -j2
+# the Python module (pip install ./python) takes the C library from beside
+# its package: an ignored copy of the default build's
+[ "$build" = build ] && cp -f "$build/libtilec.so" python/tilec/libtilec.so
+exit 0

@@ -4,6 +4,7 @@
 #define TILEC_DRIVER_H
 
 #include "codegen.h"
+#include "lib.h"
 #include "profiler.h"
 #include "runtime.h"
 
@@ -64,15 +65,8 @@ int cmdline_parse(CmdLine *cl, int argc, char **argv);
 int cmdline_child_skips(const char *a);
 
 /* tilec.c */
-/* A cubin from the cache or from NVRTC (exit code; 4 after an NVRTC failure). */
-typedef struct Binary {
-    void *cubin;
-    size_t size;
-    bool cache_hit;
-    double compile_s;
-    int registers, spill_bytes;   /* from ptxas; -1 on a cache hit */
-} Binary;
-int obtain_cubin(Ctx *c, const CgKernel *ck, const char *arch, const Options *opts, Binary *bin);
+/* How lib/cubin.c builds for this command line (the cache, -v). */
+LibBuild build_options(const Options *opts, const char *arch);
 
 /* emit_lib.c */
 /* `--emit-lib DIR`: DIR/NAME.h and DIR/NAME.c for kernel k, its cubins for

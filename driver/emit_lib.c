@@ -16,7 +16,7 @@
 typedef struct Variant {
     const char *arch;
     CgKernel ck;
-    Binary bin;
+    LibBinary bin;
 } Variant;
 
 /* The C type a scalar parameter is passed as. */
@@ -408,7 +408,8 @@ int emit_lib(Ctx *c, KernelInfo *k, const char *file, const char *dir, const cha
             break;
         }
         vars[nv].arch = archs[a];
-        rc = obtain_cubin(c, &vars[nv].ck, archs[a], &o, &vars[nv].bin);
+        LibBuild b = build_options(&o, archs[a]);
+        rc = lib_obtain_cubin(c, &vars[nv].ck, &b, &vars[nv].bin);
         if (rc != EXIT_OK) cg_kernel_free(&vars[nv].ck);
         else nv++;
     }

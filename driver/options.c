@@ -151,18 +151,8 @@ static int opt_kernel(CmdLine *cl, const char *v) {
 }
 
 static int opt_arch(CmdLine *cl, const char *v) {
-    bool specific;
-    int n = ir_arch_number(v, &specific);
-    if (!n) return usage_error("--arch: '%s' is not sm_XX or sm_XXa", v);
-    if (n < 80) return usage_error("--arch: %s is older than sm_80, which tilec does not target", v);
-    char known[256];
-    if (!rt_nvrtc_targets(n, known)) {
-        fprintf(stderr, "tilec: --arch: this NVRTC cannot compile for %s (it can for %s)\n", v, known);
-        return EXIT_USAGE;
-    }
-    /* the arch-specific "a" targets exist from sm_90 on (sm_90a: wgmma, setmaxnreg) */
-    if (specific && n < 90)
-        return usage_error("--arch: %s does not exist: arch-specific targets (sm_XXa) start at sm_90a", v);
+    char err[300];
+    if (!lib_check_arch(v, err)) return usage_error("--arch: %s", err);
     cl->arch = v;
     if (cl->narchs == MAX_EMIT_ARCHS) return usage_error("--arch: at most %s targets", "8");
     cl->archs[cl->narchs++] = v;
@@ -181,75 +171,13 @@ static int opt_backend(CmdLine *cl, const char *v) {
     return usage_error("--backend: '%s' is not nvrtc or llvm", v);
 }
 
-/* NAME=VALUE with VALUE an integer (decimal or 0x, `_` allowed), a float,
- * true or false. */
-static bool parse_override(char *item, Override *o) {
-    char *eq = strchr(item, '=');
-    if (!eq || eq == item) return false;
-    *eq = 0;
-    const char *v = eq + 1;
-    for (const char *p = item; *p; p++)
-        if (!(*p == '_' || (*p >= '0' && *p <= '9' && p != item) || ((*p | 0x20) >= 'a' && (*p | 0x20) <= 'z')))
-            return false;
-    o->name = item;
-    if (!strcmp(v, "true") || !strcmp(v, "false")) {
-        o->i = v[0] == 't';
-        o->is_bool = true;
-        return true;
-    }
-    char clean[64];
-    size_t n = 0;
-    for (const char *p = v; *p; p++) {
-        if (*p == '_') continue;
-        if (n + 1 >= sizeof clean) return false;
-        clean[n++] = *p;
-    }
-    clean[n] = 0;
-    if (n == 0) return false;
-    char *end;
-    errno = 0;
-    long long iv = strtoll(clean, &end, 0);
-    if (*end == 0 && errno == 0) {
-        o->i = iv;
-        return true;
-    }
-    errno = 0;
-    double fv = strtod(clean, &end);
-    if (*end == 0 && errno == 0) {
-        o->is_float = true;
-        o->f = fv;
-        return true;
-    }
-    return false;
-}
-
 static int opt_set(CmdLine *cl, const char *v) {
-    /* tokenised in a copy: argv stays intact for the --ncu child */
-    char *list = strdup(v);
-    if (!list) die("out of memory");
-    int rc = CONTINUE;
-    for (char *save = NULL, *item = strtok_r(list, ",", &save); item && rc == CONTINUE;
-         item = strtok_r(NULL, ",", &save)) {
-        if (cl->n_overrides == MAX_OVERRIDES) return usage_error("%s: too many values (at most 64)", "--set");
-        Override *o = &cl->overrides[cl->n_overrides];
-        memset(o, 0, sizeof *o);
-        char given[256];
-        snprintf(given, sizeof given, "%s", item); /* parse_override cuts item at '=' */
-        if (!parse_override(item, o)) {
-            const char *eq = strchr(given, '=');
-            if (eq && o->name) {
-                char what[300];
-                snprintf(what, sizeof what, "%.*s: '%s'", (int)(eq - given), given, eq + 1);
-                return usage_error("--set %s is not a number (an integer, a float, true or false) or is too large",
-                                   what);
-            }
-            return usage_error("--set: '%s' is not NAME=VALUE", given);
-        }
-        for (int j = 0; j < cl->n_overrides; j++)
-            if (!strcmp(cl->overrides[j].name, o->name)) rc = usage_error("--set: '%s' is given twice", o->name);
-        cl->n_overrides++;
-    }
-    return rc; /* the list stays allocated: the overrides point into it */
+    /* parsed in a copy (argv stays intact for the --ncu child) that stays
+     * allocated: the overrides point into it */
+    char *list = xstrdup(v), err[300];
+    if (!lib_parse_set(list, "--set", cl->overrides, MAX_OVERRIDES, &cl->n_overrides, err))
+        return usage_error("%s", err);
+    return CONTINUE;
 }
 
 /* ---- running and profiling ---- */

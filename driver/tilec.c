@@ -1,75 +1,13 @@
 /* tilec.c - the command line (LANGUAGE.md §7): a thin layer over libtilec. */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "driver.h"
 
-/* Generated code that does not compile is a tilec bug: say so in one
- * sentence (res->error has NVRTC's first error) and exit 4. The evidence (source and
- * log) goes to tilec's cache directory, under failed/, and nowhere else: no
- * input may make tilec write outside its cache and the files it was asked
- * for. With the cache off nothing is kept (--emit-cuda shows the source). */
-static int nvrtc_failed(Ctx *c, const CgKernel *ck, const char *cu_name, const RtCompileResult *res,
-                        const Options *opts) {
-    RtCache cache;
-    char warn[256];
-    rt_cache_init(&cache, opts->cache_dir, opts->no_cache, warn);
-    char *kept = NULL;
-    if (cache.enabled) {
-        char *dir = arena_printf(&c->arena, "%s/failed", cache.dir);
-        char *src = arena_printf(&c->arena, "%s/%s", dir, cu_name), *log = arena_printf(&c->arena, "%s/%s.nvrtc.log", dir, ck->name);
-        if ((mkdir(dir, 0700) == 0 || errno == EEXIST) && file_write_atomic(src, ck->source, ck->source_len) &&
-            file_write_atomic(log, res->log, strlen(res->log)))
-            kept = arena_printf(&c->arena, "; the source and log are in %s", dir);
-    }
-    fprintf(stderr, "tilec: %s (this is a bug in tilec%s)\n", res->error, kept ? kept : "; --emit-cuda shows the source");
-    return EXIT_CUDA;
-}
-
-int obtain_cubin(Ctx *c, const CgKernel *ck, const char *arch, const Options *opts, Binary *bin) {
-    memset(bin, 0, sizeof *bin);
-    bin->registers = bin->spill_bytes = -1;
-    RtCache cache;
-    char key[HASH_KEY_SIZE] = "", warn[256];
-    rt_cache_init(&cache, opts->cache_dir, opts->no_cache, warn);
-    if (warn[0]) fprintf(stderr, "tilec: warning: %s\n", warn);
-    if (cache.enabled) {
-        char target[256], plan[256];
-        target_describe(&opts->target, target, sizeof target);
-        plan_describe(&opts->plan, plan, sizeof plan);
-        const char *parts[] = {ck->source, arch, target, plan, rt_nvrtc_version(), TILEC_VERSION, "cubin"};
-        hash_key(key, parts, 7);
-        if (rt_cache_get(&cache, key, &bin->cubin, &bin->size)) {
-            bin->cache_hit = true;
-            if (verbose) fprintf(stderr, "tilec: cache hit for %s (%s/%s.cubin)\n", ck->name, cache.dir, key);
-            return EXIT_OK;
-        }
-        if (verbose) fprintf(stderr, "tilec: cache miss for %s\n", ck->name);
-    }
-    RtCompileOptions ro = {.arch = arch, .want_cubin = true};
-    RtCompileResult res;
-    char *cu_name = arena_printf(&c->arena, "%s.cu", ck->name);
-    if (!rt_compile(ck->source, cu_name, &ro, &res)) {
-        int rc = nvrtc_failed(c, ck, cu_name, &res, opts);
-        rt_compile_result_free(&res);
-        return rc;
-    }
-    if (verbose)
-        fprintf(stderr, "tilec: %s for %s: %d registers, %d bytes spill stores, %d bytes spill loads, %lld bytes dynamic shared memory, compiled in %.3f s\n",
-                ck->name, arch, res.registers, res.spill_store_bytes, res.spill_load_bytes, (long long)ck->smem_bytes,
-                res.seconds);
-    if (verbose && res.perf_warning[0]) fprintf(stderr, "tilec: ptxas: %s\n", res.perf_warning);
-    rt_cache_put(&cache, key, res.cubin, res.cubin_size);
-    bin->cubin = res.cubin;
-    bin->size = res.cubin_size;
-    res.cubin = NULL;
-    bin->compile_s = res.seconds;
-    bin->registers = res.registers;
-    bin->spill_bytes = res.spill_store_bytes;
-    rt_compile_result_free(&res);
-    return EXIT_OK;
+LibBuild build_options(const Options *opts, const char *arch) {
+    return (LibBuild){.arch = arch, .target = &opts->target, .plan = &opts->plan, .cache_dir = opts->cache_dir,
+                      .no_cache = opts->no_cache, .verbose = verbose, .err = stderr};
 }
 
 /* Whether paths a and b name one existing file. */
@@ -134,15 +72,16 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
     if (act == ACT_CUDA) {
         rc = emit_text(out_path, ck.source, ck.source_len);
     } else if (act == ACT_PTX) {
-        RtCompileOptions ro = {.arch = arch, .want_ptx = true};
-        RtCompileResult res;
-        char *cu_name = arena_printf(&c->arena, "%s.cu", ck.name);
-        if (rt_compile(ck.source, cu_name, &ro, &res)) rc = emit_text(out_path, res.ptx, res.ptx_size);
-        else rc = nvrtc_failed(c, &ck, cu_name, &res, opts);
-        rt_compile_result_free(&res);
+        LibBuild b = build_options(opts, arch);
+        char *ptx;
+        size_t size;
+        rc = lib_obtain_ptx(c, &ck, &b, &ptx, &size);
+        if (rc == EXIT_OK) rc = emit_text(out_path, ptx, size);
+        free(ptx);
     } else if (act == ACT_CUBIN || act == ACT_SASS || act == ACT_RUN || act == ACT_PROFILE) {
-        Binary bin;
-        rc = obtain_cubin(c, &ck, arch, opts, &bin);
+        LibBuild b = build_options(opts, arch);
+        LibBinary bin;
+        rc = lib_obtain_cubin(c, &ck, &b, &bin);
         if (rc == EXIT_OK && act == ACT_SASS) rc = sass_print(bin.cubin, bin.size, stdout);
         if (rc == EXIT_OK && (act == ACT_RUN || act == ACT_PROFILE) && !opts->have_device) {
             /* everything up to the launch works without a GPU */
@@ -188,72 +127,9 @@ static int check_lowering(Ctx *c, const PtrVec *kernels, const char *file, const
     return rc;
 }
 
-/* Whether a checked kernel has a tensor parameter called name. */
-static bool names_tensor(const PtrVec *kernels, const char *name) {
-    for (int i = 0; i < kernels->len; i++) {
-        const KernelInfo *k = kernels->items[i];
-        for (int j = 0; j < k->params.len; j++) {
-            const Sym *p = k->params.items[j];
-            if (p->kind == SYM_TENSOR && !strcmp(p->name->s, name)) return true;
-        }
-    }
-    return false;
-}
-
-/* What the passes may assume of the GPU: the device's own figures where
- * tilec runs the kernel on it, else the preset of the --arch target. */
-static void choose_target(CmdLine *cl) {
-    Options *o = &cl->opts;
-    static char own_arch[16];
-    if (o->have_device && !cl->arch) {
-        rt_device_arch(&o->device, own_arch);
-        cl->arch = own_arch;
-    }
-    if (!cl->arch) cl->arch = "sm_90a";
-    target_preset(cl->arch, &o->target);
-    if (o->have_device && o->device.cc_major * 10 + o->device.cc_minor == o->target.arch) {
-        o->target.sms = o->device.sms;
-        o->target.smem_per_sm = o->device.smem_per_sm;
-        o->target.smem_per_block = o->device.smem_per_block_optin;
-        o->target.regs_per_sm = o->device.regs_per_sm;
-        o->target.threads_per_sm = o->device.max_threads_per_sm;
-    }
-}
-
-/* Whether the program has a kernel named cl->kernel (said on stderr when not). */
-static bool kernel_found(const Node *prog, const CmdLine *cl) {
-    for (int i = 0; i < prog->u.list.len; i++) {
-        const Node *it = prog->u.list.items[i];
-        if (it->kind == N_KERNEL && !strcmp(it->u.kernel.name->s, cl->kernel)) return true;
-    }
-    fprintf(stderr, "tilec: no kernel named '%s' in %s; it has:", cl->kernel, cl->file);
-    for (int i = 0; i < prog->u.list.len; i++) {
-        const Node *it = prog->u.list.items[i];
-        if (it->kind == N_KERNEL) fprintf(stderr, " %s", it->u.kernel.name->s);
-    }
-    fputc('\n', stderr);
-    return false;
-}
-
 /* Every --set value was used, and validly: EXIT_OK, or said and EXIT_USAGE. */
 static int overrides_used(const CmdLine *cl, const PtrVec *kernels) {
-    for (int i = 0; i < cl->n_overrides; i++)
-        if (cl->overrides[i].invalid) {
-            fprintf(stderr, "tilec: --set %s: %s\n", cl->overrides[i].name, cl->overrides[i].invalid);
-            return EXIT_USAGE;
-        }
-    for (int i = 0; i < cl->n_overrides; i++) {
-        const Override *o = &cl->overrides[i];
-        if (o->used) continue;
-        if (names_tensor(kernels, o->name))
-            fprintf(stderr, "tilec: --set %s: '%s' is a tensor; --set takes the sizes of its dimensions, scalars, "
-                            "where constants and tunables\n", o->name, o->name);
-        else
-            fprintf(stderr, "tilec: --set %s: no kernel%s has a size, scalar, where constant or tunable named '%s'\n",
-                    o->name, cl->kernel ? " selected" : "", o->name);
-        return EXIT_USAGE;
-    }
-    return EXIT_OK;
+    return lib_overrides_used(stderr, "--set", cl->overrides, cl->n_overrides, kernels, cl->kernel != NULL);
 }
 
 /* The one checked kernel an action that lowers works on: autotuned, or
@@ -294,7 +170,7 @@ static int act_on_kernel(Ctx *c, Node *prog, KernelInfo *k, CmdLine *cl) {
 static int act_on_program(Ctx *c, Node *prog, CmdLine *cl) {
     int rc = EXIT_OK;
     if (cl->act == ACT_AST) rc = emit_printed(cl->out_path, print_ast, prog);
-    if (cl->kernel && !kernel_found(prog, cl)) return EXIT_USAGE;
+    if (cl->kernel && !lib_kernel_found(stderr, prog, cl->kernel, cl->file)) return EXIT_USAGE;
     SemaOptions opt = {.overrides = cl->overrides, .n_overrides = cl->n_overrides, .only_kernel = cl->kernel};
     PtrVec kernels = sema_check(c, prog, &opt);
     for (int i = 0; i < cl->n_overrides; i++)
@@ -325,7 +201,8 @@ int main(int argc, char **argv) {
     if (cl.out_path && same_file(cl.out_path, cl.file)) return usage_error("-o '%s' is the input file", cl.out_path);
     if (cl.act == ACT_RUN || cl.act == ACT_PROFILE || cl.act == ACT_AUTOTUNE)
         cl.opts.have_device = rt_device_open(&cl.opts.device, cl.opts.device_err);
-    choose_target(&cl);
+    /* the device's own figures where tilec runs the kernel on it, else the --arch preset's */
+    lib_choose_target(cl.arch, cl.opts.have_device ? &cl.opts.device : NULL, &cl.opts.target, &cl.arch);
 
     Ctx c;
     ctx_init(&c, stderr);

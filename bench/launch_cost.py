@@ -1,0 +1,62 @@
+"""launch_cost.py - host cost of one call of a cached kernel from Python:
+tilec's k(X, Y, Z) on examples/add.tile at N = 4096 (the GPU work tiny),
+back to back, beside a Triton kernel doing the same add, in the same run.
+Prints the median over rounds of the per-call host time in microseconds.
+Run on the GPU machine: python3 bench/launch_cost.py [CALLS] (after ./build.sh)."""
+import os
+import statistics
+import sys
+import time
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+import tilec  # noqa: E402
+
+N = 4096
+CALLS = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
+
+
+def per_call_us(fn, rounds=7):
+    """The median over rounds of (host time of CALLS calls) / CALLS, each
+    round after a synchronisation; the GPU drains after the clock stops."""
+    out = []
+    for _ in range(rounds):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(CALLS):
+            fn()
+        out.append((time.perf_counter() - t0) / CALLS * 1e6)
+        torch.cuda.synchronize()
+    return statistics.median(out)
+
+
+def main():
+    x = torch.randn(N, device="cuda", dtype=torch.float16)
+    y = torch.randn(N, device="cuda", dtype=torch.float16)
+    z = torch.empty_like(x)
+    k = tilec.compile(os.path.join(HERE, "..", "examples", "add.tile"), set={"N": N, "BLOCK": 1024})
+    k(x, y, z)
+    torch.cuda.synchronize()
+    assert torch.equal(z, x + y), "tilec's add is wrong"
+    print("tilec  k(X, Y, Z):   %.2f us a call" % per_call_us(lambda: k(x, y, z)))
+    try:
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def add(X, Y, Z, n, BLOCK: tl.constexpr):
+            i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            tl.store(Z + i, tl.load(X + i, mask=i < n) + tl.load(Y + i, mask=i < n), mask=i < n)
+
+        grid = (N // 1024,)
+        add[grid](x, y, z, N, BLOCK=1024)
+        print("triton add[grid](...): %.2f us a call" % per_call_us(lambda: add[grid](x, y, z, N, BLOCK=1024)))
+    except ImportError:
+        print("triton: not installed")
+    print("torch  torch.add(out=): %.2f us a call" % per_call_us(lambda: torch.add(x, y, out=z)))
+
+
+if __name__ == "__main__":
+    main()

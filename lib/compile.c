@@ -1,0 +1,236 @@
+/* compile.c - tilec_compile: the `tilec` command's compile path on a
+ * string. Source from memory, parse, check with the `set` values, choose the
+ * kernel, the target (the GPU present, or the arch's preset), build the IR,
+ * run the passes, generate CUDA C, and the cubin from the disk cache or
+ * NVRTC. Everything the compile says goes to *diagnostics. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib.h"
+
+enum { MAX_SET = 64 };
+
+/* What tilec_options asks for, checked. */
+typedef struct Request {
+    const char *arch;          /* as given, NULL: the device's or sm_90a */
+    const char *cache_dir;
+    Override ov[MAX_SET];
+    int nov;
+    RtDevice dev;
+    bool have_device;
+    Target target;
+    PlanOptions plan;
+} Request;
+
+static int read_options(Ctx *c, const tilec_options *opt, Request *r) {
+    char err[300];
+    if (opt && opt->backend && strcmp(opt->backend, "nvrtc")) {
+        if (!strcmp(opt->backend, "llvm"))
+            fprintf(c->err, "tilec: the llvm backend is not available in this build yet\n");
+        else
+            fprintf(c->err, "tilec: backend: '%s' is not nvrtc or llvm\n", opt->backend);
+        return LIB_USAGE;
+    }
+    r->arch = opt ? opt->arch : NULL;
+    r->cache_dir = opt ? opt->cache_dir : NULL;
+    if (r->arch && !lib_check_arch(r->arch, err)) {
+        fprintf(c->err, "tilec: arch: %s\n", err);
+        return LIB_USAGE;
+    }
+    if (opt && opt->set) {
+        char *list = arena_strndup(&c->arena, opt->set, strlen(opt->set)); /* the overrides point into it */
+        if (!lib_parse_set(list, "set", r->ov, MAX_SET, &r->nov, err)) {
+            fprintf(c->err, "tilec: %s\n", err);
+            return LIB_USAGE;
+        }
+    }
+    /* the device, where there is one, gives the arch and the target's figures */
+    char why[256];
+    r->have_device = rt_device_open(&r->dev, why);
+    lib_choose_target(r->arch, r->have_device ? &r->dev : NULL, &r->target, &r->arch);
+    r->plan = plan_defaults();
+    return LIB_OK;
+}
+
+/* The source into c, as tilec reads a file: at most LIMIT_SOURCE_BYTES, a
+ * UTF-8 byte-order mark left out. */
+static int load_source(Ctx *c, const char *source, const char *file) {
+    size_t len = strlen(source);
+    if (len > LIMIT_SOURCE_BYTES) {
+        fprintf(c->err, "%s:1:1: error: the source is larger than the 16 MiB limit for source files\n", file);
+        return LIB_SOURCE;
+    }
+    if (len >= 3 && !memcmp(source, "\xEF\xBB\xBF", 3)) source += 3, len -= 3;
+    source_from_string(&c->src, file, source, len);
+    return LIB_OK;
+}
+
+/* Parse and check; *info is the one kernel to compile. */
+static int check_program(Ctx *c, const char *name, Request *r, KernelInfo **info) {
+    Node *prog = fe_parse(c);
+    if (c->errors) return LIB_SOURCE;
+    if (name && !lib_kernel_found(c->err, prog, name, c->src.name)) return LIB_USAGE;
+    SemaOptions so = {.overrides = r->ov, .n_overrides = r->nov, .only_kernel = name};
+    PtrVec kernels = sema_check(c, prog, &so);
+    for (int i = 0; i < r->nov; i++)
+        if (r->ov[i].invalid) return lib_overrides_used(c->err, "set", r->ov, r->nov, &kernels, name != NULL);
+    if (c->errors) return LIB_SOURCE;
+    int rc = lib_overrides_used(c->err, "set", r->ov, r->nov, &kernels, name != NULL);
+    if (rc != LIB_OK) return rc;
+    if (kernels.len == 0) {
+        fprintf(c->err, "tilec: %s has no kernel\n", c->src.name);
+        return LIB_SOURCE;
+    }
+    if (kernels.len != 1) {
+        fprintf(c->err, "tilec: %s has %d kernels; choose one by name:", c->src.name, kernels.len);
+        for (int i = 0; i < kernels.len; i++) fprintf(c->err, " %s", ((KernelInfo *)kernels.items[i])->name->s);
+        fputc('\n', c->err);
+        return LIB_USAGE;
+    }
+    *info = kernels.items[0];
+    return LIB_OK;
+}
+
+/* The parameters as tilec_launch checks them. */
+static void record_params(tilec_kernel *k, const KernelInfo *info) {
+    k->nparams = info->params.len;
+    k->params = xcalloc((size_t)k->nparams + 1, sizeof *k->params);
+    for (int i = 0; i < k->nparams; i++) {
+        const Sym *s = info->params.items[i];
+        LibParam *p = &k->params[i];
+        p->name = xstrdup(s->name->s);
+        p->tensor = s->kind == SYM_TENSOR;
+        p->dtype = s->dtype;
+        p->mode = s->mode;
+        if (p->tensor) {
+            k->ntensors++;
+            p->rank = s->rank;
+            for (int d = 0; d < s->rank; d++) {
+                p->shape[d] = s->shape[d];
+                p->dim_name[d] = s->dim_sym[d] ? xstrdup(s->dim_sym[d]->name->s) : NULL;
+            }
+        } else {
+            k->nscalars++; /* a run-time argument: any value of its dtype */
+        }
+    }
+}
+
+/* The parameters as JSON, for bindings (tilec_get "params"):
+ * {"name": K, "params": [{"name", "kind": "tensor"|"scalar", "dtype",
+ * "mode", "shape", "dims"}...]}; a literal dimension's name is null. */
+static void params_json(tilec_kernel *k) {
+    LibText t;
+    JsonWriter w;
+    json_init(&w, lib_text_open(&t), 0);
+    json_object(&w, JSON_COMPACT);
+    json_key(&w, "name");
+    json_string(&w, k->name);
+    json_key(&w, "params");
+    json_array(&w, JSON_COMPACT);
+    static const char *const modes[] = {"in", "out", "inout"};
+    for (int i = 0; i < k->nparams; i++) {
+        const LibParam *p = &k->params[i];
+        json_object(&w, JSON_COMPACT);
+        json_key(&w, "name");
+        json_string(&w, p->name);
+        json_key(&w, "kind");
+        json_string(&w, p->tensor ? "tensor" : "scalar");
+        json_key(&w, "dtype");
+        json_string(&w, dtype_name(p->dtype));
+        if (p->tensor) {
+            json_key(&w, "mode");
+            json_string(&w, modes[p->mode]);
+            json_key(&w, "shape");
+            json_array(&w, JSON_COMPACT);
+            for (int d = 0; d < p->rank; d++) json_int(&w, p->shape[d]);
+            json_end(&w);
+            json_key(&w, "dims");
+            json_array(&w, JSON_COMPACT);
+            for (int d = 0; d < p->rank; d++) json_string(&w, p->dim_name[d]);
+            json_end(&w);
+        }
+        json_end(&w);
+    }
+    json_end(&w);
+    json_end(&w);
+    lib_text_close(&t, &k->params_json);
+    k->params_json_len = k->params_json ? strlen(k->params_json) : 0;
+}
+
+/* The kernel object: what the passes and codegen made, and the cubin. */
+static tilec_kernel *kernel_new(const KernelInfo *info, const CgKernel *ck, const char *arch, LibBinary *bin) {
+    tilec_kernel *k = xcalloc(1, sizeof *k);
+    pthread_mutex_init(&k->lock, NULL);
+    k->name = xstrdup(info->name->s);
+    k->symbol = xstrdup(ck->name);
+    k->arch = xstrdup(arch);
+    k->cuda = xmalloc(ck->source_len + 1);
+    memcpy(k->cuda, ck->source, ck->source_len);
+    k->cuda[ck->source_len] = 0;
+    k->cuda_len = ck->source_len;
+    k->cubin = bin->cubin;
+    k->cubin_size = bin->size;
+    bin->cubin = NULL;
+    for (int d = 0; d < 3; d++) k->grid[d] = ck->grid[d];
+    k->block = ck->block;
+    k->smem = ck->smem_bytes;
+    k->ntma = ck->ntma;
+    memcpy(k->tma, ck->tma, sizeof k->tma);
+    k->persistent = ck->persistent;
+    k->cluster = ck->cluster;
+    record_params(k, info);
+    params_json(k);
+    return k;
+}
+
+/* IR, passes, CUDA C, cubin. */
+static int lower(Ctx *c, KernelInfo *info, Request *r, tilec_kernel **out) {
+    IrKernel *ir = ir_build(c, info, &r->target, &r->plan);
+    if (!pass_run_all(ir, NULL)) return LIB_SOURCE;
+    LibText irtext;
+    ir_print(lib_text_open(&irtext), ir);
+    CgKernel ck;
+    if (!cg_emit(ir, c->src.name, &ck)) {
+        lib_text_close(&irtext, NULL);
+        return LIB_SOURCE;
+    }
+    LibBuild b = {.arch = r->arch, .target = &r->target, .plan = &r->plan, .cache_dir = r->cache_dir, .err = c->err};
+    LibBinary bin;
+    int rc = lib_obtain_cubin(c, &ck, &b, &bin);
+    if (rc == LIB_OK) {
+        tilec_kernel *k = kernel_new(info, &ck, r->arch, &bin);
+        k->cache_dir = lib_strdup(r->cache_dir);
+        lib_text_close(&irtext, &k->ir);
+        k->ir_len = strlen(k->ir);
+        *out = k;
+    } else {
+        lib_text_close(&irtext, NULL);
+    }
+    free(bin.cubin);
+    cg_kernel_free(&ck);
+    return rc;
+}
+
+int tilec_compile(const char *source, const char *filename, const char *name, const tilec_options *opt,
+                  tilec_kernel **out, char **diagnostics) {
+    if (out) *out = NULL;
+    LibText diag;
+    Ctx c;
+    ctx_init(&c, lib_text_open(&diag));
+    int rc = LIB_OK;
+    if (!source || !out) {
+        fprintf(c.err, "tilec: tilec_compile needs %s\n", !source ? "a source text" : "a place for the kernel");
+        rc = LIB_USAGE;
+    }
+    const char *file = filename ? filename : "<string>";
+    Request *r = xcalloc(1, sizeof *r);
+    KernelInfo *info = NULL;
+    if (rc == LIB_OK) rc = read_options(&c, opt, r);
+    if (rc == LIB_OK) rc = load_source(&c, source, file);
+    if (rc == LIB_OK) rc = check_program(&c, name, r, &info);
+    if (rc == LIB_OK) rc = lower(&c, info, r, out);
+    free(r);
+    ctx_free(&c);
+    lib_text_close(&diag, diagnostics);
+    return rc;
+}

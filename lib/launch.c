@@ -1,0 +1,110 @@
+/* launch.c - tilec_launch: the arguments checked (launch_args.c), the
+ * device opened and the kernel's module loaded on first use, the kernel
+ * arguments built (device pointers, converted scalars, TMA tensor maps
+ * encoded for this launch's pointers) and the kernel launched on the
+ * caller's stream. The CUDA driver is loaded at run time (runtime/driver.c,
+ * once per process under its own pthread_once and lock). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib.h"
+
+/* A persistent kernel's blocks loop over its tiles: as many blocks as can
+ * be resident at once, never more than there are tiles (as the profiler
+ * launches it, profiler/run.c). */
+static void persistent_grid(tilec_kernel *k, const RtDevice *dev) {
+    char err[256];
+    int per_sm = 0, clusters = 0;
+    if (!k->persistent) return;
+    if (k->cluster > 1) {
+        /* blocks of a cluster share a GPC, so fewer than SMs / 2 pairs may
+         * fit; a cluster that had to wait for another's end would run all
+         * its tiles after the rest */
+        if (rt_max_active_clusters(&k->fn, k->block, k->smem, k->cluster, &clusters, err) && clusters > 0 &&
+            k->launch_grid[0] > (long long)clusters * k->cluster)
+            k->launch_grid[0] = (long long)clusters * k->cluster;
+    } else if (rt_occupancy(&k->fn, k->block, k->smem, &per_sm, err) && per_sm > 0 &&
+               k->launch_grid[0] > (long long)per_sm * dev->sms) {
+        k->launch_grid[0] = (long long)per_sm * dev->sms;
+    }
+}
+
+/* The device, the module and the function, once per kernel. */
+static int load_once(tilec_kernel *k, FILE *out) {
+    pthread_mutex_lock(&k->lock);
+    int rc = LIB_OK;
+    if (!k->module) {
+        char err[256];
+        RtDevice dev;
+        RtModule *m = NULL;
+        if (!rt_device_open(&dev, err) || !rt_module_load(k->cubin, k->cubin_size, &m, err) ||
+            !rt_kernel_get(m, k->symbol, &k->fn, err)) {
+            fprintf(out, "tilec: cannot launch kernel '%s' (compiled for %s): %s\n", k->name, k->arch, err);
+            rt_module_unload(m);
+            rc = LIB_CUDA;
+        } else {
+            for (int d = 0; d < 3; d++) k->launch_grid[d] = k->grid[d];
+            persistent_grid(k, &dev);
+            k->module = m; /* last: other threads see a module only with its grid */
+        }
+    }
+    pthread_mutex_unlock(&k->lock);
+    return rc;
+}
+
+/* The kernel's arguments in parameter order, then its TMA tensor maps. */
+typedef struct Args {
+    void *params[64 + CG_MAX_TMA];
+    uint64_t ptr[64];
+    LibScalar scalar[64];
+    _Alignas(64) unsigned char maps[CG_MAX_TMA][RT_TENSOR_MAP_BYTES];
+} Args;
+
+static int build_args(const tilec_kernel *k, const tilec_tensor *t, const double *s, Args *a, FILE *out) {
+    char err[256];
+    for (int i = 0, ti = 0, si = 0; i < k->nparams; i++) {
+        if (k->params[i].tensor) {
+            a->ptr[i] = (uint64_t)(uintptr_t)t[ti++].data;
+            a->params[i] = &a->ptr[i];
+        } else {
+            lib_scalar(k->params[i].dtype, s[si++], &a->scalar[i]);
+            a->params[i] = &a->scalar[i];
+        }
+    }
+    /* the maps describe the compiled extents; with dynamic sizes their
+     * dims and strides would come from the shapes given here */
+    for (int m = 0; m < k->ntma; m++) {
+        const RtTensorMapSpec *spec = &k->tma[m];
+        if (!rt_tensor_map_encode(spec, a->ptr[spec->param], a->maps[m], err)) {
+            fprintf(out, "tilec: kernel '%s': %s\n", k->name, err);
+            return LIB_CUDA;
+        }
+        a->params[k->nparams + m] = a->maps[m];
+    }
+    return LIB_OK;
+}
+
+int tilec_launch(tilec_kernel *k, const tilec_tensor *tensors, int ntensors, const double *scalars, int nscalars,
+                 void *stream, char **diagnostics) {
+    LibText diag;
+    FILE *out = lib_text_open(&diag);
+    int rc = LIB_OK;
+    if (!k) {
+        fputs("tilec: tilec_launch needs a kernel\n", out);
+        rc = LIB_USAGE;
+    } else if (k->nparams > 64) {
+        fprintf(out, "tilec: kernel '%s' has %d parameters; tilec_launch takes at most 64\n", k->name, k->nparams);
+        rc = LIB_USAGE;
+    }
+    if (rc == LIB_OK) rc = lib_check_args(k, tensors, ntensors, scalars, nscalars, out);
+    if (rc == LIB_OK) rc = load_once(k, out);
+    Args a; /* on the stack: the launch copies the arguments it is given */
+    if (rc == LIB_OK) rc = build_args(k, tensors, scalars, &a, out);
+    char err[256];
+    if (rc == LIB_OK && !rt_launch(&k->fn, k->launch_grid, k->block, k->smem, a.params, stream, err)) {
+        fprintf(out, "tilec: kernel '%s': %s\n", k->name, err);
+        rc = LIB_CUDA;
+    }
+    lib_text_close(&diag, diagnostics);
+    return rc;
+}

@@ -1,0 +1,133 @@
+/* launch_args.c - tilec_launch's arguments: checked against what the
+ * kernel was compiled for before anything touches the GPU, and scalars
+ * converted from double to their declared dtype. */
+#include <math.h>
+#include <string.h>
+
+#include "lib.h"
+
+/* The parameter names of one kind, "A, B, C", for a count mismatch. */
+static void print_names(FILE *err, const tilec_kernel *k, bool tensor) {
+    const char *sep = "";
+    for (int i = 0; i < k->nparams; i++)
+        if (k->params[i].tensor == tensor) {
+            fprintf(err, "%s%s", sep, k->params[i].name);
+            sep = ", ";
+        }
+}
+
+static bool counts_match(const tilec_kernel *k, const tilec_tensor *t, int nt, const double *s, int ns, FILE *err) {
+    if (nt != k->ntensors || (nt > 0 && !t)) {
+        fprintf(err, "tilec: kernel '%s' takes %d tensor%s (", k->name, k->ntensors, k->ntensors == 1 ? "" : "s");
+        print_names(err, k, true);
+        fprintf(err, "), given %d%s\n", nt, nt > 0 && !t ? " and a NULL array" : "");
+        return false;
+    }
+    if (ns != k->nscalars || (ns > 0 && !s)) {
+        fprintf(err, "tilec: kernel '%s' takes %d scalar%s", k->name, k->nscalars, k->nscalars == 1 ? "" : "s");
+        if (k->nscalars) {
+            fputs(" (", err);
+            print_names(err, k, false);
+            fputc(')', err);
+        }
+        fprintf(err, ", given %d%s\n", ns, ns > 0 && !s ? " and a NULL array" : "");
+        return false;
+    }
+    return true;
+}
+
+/* One tensor against its parameter (position pos, from 1). Dynamic sizes
+ * will be read from the shape here; today every size is fixed. */
+static bool tensor_matches(const LibParam *p, int pos, const tilec_tensor *t, FILE *err) {
+    if (t->ndim != p->rank) {
+        fprintf(err, "tilec: tensor '%s' (parameter %d) has %d dimension%s, the kernel takes %d\n", p->name, pos,
+                t->ndim, t->ndim == 1 ? "" : "s", p->rank);
+        return false;
+    }
+    if (p->rank > 0 && !t->shape) {
+        fprintf(err, "tilec: tensor '%s' (parameter %d): the shape is NULL\n", p->name, pos);
+        return false;
+    }
+    bool ok = true;
+    for (int d = 0; d < p->rank; d++) {
+        if (t->shape[d] == p->shape[d]) continue;
+        fprintf(err, "tilec: tensor '%s' (parameter %d): dimension %d", p->name, pos, d);
+        if (p->dim_name[d]) fprintf(err, " (%s)", p->dim_name[d]);
+        fprintf(err, " is %lld, the kernel was compiled for %lld\n", (long long)t->shape[d], (long long)p->shape[d]);
+        ok = false;
+    }
+    if (!t->data) {
+        fprintf(err, "tilec: tensor '%s' (parameter %d): the data pointer is NULL\n", p->name, pos);
+        ok = false;
+    }
+    return ok;
+}
+
+/* Whether v is a value of integer dtype t. */
+static bool int_fits(Dtype t, double v) {
+    if (!isfinite(v) || v != floor(v)) return false;
+    switch (t) {
+    case DT_BOOL: return v == 0 || v == 1;
+    case DT_I8: return v >= -128 && v <= 127;
+    case DT_U8: return v >= 0 && v <= 255;
+    case DT_I16: return v >= -32768 && v <= 32767;
+    case DT_U16: return v >= 0 && v <= 65535;
+    case DT_I32: return v >= -2147483648.0 && v <= 2147483647.0;
+    case DT_U32: return v >= 0 && v <= 4294967295.0;
+    case DT_I64: return v >= -9223372036854775808.0 && v < 9223372036854775808.0;
+    default: return v >= 0 && v < 18446744073709551616.0; /* u64 */
+    }
+}
+
+static bool scalar_matches(const LibParam *p, int pos, double v, FILE *err) {
+    bool is_int = p->dtype == DT_BOOL || dtype_is_int(p->dtype);
+    if (is_int && !int_fits(p->dtype, v)) {
+        fprintf(err, "tilec: scalar '%s' (parameter %d): %.17g is not a value of %s\n", p->name, pos, v,
+                dtype_name(p->dtype));
+        return false;
+    }
+    return true;
+}
+
+int lib_check_args(const tilec_kernel *k, const tilec_tensor *t, int nt, const double *s, int ns, FILE *err) {
+    if (!counts_match(k, t, nt, s, ns, err)) return LIB_USAGE;
+    bool ok = true;
+    for (int i = 0, ti = 0, si = 0; i < k->nparams; i++) {
+        const LibParam *p = &k->params[i];
+        if (p->tensor) ok &= tensor_matches(p, i + 1, &t[ti++], err);
+        else ok &= scalar_matches(p, i + 1, s[si++], err);
+    }
+    return ok ? LIB_OK : LIB_USAGE;
+}
+
+void lib_scalar(Dtype t, double v, LibScalar *a) {
+    memset(a, 0, sizeof *a);
+    switch (t) {
+    case DT_F64: a->f64 = v; break;
+    case DT_F32: a->f32 = (float)v; break;
+    case DT_F16: case DT_BF16: a->bits16 = (uint16_t)dtype_narrow_bits(t, v); break;
+    case DT_F8E4M3: case DT_F8E5M2: a->i8 = (signed char)dtype_narrow_bits(t, v); break;
+    case DT_I64: a->i64 = (long long)v; break;
+    case DT_U64: {
+        uint64_t u = (uint64_t)v;
+        memcpy(&a->i64, &u, sizeof u);
+        break;
+    }
+    case DT_I32: a->i32 = (int)v; break;
+    case DT_U32: {
+        uint32_t u = (uint32_t)v;
+        memcpy(&a->i32, &u, sizeof u);
+        break;
+    }
+    case DT_I16: a->i16 = (short)v; break;
+    case DT_U16: a->bits16 = (uint16_t)v; break;
+    case DT_I8: a->i8 = (signed char)v; break;
+    case DT_U8: {
+        unsigned char u = (unsigned char)v;
+        memcpy(&a->i8, &u, 1);
+        break;
+    }
+    case DT_BOOL: a->b = v != 0; break;
+    default: a->f32 = (float)v; break;
+    }
+}

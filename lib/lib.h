@@ -1,0 +1,127 @@
+/* lib.h - inside libtilec: the kernel object behind tilec_kernel, and the
+ * pieces of the compile path that the `tilec` command shares with the
+ * library (the --set parser, the target choice, the cubin from the cache or
+ * NVRTC), so that both compile one way. */
+#ifndef TILEC_LIB_H
+#define TILEC_LIB_H
+
+#include <pthread.h>
+
+#include "codegen.h"
+#include "runtime.h"
+#include "tilec.h"
+
+enum { LIB_OK = 0, LIB_SOURCE = 1, LIB_USAGE = 2, LIB_CUDA = 4 };
+
+/* One parameter of a compiled kernel, as tilec_launch checks it. */
+typedef struct LibParam {
+    char *name;
+    bool tensor;               /* else a scalar */
+    Dtype dtype;
+    int rank;                  /* tensors */
+    int64_t shape[MAX_RANK];   /* the compiled extent of each dimension */
+    char *dim_name[MAX_RANK];  /* its size variable, or NULL for a literal */
+    ParamMode mode;            /* tensors: in, out, inout */
+} LibParam;
+
+struct tilec_kernel {
+    char *name;                /* the kernel's name in the program */
+    char *symbol;              /* the extern "C" name in the module */
+    char *arch;
+    char *cache_dir;           /* tilec_options.cache_dir (NULL: the default) */
+    char *cuda;   size_t cuda_len;
+    char *ir;     size_t ir_len;
+    void *cubin;  size_t cubin_size;
+    char *params_json; size_t params_json_len;   /* tilec_get "params" */
+    LibParam *params;
+    int nparams, ntensors, nscalars;
+    /* the launch shape (CgKernel's) */
+    int64_t grid[3], block, smem;
+    RtTensorMapSpec tma[CG_MAX_TMA];
+    int ntma;
+    bool persistent;
+    int cluster;
+    /* made on demand, under lock */
+    pthread_mutex_t lock;
+    char *ptx;    size_t ptx_size;
+    RtModule *module;          /* loaded on the first launch */
+    RtKernel fn;
+    long long launch_grid[3];  /* grid after the persistent/cluster limit */
+};
+
+/* ---- overrides.c: the `set` string (--set) ---- */
+/* Parses "NAME=VALUE,..." (VALUE an integer, decimal or 0x with `_`
+ * allowed, a float, true or false) into ov[*n..max). list is cut up in
+ * place and the overrides point into it. False after a message in err
+ * ("WHAT: 'x' is not NAME=VALUE", what being "--set" or "set"). */
+bool lib_parse_set(char *list, const char *what, Override *ov, int max, int *n, char err[300]);
+/* After sema: every override was valid and used by a kernel (kernels, the
+ * checked ones; selected: one kernel was chosen by name). LIB_OK, or said
+ * on err ("tilec: WHAT ...") and LIB_USAGE. */
+int lib_overrides_used(FILE *err, const char *what, const Override *ov, int n, const PtrVec *kernels, bool selected);
+
+/* ---- target.c: what the code may assume of the GPU ---- */
+/* arch is sm_XX or sm_XXa, at least sm_80, and NVRTC can compile for it;
+ * false after a message in err. */
+bool lib_check_arch(const char *arch, char err[300]);
+/* The target: arch (NULL: the device's when dev is not NULL, else
+ * sm_90a), with the device's own figures where dev is of that
+ * architecture. *arch_out is the name used (static storage or arch). */
+void lib_choose_target(const char *arch, const RtDevice *dev, Target *t, const char **arch_out);
+/* Whether program prog has a kernel called name; said on err when not,
+ * with the kernels it has. */
+bool lib_kernel_found(FILE *err, const Node *prog, const char *name, const char *file);
+
+/* ---- cubin.c: the cubin from the disk cache or NVRTC ---- */
+typedef struct LibBuild {
+    const char *arch;
+    const Target *target;      /* part of the cache key */
+    const PlanOptions *plan;   /* part of the cache key */
+    const char *cache_dir;     /* NULL: the default */
+    bool no_cache;
+    bool verbose;              /* cache hits and misses, ptxas counts on err */
+    FILE *err;
+} LibBuild;
+typedef struct LibBinary {
+    void *cubin;               /* malloc'd */
+    size_t size;
+    bool cache_hit;
+    double compile_s;
+    int registers, spill_bytes;   /* from ptxas; -1 on a cache hit */
+} LibBinary;
+/* LIB_OK, or LIB_CUDA after an NVRTC failure (said on b->err). */
+int lib_obtain_cubin(Ctx *c, const CgKernel *ck, const LibBuild *b, LibBinary *bin);
+/* The PTX of ck (malloc'd, NUL-terminated); LIB_OK or LIB_CUDA (said on b->err). */
+int lib_obtain_ptx(Ctx *c, const CgKernel *ck, const LibBuild *b, char **ptx, size_t *size);
+
+/* ---- strings.c ---- */
+/* A growing message: open_memstream, or err when that fails. */
+typedef struct LibText {
+    char *text;
+    size_t len;
+    FILE *f;
+} LibText;
+FILE *lib_text_open(LibText *t);
+/* Closes the stream; *out gets the text (malloc'd) when out is not NULL,
+ * else it is freed. */
+void lib_text_close(LibText *t, char **out);
+char *lib_strdup(const char *s);  /* NULL for NULL */
+
+/* ---- launch_args.c ---- */
+/* The checks of tilec_launch before any GPU work: counts, ranks, extents,
+ * data pointers, scalar values. LIB_OK or LIB_USAGE (said on err). */
+int lib_check_args(const tilec_kernel *k, const tilec_tensor *t, int nt, const double *s, int ns, FILE *err);
+/* One kernel argument's bytes: a scalar converted to its dtype. */
+typedef union LibScalar {
+    double f64;
+    float f32;
+    long long i64;
+    int i32;
+    short i16;
+    signed char i8;
+    uint16_t bits16;
+    bool b;
+} LibScalar;
+void lib_scalar(Dtype t, double v, LibScalar *out);
+
+#endif
