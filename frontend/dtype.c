@@ -60,3 +60,35 @@ Dtype dtype_join(Dtype a, Dtype b) {
     if (info[a].bytes != info[b].bytes) return info[a].bytes > info[b].bytes ? a : b;
     return info[a].sgn ? b : a;
 }
+
+void dtype_scalar_arg(Dtype t, double v, ScalarArg *a) {
+    memset(a, 0, sizeof *a);
+    switch (t) {
+    case DT_F64: a->f64 = v; break;
+    case DT_F32: a->f32 = (float)v; break;
+    case DT_F16: case DT_BF16: a->bits16 = (uint16_t)dtype_narrow_bits(t, v); break;
+    case DT_F8E4M3: case DT_F8E5M2: a->i8 = (signed char)dtype_narrow_bits(t, v); break;
+    case DT_I64: a->i64 = (long long)v; break;
+    case DT_U64: {
+        uint64_t u = (uint64_t)v;
+        memcpy(&a->i64, &u, sizeof u);
+        break;
+    }
+    case DT_I32: a->i32 = (int)v; break;
+    case DT_U32: {
+        uint32_t u = (uint32_t)v;
+        memcpy(&a->i32, &u, sizeof u);
+        break;
+    }
+    case DT_I16: a->i16 = (short)v; break;
+    case DT_U16: a->bits16 = (uint16_t)v; break;
+    case DT_I8: a->i8 = (signed char)v; break;
+    case DT_U8: {
+        unsigned char u = (unsigned char)v;
+        memcpy(&a->i8, &u, 1);
+        break;
+    }
+    case DT_BOOL: a->b = v != 0; break;
+    default: a->f32 = (float)v; break;
+    }
+}

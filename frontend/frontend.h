@@ -37,6 +37,19 @@ Dtype dtype_join(Dtype a, Dtype b);
 /* float_format.c: the narrow floats (f16, bf16, f8e4m3, f8e5m2), rounding
  * to nearest even; f8e4m3 saturates to +-448, the others overflow to inf. */
 uint32_t dtype_narrow_bits(Dtype t, double v);     /* v in t's bit pattern; 0 for other t */
+/* A scalar kernel argument's bytes, as a parameter of dtype t takes them. */
+typedef union ScalarArg {
+    double f64;
+    float f32;
+    long long i64;
+    int i32;
+    short i16;
+    signed char i8;
+    uint16_t bits16;
+    bool b;
+} ScalarArg;
+/* v converted to dtype t (narrow floats rounded to nearest even). */
+void dtype_scalar_arg(Dtype t, double v, ScalarArg *out);
 double dtype_narrow_value(Dtype t, uint32_t bits);  /* the value of t's bit pattern */
 double dtype_round_float(Dtype t, double v);        /* v rounded to what float type t holds (f32 too); others: v */
 

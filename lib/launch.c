@@ -56,7 +56,7 @@ static int load_once(tilec_kernel *k, FILE *out) {
 typedef struct Args {
     void *params[64 + CG_MAX_TMA];
     uint64_t ptr[64];
-    LibScalar scalar[64];
+    ScalarArg scalar[64];
     _Alignas(64) unsigned char maps[CG_MAX_TMA][RT_TENSOR_MAP_BYTES];
 } Args;
 
@@ -67,7 +67,7 @@ static int build_args(const tilec_kernel *k, const tilec_tensor *t, const double
             a->ptr[i] = (uint64_t)(uintptr_t)t[ti++].data;
             a->params[i] = &a->ptr[i];
         } else {
-            lib_scalar(k->params[i].dtype, s[si++], &a->scalar[i]);
+            dtype_scalar_arg(k->params[i].dtype, s[si++], &a->scalar[i]);
             a->params[i] = &a->scalar[i];
         }
     }

@@ -111,17 +111,5 @@ char *lib_strdup(const char *s);  /* NULL for NULL */
 /* The checks of tilec_launch before any GPU work: counts, ranks, extents,
  * data pointers, scalar values. LIB_OK or LIB_USAGE (said on err). */
 int lib_check_args(const tilec_kernel *k, const tilec_tensor *t, int nt, const double *s, int ns, FILE *err);
-/* One kernel argument's bytes: a scalar converted to its dtype. */
-typedef union LibScalar {
-    double f64;
-    float f32;
-    long long i64;
-    int i32;
-    short i16;
-    signed char i8;
-    uint16_t bits16;
-    bool b;
-} LibScalar;
-void lib_scalar(Dtype t, double v, LibScalar *out);
 
 #endif

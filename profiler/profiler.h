@@ -168,17 +168,6 @@ typedef struct RunOptions {
     int64_t max_full;      /* check every element up to this many (<= 0: no limit) */
 } RunOptions;
 
-/* A scalar parameter's value in the layout the kernel expects. */
-typedef union ScalarArg {
-    double f64;
-    float f32;
-    long long i64;
-    int i32;
-    short i16;
-    signed char i8;
-    uint16_t bits16;
-    bool b;
-} ScalarArg;
 
 /* The kernel loaded, its inputs generated and in device memory. */
 typedef struct Session {

@@ -8,20 +8,10 @@
 
 #include "profiler.h"
 
+/* Exact for 64-bit integers, which a double would round. */
 static void scalar_arg(const Sym *p, ScalarArg *a) {
-    double v = p->value_float ? p->value.f : (double)p->value.i;
-    memset(a, 0, sizeof *a);
-    switch (p->dtype) {
-    case DT_F64: a->f64 = v; break;
-    case DT_F32: a->f32 = (float)v; break;
-    case DT_F16: a->bits16 = prof_f16_bits(v); break;
-    case DT_BF16: a->bits16 = prof_bf16_bits(v); break;
-    case DT_I64: case DT_U64: a->i64 = p->value_float ? (long long)v : p->value.i; break;
-    case DT_I16: case DT_U16: a->i16 = (short)p->value.i; break;
-    case DT_I8: case DT_U8: a->i8 = (signed char)p->value.i; break;
-    case DT_BOOL: a->b = v != 0; break;
-    default: a->i32 = (int)p->value.i; break;
-    }
+    dtype_scalar_arg(p->dtype, p->value_float ? p->value.f : (double)p->value.i, a);
+    if ((p->dtype == DT_I64 || p->dtype == DT_U64) && !p->value_float) a->i64 = p->value.i;
 }
 
 int prof_session_open(Session *s, KernelInfo *k, const char *kernel_name, const void *cubin, size_t cubin_size,
