@@ -37,6 +37,23 @@ expect 0 "--backend nvrtc" "$tilec" --backend nvrtc --emit-cuda "$ex"
 expect 2 "--backend llvm (not built)" "$tilec" --backend llvm --emit-cuda "$ex"
 expect 2 "--backend of an unknown kind" "$tilec" --backend=gcc --emit-cuda "$ex"
 expect 0 "--emit-ir" "$tilec" --emit-ir "$ex"
+# the schedule options: each value accepted, bad ones refused
+for o in --clusters=auto --clusters=on --clusters=off --persistent=on --persistent=off --split=off --split=4 \
+    --split=auto --halves=off --longest-first=off --idle-warpgroups=skip --idle-warpgroups=off; do
+    expect 0 "$o" "$tilec" --emit-cuda $o "$ex"
+done
+for o in --clusters=maybe --persistent=1 --split=1 --split=17 --split=x --halves=on --longest-first=on \
+    --idle-warpgroups=last; do
+    expect 2 "$o is refused" "$tilec" --emit-cuda $o "$ex"
+done
+expect 2 "--clusters without a value" "$tilec" "$ex" --clusters
+# the options change the code and nothing else reads them: the same text twice, another with an option
+if [ "$("$tilec" --emit-cuda "$ex" | md5sum)" = "$("$tilec" --emit-cuda "$ex" | md5sum)" ] &&
+    [ "$("$tilec" --emit-cuda "$ex" | md5sum)" != "$("$tilec" --emit-cuda --clusters=on "$ex" | md5sum)" ]; then
+    pass=$((pass + 1))
+else
+    fail=$((fail + 1)); echo "FAIL --clusters=on does not change the generated code, or runs differ"
+fi
 # scalar parameters are run-time arguments: one generated kernel for every value
 scalar=$root/examples/layernorm.tile
 if [ "$("$tilec" --emit-cuda --set eps=1e-5 "$scalar" | md5sum)" = "$("$tilec" --emit-cuda --set eps=0.25 "$scalar" | md5sum)" ] &&
