@@ -9,26 +9,6 @@
 
 #include "lib.h"
 
-/* A persistent kernel's blocks loop over its tiles: as many blocks as can
- * be resident at once, never more than there are tiles (as the profiler
- * launches it, profiler/run.c). */
-static void persistent_grid(tilec_kernel *k, const RtDevice *dev) {
-    char err[256];
-    int per_sm = 0, clusters = 0;
-    if (!k->persistent) return;
-    if (k->cluster > 1) {
-        /* blocks of a cluster share a GPC, so fewer than SMs / 2 pairs may
-         * fit; a cluster that had to wait for another's end would run all
-         * its tiles after the rest */
-        if (rt_max_active_clusters(&k->fn, k->block, k->smem, k->cluster, &clusters, err) && clusters > 0 &&
-            k->launch_grid[0] > (long long)clusters * k->cluster)
-            k->launch_grid[0] = (long long)clusters * k->cluster;
-    } else if (rt_occupancy(&k->fn, k->block, k->smem, &per_sm, err) && per_sm > 0 &&
-               k->launch_grid[0] > (long long)per_sm * dev->sms) {
-        k->launch_grid[0] = (long long)per_sm * dev->sms;
-    }
-}
-
 /* The device, the module and the function, once per kernel. */
 static int load_once(tilec_kernel *k, FILE *out) {
     pthread_mutex_lock(&k->lock);
@@ -44,7 +24,7 @@ static int load_once(tilec_kernel *k, FILE *out) {
             rc = LIB_CUDA;
         } else {
             for (int d = 0; d < 3; d++) k->launch_grid[d] = k->grid[d];
-            persistent_grid(k, &dev);
+            if (k->persistent) k->launch_grid[0] = rt_persistent_blocks(&k->fn, k->block, k->smem, k->cluster, k->grid[0]);
             k->module = m; /* last: other threads see a module only with its grid */
         }
     }

@@ -27,20 +27,8 @@ int prof_session_open(Session *s, KernelInfo *k, const char *kernel_name, const 
         prof_session_close(s);
         return 4;
     }
-    /* A persistent kernel's blocks loop over its tiles: as many blocks as
-     * can be resident at once, never more than there are tiles. */
-    RtDevice dev;
-    int per_sm = 0, clusters = 0;
-    if (launch->persistent && launch->cluster > 1) {
-        /* blocks of a cluster share a GPC, so fewer than SMs / 2 pairs may
-         * fit; a cluster that had to wait for another's end would run all
-         * its tiles after the rest */
-        if (rt_max_active_clusters(&s->fn, s->block, s->smem, launch->cluster, &clusters, err) && clusters > 0 &&
-            s->grid[0] > (long long)clusters * launch->cluster)
-            s->grid[0] = (long long)clusters * launch->cluster;
-    } else if (launch->persistent && rt_device_open(&dev, err) && rt_occupancy(&s->fn, s->block, s->smem, &per_sm, err) &&
-               per_sm > 0 && s->grid[0] > (long long)per_sm * dev.sms)
-        s->grid[0] = (long long)per_sm * dev.sms;
+    /* a persistent kernel's blocks loop over its tiles */
+    if (launch->persistent) s->grid[0] = rt_persistent_blocks(&s->fn, s->block, s->smem, launch->cluster, s->grid[0]);
     if (!prof_supply(k, o->supply, o->seed, &s->in, &s->n)) {
         prof_session_close(s);
         return 4;

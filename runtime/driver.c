@@ -863,3 +863,18 @@ bool rt_tensor_map_encode(const RtTensorMapSpec *s, uint64_t base, void *out, ch
     if (rc != CUDA_SUCCESS) return cu_fail(err, rc, "could not build a TMA tensor map");
     return true;
 }
+
+long long rt_persistent_blocks(const RtKernel *k, long long block, long long smem, int cluster, long long tiles) {
+    char err[256];
+    int per_sm = 0, clusters = 0;
+    RtDevice dev;
+    if (cluster > 1) {
+        if (rt_max_active_clusters(k, block, smem, cluster, &clusters, err) && clusters > 0 &&
+            tiles > (long long)clusters * cluster)
+            return (long long)clusters * cluster;
+    } else if (rt_device_open(&dev, err) && rt_occupancy(k, block, smem, &per_sm, err) && per_sm > 0 &&
+               tiles > (long long)per_sm * dev.sms) {
+        return (long long)per_sm * dev.sms;
+    }
+    return tiles;
+}

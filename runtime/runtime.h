@@ -124,6 +124,13 @@ bool rt_occupancy(const RtKernel *k, long long block, long long smem, int *block
  * be resident on the device at once. */
 bool rt_max_active_clusters(const RtKernel *k, long long block, long long smem, int cluster, int *clusters,
                             char err[256]);
+/* The blocks to launch for a persistent kernel of `tiles` tiles (units of
+ * its loop; in clusters of `cluster` blocks, 0: none): as many as can be
+ * resident at once, never more than the tiles. Clusters count whole
+ * resident clusters: their blocks share a GPC, so fewer than SMs / 2 pairs
+ * may fit, and a cluster that had to wait for another's end would run all
+ * its tiles after the rest. Where the occupancy cannot be told, the tiles. */
+long long rt_persistent_blocks(const RtKernel *k, long long block, long long smem, int cluster, long long tiles);
 /* Registers per thread, local (stack/spill) bytes per thread, static shared
  * bytes per block; any output may be NULL. */
 bool rt_kernel_attrs(const RtKernel *k, int *regs, int *local_bytes, int *static_smem, char err[256]);
