@@ -22,7 +22,10 @@ for f in include/tilec.h lib/libtilec.a lib/libtilec.so lib/pkgconfig/tilec.pc \
          lib/cmake/tilec/tilecConfig.cmake lib/cmake/tilec/tilecConfigVersion.cmake; do
     if [ -e "$prefix/$f" ]; then say "ok   installed $f"; else bad "not installed: $f"; fi
 done
-if readelf -d "$prefix/lib/libtilec.so" | grep -q 'libcuda\.so'; then bad "libtilec.so needs libcuda"; fi
+# (the tools' output is read whole first: with pipefail, grep -q closing the
+# pipe early would fail the writer with SIGPIPE)
+needed=$(readelf -d "$prefix/lib/libtilec.so")
+if grep -q 'libcuda\.so' <<< "$needed"; then bad "libtilec.so needs libcuda"; fi
 if grep -q -- '-lcuda\b' "$prefix/lib/pkgconfig/tilec.pc"; then bad "tilec.pc links libcuda"; fi
 exported=$(nm -D --defined-only "$prefix/lib/libtilec.so" | awk '{print $3}' | grep -v '^tilec_' || true)
 [ -z "$exported" ] || bad "libtilec.so exports more than tilec_*: $(echo $exported | head -c 200)"
@@ -104,8 +107,10 @@ if cmake -S "$tmp/proj" -B "$tmp/proj/build" "${gen[@]}" -DCMAKE_PREFIX_PATH="$p
    cmake --build "$tmp/proj/build" >>"$tmp/cmake.log" 2>&1; then
     run "CMake build, shared" "$tmp/proj/build/hello_shared"
     run "CMake build, static" "$tmp/proj/build/hello_static"
-    ldd "$tmp/proj/build/hello_shared" | grep -q 'libtilec\.so' || bad "hello_shared does not use libtilec.so"
-    if ldd "$tmp/proj/build/hello_static" | grep -q 'libtilec\.so'; then bad "hello_static uses libtilec.so"; fi
+    deps=$(ldd "$tmp/proj/build/hello_shared")
+    grep -q 'libtilec\.so' <<< "$deps" || bad "hello_shared does not use libtilec.so"
+    deps=$(ldd "$tmp/proj/build/hello_static")
+    if grep -q 'libtilec\.so' <<< "$deps"; then bad "hello_static uses libtilec.so"; fi
 else
     bad "the CMake project: $(tail -20 "$tmp/cmake.log")"
 fi
