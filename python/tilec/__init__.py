@@ -52,6 +52,7 @@ _TYPESTRS = {
     "i4": "i32", "u4": "u32", "i8": "i64", "u8": "u64", "b1": "bool",
 }
 
+_torch_dtype_names = {}  # torch dtype object -> the language's name, filled as met
 _compiled = {}
 _compiled_lock = threading.Lock()
 _compiles = 0
@@ -148,6 +149,16 @@ class Kernel:
         self._params = self.params["params"]
         self._tensor_params = [p for p in self._params if p["kind"] == "tensor"]
         self._scalar_params = [p for p in self._params if p["kind"] == "scalar"]
+        # per parameter: the compiled shape as a ctypes array (None: a scalar)
+        self._shape_arrays = []
+        for p in self._params:
+            if p["kind"] == "tensor":
+                p["shape_tuple"] = tuple(p["shape"])
+                self._shape_arrays.append((ctypes.c_int64 * max(1, len(p["shape"])))(*p["shape"]))
+            else:
+                self._shape_arrays.append(None)
+        self._Tensors = _lib.Tensor * max(1, len(self._tensor_params))
+        self._Scalars = ctypes.c_double * max(1, len(self._scalar_params))
 
     def __del__(self):
         h, self._handle = getattr(self, "_handle", None), None
@@ -187,32 +198,41 @@ class Kernel:
         return "<tilec.Kernel %s(%s)>" % (self.name, sig)
 
     def __call__(self, *args, stream=None, **named):
-        values = self._bind(args, named)
-        tensors = (_lib.Tensor * max(1, len(self._tensor_params)))()
-        keep = []
-        uses_torch = False
-        for i, p in enumerate(self._tensor_params):
-            ptr, shape, is_torch = _tensor_view(values[p["name"]], p)
+        # the fast path of a launch: positional arguments, checked against
+        # what was compiled, into ctypes arrays made per call (so that
+        # threads may share a kernel)
+        values = args if not named and len(args) == len(self._params) else self._ordered(args, named)
+        tensors, scalars, uses_torch = [], [], False
+        for p, v, shape_array in zip(self._params, values, self._shape_arrays):
+            if shape_array is None:
+                if type(v) is not float and type(v) is not int:
+                    try:
+                        if isinstance(v, (str, bytes)):
+                            raise TypeError
+                        v = float(v)
+                    except (TypeError, ValueError):
+                        raise LaunchError("scalar '%s' (%s) of %s is %r, not a number" % (
+                            p["name"], p["dtype"], self.name, v), code=2) from None
+                scalars.append(v)
+                continue
+            ptr, shape, is_torch = _tensor_view(v, p)
             uses_torch |= is_torch
-            dims = (ctypes.c_int64 * max(1, len(shape)))(*shape)
-            keep.append(dims)
-            tensors[i] = _lib.Tensor(ctypes.c_void_p(ptr), len(shape), dims)
-        scalars = (ctypes.c_double * max(1, len(self._scalar_params)))()
-        for i, p in enumerate(self._scalar_params):
-            v = values[p["name"]]
-            try:
-                scalars[i] = float(v)
-            except (TypeError, ValueError):
-                raise LaunchError("scalar '%s' (%s) of %s is %r, not a number" % (p["name"], p["dtype"], self.name, v),
-                                  code=2) from None
+            # a shape the kernel was not compiled for: the library says so,
+            # naming the dimension, and launches nothing
+            tensors.append((ptr, len(shape), shape_array if shape == p["shape_tuple"] else
+                            (ctypes.c_int64 * max(1, len(shape)))(*shape)))
         handle = _stream_handle(stream, uses_torch)
         diag = ctypes.c_char_p()
-        rc = self._lib.tilec_launch(self._handle, tensors, len(self._tensor_params), scalars,
-                                    len(self._scalar_params), ctypes.c_void_p(handle), ctypes.byref(diag))
-        text = _take_string(self._lib, diag)
+        rc = self._lib.tilec_launch(self._handle, self._Tensors(*tensors), len(tensors), self._Scalars(*scalars),
+                                    len(scalars), handle, ctypes.byref(diag))
         if rc != 0:
+            text = _take_string(self._lib, diag)
             raise LaunchError(_first_line(text) or "the launch of %s failed (exit %d)" % (self.name, rc),
                               code=rc, diagnostics=text)
+
+    def _ordered(self, args, named):
+        values = self._bind(args, named)
+        return [values[p["name"]] for p in self._params]
 
     def _bind(self, args, named):
         if len(args) > len(self._params):
@@ -240,9 +260,11 @@ def _tensor_view(obj, p):
     if obj is None:
         raise LaunchError("tensor '%s' is None" % name, code=2)
     if type(obj).__module__.startswith("torch"):
-        if not getattr(obj, "is_cuda", False):
+        if not obj.is_cuda:
             raise LaunchError("tensor '%s' is on %s, not on a CUDA device" % (name, obj.device), code=2)
-        dt = _TORCH_DTYPES.get(str(obj.dtype).replace("torch.", ""), str(obj.dtype))
+        dt = _torch_dtype_names.get(obj.dtype)
+        if dt is None:
+            dt = _torch_dtype_names[obj.dtype] = _TORCH_DTYPES.get(str(obj.dtype).replace("torch.", ""), str(obj.dtype))
         if dt != p["dtype"]:
             raise LaunchError("tensor '%s' is %s, the kernel takes %s" % (name, dt, p["dtype"]), code=2)
         if not obj.is_contiguous():
@@ -273,7 +295,7 @@ def _tensor_view(obj, p):
 def _stream_handle(stream, uses_torch):
     if stream is None:
         if not uses_torch:
-            return 0
+            return None
         import torch  # loaded already: a torch tensor was passed
         return int(torch.cuda.current_stream().cuda_stream)
     if isinstance(stream, int):
