@@ -397,6 +397,14 @@ int emit_lib(Ctx *c, KernelInfo *k, const char *file, const char *dir, const cha
         fprintf(stderr, "tilec: --emit-lib: '%s' is not a directory\n", dir);
         return EXIT_USAGE;
     }
+    for (int i = 0; i < k->params.len; i++) {
+        const Sym *p = k->params.items[i];
+        if (p->kind == SYM_SCALAR && dtype_is_fp8(p->dtype)) {
+            fprintf(stderr, "tilec: --emit-lib: the launcher takes scalars as doubles and has no fp8 conversion; "
+                            "make '%s' an f32 parameter\n", p->name->s);
+            return EXIT_USAGE;
+        }
+    }
     Variant vars[MAX_EMIT_ARCHS];
     int nv = 0, rc = EXIT_OK;
     for (int a = 0; a < narchs && rc == EXIT_OK; a++) {

@@ -30,6 +30,9 @@ fi
     ok || bad "--arch sm_90a: not one cubin"
 "$tilec" --emit-lib "$out/none" "$root/examples/add.tile" > "$out/log" 2>&1
 [ $? = 2 ] && grep -q "is not a directory" "$out/log" && ok || bad "a missing directory: $(cat "$out/log")"
+printf 'kernel s8(X: f32[N], out Y: f32[N], a: f8e4m3)\n    where N = 256, a = 1\n    grid(1) as (bx)\n    threads 256\n{\n    for (i) in parallel(256) { Y[i] = X[i] * f32(a); }\n}\n' > "$out/s8.tile"
+"$tilec" --emit-lib "$out" "$out/s8.tile" > "$out/log" 2>&1
+[ $? = 2 ] && grep -q "no fp8 conversion" "$out/log" && ok || bad "an fp8 scalar: $(cat "$out/log")"
 "$tilec" --emit-lib > "$out/log" 2>&1
 [ $? = 2 ] && ok || bad "--emit-lib without a directory"
 rm -rf "$out"
