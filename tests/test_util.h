@@ -31,6 +31,24 @@ static inline bool near(double a, double b, double tol) {
 }
 #define CHECK_NEAR(got, want, tol) CHECK(near((got), (want), (tol)), "got %.17g, want %.17g", (double)(got), (double)(want))
 
+/* The whole file at path, NUL-terminated (malloc'd); a missing or
+ * unreadable file ends the test. */
+static inline char *read_file(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    if (!s || fread(s, 1, (size_t)n, f) != (size_t)n) exit(1);
+    s[n] = 0;
+    fclose(f);
+    return s;
+}
+
 /* Parses and checks a one-kernel program, with --set style overrides when
  * given; any error in it ends the test (the program is the test's own). */
 static inline KernelInfo *load_with(Ctx *c, const char *src, Override *ov, int nov) {

@@ -12,36 +12,8 @@
 #include <unistd.h>
 
 #include "runtime.h"
+#include "test_util.h"
 #include "tilec.h"
-
-static int failures, checks;
-
-#define CHECK(cond, ...)                                                       \
-    do {                                                                       \
-        checks++;                                                              \
-        if (!(cond)) {                                                         \
-            failures++;                                                        \
-            fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                      \
-            fputc('\n', stderr);                                               \
-        }                                                                      \
-    } while (0)
-
-static char *read_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        perror(path);
-        exit(1);
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (!s || fread(s, 1, (size_t)n, f) != (size_t)n) exit(1);
-    s[n] = 0;
-    fclose(f);
-    return s;
-}
 
 /* s with the first `from` replaced by `to` (malloc'd). */
 static char *replace(const char *s, const char *from, const char *to) {

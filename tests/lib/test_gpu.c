@@ -11,31 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frontend.h"
 #include "runtime.h"
+#include "test_util.h"
 #include "tilec.h"
 
-static int failures;
-
 static void check(bool ok, const char *what, const char *detail) {
+    checks++;
     printf("  %-4s %s%s%s\n", ok ? "ok" : "FAIL", what, detail && *detail ? ": " : "", detail ? detail : "");
     if (!ok) failures++;
-}
-
-static char *read_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        perror(path);
-        exit(1);
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (!s || fread(s, 1, (size_t)n, f) != (size_t)n) exit(1);
-    s[n] = 0;
-    fclose(f);
-    return s;
 }
 
 /* One GEMM problem: f16 inputs on host and device, C on the device. */
@@ -207,6 +190,6 @@ int main(int argc, char **argv) {
     test_one(gemm, "M=4096,N=2048,K=128", 4096, 2048, 128);
     test_streams(gemm);
     free(gemm);
-    printf("%s\n", failures ? "FAILED" : "all passed");
+    printf("%d checks, %s\n", checks, failures ? "FAILED" : "all passed");
     return failures ? 1 : 0;
 }
