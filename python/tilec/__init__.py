@@ -147,8 +147,6 @@ class Kernel:
         self.params = json.loads(self._get("params").decode())
         self.name = self.params["name"]
         self._params = self.params["params"]
-        self._tensor_params = [p for p in self._params if p["kind"] == "tensor"]
-        self._scalar_params = [p for p in self._params if p["kind"] == "scalar"]
         # per parameter: the compiled shape as a ctypes array (None: a scalar)
         self._shape_arrays = []
         for p in self._params:
@@ -157,8 +155,9 @@ class Kernel:
                 self._shape_arrays.append((ctypes.c_int64 * max(1, len(p["shape"])))(*p["shape"]))
             else:
                 self._shape_arrays.append(None)
-        self._Tensors = _lib.Tensor * max(1, len(self._tensor_params))
-        self._Scalars = ctypes.c_double * max(1, len(self._scalar_params))
+        ntensors = sum(a is not None for a in self._shape_arrays)
+        self._Tensors = _lib.Tensor * max(1, ntensors)
+        self._Scalars = ctypes.c_double * max(1, len(self._params) - ntensors)
 
     def __del__(self):
         h, self._handle = getattr(self, "_handle", None), None
@@ -231,10 +230,7 @@ class Kernel:
                               code=rc, diagnostics=text)
 
     def _ordered(self, args, named):
-        values = self._bind(args, named)
-        return [values[p["name"]] for p in self._params]
-
-    def _bind(self, args, named):
+        """The arguments in parameter order, from positions and names."""
         if len(args) > len(self._params):
             raise LaunchError("%s takes %d arguments (%s), not %d" % (
                 self.name, len(self._params), ", ".join(p["name"] for p in self._params), len(args)), code=2)
@@ -250,7 +246,7 @@ class Kernel:
         for p in self._params:
             if p["name"] not in values:
                 raise LaunchError("%s: parameter '%s' (%s) is missing" % (self.name, p["name"], p["dtype"]), code=2)
-        return values
+        return [values[p["name"]] for p in self._params]
 
 
 def _tensor_view(obj, p):
