@@ -50,8 +50,8 @@ void pass_plan_schedule(IrKernel *k);
 
 /* The parts of the schedule, in the order plan_schedule decides them. */
 /* schedule_split.c: Schedule.split_ways, where a grid of less than a wave
- * runs every tile in pieces along the loop */
-void schedule_split(IrKernel *k);
+ * runs every tile in pieces along the loop (statement `at` of the body) */
+void schedule_split(IrKernel *k, int at);
 /* The blocks of kernel k (a thread's accumulator: acc_regs registers) that
  * the target's SMs run at once. */
 int64_t pass_hopper_slots(const IrKernel *k, int64_t acc_regs);

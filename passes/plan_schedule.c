@@ -39,7 +39,7 @@ void pass_plan_schedule(IrKernel *k) {
      * consumers are done with the last one's. */
     int64_t tiles = k->grid[0] * k->grid[1] * k->grid[2];
     s->persistent = k->plan.persistent == CHOICE_AUTO ? tiles > k->target.sms : k->plan.persistent == CHOICE_ON;
-    schedule_split(k);
+    schedule_split(k, at);
     if (!s->split_ways) schedule_clusters(k, k->ws_loop, at);
     if (s->persistent) schedule_longest_first(k);
     schedule_idle(k);

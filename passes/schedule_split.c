@@ -85,7 +85,7 @@ static int64_t blocks_per_sm(const IrKernel *k, int64_t acc_regs) {
  * the same sums; the persistent blocks then only run more units each. */
 int64_t pass_hopper_slots(const IrKernel *k, int64_t acc_regs) { return k->target.sms * blocks_per_sm(k, acc_regs); }
 
-void schedule_split(IrKernel *k) {
+void schedule_split(IrKernel *k, int at) {
     int64_t most = k->plan.split_max;
     IrStmt *loop = k->ws_loop;
     if (most < 2 || k->plan.clusters == CHOICE_ON || k->plan.persistent != CHOICE_AUTO || k->sched.persistent ||
@@ -93,10 +93,8 @@ void schedule_split(IrKernel *k) {
         return;
     for (int i = 0; i < k->tma_copies.len; i++)
         if (((const IrStmt *)k->tma_copies.items[i])->pipeline != loop) return; /* preloads */
-    int at = 0;
-    while (at < k->body.len && k->body.items[at] != loop) at++;
     int64_t acc_regs, trips;
-    if (at == k->body.len || loop_is_a_sum(k, at, &acc_regs) || pass_warpgroups_apart(k, NULL) ||
+    if (loop_is_a_sum(k, at, &acc_regs) || pass_warpgroups_apart(k, NULL) ||
         !int_eval(k, loop->hi, NULL, false, &trips))
         return;
     int64_t tiles = k->grid[0] * k->grid[1] * k->grid[2], slots = pass_hopper_slots(k, acc_regs);
