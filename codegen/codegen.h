@@ -5,6 +5,7 @@
 #define TILEC_CODEGEN_H
 
 #include "passes.h"
+#include "launch_shape.h"
 #include "tensor_map.h"
 
 enum { CG_MAX_TMA = 6, CG_MAX_LANE_ACCESSES = 16 };
@@ -14,7 +15,15 @@ typedef struct CgKernel {
     char *source;            /* malloc'd CUDA C */
     size_t source_len;
     const char *name;        /* extern "C" kernel name, unique per specialisation */
-    int64_t grid[3];
+    int64_t grid[3];         /* -1 where grid_expr gives it at launch */
+    RtGridExpr grid_expr[3];
+    /* The dynamic sizes, int arguments after the parameters (before the
+     * tensor maps) in this order; each launch reads them from the tensors'
+     * shapes, checks their promises (multiples of divisor) and computes the
+     * grid and the tensor maps' dimensions from them. */
+    int ndynamic;
+    const char *dynamic_name[RT_MAX_DYNAMIC];
+    int64_t dynamic_divisor[RT_MAX_DYNAMIC];
     int64_t block;
     int64_t smem_bytes;      /* dynamic shared memory */
     /* TMA tensor maps, passed after the parameters (sm_90a GEMM path) */
@@ -108,6 +117,9 @@ char *cg_convert_elem(Cg *g, Dtype to, Dtype from, const char *ref);
 /* A scalar expression as C, in its compute type. */
 void cg_expr(Cg *g, const Node *e);
 char *cg_expr_str(Cg *g, const Node *e);
+/* Extent d of global tensor b as a long long C expression: the constant,
+ * or its dynamic size. */
+char *cg_global_dim(Cg *g, const IrBuf *b, int d);
 char *cg_value_str(Cg *g, const Node *e, Dtype t); /* e as a value of type t: its float literals in t */
 /* The C type a scalar of dtype t (a let, a scalar parameter) is held in. */
 const char *cg_scalar_type(const Cg *g, Dtype t);
@@ -154,6 +166,11 @@ enum {
 /* Defines the kernel's block index names from blockIdx (lin NULL) or from
  * the linear tile number lin of a persistent kernel. */
 void cg_block_indices(Cg *g, const char *lin);
+/* Grid dimension d as C: the constant, or its expression of dynamic sizes. */
+const char *cg_grid_dim(Cg *g, int d);
+/* host_grid.c: grid dimension e (of dynamic sizes) as the program the host
+ * evaluates at launch; false where it has too many operations. */
+bool cg_host_grid(const Node *e, const PtrVec *dynamic, RtGridExpr *out);
 
 /* tile_order.c: the order of a persistent block's tiles (Schedule) */
 /* The figures of k's order that the arithmetic needs. */

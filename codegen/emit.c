@@ -49,7 +49,8 @@ static const char *unique_name(IrKernel *k, const char *source_file) {
         Sym *v = info->values.items[i];
         if (v->kind == SYM_SCALAR) continue; /* a run-time argument: one kernel serves every value */
         h = fnv(h, v->name->s, strlen(v->name->s) + 1);
-        h = fnv(h, &v->value, sizeof v->value);
+        /* a dynamic size too, but its promise is compiled in */
+        h = v->dynamic ? fnv(h, &v->divisor, sizeof v->divisor) : fnv(h, &v->value, sizeof v->value);
     }
     h = fnv(h, &k->arch, sizeof k->arch);
     h = fnv(h, &k->arch_specific, sizeof k->arch_specific);
@@ -70,11 +71,21 @@ static void emit_frag_decl(Cg *g, IrBuf *b) {
  * blockIdx.x / 2 takes the indices of that tile of the grid halved along
  * the cluster dimension, and the block's rank in the cluster (blockIdx.x %
  * 2) is the low bit of its index there. */
+const char *cg_grid_dim(Cg *g, int d) {
+    if (g->k->grid[d] >= 0) return arena_printf(&g->k->c->arena, "%lld", (long long)g->k->grid[d]);
+    return cg_expr_str(g, g->k->info->grid_expr[d]);
+}
+
 void cg_block_indices(Cg *g, const char *lin) {
     IrKernel *k = g->k;
     KernelInfo *info = k->info;
     Arena *ar = &k->c->arena;
     int64_t grid[3] = {k->grid[0], k->grid[1], k->grid[2]};
+    /* a grid of dynamic sizes is launched as it is (no persistent blocks,
+     * no clusters: plan_schedule): gridDim holds its extents */
+    static const char *const launched[3] = {"(long long)gridDim.x", "(long long)gridDim.y", "(long long)gridDim.z"};
+    const char *extent[3];
+    for (int d = 0; d < 3; d++) extent[d] = grid[d] >= 0 ? arena_printf(ar, "%lld", (long long)grid[d]) : launched[d];
     if (k->sched.cluster) {
         cg_line(g, "const int tl_cta_rank = tl_cluster_rank();  // blockIdx.x %% 2");
         grid[k->sched.cluster_dim] /= 2;
@@ -96,9 +107,9 @@ void cg_block_indices(Cg *g, const char *lin) {
             cg_line(g, "    const long long lin = %s %% %lldLL;", lin, (long long)(grid[0] * grid[1]));
         else
             cg_line(g, "    const long long lin = (long long)blockIdx.y * gridDim.x + blockIdx.x;");
-        cg_line(g, "    const long long per_panel = %dLL * %lld;", k->swizzle_panel, (long long)grid[b]);
+        cg_line(g, "    const long long per_panel = %dLL * %s;", k->swizzle_panel, extent[b]);
         cg_line(g, "    const long long first = lin / per_panel * %d, rem = lin %% per_panel;", k->swizzle_panel);
-        cg_line(g, "    const long long width = min(%dLL, %lldLL - first);", k->swizzle_panel, (long long)grid[a]);
+        cg_line(g, "    const long long width = min(%dLL, %s%s - first);", k->swizzle_panel, extent[a], grid[a] >= 0 ? "LL" : "");
         cg_line(g, "    %s = (int)(first + rem %% width); %s = (int)(rem / width);", a == 0 ? "tl_bx" : "tl_by",
                 a == 0 ? "tl_by" : "tl_bx");
         cg_line(g, "}");
@@ -119,7 +130,7 @@ void cg_block_indices(Cg *g, const char *lin) {
      * prove that the tiles of a grid that divides the tensor are in bounds,
      * and drop their bounds tests and the branches around the loads. */
     for (i = 0; i < info->block_idx.len; i++)
-        cg_line(g, "__builtin_assume(%s >= 0 && %s < %lld);", names[i], names[i], (long long)k->grid[i]);
+        cg_line(g, "__builtin_assume(%s >= 0 && %s < %s);", names[i], names[i], extent[i]);
 }
 
 /* Whether kernel k stores or computes an fp8 value anywhere. */
@@ -148,8 +159,15 @@ static bool uses_fp8(IrKernel *k) {
 bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     memset(out, 0, sizeof *out);
     Cg g = {.k = k, .index_type = "int"};
-    for (int i = 0; i < k->params.len; i++)
-        if (buf_elems(k->params.items[i]) > INT32_MAX) g.index_type = "long long";
+    for (int i = 0; i < k->params.len; i++) {
+        /* a dynamic size is at most 2^31 - 1 and its coordinates are int;
+         * the offsets are computed in 64 bits whatever the sizes */
+        const IrBuf *p = k->params.items[i];
+        int64_t elems = 1;
+        for (int d = 0; d < p->rank; d++)
+            if (!buf_dim_dynamic(p, d) && __builtin_mul_overflow(elems, p->shape[d], &elems)) elems = INT64_MAX;
+        if (elems > INT32_MAX) g.index_type = "long long";
+    }
     char *buf = NULL;
     size_t len = 0;
     g.o = open_memstream(&buf, &len);
@@ -161,12 +179,15 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     for (int i = 0; i < info->values.len; i++) {
         Sym *v = info->values.items[i];
         if (v->kind == SYM_SCALAR) continue; /* passed at launch, not compiled in */
-        if (v->value_float) fprintf(g.o, " %s=%g", v->name->s, v->value.f);
+        if (v->dynamic && v->divisor > 1) fprintf(g.o, " %s=dynamic%%%lld", v->name->s, (long long)v->divisor);
+        else if (v->dynamic) fprintf(g.o, " %s=dynamic", v->name->s);
+        else if (v->value_float) fprintf(g.o, " %s=%g", v->name->s, v->value.f);
         else fprintf(g.o, " %s=%lld", v->name->s, (long long)v->value.i);
     }
-    fprintf(g.o, "\n// launch: grid (%lld, %lld, %lld), block %lld, dynamic shared memory %lld bytes\n",
-            (long long)k->grid[0], (long long)k->grid[1], (long long)k->grid[2],
-            (long long)(k->threads + k->producer_threads), (long long)k->smem_bytes);
+    fputs("\n// launch: grid (", g.o);
+    for (int d = 0; d < 3; d++) fprintf(g.o, "%s%s", d ? ", " : "", cg_grid_dim(&g, d));
+    fprintf(g.o, "), block %lld, dynamic shared memory %lld bytes\n", (long long)(k->threads + k->producer_threads),
+            (long long)k->smem_bytes);
     if (k->ws_loop)
         fprintf(g.o, "// sm_90a path: %lld consumer threads (wgmma) + a %lld-thread TMA producer warpgroup%s\n",
                 (long long)k->threads, (long long)k->producer_threads,
@@ -195,6 +216,8 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
         else
             fprintf(g.o, "%s tl_arg_%s", cg_storage_type(p->dtype), ir_sym_cname(k->c, p));
     }
+    for (int i = 0; i < info->dynamic.len; i++)
+        fprintf(g.o, ", int tl_dim_%s", ir_sym_cname(k->c, info->dynamic.items[i]));
     if (k->ws_loop) cg_hopper_params(k, g.o);
     fputs(") {\n", g.o);
     /* nvcc -arch=sm_90a also builds compute_90 PTX (for later GPUs), where
@@ -217,6 +240,15 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     /* NVRTC does not know the block size: without this, tid / 4096 and
      * tid %% 4096 cost sign fix-ups and bounds tests stay in the code */
     cg_line(&g, "__builtin_assume(tid >= 0 && tid < %lld);", (long long)(k->threads + k->producer_threads));
+    for (int i = 0; i < info->dynamic.len; i++) {
+        const Sym *v = info->dynamic.items[i];
+        const char *size = ir_sym_cname(k->c, v);
+        cg_line(&g, "const int %s = tl_dim_%s;  // a dynamic size", size, size);
+        /* what the launch checked: the compiler may drop tests they decide */
+        if (v->divisor > 1) cg_line(&g, "__builtin_assume(%s >= %lld && %s %% %lld == 0);", size, (long long)v->divisor, size,
+                                    (long long)v->divisor);
+        else cg_line(&g, "__builtin_assume(%s >= 1);", size);
+    }
     if (!k->sched.persistent) cg_block_indices(&g, NULL);
     for (int i = 0; i < info->params.len; i++) {
         Sym *p = info->params.items[i];
@@ -257,6 +289,19 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     out->source_len = len;
     out->name = name;
     memcpy(out->grid, k->grid, sizeof out->grid);
+    for (int d = 0; d < 3; d++)
+        if (k->grid[d] < 0 && !cg_host_grid(info->grid_expr[d], &info->dynamic, &out->grid_expr[d])) {
+            diag_error(k->c, info->grid_expr[d]->loc, "grid dimension %d is too long an expression for tilec's launch "
+                       "(at most %d operations of dynamic sizes)", d, RT_MAX_GRID_OPS);
+            free(buf);
+            return false;
+        }
+    out->ndynamic = info->dynamic.len;
+    for (int i = 0; i < info->dynamic.len; i++) {
+        const Sym *v = info->dynamic.items[i];
+        out->dynamic_name[i] = v->name->s;
+        out->dynamic_divisor[i] = v->divisor;
+    }
     if (k->sched.persistent || k->sched.cluster) { /* a linear grid (cg_block_indices) */
         out->persistent = k->sched.persistent;
         out->cluster = k->sched.cluster;

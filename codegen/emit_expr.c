@@ -207,10 +207,15 @@ char *cg_shared_offset_x(Cg *g, const IrBuf *b, char **coords, const char *xor_r
                         per_chunk, col, per_chunk);
 }
 
+char *cg_global_dim(Cg *g, const IrBuf *b, int d) {
+    if (buf_dim_dynamic(b, d)) return arena_printf(&g->k->c->arena, "(long long)%s", ir_sym_cname(g->k->c, b->dyn[d]));
+    return arena_printf(&g->k->c->arena, "%lldLL", (long long)b->shape[d]);
+}
+
 char *cg_global_offset(Cg *g, const IrBuf *b, char **coords) {
     Arena *a = &g->k->c->arena;
     char *off = arena_printf(a, "(long long)(%s)", coords[0]);
-    for (int d = 1; d < b->rank; d++) off = arena_printf(a, "(%s) * %lldLL + (%s)", off, (long long)b->shape[d], coords[d]);
+    for (int d = 1; d < b->rank; d++) off = arena_printf(a, "(%s) * %s + (%s)", off, cg_global_dim(g, b, d), coords[d]);
     return off;
 }
 
@@ -219,7 +224,10 @@ char *cg_global_inbounds(Cg *g, const IrBuf *b, char **coords) {
     char *c = "true";
     for (int d = 0; d < b->rank; d++) {
         /* one unsigned compare tests 0 <= x < n */
-        char *t = arena_printf(a, "(unsigned long long)(long long)(%s) < %lldULL", coords[d], (long long)b->shape[d]);
+        char *t = buf_dim_dynamic(b, d)
+                      ? arena_printf(a, "(unsigned long long)(long long)(%s) < (unsigned long long)%s", coords[d],
+                                     ir_sym_cname(g->k->c, b->dyn[d]))
+                      : arena_printf(a, "(unsigned long long)(long long)(%s) < %lldULL", coords[d], (long long)b->shape[d]);
         c = d == 0 ? t : arena_printf(a, "%s && %s", c, t);
     }
     return c;

@@ -90,7 +90,7 @@ static bool vector_ok(const IrRegion *r, int vec) {
     int last = b->rank - 1, bytes = vec * dtype_bytes(b->dtype);
     if (vec == 1) return true;
     if (!cg_vector_type(bytes) || r->ext[last] % vec != 0 || !expr_multiple_of(r->idx[last], vec)) return false;
-    if (b->scope == SCOPE_GLOBAL) return b->shape[last] % vec == 0;
+    if (b->scope == SCOPE_GLOBAL) return buf_dim_multiple_of(b, last, vec);
     if (b->scope == SCOPE_SHARED) return 16 % bytes == 0 && b->shape[last] % vec == 0;
     return false;
 }

@@ -182,7 +182,7 @@ static int vector_width(Cg *g, IrStmt *s, VecPlan *p) {
             const Node *e = p->acc[i];
             const IrBuf *b = ir_buf_of(g->k, e->sym);
             bool seen = false;
-            fits = b->shape[b->rank - 1] % v == 0 && unit_step(e->u.index.idx.items[b->rank - 1], p->iv, v, &seen) && seen;
+            fits = buf_dim_multiple_of(b, b->rank - 1, v) && unit_step(e->u.index.idx.items[b->rank - 1], p->iv, v, &seen) && seen;
         }
         if (fits) return v;
     }

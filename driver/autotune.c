@@ -257,8 +257,8 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
         /* the candidate's specialisation again: node annotations are per run */
         KernelInfo *ki = specialise(c, prog, kernel, user, n_user, cd, quiet);
         Session s;
-        LaunchSpec launch = launch_of(&cd->ck);
-        int rc = ki ? prof_session_open(&s, ki, cd->ck.name, cd->res.cubin, cd->res.cubin_size, &launch, &opts->run) : 4;
+        LaunchSpec launch;
+        int rc = ki && launch_of(&cd->ck, ki, &launch) ? prof_session_open(&s, ki, cd->ck.name, cd->res.cubin, cd->res.cubin_size, &launch, &opts->run) : 4;
         if (rc) {
             cd->status = "could not be loaded or run";
             continue;

@@ -12,12 +12,19 @@ enum { EXIT_OK = 0, EXIT_SOURCE = 1, EXIT_USAGE = 2, EXIT_VERIFY = 3, EXIT_CUDA 
 
 extern bool verbose;
 
-/* How to launch what the code generator produced. */
-static inline LaunchSpec launch_of(const CgKernel *ck) {
-    LaunchSpec l = {.block = ck->block, .smem = ck->smem_bytes, .tma = ck->tma, .ntma = ck->ntma,
-                    .persistent = ck->persistent, .cluster = ck->cluster};
-    for (int d = 0; d < 3; d++) l.grid[d] = ck->grid[d];
-    return l;
+/* How to launch what the code generator produced for kernel k at its
+ * values (the dynamic sizes' too: tilec's own runs have them). False
+ * where a grid dimension of dynamic sizes cannot be computed. */
+static inline bool launch_of(const CgKernel *ck, const KernelInfo *k, LaunchSpec *l) {
+    *l = (LaunchSpec){.block = ck->block, .smem = ck->smem_bytes, .tma = ck->tma, .ntma = ck->ntma,
+                      .persistent = ck->persistent, .cluster = ck->cluster, .ndynamic = k->dynamic.len};
+    int64_t dims[RT_MAX_DYNAMIC] = {0};
+    for (int i = 0; i < k->dynamic.len && i < RT_MAX_DYNAMIC; i++)
+        dims[i] = l->dynamic_value[i] = (int)((const Sym *)k->dynamic.items[i])->value.i;
+    long long grid[3];
+    if (!rt_launch_grid(ck->grid, ck->grid_expr, dims, grid)) return false;
+    for (int d = 0; d < 3; d++) l->grid[d] = grid[d];
+    return true;
 }
 
 typedef enum Action {

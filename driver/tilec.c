@@ -90,7 +90,12 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
             rc = EXIT_CUDA;
         }
         if (rc == EXIT_OK && act == ACT_CUBIN) rc = emit_text(out_path, bin.cubin, bin.size);
-        LaunchSpec launch = launch_of(&ck);
+        LaunchSpec launch;
+        if (rc == EXIT_OK && (act == ACT_RUN || act == ACT_PROFILE) && !launch_of(&ck, info, &launch)) {
+            fprintf(stderr, "tilec: the grid of kernel '%s' is undefined at these sizes (a division by zero or an "
+                            "overflow)\n", info->name->s);
+            rc = EXIT_USAGE;
+        }
         if (rc == EXIT_OK && act == ACT_RUN) rc = prof_run(info, ck.name, bin.cubin, bin.size, &launch, &opts->run);
         if (rc == EXIT_OK && act == ACT_PROFILE) {
             ProfileTarget t = {.file = file, .symbol = ck.name, .arch = arch, .cubin = bin.cubin, .cubin_size = bin.size,
@@ -143,6 +148,14 @@ static int act_on_kernel(Ctx *c, Node *prog, KernelInfo *k, CmdLine *cl) {
         if (p->kind == SYM_SCALAR && !p->has_value) {
             fprintf(stderr, "tilec: scalar parameter '%s' of kernel '%s' has no value to run with: give it in `where` "
                             "(%s = ...) or with --set %s=...\n", p->name->s, k->name->s, p->name->s, p->name->s);
+            return EXIT_USAGE;
+        }
+    }
+    for (int i = 0; i < k->dynamic.len && runs; i++) {
+        const Sym *v = k->dynamic.items[i];
+        if (!v->has_value) {
+            fprintf(stderr, "tilec: dynamic size '%s' of kernel '%s' has no value to run with: give it in `where` "
+                            "(%s = ...) or with --set %s=...\n", v->name->s, k->name->s, v->name->s, v->name->s);
             return EXIT_USAGE;
         }
     }

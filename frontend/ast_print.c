@@ -193,6 +193,16 @@ static void clause_print(FILE *o, const Node *cl, int d) {
         }
         fputc(')', o);
         break;
+    case N_DYNAMIC:
+        fputs("(dynamic", o);
+        for (int i = 0; i < cl->u.list.len; i++) {
+            const Node *b = cl->u.list.items[i];
+            fprintf(o, " (%s", b->u.named.name->s);
+            if (b->u.named.value) fprintf(o, " %% %lld", (long long)b->u.named.value->u.ival);
+            fputc(')', o);
+        }
+        fputc(')', o);
+        break;
     case N_GRID:
         fputs("(grid (", o);
         list_print(o, &cl->u.grid.exprs, " ");

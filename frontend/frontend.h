@@ -122,7 +122,7 @@ bool int_unop(AstOp op, int64_t a, int64_t *out);
     /* statements */                                                         \
     X(LET) X(VAR) X(ASSIGN) X(EXPR_STMT) X(FOR) X(IF) X(BLOCK)               \
     /* declarations */                                                       \
-    X(PARAM) X(BIND) X(TUNABLE) X(WHERE) X(TUNE) X(GRID) X(THREADS)           \
+    X(PARAM) X(BIND) X(TUNABLE) X(WHERE) X(TUNE) X(DYNAMIC) X(GRID) X(THREADS)           \
     X(FLOPS) X(BYTES) X(REFERENCE) X(KERNEL) X(CONST) X(PROGRAM)
 
 typedef enum NodeKind {
@@ -173,8 +173,8 @@ struct Node {
             NodeList reduce_vars; /* NAME nodes before the ':' */
             Node *body;           /* after the ':' */
         } call;
-        struct { Name *name; Node *value; } named;            /* NAMED_ARG, BIND */
-        NodeList list;                                        /* LIST, BLOCK, REFERENCE, PROGRAM, WHERE, TUNE */
+        struct { Name *name; Node *value; } named;            /* NAMED_ARG, BIND (in DYNAMIC: value the divisor or NULL) */
+        NodeList list;                                        /* LIST, BLOCK, REFERENCE, PROGRAM, WHERE, TUNE, DYNAMIC */
         struct { Node *lo, *hi; } slice;                      /* SLICE `lo : hi` */
         struct { AstOp op; Node *a, *b; } op;                 /* UNARY (a), BINARY */
         struct { Node *c, *a, *b; } cond;                     /* COND */
@@ -254,6 +254,11 @@ struct Sym {
     Node *value_expr;   /* where it comes from, for evaluation and errors */
     int eval_state;     /* 0 new, 1 evaluating (cycle check), 2 done */
     bool overridden;    /* set from --set */
+    /* Sizes named in `dynamic`: kernel arguments read from the tensors'
+     * shapes at launch (the value above only serves tilec's own runs and
+     * the reference), promised to be multiples of divisor (1: no promise). */
+    bool dynamic;
+    int64_t divisor;
     /* Tensors, buffers and reference temporaries. */
     ParamMode mode;
     MemScope scope;
@@ -293,8 +298,10 @@ typedef struct KernelInfo {
     PtrVec params;      /* Sym* in declaration order (tensors and scalars) */
     PtrVec values;      /* Sym* of every size, scalar, where and tune value */
     PtrVec block_idx;   /* Sym* of bx, by, bz */
-    int64_t grid[3];    /* -1 when not a compile-time constant */
+    int64_t grid[3];    /* -1 when not a compile-time constant (it uses a dynamic size) */
+    Node *grid_expr[3]; /* the grid's expressions (NULL past grid_rank) */
     int grid_rank;
+    PtrVec dynamic;     /* Sym* of the dynamic sizes, in the order of the `dynamic` clause */
     int64_t threads;
     PtrVec buffers;     /* Sym* of alloc_* buffers */
     bool has_reference;

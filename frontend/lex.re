@@ -197,6 +197,7 @@ int lex_next(Lexer *lx, Token *t) {
         "inout" { return TK_INOUT; }
         "where" { return TK_WHERE; }
         "tune" { return TK_TUNE; }
+        "dynamic" { return TK_DYNAMIC; }
         "in" { return TK_IN; }
         "grid" { return TK_GRID; }
         "as" { return TK_AS; }

@@ -50,7 +50,7 @@ static int expected_tokens(void *parser, int *out, int max) {
  * actions translate operator tokens into the AST's own AstOp. */
 %token IDENT INT FLOAT STRING DTYPE.
 %token KERNEL CONST LET VAR OUT INOUT WHERE TUNE IN GRID AS THREADS FOR IF ELSE
-       REFERENCE FLOPS BYTES TRUE FALSE INF.
+       REFERENCE FLOPS BYTES TRUE FALSE INF DYNAMIC.
 %token LPAREN RPAREN LBRACKET RBRACKET LBRACE RBRACE COMMA SEMI.
 %token ASSIGN PLUSEQ MINUSEQ STAREQ SLASHEQ.
 
@@ -124,6 +124,9 @@ clause(C) ::= GRID(T) LPAREN expr_list(E) comma_opt RPAREN AS LPAREN name_list(N
     C->u.grid.exprs = E->u.list; C->u.grid.names = N->u.list;
     for (int i = 0; i < E->u.list.len; i++) node_child(ps->c, C, E->u.list.items[i]);
 }
+/* dynamic M, N, K % 64: sizes passed at launch (a BIND each, value the
+ * promised divisor or NULL) */
+clause(C) ::= DYNAMIC(T) dynsize_list(L) comma_opt. { C = L; C->kind = N_DYNAMIC; C->loc = T.loc; }
 clause(C) ::= THREADS(T) expr(E). { C = node_new(ps->c, N_THREADS, T.loc); C->u.expr = E; node_child(ps->c, C, E); }
 clause(C) ::= FLOPS(T) expr(E). { C = node_new(ps->c, N_FLOPS, T.loc); C->u.expr = E; node_child(ps->c, C, E); }
 clause(C) ::= BYTES(T) expr(E). { C = node_new(ps->c, N_BYTES, T.loc); C->u.expr = E; node_child(ps->c, C, E); }
@@ -132,6 +135,14 @@ bind_list(L) ::= bind(B). { L = node_new(ps->c, N_LIST, B->loc); list_push(ps->c
 bind_list(L) ::= bind_list(A) COMMA bind(B). { L = A; list_push(ps->c, &L->u.list, B); }
 bind(B) ::= IDENT(N) ASSIGN expr(E). {
     B = node_new(ps->c, N_BIND, N.loc); B->u.named.name = N.name; B->u.named.value = E; node_child(ps->c, B, E);
+}
+dynsize_list(L) ::= dynsize(B). { L = node_new(ps->c, N_LIST, B->loc); list_push(ps->c, &L->u.list, B); }
+dynsize_list(L) ::= dynsize_list(A) COMMA dynsize(B). { L = A; list_push(ps->c, &L->u.list, B); }
+dynsize(B) ::= IDENT(N). { B = node_new(ps->c, N_BIND, N.loc); B->u.named.name = N.name; }
+dynsize(B) ::= IDENT(N) PERCENT INT(I). {
+    B = node_new(ps->c, N_BIND, N.loc); B->u.named.name = N.name;
+    Node *d = node_new(ps->c, N_INT, I.loc); d->u.ival = I.ival;
+    B->u.named.value = d; node_child(ps->c, B, d);
 }
 tunable_list(L) ::= tunable(B). { L = node_new(ps->c, N_LIST, B->loc); list_push(ps->c, &L->u.list, B); }
 tunable_list(L) ::= tunable_list(A) COMMA tunable(B). { L = A; list_push(ps->c, &L->u.list, B); }

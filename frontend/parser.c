@@ -28,6 +28,7 @@ static const char *token_describe(int code) {
     case TK_INOUT: return "'inout'";
     case TK_WHERE: return "'where'";
     case TK_TUNE: return "'tune'";
+    case TK_DYNAMIC: return "'dynamic'";
     case TK_IN: return "'in'";
     case TK_GRID: return "'grid'";
     case TK_AS: return "'as'";

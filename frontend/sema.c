@@ -138,6 +138,48 @@ static void declare_params(Sema *s, KernelInfo *k) {
     }
 }
 
+/* `dynamic M, K % 64`: each name a size of the kernel's tensors, once. */
+static void declare_dynamic(Sema *s, KernelInfo *k, Node *c) {
+    for (int j = 0; j < c->u.list.len; j++) {
+        Node *b = c->u.list.items[j];
+        Sym *size = sym_lookup(b->u.named.name);
+        if (!size || size->scope_depth != 1 || size->kind != SYM_SIZE) {
+            if (size && size->kind == SYM_CONST)
+                diag_error(s->c, b->loc, "'%s' is a file-level constant; `dynamic` names sizes of the kernel's tensors",
+                           size->name->s);
+            else
+                diag_error(s->c, b->loc, "'%s' is not a size of the kernel's tensors; `dynamic` names tensor dimensions "
+                           "(A: f16[M, K] makes M and K sizes)", b->u.named.name->s);
+            continue;
+        }
+        if (size->dynamic) {
+            diag_error(s->c, b->loc, "'%s' is named dynamic twice", size->name->s);
+            continue;
+        }
+        if (k->dynamic.len == 8) { /* RT_MAX_DYNAMIC: the launch's table of sizes */
+            diag_error(s->c, b->loc, "a kernel has at most 8 dynamic sizes");
+            continue;
+        }
+        size->dynamic = true;
+        size->divisor = 1;
+        Node *d = b->u.named.value;
+        /* a promise past 2^30 could only be kept by sizes past 2^31 - 1 */
+        if (d && (d->u.ival < 1 || d->u.ival > (INT64_C(1) << 30)))
+            diag_error(s->c, d->loc, "the divisor a dynamic size is promised to be a multiple of is 1 to 2^30, not %lld",
+                       (long long)d->u.ival);
+        else if (d)
+            size->divisor = d->u.ival;
+        vec_push(&s->c->arena, &k->dynamic, size);
+    }
+}
+
+/* Why value v of dynamic size sym cannot be used, or NULL. */
+static const char *dynamic_value_fault(const Sym *sym, int64_t v) {
+    if (v > INT32_MAX) return "a dynamic size is at most 2^31 - 1";
+    if (v % sym->divisor) return "the value breaks the dynamic size's `%` promise";
+    return NULL;
+}
+
 static void declare_clauses(Sema *s, KernelInfo *k) {
     NodeList *cl = &k->node->u.kernel.clauses;
     bool seen_grid = false, seen_threads = false;
@@ -184,6 +226,8 @@ static void declare_clauses(Sema *s, KernelInfo *k) {
                 sym->value_expr = t->u.tunable.value;
                 if (sym_declare(s, sym)) vec_push(&s->c->arena, &k->values, sym);
             }
+        } else if (c->kind == N_DYNAMIC) {
+            declare_dynamic(s, k, c);
         } else if (c->kind == N_GRID) {
             if (seen_grid) {
                 diag_error(s->c, c->loc, "grid is given twice");
@@ -235,6 +279,8 @@ static bool apply_overrides(Sema *s, KernelInfo *k) {
          * reported by the driver from o->invalid. */
         if (v->kind == SYM_SIZE && (o->is_float || o->is_bool || o->i < 1)) {
             o->invalid = "a size must be a positive integer";
+        } else if (v->kind == SYM_SIZE && v->dynamic) {
+            o->invalid = dynamic_value_fault(v, o->i);
         } else if (v->kind == SYM_SCALAR && !dtype_is_float(v->dtype) && o->is_float) {
             o->invalid = "this scalar parameter is an integer";
         } else if (v->kind == SYM_SCALAR && dtype_is_float(v->dtype)) {
@@ -264,8 +310,14 @@ static void evaluate_values(Sema *s, KernelInfo *k) {
         Sym *v = k->values.items[i];
         /* a scalar parameter needs a value only to be run by tilec itself
          * (the profiler says so then): a program passes it at launch */
-        if (v->kind == SYM_SCALAR && !v->value_expr && !v->overridden) continue;
-        if (!sym_value(s, v, v->loc) || v->kind != SYM_TUNE) continue;
+        if ((v->kind == SYM_SCALAR || v->dynamic) && !v->value_expr && !v->overridden) continue;
+        bool valued = sym_value(s, v, v->loc);
+        if (valued && v->dynamic && !v->overridden) {
+            const char *fault = dynamic_value_fault(v, v->value.i);
+            if (fault) diag_error(s->c, v->value_expr->loc, "%s: %s = %lld, %s %% %lld", fault, v->name->s,
+                                  (long long)v->value.i, v->name->s, (long long)v->divisor);
+        }
+        if (!valued || v->kind != SYM_TUNE) continue;
         Node *t = v->decl;
         if (!t->u.tunable.has_choices) continue;
         bool found = false;
@@ -301,6 +353,12 @@ static void evaluate_values(Sema *s, KernelInfo *k) {
     }
 }
 
+static bool valueless_dynamic(const KernelInfo *k) {
+    for (int i = 0; i < k->dynamic.len; i++)
+        if (!((const Sym *)k->dynamic.items[i])->has_value) return true;
+    return false;
+}
+
 static void check_launch(Sema *s, KernelInfo *k) {
     NodeList *cl = &k->node->u.kernel.clauses;
     k->threads = 128;
@@ -316,7 +374,15 @@ static void check_launch(Sema *s, KernelInfo *k) {
             k->grid_rank = ex->len > 3 ? 3 : ex->len;
             for (int j = 0; j < ex->len && j < 3; j++) {
                 int64_t g;
-                if (!check_const_int(s, ex->items[j], "a grid dimension", &g)) continue;
+                k->grid_expr[j] = ex->items[j];
+                s->mode = EM_GRID;
+                bool ok = check_int(s, ex->items[j], "a grid dimension");
+                s->mode = EM_CONST;
+                if (ok && !ex->items[j]->is_const) { /* of dynamic sizes: evaluated at launch */
+                    k->grid[j] = -1;
+                    continue;
+                }
+                if (!ok || !check_const_int(s, ex->items[j], "a grid dimension", &g)) continue;
                 if (g < 1) diag_error(s->c, ex->items[j]->loc, "grid dimension %d is %lld; it must be at least 1", j, (long long)g);
                 else if (g > limit[j])
                     diag_error(s->c, ex->items[j]->loc, "grid dimension %d is %lld blocks; CUDA allows at most %lld", j,
@@ -331,7 +397,12 @@ static void check_launch(Sema *s, KernelInfo *k) {
             k->threads = t;
         } else if (c->kind == N_FLOPS || c->kind == N_BYTES) {
             Node *e = c->u.expr;
-            if (!check_expr(s, e)) continue;
+            s->mode = EM_HOST;
+            bool ok = check_expr(s, e);
+            s->mode = EM_CONST;
+            if (!ok) continue;
+            /* a dynamic size without a value leaves them unknown until a run gives one */
+            if (!e->is_const && valueless_dynamic(k)) continue;
             if (!e->is_const)
                 diag_error(s->c, e->loc, "%s must be a compile-time constant", c->kind == N_FLOPS ? "flops" : "bytes");
             else if (!dtype_is_int(e->dtype) && !dtype_is_float(e->dtype))

@@ -6,9 +6,11 @@
 
 /* Where an expression stands decides what it may refer to. */
 typedef enum ExprMode {
-    EM_CONST,     /* where/tune/const/grid/threads/flops/bytes: compile time */
+    EM_CONST,     /* where/tune/const/threads: compile time */
+    EM_GRID,      /* grid: compile time, except that dynamic sizes are read at launch */
+    EM_HOST,      /* flops/bytes: evaluated by tilec for a run, dynamic sizes at their values */
     EM_BODY,      /* kernel body */
-    EM_REFERENCE, /* reference block */
+    EM_REFERENCE, /* reference block (dynamic sizes at their values) */
 } ExprMode;
 
 typedef struct Sema {

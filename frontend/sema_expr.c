@@ -92,6 +92,28 @@ const char *sym_kind_name(SymKind k) {
     return "name";
 }
 
+static bool compile_time(const Sema *s) { return s->mode == EM_CONST || s->mode == EM_GRID || s->mode == EM_HOST; }
+
+/* A dynamic size: a kernel argument in the body and the grid; its value
+ * (where it has one) for the reference and flops/bytes, which tilec
+ * evaluates for a run at those sizes; never folded into the code. */
+static bool check_dynamic_size(Sema *s, Node *e, Sym *sym) {
+    if (s->mode == EM_CONST) {
+        diag_error(s->c, e->loc, "'%s' is a dynamic size, passed at launch; buffer shapes, parallel and unroll extents, "
+                   "threads and where and tune values cannot depend on it", sym->name->s);
+        return false;
+    }
+    if ((s->mode == EM_REFERENCE || s->mode == EM_HOST) && (sym->value_expr || sym->overridden)) {
+        if (!sym_value(s, sym, e->loc)) return false;
+        e->dtype = DT_INT_LIT;
+        const_set_int(e, sym->value.i);
+        return true;
+    }
+    /* 1 to 2^31 - 1: an int holds it, as it holds the block indices */
+    e->dtype = s->mode == EM_REFERENCE ? DT_I64 : DT_I32;
+    return true;
+}
+
 static bool check_name(Sema *s, Node *e) {
     Sym *sym = sym_lookup(e->u.name);
     if (!sym) {
@@ -103,7 +125,7 @@ static bool check_name(Sema *s, Node *e) {
     switch (sym->kind) {
     case SYM_SCALAR:
         /* a kernel argument: read at run time, never folded into the code */
-        if (s->mode == EM_CONST) {
+        if (compile_time(s)) {
             diag_error(s->c, e->loc, "'%s' is a scalar parameter, a run-time value; sizes, shapes, extents, the grid, "
                        "threads and tune values cannot depend on it (a value to fold into the code goes in `where`)",
                        sym->name->s);
@@ -111,7 +133,10 @@ static bool check_name(Sema *s, Node *e) {
         }
         e->dtype = sym->dtype;
         return true;
-    case SYM_CONST: case SYM_SIZE: case SYM_WHERE: case SYM_TUNE:
+    case SYM_SIZE:
+        if (sym->dynamic) return check_dynamic_size(s, e, sym);
+        /* fall through */
+    case SYM_CONST: case SYM_WHERE: case SYM_TUNE:
         if (!sym_value(s, sym, e->loc)) return false;
         e->dtype = sym->kind == SYM_SCALAR ? sym->dtype
                  : sym->dtype != DT_NONE ? sym->dtype
@@ -127,7 +152,7 @@ static bool check_name(Sema *s, Node *e) {
                        sym->name->s, sym_kind_name(sym->kind));
             return false;
         }
-        if (s->mode == EM_CONST) {
+        if (compile_time(s)) {
             diag_error(s->c, e->loc, "'%s' is a %s, not a compile-time constant", sym->name->s,
                        sym_kind_name(sym->kind));
             return false;
@@ -368,7 +393,7 @@ static bool check_element(Sema *s, Node *e) {
                        sym_kind_name(sym->kind));
         return false;
     }
-    if (s->mode == EM_CONST) {
+    if (compile_time(s)) {
         diag_error(s->c, e->loc, "an element of '%s' is not a compile-time constant", sym->name->s);
         return false;
     }
@@ -733,7 +758,7 @@ bool check_const_int(Sema *s, Node *e, const char *what, int64_t *out) {
         const Node *r = runtime_part(e);
         if (r && r->kind == N_NAME)
             diag_error(s->c, e->loc, "%s must be a compile-time constant, but it depends on '%s' (a %s)", what,
-                       r->u.name->s, sym_kind_name(r->sym->kind));
+                       r->u.name->s, r->sym->dynamic ? "dynamic size, passed at launch" : sym_kind_name(r->sym->kind));
         else if (r && r->kind == N_INDEX)
             diag_error(s->c, e->loc, "%s must be a compile-time constant, but it reads '%s'", what, r->u.index.name->s);
         else

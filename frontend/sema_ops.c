@@ -208,6 +208,14 @@ static bool get_region(Sema *s, Node *e, const char *what, Region *r) {
         sym->used = true;
         r->sym = sym;
         if (sym->broken) return false; /* its declaration's errors are enough */
+        for (int d = 0; d < sym->rank; d++)
+            if (sym->kind == SYM_TENSOR && sym->dim_sym[d] && sym->dim_sym[d]->dynamic) {
+                /* a tile operation's shape is compiled in; a tile of it at a corner is not */
+                diag_error(s->c, e->loc, "'%s' has the dynamic size '%s' (dimension %d): a tile operation takes a "
+                           "region of it of compile-time shape (%s[...] at a corner)", sym->name->s,
+                           sym->dim_sym[d]->name->s, d, sym->name->s);
+                return false;
+            }
         r->rank = sym->rank;
         memcpy(r->ext, sym->shape, sizeof r->ext);
         set_region_ext(s, e, r->ext, r->rank);

@@ -111,6 +111,8 @@ static IrBuf *new_buf(IrKernel *k, Sym *sym) {
     b->dtype = sym->dtype;
     b->rank = sym->rank;
     memcpy(b->shape, sym->shape, sizeof b->shape);
+    for (int d = 0; d < b->rank && sym->kind == SYM_TENSOR; d++)
+        if (sym->dim_sym[d] && sym->dim_sym[d]->dynamic) b->dyn[d] = sym->dim_sym[d];
     b->mode = sym->mode;
     b->stages = 1;
     b->loc = sym->loc;

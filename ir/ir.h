@@ -102,6 +102,11 @@ typedef struct IrBuf {
     Dtype dtype;
     int rank;
     int64_t shape[MAX_RANK];
+    /* Tensors: the dynamic size of each dimension, or NULL where shape[d]
+     * is compiled in. A dynamic dimension's shape[d] is only the value of
+     * tilec's own run: passes and code generation must not read it (the
+     * buf_dim_* queries answer for both kinds). */
+    const Sym *dyn[MAX_RANK];
     ParamMode mode;        /* tensors */
     Layout layout;         /* fragments */
     int swizzle_chunks;    /* shared: XOR swizzle period in 16-byte chunks (0: none) */
@@ -221,7 +226,7 @@ typedef struct IrKernel {
     PtrVec params;             /* IrBuf* of tensors; scalars are Sym* in info->params */
     PtrVec buffers;            /* IrBuf* of alloc_* buffers */
     IrBlock body;
-    int64_t grid[3];
+    int64_t grid[3];           /* -1: a dimension of dynamic sizes (info->grid_expr) */
     int grid_rank;
     int64_t threads;
     int swizzle_panel;         /* use_swizzle: 0 when absent */
@@ -313,6 +318,17 @@ bool expr_any(const Node *e, ExprPred pred, const void *arg);
  * as written (it is checked again for every specialisation), so the passes
  * and the code generator fold where they read it. */
 const Node *expr_decided(const Node *e);
+/* Whether dimension d of b is a dynamic size (a kernel argument). */
+bool buf_dim_dynamic(const IrBuf *b, int d);
+bool buf_is_dynamic(const IrBuf *b); /* any dimension */
+/* Whether dimension d of b is certainly a multiple of m: its compiled
+ * extent is, or its dynamic size is promised a multiple of one that is. */
+bool buf_dim_multiple_of(const IrBuf *b, int d, int64_t m);
+/* Whether a row of b (its last dimension) certainly takes a multiple of
+ * `bytes` bytes. */
+bool buf_row_bytes_multiple_of(const IrBuf *b, int64_t bytes);
+/* Whether k's grid has a dimension of dynamic sizes (k->grid[d] is -1). */
+bool kernel_grid_dynamic(const IrKernel *k);
 /* Whether e is absent (a region's start of 0) or the integer constant 0. */
 bool expr_is_zero(const Node *e);
 /* Whether e is provably a multiple of m (NULL counts as 0). */

@@ -39,7 +39,11 @@ static void print_layout(FILE *o, const Layout *l) {
 
 static void print_buf(FILE *o, const IrBuf *b) {
     fprintf(o, "  %s %s %s[", scope_name(b->scope), b->sym->name->s, dtype_name(b->dtype));
-    for (int i = 0; i < b->rank; i++) fprintf(o, "%s%lld", i ? ", " : "", (long long)b->shape[i]);
+    for (int i = 0; i < b->rank; i++) {
+        if (!buf_dim_dynamic(b, i)) fprintf(o, "%s%lld", i ? ", " : "", (long long)b->shape[i]);
+        else if (b->dyn[i]->divisor > 1) fprintf(o, "%s%s %% %lld", i ? ", " : "", b->dyn[i]->name->s, (long long)b->dyn[i]->divisor);
+        else fprintf(o, "%s%s", i ? ", " : "", b->dyn[i]->name->s);
+    }
     fputc(']', o);
     if (b->scope == SCOPE_GLOBAL) fputs(b->mode == MODE_IN ? " in" : b->mode == MODE_OUT ? " out" : " inout", o);
     if (b->scope == SCOPE_SHARED) {
@@ -174,8 +178,13 @@ static void print_block(FILE *o, const IrBlock *b, int d) {
 }
 
 void ir_print(FILE *o, const IrKernel *k) {
-    fprintf(o, "kernel %s grid(%lld, %lld, %lld) threads %lld", k->info->name->s, (long long)k->grid[0],
-            (long long)k->grid[1], (long long)k->grid[2], (long long)k->threads);
+    fprintf(o, "kernel %s grid(", k->info->name->s);
+    for (int d = 0; d < 3; d++) {
+        if (d) fputs(", ", o);
+        if (k->grid[d] >= 0) fprintf(o, "%lld", (long long)k->grid[d]);
+        else expr_print(o, k->info->grid_expr[d]);
+    }
+    fprintf(o, ") threads %lld", (long long)k->threads);
     if (k->producer_threads) fprintf(o, " + producer %lld", (long long)k->producer_threads);
     if (k->sched.persistent) fputs(" persistent", o);
     if (k->sched.cluster) fprintf(o, " cluster(%d along grid dimension %d)", k->sched.cluster, k->sched.cluster_dim);

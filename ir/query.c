@@ -151,6 +151,8 @@ bool expr_multiple_of(const Node *e, int64_t m) {
     /* a let's name: its value (lets never change) */
     if (e->kind == N_NAME && e->sym && e->sym->kind == SYM_LET && e->sym->decl && e->sym->decl->kind == N_LET)
         return expr_multiple_of(e->sym->decl->u.decl.value, m);
+    /* a dynamic size: its promise */
+    if (e->kind == N_NAME && e->sym && e->sym->dynamic) return e->sym->divisor % m == 0;
     if (e->kind != N_BINARY) return false;
     switch (e->u.op.op) {
     case OP_MUL: return expr_multiple_of(e->u.op.a, m) || expr_multiple_of(e->u.op.b, m);
@@ -159,6 +161,27 @@ bool expr_multiple_of(const Node *e, int64_t m) {
     default: return false;
     }
 }
+
+bool buf_dim_dynamic(const IrBuf *b, int d) { return b->scope == SCOPE_GLOBAL && b->dyn[d] != NULL; }
+
+bool buf_is_dynamic(const IrBuf *b) {
+    for (int d = 0; d < b->rank; d++)
+        if (buf_dim_dynamic(b, d)) return true;
+    return false;
+}
+
+bool buf_dim_multiple_of(const IrBuf *b, int d, int64_t m) {
+    if (m <= 1) return true;
+    return buf_dim_dynamic(b, d) ? b->dyn[d]->divisor % m == 0 : b->shape[d] % m == 0;
+}
+
+bool buf_row_bytes_multiple_of(const IrBuf *b, int64_t bytes) {
+    int last = b->rank - 1;
+    int64_t unit = buf_dim_dynamic(b, last) ? b->dyn[last]->divisor : b->shape[last];
+    return unit * dtype_bytes(b->dtype) % bytes == 0;
+}
+
+bool kernel_grid_dynamic(const IrKernel *k) { return k->grid[0] < 0 || k->grid[1] < 0 || k->grid[2] < 0; }
 
 bool expr_is_zero(const Node *e) { return !e || (e->is_const && !e->const_float && e->cval.i == 0); }
 
@@ -174,7 +197,7 @@ int region_lead(const IrRegion *r, int rank, const int64_t *shape) {
 
 bool region_is_whole(const IrRegion *r) {
     for (int d = 0; d < r->buf->rank; d++)
-        if (!expr_is_zero(r->idx[d]) || r->ext[d] != r->buf->shape[d]) return false;
+        if (!expr_is_zero(r->idx[d]) || r->ext[d] != r->buf->shape[d] || buf_dim_dynamic(r->buf, d)) return false;
     return true;
 }
 

@@ -51,7 +51,7 @@ static bool cp_async_ok(const IrKernel *k, const IrStmt *c) {
     int eb = dtype_bytes(g->dtype), vec = 16 / eb;
     if (k->arch < 80 || g->dtype != c->dst.buf->dtype || eb > 16) return false;
     int last = g->rank - 1;
-    if ((g->shape[last] * eb) % 16 != 0 || c->src.ext[last] % vec != 0) return false;
+    if (!buf_row_bytes_multiple_of(g, 16) || c->src.ext[last] % vec != 0) return false;
     /* the start of the row piece must be a multiple of vec elements */
     return expr_multiple_of(c->src.idx[last], vec);
 }

@@ -26,6 +26,10 @@ void pass_plan_schedule(IrKernel *k) {
     Schedule *s = &k->sched;
     *s = (Schedule){.order = ORDER_SNAKE, .order_dim = -1};
     if (!k->ws_loop) return;
+    /* A grid of dynamic sizes has its tile count only at launch: each tile
+     * runs as a block of its own (persistent blocks, clusters, split and
+     * half tiles and the tile orders are decided from the count). */
+    if (kernel_grid_dynamic(k)) return;
     int at = 0;
     while (k->body.items[at] != k->ws_loop) at++;
     /* Persistent blocks (codegen: a tile loop per block, the producer

@@ -44,7 +44,7 @@ static const char *why_not(IrKernel *k, int at) {
     if (s->dst.ext[lead] != f->shape[0] || s->dst.ext[lead + 1] != f->shape[1])
         return "the region is not the fragment's shape";
     int64_t esize = dtype_bytes(t->dtype), row_bytes = f->shape[1] * esize;
-    if (t->shape[t->rank - 1] * esize % 16) return "its row pitch is not a multiple of 16 bytes (TMA)";
+    if (!buf_row_bytes_multiple_of(t, 16)) return "its row pitch is not a multiple of 16 bytes (TMA)";
     if (!pass_swizzle_span(row_bytes)) return "the tile's row is not a multiple of 32 bytes";
     IrBlock rest = {.items = k->body.items + at + 1, .len = k->body.len - at - 1};
     if (buf_use_count(&rest, t)) return "a later statement uses the tensor";

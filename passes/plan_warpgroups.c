@@ -23,7 +23,7 @@
 #include "passes.h"
 
 /* What the producer warpgroup can compute without running the consumers'
- * code: constants, block indices, the loop variable (lv, NULL outside the
+ * code: constants, dynamic sizes, block indices, the loop variable (lv, NULL outside the
  * loop) and the top-level lets before the loop or at the top of its body
  * made of those (which the producer then evaluates too: IrStmt.producer_too). */
 typedef struct Reach {
@@ -72,6 +72,7 @@ static bool producer_computable(Reach *r, const Node *e) {
     switch (e->kind) {
     case N_NAME:
         if (r->lv && e->sym == r->lv) return true;
+        if (e->sym && e->sym->dynamic) return true; /* a kernel argument, read before the warpgroups part */
         for (int i = 0; i < r->k->info->block_idx.len; i++)
             if (e->sym == r->k->info->block_idx.items[i]) return true;
         return let_computable(r, e->sym);
@@ -113,7 +114,7 @@ static bool tma_copy_ok(Reach *r, const IrStmt *c) {
     const IrBuf *g = c->src.buf, *s = c->dst.buf;
     if (g->scope != SCOPE_GLOBAL || s->scope != SCOPE_SHARED || g->rank < 2 || g->rank > 5 || s->rank != 2) return false;
     if (g->dtype != s->dtype || !wgmma_dtype(g->dtype)) return false;
-    if ((g->shape[g->rank - 1] * dtype_bytes(g->dtype)) % 16 != 0 || !region_is_whole(&c->dst) || !tma_tile_ok(s))
+    if (!buf_row_bytes_multiple_of(g, 16) || !region_is_whole(&c->dst) || !tma_tile_ok(s))
         return false;
     for (int d = 0; d < g->rank; d++) {
         int64_t want = d == g->rank - 2 ? s->shape[0] : d == g->rank - 1 ? s->shape[1] : 1;

@@ -65,7 +65,7 @@ static int64_t shared_bytes(IrKernel *k, IrStmt *loop, int loop_at, int dim, boo
          * rows (attention at D = 96) in 64-byte boxes do not */
         const IrBuf *src = c->src.buf, *dst = c->dst.buf;
         int64_t span = pass_swizzle_span(dst->shape[1] * dtype_bytes(dst->dtype));
-        if (misaligned && src->shape[src->rank - 1] * dtype_bytes(src->dtype) % span != 0) *misaligned = true;
+        if (misaligned && !buf_row_bytes_multiple_of(src, span)) *misaligned = true;
     }
     return bytes;
 }

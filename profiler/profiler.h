@@ -8,6 +8,7 @@
 #define TILEC_PROFILER_H
 
 #include "frontend.h"
+#include "launch_shape.h"
 #include "runtime.h"
 
 /* ---- supply.c: generated inputs ---- */
@@ -179,8 +180,9 @@ typedef struct Session {
     HostTensor *got;       /* the results copied back (storage of out/inout tensors) */
     int n;
     uint64_t *dev;         /* device buffers, per tensor parameter */
-    void **params;         /* kernel arguments, per parameter, then the TMA tensor maps */
+    void **params;         /* kernel arguments, per parameter, the dynamic sizes, then the TMA tensor maps */
     ScalarArg *scalars;
+    int dynamic[RT_MAX_DYNAMIC];
     unsigned char *tensor_maps; /* RT_TENSOR_MAP_BYTES each, 64-byte aligned */
 } Session;
 
@@ -194,6 +196,8 @@ typedef struct LaunchSpec {
     int ntma;
     bool persistent;   /* grid[0] counts tiles: launch at most one block per SM */
     int cluster;       /* blocks in a cluster (0: none): a persistent launch counts whole resident clusters */
+    int ndynamic;      /* the dynamic sizes' values, int arguments after the parameters */
+    int dynamic_value[RT_MAX_DYNAMIC];
 } LaunchSpec;
 
 /* Loads the cubin and prepares inputs and buffers (the device must be

@@ -34,7 +34,9 @@ int prof_session_open(Session *s, KernelInfo *k, const char *kernel_name, const 
         return 4;
     }
     s->dev = xcalloc((size_t)s->n + 1, sizeof *s->dev);
-    s->params = xcalloc((size_t)k->params.len + (size_t)launch->ntma + 1, sizeof *s->params);
+    s->params = xcalloc((size_t)k->params.len + (size_t)launch->ndynamic + (size_t)launch->ntma + 1, sizeof *s->params);
+    memcpy(s->dynamic, launch->dynamic_value, sizeof s->dynamic);
+    for (int i = 0; i < launch->ndynamic; i++) s->params[k->params.len + i] = &s->dynamic[i];
     s->scalars = xcalloc((size_t)k->params.len + 1, sizeof *s->scalars);
     s->got = xcalloc((size_t)s->n + 1, sizeof *s->got);
     for (int i = 0, t = 0; i < k->params.len; i++) {
@@ -68,7 +70,7 @@ int prof_session_open(Session *s, KernelInfo *k, const char *kernel_name, const 
             prof_session_close(s);
             return 4;
         }
-        s->params[k->params.len + m] = map;
+        s->params[k->params.len + launch->ndynamic + m] = map;
     }
     return 0;
 }

@@ -22,4 +22,16 @@ typedef struct RtTensorMapSpec {
     uint32_t box[5];          /* elements of one copy, per dimension (at most 256) */
     int swizzle_bytes;        /* 0, 32, 64 or 128: the shared-memory swizzle span */
 } RtTensorMapSpec;
+
+/* m's dims and strides for a tensor of this shape (outermost first, m->rank
+ * dims, row-major and packed): a kernel of dynamic sizes is compiled with
+ * one shape and launched with others. */
+static inline void rt_tensor_map_reshape(RtTensorMapSpec *m, const int64_t *shape) {
+    uint64_t stride = (uint64_t)m->elem_bytes;
+    for (int d = 0; d < m->rank; d++) {
+        m->dims[d] = (uint64_t)shape[m->rank - 1 - d];
+        if (d > 0) m->strides[d - 1] = stride;
+        stride *= m->dims[d];
+    }
+}
 #endif

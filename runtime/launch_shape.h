@@ -1,0 +1,115 @@
+/* launch_shape.h - what the host computes at each launch of a kernel with
+ * dynamic sizes, as plain data: the code generator fills it in
+ * (codegen.h), the library, the profiler and the launchers --emit-lib
+ * writes evaluate it. No other dependency, so every layer can include it.
+ *
+ * A grid dimension that uses dynamic sizes is a small postfix program over
+ * the sizes' values (the kernel's `dynamic` clause order), e.g. ceildiv(N,
+ * 256) is [DIM 1, CONST 256, CEILDIV]. Integer semantics are C's on int64,
+ * as the kernel computes the same expression. */
+#ifndef TILEC_LAUNCH_SHAPE_H
+#define TILEC_LAUNCH_SHAPE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum { RT_MAX_DYNAMIC = 8, RT_MAX_GRID_OPS = 32 };
+
+#define RT_GRID_OPS(X)                                                                     \
+    X(CONST) X(DIM)                                       /* push value / size value[i] */ \
+    X(ADD) X(SUB) X(MUL) X(DIV) X(MOD) X(SHL) X(SHR)      /* binary, C semantics */        \
+    X(AND) X(OR) X(XOR) X(LT) X(LE) X(GT) X(GE) X(EQ) X(NE) X(LAND) X(LOR)                  \
+    X(MIN) X(MAX) X(CEILDIV)                                                               \
+    X(NEG) X(NOT) X(BNOT) X(ABS)                          /* unary */                      \
+    X(SELECT)                                             /* c ? a : b, pushed c a b */
+
+typedef enum RtGridOpKind {
+#define X(id) RT_GOP_##id,
+    RT_GRID_OPS(X)
+#undef X
+} RtGridOpKind;
+
+typedef struct RtGridOp {
+    int op;          /* RtGridOpKind */
+    int64_t value;   /* CONST: the value; DIM: which dynamic size */
+} RtGridOp;
+
+/* One grid dimension: n == 0 when it is the compiled constant. */
+typedef struct RtGridExpr {
+    int n;
+    RtGridOp ops[RT_MAX_GRID_OPS];
+} RtGridExpr;
+
+/* The value of e for the dynamic sizes' values dims[]; false where it is
+ * undefined (division by zero, overflow, a malformed program). */
+static inline bool rt_grid_eval(const RtGridExpr *e, const int64_t *dims, int64_t *out) {
+    int64_t st[RT_MAX_GRID_OPS];
+    int sp = 0;
+    for (int i = 0; i < e->n; i++) {
+        const RtGridOp *o = &e->ops[i];
+        int64_t a, b, r;
+        if (o->op == RT_GOP_CONST || o->op == RT_GOP_DIM) {
+            if (sp == RT_MAX_GRID_OPS || (o->op == RT_GOP_DIM && (o->value < 0 || o->value >= RT_MAX_DYNAMIC))) return false;
+            st[sp++] = o->op == RT_GOP_CONST ? o->value : dims[o->value];
+            continue;
+        }
+        if (o->op >= RT_GOP_NEG && o->op <= RT_GOP_ABS) {
+            if (sp < 1) return false;
+            a = st[sp - 1];
+            if ((o->op == RT_GOP_NEG || o->op == RT_GOP_ABS) && a == INT64_MIN) return false;
+            st[sp - 1] = o->op == RT_GOP_NEG ? -a : o->op == RT_GOP_NOT ? !a : o->op == RT_GOP_BNOT ? ~a : a < 0 ? -a : a;
+            continue;
+        }
+        if (o->op == RT_GOP_SELECT) {
+            if (sp < 3) return false;
+            st[sp - 3] = st[sp - 3] ? st[sp - 2] : st[sp - 1];
+            sp -= 2;
+            continue;
+        }
+        if (sp < 2) return false;
+        a = st[sp - 2], b = st[sp - 1];
+        switch (o->op) {
+        case RT_GOP_ADD: if (__builtin_add_overflow(a, b, &r)) return false; break;
+        case RT_GOP_SUB: if (__builtin_sub_overflow(a, b, &r)) return false; break;
+        case RT_GOP_MUL: if (__builtin_mul_overflow(a, b, &r)) return false; break;
+        case RT_GOP_DIV: case RT_GOP_MOD: case RT_GOP_CEILDIV:
+            if (b == 0 || (a == INT64_MIN && b == -1)) return false;
+            r = o->op == RT_GOP_DIV ? a / b : o->op == RT_GOP_MOD ? a % b : a / b + (a % b > 0); /* as sema folds it */
+            break;
+        case RT_GOP_SHL: if (b < 0 || b > 62 || a < 0 || a > (INT64_MAX >> b)) return false; r = a << b; break;
+        case RT_GOP_SHR: if (b < 0 || b > 63) return false; r = a >> b; break;
+        case RT_GOP_AND: r = a & b; break;
+        case RT_GOP_OR: r = a | b; break;
+        case RT_GOP_XOR: r = a ^ b; break;
+        case RT_GOP_LT: r = a < b; break;
+        case RT_GOP_LE: r = a <= b; break;
+        case RT_GOP_GT: r = a > b; break;
+        case RT_GOP_GE: r = a >= b; break;
+        case RT_GOP_EQ: r = a == b; break;
+        case RT_GOP_NE: r = a != b; break;
+        case RT_GOP_LAND: r = a && b; break;
+        case RT_GOP_LOR: r = a || b; break;
+        case RT_GOP_MIN: r = a < b ? a : b; break;
+        case RT_GOP_MAX: r = a > b ? a : b; break;
+        default: return false;
+        }
+        st[sp - 2] = r;
+        sp--;
+    }
+    if (sp != 1) return false;
+    *out = st[0];
+    return true;
+}
+
+/* The grid of a launch: grid[d], or where it is -1, expr[d] evaluated for
+ * the dynamic sizes' values; false where an expression is undefined. */
+static inline bool rt_launch_grid(const int64_t grid[3], const RtGridExpr expr[3], const int64_t *dims, long long out[3]) {
+    for (int d = 0; d < 3; d++) {
+        int64_t v = grid[d];
+        if (v < 0 && !rt_grid_eval(&expr[d], dims, &v)) return false;
+        out[d] = v;
+    }
+    return true;
+}
+
+#endif
