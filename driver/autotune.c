@@ -64,7 +64,7 @@ static void *compile_worker(void *arg) {
  * of candidates that cannot fit are not the user's errors: they go to
  * /dev/null and only make the candidate drop out. */
 static KernelInfo *specialise(Ctx *c, Node *prog, const char *kernel, Override *user, int n_user, const Candidate *cd,
-                              FILE *quiet) {
+                              const Options *opts, FILE *quiet) {
     Override all[MAX_TUNABLES + 64];
     int n = 0;
     for (int i = 0; i < n_user && n < 64; i++) all[n++] = user[i];
@@ -73,7 +73,7 @@ static KernelInfo *specialise(Ctx *c, Node *prog, const char *kernel, Override *
     FILE *err = c->err;
     int errors = c->errors;
     if (quiet) c->err = quiet;
-    SemaOptions so = {.overrides = all, .n_overrides = n, .only_kernel = kernel};
+    SemaOptions so = {.overrides = all, .n_overrides = n, .only_kernel = kernel, .specialise = opts->specialise};
     PtrVec ks = sema_check(c, prog, &so);
     c->err = err;
     bool ok = c->errors == errors && ks.len == 1;
@@ -224,7 +224,7 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
                                         : snprintf(cd->label + len, sizeof cd->label - len, "%lld", (long long)o->i));
             if (len >= sizeof cd->label) len = sizeof cd->label - 1;
         }
-        KernelInfo *ki = specialise(c, prog, kernel, user, n_user, cd, quiet);
+        KernelInfo *ki = specialise(c, prog, kernel, user, n_user, cd, opts, quiet);
         if (!ki) cd->status = "invalid for these values (sema)";
         else if (!lower(c, ki, file, opts, &cd->ck, quiet)) cd->status = "does not fit the target (shared memory, layout or shape)";
         else {
@@ -255,7 +255,7 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
         cd->registers = cd->res.registers;
         cd->spills = cd->res.spill_store_bytes;
         /* the candidate's specialisation again: node annotations are per run */
-        KernelInfo *ki = specialise(c, prog, kernel, user, n_user, cd, quiet);
+        KernelInfo *ki = specialise(c, prog, kernel, user, n_user, cd, opts, quiet);
         Session s;
         LaunchSpec launch;
         int rc = ki && launch_of(&cd->ck, ki, &launch) ? prof_session_open(&s, ki, cd->ck.name, cd->res.cubin, cd->res.cubin_size, &launch, &opts->run) : 4;

@@ -34,6 +34,7 @@ typedef enum Action {
 /* What compiling, --run, --profile and --autotune need besides the action. */
 typedef struct Options {
     PlanOptions plan;       /* the schedule options (--clusters ...) */
+    bool specialise;        /* --specialise: dynamic sizes compiled in at their values */
     Target target;          /* the device's, or the --arch preset's */
     const char *cache_dir;
     bool no_cache;

@@ -53,6 +53,7 @@ static const char usage[] =
     "                       ~/.cache/tilec)\n"
     "  --set NAME=VALUE[,NAME=VALUE...]\n"
     "                       override sizes, scalar parameters, where constants and tunables\n"
+    "  --specialise         compile the kernel's dynamic sizes in, at their values\n"
     "  -q, -v               quiet, verbose\n"
     "  --help, --version    this text; the version\n"
     "\n"
@@ -267,6 +268,12 @@ static int opt_report(CmdLine *cl, const char *v) { return cl->opts.profile.repo
 static int opt_roofline(CmdLine *cl, const char *v) { return cl->opts.profile.roofline = v, CONTINUE; }
 static int opt_cache_dir(CmdLine *cl, const char *v) { return cl->opts.cache_dir = v, CONTINUE; }
 
+static int opt_specialise(CmdLine *cl, const char *v) {
+    (void)v;
+    cl->opts.specialise = true;
+    return CONTINUE;
+}
+
 static int opt_no_cache(CmdLine *cl, const char *v) {
     (void)v;
     cl->opts.no_cache = true;
@@ -355,6 +362,7 @@ static const OptionSpec options[] = {
     {"--arch", NULL, true, "sm_XX or sm_XXa", false, opt_arch},
     {"--backend", NULL, true, "nvrtc or llvm", false, opt_backend},
     {"--set", NULL, true, "NAME=VALUE", false, opt_set},
+    {"--specialise", NULL, false, NULL, false, opt_specialise},
     {"--supply", NULL, true, "a distribution", false, opt_supply},
     {"--seed", NULL, true, "a number", false, opt_seed},
     {"--rtol", NULL, true, "a tolerance", false, opt_rtol},

@@ -170,7 +170,7 @@ static int act_on_kernel(Ctx *c, Node *prog, KernelInfo *k, CmdLine *cl) {
         int added = autotune_lookup(c, k, cl->arch, o, cl->overrides, cl->n_overrides, MAX_OVERRIDES);
         if (added) {
             SemaOptions again = {.overrides = cl->overrides, .n_overrides = cl->n_overrides + added,
-                                 .only_kernel = cl->kernel};
+                                 .only_kernel = cl->kernel, .specialise = o->specialise};
             PtrVec ks = sema_check(c, prog, &again);
             if (c->errors || ks.len != 1) return EXIT_SOURCE;
             k = ks.items[0];
@@ -184,7 +184,8 @@ static int act_on_program(Ctx *c, Node *prog, CmdLine *cl) {
     int rc = EXIT_OK;
     if (cl->act == ACT_AST) rc = emit_printed(cl->out_path, print_ast, prog);
     if (cl->kernel && !lib_kernel_found(stderr, prog, cl->kernel, cl->file)) return EXIT_USAGE;
-    SemaOptions opt = {.overrides = cl->overrides, .n_overrides = cl->n_overrides, .only_kernel = cl->kernel};
+    SemaOptions opt = {.overrides = cl->overrides, .n_overrides = cl->n_overrides, .only_kernel = cl->kernel,
+                       .specialise = cl->opts.specialise};
     PtrVec kernels = sema_check(c, prog, &opt);
     for (int i = 0; i < cl->n_overrides; i++)
         if (cl->overrides[i].invalid) return overrides_used(cl, &kernels);

@@ -312,6 +312,7 @@ typedef struct SemaOptions {
     Override *overrides;
     int n_overrides;
     const char *only_kernel;   /* --kernel, or NULL for all */
+    bool specialise;           /* --specialise: dynamic sizes compiled in at their values */
 } SemaOptions;
 
 /* Checks the program, specialising each kernel with the overrides. Returns

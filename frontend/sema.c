@@ -160,6 +160,7 @@ static void declare_dynamic(Sema *s, KernelInfo *k, Node *c) {
             diag_error(s->c, b->loc, "a kernel has at most 8 dynamic sizes");
             continue;
         }
+        if (s->opt->specialise) continue; /* checked, then compiled in like any size */
         size->dynamic = true;
         size->divisor = 1;
         Node *d = b->u.named.value;

@@ -17,6 +17,7 @@ void tilec_kernel_free(tilec_kernel *k) {
         for (int d = 0; d < MAX_RANK; d++) free(k->params[i].dim_name[d]);
     }
     free(k->params);
+    for (int i = 0; i < k->ndynamic; i++) free(k->dynamic_name[i]);
     free(k->name);
     free(k->symbol);
     free(k->arch);

@@ -108,6 +108,9 @@ static void record_params(tilec_kernel *k, const KernelInfo *info) {
             for (int d = 0; d < s->rank; d++) {
                 p->shape[d] = s->shape[d];
                 p->dim_name[d] = s->dim_sym[d] ? xstrdup(s->dim_sym[d]->name->s) : NULL;
+                p->dyn[d] = -1;
+                for (int j = 0; j < info->dynamic.len; j++)
+                    if (info->dynamic.items[j] == s->dim_sym[d]) p->dyn[d] = j;
             }
         } else {
             k->nscalars++; /* a run-time argument: any value of its dtype */
@@ -117,7 +120,8 @@ static void record_params(tilec_kernel *k, const KernelInfo *info) {
 
 /* The parameters as JSON, for bindings (tilec_get "params"):
  * {"name": K, "params": [{"name", "kind": "tensor"|"scalar", "dtype",
- * "mode", "shape", "dims"}...]}; a literal dimension's name is null. */
+ * "mode", "shape", "dims"}...], "dynamic": [{"name", "divisor"}...]}; a
+ * literal dimension's name is null, and so is a dynamic one's extent. */
 static void params_json(tilec_kernel *k) {
     LibText t;
     JsonWriter w;
@@ -142,13 +146,27 @@ static void params_json(tilec_kernel *k) {
             json_string(&w, modes[p->mode]);
             json_key(&w, "shape");
             json_array(&w, JSON_COMPACT);
-            for (int d = 0; d < p->rank; d++) json_int(&w, p->shape[d]);
+            for (int d = 0; d < p->rank; d++) { /* a dynamic dimension: any extent (null) */
+                if (p->dyn[d] >= 0) json_string(&w, NULL);
+                else json_int(&w, p->shape[d]);
+            }
             json_end(&w);
             json_key(&w, "dims");
             json_array(&w, JSON_COMPACT);
             for (int d = 0; d < p->rank; d++) json_string(&w, p->dim_name[d]);
             json_end(&w);
         }
+        json_end(&w);
+    }
+    json_end(&w);
+    json_key(&w, "dynamic"); /* [{"name", "divisor"}...] in argument order */
+    json_array(&w, JSON_COMPACT);
+    for (int i = 0; i < k->ndynamic; i++) {
+        json_object(&w, JSON_COMPACT);
+        json_key(&w, "name");
+        json_string(&w, k->dynamic_name[i]);
+        json_key(&w, "divisor");
+        json_int(&w, k->dynamic_divisor[i]);
         json_end(&w);
     }
     json_end(&w);
@@ -172,6 +190,12 @@ static tilec_kernel *kernel_new(const KernelInfo *info, const CgKernel *ck, cons
     k->cubin_size = bin->size;
     bin->cubin = NULL;
     for (int d = 0; d < 3; d++) k->grid[d] = ck->grid[d];
+    memcpy(k->grid_expr, ck->grid_expr, sizeof k->grid_expr);
+    k->ndynamic = ck->ndynamic;
+    for (int i = 0; i < ck->ndynamic; i++) {
+        k->dynamic_name[i] = xstrdup(ck->dynamic_name[i]);
+        k->dynamic_divisor[i] = ck->dynamic_divisor[i];
+    }
     k->block = ck->block;
     k->smem = ck->smem_bytes;
     k->ntma = ck->ntma;

@@ -32,18 +32,23 @@ static int load_once(tilec_kernel *k, FILE *out) {
     return rc;
 }
 
-/* The kernel's arguments in parameter order, then its TMA tensor maps. */
+/* The kernel's arguments in parameter order, its dynamic sizes, then its
+ * TMA tensor maps. */
 typedef struct Args {
-    void *params[64 + CG_MAX_TMA];
+    void *params[64 + RT_MAX_DYNAMIC + CG_MAX_TMA];
     uint64_t ptr[64];
     ScalarArg scalar[64];
+    int dims[RT_MAX_DYNAMIC];
     _Alignas(64) unsigned char maps[CG_MAX_TMA][RT_TENSOR_MAP_BYTES];
 } Args;
 
-static int build_args(const tilec_kernel *k, const tilec_tensor *t, const double *s, Args *a, FILE *out) {
+static int build_args(const tilec_kernel *k, const tilec_tensor *t, const double *s, const int64_t *dims, Args *a,
+                      FILE *out) {
     char err[256];
+    const tilec_tensor *of_param[64];
     for (int i = 0, ti = 0, si = 0; i < k->nparams; i++) {
         if (k->params[i].tensor) {
+            of_param[i] = &t[ti];
             a->ptr[i] = (uint64_t)(uintptr_t)t[ti++].data;
             a->params[i] = &a->ptr[i];
         } else {
@@ -51,15 +56,22 @@ static int build_args(const tilec_kernel *k, const tilec_tensor *t, const double
             a->params[i] = &a->scalar[i];
         }
     }
-    /* the maps describe the compiled extents; with dynamic sizes their
-     * dims and strides would come from the shapes given here */
+    for (int j = 0; j < k->ndynamic; j++) {
+        a->dims[j] = (int)dims[j];
+        a->params[k->nparams + j] = &a->dims[j];
+    }
+    /* each map for this launch's pointer and shape (the compiled shape is
+     * one of many where sizes are dynamic) */
     for (int m = 0; m < k->ntma; m++) {
-        const RtTensorMapSpec *spec = &k->tma[m];
-        if (!rt_tensor_map_encode(spec, a->ptr[spec->param], a->maps[m], err)) {
+        RtTensorMapSpec spec = k->tma[m];
+        int64_t shape[MAX_RANK];
+        for (int d = 0; d < spec.rank; d++) shape[d] = of_param[spec.param]->shape[d];
+        rt_tensor_map_reshape(&spec, shape);
+        if (!rt_tensor_map_encode(&spec, a->ptr[spec.param], a->maps[m], err)) {
             fprintf(out, "tilec: kernel '%s': %s\n", k->name, err);
             return LIB_CUDA;
         }
-        a->params[k->nparams + m] = a->maps[m];
+        a->params[k->nparams + k->ndynamic + m] = a->maps[m];
     }
     return LIB_OK;
 }
@@ -76,12 +88,16 @@ int tilec_launch(tilec_kernel *k, const tilec_tensor *tensors, int ntensors, con
         fprintf(out, "tilec: kernel '%s' has %d parameters; tilec_launch takes at most 64\n", k->name, k->nparams);
         rc = LIB_USAGE;
     }
-    if (rc == LIB_OK) rc = lib_check_args(k, tensors, ntensors, scalars, nscalars, out);
+    int64_t dims[RT_MAX_DYNAMIC] = {0};
+    long long grid[3];
+    if (rc == LIB_OK) rc = lib_check_args(k, tensors, ntensors, scalars, nscalars, dims, grid, out);
     if (rc == LIB_OK) rc = load_once(k, out);
     Args a; /* on the stack: the launch copies the arguments it is given */
-    if (rc == LIB_OK) rc = build_args(k, tensors, scalars, &a, out);
+    if (rc == LIB_OK) rc = build_args(k, tensors, scalars, dims, &a, out);
     char err[256];
-    if (rc == LIB_OK && !rt_launch(&k->fn, k->launch_grid, k->block, k->smem, a.params, stream, err)) {
+    /* a persistent kernel (never one of dynamic sizes) launches the blocks that fit */
+    const long long *launch_grid = k->persistent || k->cluster ? k->launch_grid : grid;
+    if (rc == LIB_OK && !rt_launch(&k->fn, launch_grid, k->block, k->smem, a.params, stream, err)) {
         fprintf(out, "tilec: kernel '%s': %s\n", k->name, err);
         rc = LIB_CUDA;
     }

@@ -36,9 +36,38 @@ static bool counts_match(const tilec_kernel *k, const tilec_tensor *t, int nt, c
     return true;
 }
 
-/* One tensor against its parameter (position pos, from 1). Dynamic sizes
- * will be read from the shape here; today every size is fixed. */
-static bool tensor_matches(const LibParam *p, int pos, const tilec_tensor *t, FILE *err) {
+/* Binds dynamic size j to extent v of dimension d of tensor p (pos from
+ * 1) where it is the first to name it; else checks it agrees. */
+static bool dynamic_matches(const tilec_kernel *k, const LibParam *p, int pos, int d, int64_t v, int64_t *dims,
+                            bool *bound, FILE *err) {
+    int j = p->dyn[d];
+    const char *size = k->dynamic_name[j];
+    if (bound[j]) {
+        if (v == dims[j]) return true;
+        fprintf(err, "tilec: tensor '%s' (parameter %d): dimension %d (%s) is %lld, but an earlier tensor gave %s = %lld\n",
+                p->name, pos, d, size, (long long)v, size, (long long)dims[j]);
+        return false;
+    }
+    if (v < 1 || v > INT32_MAX) {
+        fprintf(err, "tilec: tensor '%s' (parameter %d): dimension %d (%s) is %lld; a dynamic size is 1 to 2^31 - 1\n",
+                p->name, pos, d, size, (long long)v);
+        return false;
+    }
+    if (v % k->dynamic_divisor[j]) {
+        fprintf(err, "tilec: tensor '%s' (parameter %d): dimension %d (%s) is %lld, which is not a multiple of %lld "
+                     "(the kernel's promise %s %% %lld)\n", p->name, pos, d, size, (long long)v,
+                (long long)k->dynamic_divisor[j], size, (long long)k->dynamic_divisor[j]);
+        return false;
+    }
+    bound[j] = true;
+    dims[j] = v;
+    return true;
+}
+
+/* One tensor against its parameter (position pos, from 1); dynamic sizes
+ * are read from its shape. */
+static bool tensor_matches(const tilec_kernel *k, const LibParam *p, int pos, const tilec_tensor *t, int64_t *dims,
+                           bool *bound, FILE *err) {
     if (t->ndim != p->rank) {
         fprintf(err, "tilec: tensor '%s' (parameter %d) has %d dimension%s, the kernel takes %d\n", p->name, pos,
                 t->ndim, t->ndim == 1 ? "" : "s", p->rank);
@@ -50,6 +79,10 @@ static bool tensor_matches(const LibParam *p, int pos, const tilec_tensor *t, FI
     }
     bool ok = true;
     for (int d = 0; d < p->rank; d++) {
+        if (p->dyn[d] >= 0) {
+            ok &= dynamic_matches(k, p, pos, d, t->shape[d], dims, bound, err);
+            continue;
+        }
         if (t->shape[d] == p->shape[d]) continue;
         fprintf(err, "tilec: tensor '%s' (parameter %d): dimension %d", p->name, pos, d);
         if (p->dim_name[d]) fprintf(err, " (%s)", p->dim_name[d]);
@@ -89,14 +122,33 @@ static bool scalar_matches(const LibParam *p, int pos, double v, FILE *err) {
     return true;
 }
 
-int lib_check_args(const tilec_kernel *k, const tilec_tensor *t, int nt, const double *s, int ns, FILE *err) {
+/* The grid for the sizes' values: CUDA's limits (x up to 2^31 - 1
+ * blocks, y and z up to 65535) are checked here, before the launch. */
+static bool grid_fits(const tilec_kernel *k, const int64_t *dims, long long grid[3], FILE *err) {
+    static const long long limit[3] = {2147483647LL, 65535, 65535};
+    if (!rt_launch_grid(k->grid, k->grid_expr, dims, grid)) {
+        fprintf(err, "tilec: kernel '%s': its grid is undefined at these sizes (a division by zero or an overflow)\n",
+                k->name);
+        return false;
+    }
+    for (int d = 0; d < 3; d++)
+        if (grid[d] < 1 || grid[d] > limit[d]) {
+            fprintf(err, "tilec: kernel '%s': grid dimension %d is %lld blocks at these sizes; CUDA allows 1 to %lld\n",
+                    k->name, d, grid[d], limit[d]);
+            return false;
+        }
+    return true;
+}
+
+int lib_check_args(const tilec_kernel *k, const tilec_tensor *t, int nt, const double *s, int ns, int64_t *dims,
+                   long long grid[3], FILE *err) {
     if (!counts_match(k, t, nt, s, ns, err)) return LIB_USAGE;
-    bool ok = true;
+    bool ok = true, bound[RT_MAX_DYNAMIC] = {false};
     for (int i = 0, ti = 0, si = 0; i < k->nparams; i++) {
         const LibParam *p = &k->params[i];
-        if (p->tensor) ok &= tensor_matches(p, i + 1, &t[ti++], err);
+        if (p->tensor) ok &= tensor_matches(k, p, i + 1, &t[ti++], dims, bound, err);
         else ok &= scalar_matches(p, i + 1, s[si++], err);
     }
-    return ok ? LIB_OK : LIB_USAGE;
+    return ok && grid_fits(k, dims, grid, err) ? LIB_OK : LIB_USAGE;
 }
 

@@ -19,8 +19,9 @@ typedef struct LibParam {
     bool tensor;               /* else a scalar */
     Dtype dtype;
     int rank;                  /* tensors */
-    int64_t shape[MAX_RANK];   /* the compiled extent of each dimension */
+    int64_t shape[MAX_RANK];   /* the compiled extent of each dimension (not of dynamic ones) */
     char *dim_name[MAX_RANK];  /* its size variable, or NULL for a literal */
+    int dyn[MAX_RANK];         /* which dynamic size it is (tilec_kernel.dynamic_*), or -1 */
     ParamMode mode;            /* tensors: in, out, inout */
 } LibParam;
 
@@ -37,6 +38,10 @@ struct tilec_kernel {
     int nparams, ntensors, nscalars;
     /* the launch shape (CgKernel's) */
     int64_t grid[3], block, smem;
+    RtGridExpr grid_expr[3];   /* where grid[d] is -1 */
+    int ndynamic;              /* dynamic sizes: int arguments after the parameters */
+    char *dynamic_name[RT_MAX_DYNAMIC];
+    int64_t dynamic_divisor[RT_MAX_DYNAMIC];
     RtTensorMapSpec tma[CG_MAX_TMA];
     int ntma;
     bool persistent;
@@ -109,7 +114,11 @@ char *lib_strdup(const char *s);  /* NULL for NULL */
 
 /* ---- launch_args.c ---- */
 /* The checks of tilec_launch before any GPU work: counts, ranks, extents,
- * data pointers, scalar values. LIB_OK or LIB_USAGE (said on err). */
-int lib_check_args(const tilec_kernel *k, const tilec_tensor *t, int nt, const double *s, int ns, FILE *err);
+ * data pointers, scalar values; dims[] gets each dynamic size's value
+ * (from the first dimension that names it; the others must agree, and
+ * the `%` promises hold) and grid[] the launch's grid. LIB_OK or
+ * LIB_USAGE (said on err). */
+int lib_check_args(const tilec_kernel *k, const tilec_tensor *t, int nt, const double *s, int ns, int64_t *dims,
+                   long long grid[3], FILE *err);
 
 #endif

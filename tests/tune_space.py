@@ -6,7 +6,8 @@ serialising wgmmas. The autotuner drops candidates that fail, so a code
 generation bug in an unusual configuration would otherwise go unnoticed
 until someone measured it. A configuration the checker refuses with a
 diagnostic (exit 1: it does not fit the hardware) is allowed; a failure
-after that (exit 4: NVRTC or ptxas) is not."""
+after that (exit 4: NVRTC or ptxas) is not. The examples' dynamic sizes are
+compiled in (--specialise): the space is the schedule's and the tiles'."""
 import concurrent.futures
 import itertools
 import os
@@ -33,7 +34,8 @@ def space(path):
 
 def check(job):
     path, setting, out = job
-    r = subprocess.run([tilec, "-v", "--no-cache", "--emit-cubin", "-o", out, "--arch", "sm_90a", "--set", setting, path],
+    r = subprocess.run([tilec, "-v", "--no-cache", "--emit-cubin", "-o", out, "--arch", "sm_90a", "--specialise", "--set", setting,
+                        path],
                        capture_output=True, text=True, timeout=300)
     log = r.stdout + r.stderr
     if r.returncode == 1 and ": error: " in log:

@@ -147,12 +147,16 @@ class Kernel:
         self.params = json.loads(self._get("params").decode())
         self.name = self.params["name"]
         self._params = self.params["params"]
-        # per parameter: the compiled shape as a ctypes array (None: a scalar)
+        # the dynamic sizes, {name: divisor}: the library reads them from the shapes
+        self.dynamic = {d["name"]: d["divisor"] for d in self.params.get("dynamic", [])}
+        # per parameter: the compiled shape as a ctypes array (None: a scalar);
+        # a shape with dynamic dimensions (null) never equals one passed, so
+        # each call makes its own array
         self._shape_arrays = []
         for p in self._params:
             if p["kind"] == "tensor":
                 p["shape_tuple"] = tuple(p["shape"])
-                self._shape_arrays.append((ctypes.c_int64 * max(1, len(p["shape"])))(*p["shape"]))
+                self._shape_arrays.append((ctypes.c_int64 * max(1, len(p["shape"])))(*(d or 0 for d in p["shape"])))
             else:
                 self._shape_arrays.append(None)
         ntensors = sum(a is not None for a in self._shape_arrays)
@@ -192,8 +196,10 @@ class Kernel:
         return self._get("cubin")
 
     def __repr__(self):
-        sig = ", ".join("%s: %s%s" % (p["name"], p["dtype"], "[%s]" % ", ".join(map(str, p["shape"]))
-                                      if p["kind"] == "tensor" else "") for p in self._params)
+        def dims(p):
+            return ", ".join(str(e) if e is not None else n for e, n in zip(p["shape"], p["dims"]))
+        sig = ", ".join("%s: %s%s" % (p["name"], p["dtype"], "[%s]" % dims(p) if p["kind"] == "tensor" else "")
+                        for p in self._params)
         return "<tilec.Kernel %s(%s)>" % (self.name, sig)
 
     def __call__(self, *args, stream=None, **named):

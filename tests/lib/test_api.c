@@ -149,6 +149,7 @@ static void test_launch_checks(const char *gemm, const char *rmsnorm) {
     tilec_free_string(diag);
     if (!k) return;
     int64_t a[] = {256, 64}, b[] = {64, 128}, c[] = {256, 128}, wrong[] = {1000, 64}, three[] = {256, 64, 1};
+    int64_t unaligned[] = {256, 60}, b60[] = {60, 128};
     void *fake = (void *)(uintptr_t)0x1000;
     tilec_tensor ok[3] = {{fake, 2, a}, {fake, 2, b}, {fake, 2, c}};
     launch_fails(k, ok, 2, NULL, 0, "takes 3 tensors (A, B, C), given 2", "two tensors");
@@ -160,10 +161,15 @@ static void test_launch_checks(const char *gemm, const char *rmsnorm) {
     t[0].ndim = 3;
     t[0].shape = three;
     launch_fails(k, t, 3, NULL, 0, "tensor 'A' (parameter 1) has 3 dimensions, the kernel takes 2", "rank");
+    /* M, N % 8 and K % 8 are dynamic: read from the shapes, which must agree and keep the promises */
     t[0].ndim = 2;
     t[0].shape = wrong;
-    launch_fails(k, t, 3, NULL, 0, "tensor 'A' (parameter 1): dimension 0 (M) is 1000, the kernel was compiled for 256",
-                 "a dimension");
+    launch_fails(k, t, 3, NULL, 0, "tensor 'C' (parameter 3): dimension 0 (M) is 256, but an earlier tensor gave M = 1000",
+                 "sizes that disagree");
+    t[0].shape = unaligned;
+    t[1].shape = b60;
+    launch_fails(k, t, 3, NULL, 0, "tensor 'A' (parameter 1): dimension 1 (K) is 60, which is not a multiple of 8 "
+                 "(the kernel's promise K % 8)", "a broken promise");
     memcpy(t, ok, sizeof t);
     t[1].shape = NULL;
     launch_fails(k, t, 3, NULL, 0, "tensor 'B' (parameter 2): the shape is NULL", "a NULL shape");
@@ -205,12 +211,18 @@ static void test_launch_checks(const char *gemm, const char *rmsnorm) {
     int64_t x[] = {64, 256}, w[] = {256};
     tilec_tensor r[3] = {{fake, 2, x}, {fake, 1, w}, {fake, 2, x}};
     launch_fails(k, r, 3, NULL, 0, "takes 1 scalar (eps), given 0", "no scalar");
+    /* N is compiled in (a fragment's extent); M is dynamic */
+    int64_t narrow[] = {64, 200};
+    tilec_tensor rn[3] = {{fake, 2, narrow}, {fake, 1, w}, {fake, 2, x}};
+    launch_fails(k, rn, 3, &eps, 1, "tensor 'X' (parameter 1): dimension 1 (N) is 200, the kernel was compiled for 256",
+                 "a fixed dimension");
     /* the parameters for bindings: names, kinds, dtypes, shapes */
     const void *data;
     size_t size;
     CHECK(tilec_get(k, "params", &data, &size) == 0 && size > 0, "tilec_get params");
     const char *want = "{\"name\":\"eps\",\"kind\":\"scalar\",\"dtype\":\"f32\"}";
-    CHECK(data && strstr(data, want) && strstr(data, "\"shape\":[64,256],\"dims\":[\"M\",\"N\"]"),
+    CHECK(data && strstr(data, want) && strstr(data, "\"shape\":[null,256],\"dims\":[\"M\",\"N\"]") &&
+              strstr(data, "\"dynamic\":[{\"name\":\"M\",\"divisor\":1}]"),
           "params: %s", data ? (const char *)data : "(null)");
     tilec_kernel_free(k);
 }
