@@ -314,9 +314,12 @@ static void evaluate_values(Sema *s, KernelInfo *k) {
         if ((v->kind == SYM_SCALAR || v->dynamic) && !v->value_expr && !v->overridden) continue;
         bool valued = sym_value(s, v, v->loc);
         if (valued && v->dynamic && !v->overridden) {
-            const char *fault = dynamic_value_fault(v, v->value.i);
-            if (fault) diag_error(s->c, v->value_expr->loc, "%s: %s = %lld, %s %% %lld", fault, v->name->s,
-                                  (long long)v->value.i, v->name->s, (long long)v->divisor);
+            if (v->value.i > INT32_MAX)
+                diag_error(s->c, v->value_expr->loc, "dynamic size %s = %lld: a dynamic size is at most 2^31 - 1",
+                           v->name->s, (long long)v->value.i);
+            else if (v->value.i % v->divisor)
+                diag_error(s->c, v->value_expr->loc, "%s = %lld breaks the promise %s %% %lld of the dynamic clause",
+                           v->name->s, (long long)v->value.i, v->name->s, (long long)v->divisor);
         }
         if (!valued || v->kind != SYM_TUNE) continue;
         Node *t = v->decl;

@@ -71,6 +71,25 @@ if "$tilec" --run "$novalue" 2>&1 | grep -q "scalar parameter 'eps' of kernel 'r
 else
     fail=$((fail + 1)); echo "FAIL --run of a scalar without a value: message"
 fi
+# dynamic sizes are run-time arguments: --set changes the run, not the code
+dyn=$root/tests/frontend/valid/v_dynamic_without_value.tile
+if [ "$("$tilec" --emit-cuda --set M=1,N=8 "$dyn" | md5sum)" = "$("$tilec" --emit-cuda --set M=3000,N=4104 "$dyn" | md5sum)" ] &&
+    [ "$("$tilec" --emit-cuda "$root/examples/gemm.tile" | md5sum)" = \
+      "$("$tilec" --emit-cuda --set M=1000,N=1016,K=704 "$root/examples/gemm.tile" | md5sum)" ] &&
+    "$tilec" --emit-cuda "$dyn" | grep -q 'const int M = tl_dim_M;  // a dynamic size'; then
+    pass=$((pass + 1))
+else
+    fail=$((fail + 1)); echo "FAIL --set of a dynamic size changes the generated code"
+fi
+expect 2 "--run of a dynamic size without a value" "$tilec" --run --set N=512 "$dyn"
+expect 2 "--set breaking a dynamic size's promise" "$tilec" --emit-cuda --set M=4,N=500 "$dyn"
+expect 2 "--set of a dynamic size past 2^31 - 1" "$tilec" --emit-cuda --set M=2147483648,N=512 "$dyn"
+if [ "$("$tilec" --emit-cuda --specialise --set M=4,N=512 "$dyn" | md5sum)" != "$("$tilec" --emit-cuda --set M=4,N=512 "$dyn" | md5sum)" ] &&
+    "$tilec" --emit-cuda --specialise --set M=4,N=512 "$dyn" | grep -q '// values: M=4 N=512'; then
+    pass=$((pass + 1))
+else
+    fail=$((fail + 1)); echo "FAIL --specialise does not compile the dynamic sizes in"
+fi
 expect 0 "--emit-cubin" "$tilec" --no-cache --emit-cubin -o "$tmp/k.cubin" "$ex"
 expect 2 "--emit-cubin to an unwritable path" "$tilec" --no-cache --emit-cubin -o /dev/null/k.cubin "$ex"
 # -o writes what each --emit action prints, and nothing else takes it

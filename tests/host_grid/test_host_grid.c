@@ -1,0 +1,78 @@
+/* test_host_grid.c - the grid a launch computes for dynamic sizes
+ * (codegen/host_grid.c's program, runtime/launch_shape.h's evaluator) is
+ * the grid sema folds when the same sizes are compiled in (--specialise):
+ * a kernel whose grid uses every operator the grid clause allows, over a
+ * spread of sizes. And a grid dimension too long for the program is a
+ * located error, not a wrong launch. CPU only. */
+#include "codegen.h"
+#include "test_util.h"
+
+static const char *source =
+    "kernel g(X: f16[M, N], out Y: f16[M, N])\n"
+    "    where M = 64, N = 64\n"
+    "    dynamic M, N % 4\n"
+    "    grid(ceildiv(N, 96) + (M > 100 ? 2 : 1) + (M == N || !(M != 7)),\n"
+    "         max(M / 7, 3) * 2 - min(N % 5, 1) + (i64(M) >> 2 << 1) - (M & 3 | 1 ^ 2) + ~(-M) % 3,\n"
+    "         (M <= 50 && N >= 8) ? abs(3 - M % 13) + 1 : 1) as (bx, by, bz)\n"
+    "    threads 32\n"
+    "{\n"
+    "    for (j) in parallel(32) { Y[by, bx * 32 + j] = X[by, bx * 32 + j]; }\n"
+    "}\n";
+
+/* The checked kernel of source with sizes M, N (NULL on errors: compiled
+ * in, a grid past CUDA's limits is one, said to err). */
+static KernelInfo *checked(Ctx *c, int64_t m, int64_t n, bool specialise, FILE *err) {
+    ctx_init(c, err);
+    source_from_string(&c->src, "grid.tile", source, strlen(source));
+    Node *prog = fe_parse(c);
+    Override ov[2] = {{.name = "M", .i = m}, {.name = "N", .i = n}};
+    SemaOptions so = {.overrides = ov, .n_overrides = 2, .specialise = specialise};
+    PtrVec ks = c->errors ? (PtrVec){0} : sema_check(c, prog, &so);
+    return c->errors || ks.len != 1 ? NULL : ks.items[0];
+}
+
+static void test_sizes(void) {
+    static const int64_t ms[] = {1, 3, 7, 13, 50, 51, 100, 101, 1000, 4097, 65536, 2147483647};
+    static const int64_t ns[] = {4, 8, 96, 100, 384, 4096, 1 << 20};
+    Ctx dyn;
+    KernelInfo *k = checked(&dyn, 64, 64, false, stderr);
+    FILE *quiet = fopen("/dev/null", "w");
+    CHECK(k && k->dynamic.len == 2 && k->grid[0] < 0 && k->grid[1] < 0 && k->grid[2] < 0, "the grid is dynamic");
+    if (!k) return;
+    RtGridExpr prog[3];
+    for (int d = 0; d < 3; d++) CHECK(cg_host_grid(k->grid_expr[d], &k->dynamic, &prog[d]), "grid %d as a program", d);
+    for (size_t i = 0; i < sizeof ms / sizeof *ms; i++)
+        for (size_t j = 0; j < sizeof ns / sizeof *ns; j++) {
+            Ctx fixed;
+            KernelInfo *s = checked(&fixed, ms[i], ns[j], true, quiet ? quiet : stderr);
+            int64_t dims[RT_MAX_DYNAMIC] = {ms[i], ns[j]};
+            for (int d = 0; s && d < 3; d++) {
+                int64_t got = -1;
+                bool ok = rt_grid_eval(&prog[d], dims, &got);
+                CHECK(ok && got == s->grid[d], "M=%lld N=%lld: grid %d is %lld, sema folds %lld", (long long)ms[i],
+                      (long long)ns[j], d, (long long)got, (long long)s->grid[d]);
+            }
+            ctx_free(&fixed);
+        }
+    ctx_free(&dyn);
+    if (quiet) fclose(quiet);
+}
+
+static void test_undefined(void) {
+    /* division by a size of 0 (never launched: sizes are at least 1) and overflow are refused */
+    RtGridExpr e = {.n = 3, .ops = {{RT_GOP_CONST, 8}, {RT_GOP_DIM, 0}, {RT_GOP_DIV, 0}}};
+    int64_t dims[RT_MAX_DYNAMIC] = {0}, v;
+    CHECK(!rt_grid_eval(&e, dims, &v), "8 / 0 is undefined");
+    RtGridExpr big = {.n = 3, .ops = {{RT_GOP_CONST, INT64_MAX}, {RT_GOP_DIM, 0}, {RT_GOP_MUL, 0}}};
+    dims[0] = 2;
+    CHECK(!rt_grid_eval(&big, dims, &v), "an overflow is undefined");
+    RtGridExpr bad = {.n = 1, .ops = {{RT_GOP_ADD, 0}}};
+    CHECK(!rt_grid_eval(&bad, dims, &v), "a malformed program is refused");
+}
+
+int main(void) {
+    test_sizes();
+    test_undefined();
+    printf("%d checks, %d failed\n", checks, failures);
+    return failures ? 1 : 0;
+}
