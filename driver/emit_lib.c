@@ -1,10 +1,11 @@
 /* emit_lib.c - `tilec --emit-lib DIR`: a kernel ahead of time (API.md §2).
  * DIR/NAME.h declares one launcher; DIR/NAME.c holds the cubin of every
  * --arch given as bytes, with what launching it needs (symbol, block,
- * shared memory, tensor maps, the persistent grid), and the launcher, which
- * needs only cuda.h and -lcuda: it picks the cubin for the current
- * context's device, loads it once, checks the tensors against the compiled
- * shapes, and launches on the stream given. */
+ * shared memory, tensor maps, the persistent grid, the grid of dynamic
+ * sizes), and the launcher, which needs only cuda.h and -lcuda: it picks
+ * the cubin for the current context's device, loads it once, checks the
+ * tensors against the kernel's shapes (reading the dynamic sizes from
+ * them), and launches on the stream given. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,8 +61,20 @@ static void write_header(FILE *o, const char *name, const KernelInfo *k, const c
         const Sym *p = k->params.items[i];
         if (p->kind != SYM_TENSOR) continue;
         fprintf(o, " *   %s %s[", p->name->s, dtype_name(p->dtype));
-        for (int d = 0; d < p->rank; d++) fprintf(o, "%s%lld", d ? ", " : "", (long long)p->shape[d]);
+        for (int d = 0; d < p->rank; d++) {
+            const Sym *z = p->dim_sym[d];
+            if (!z || !z->dynamic) fprintf(o, "%s%lld", d ? ", " : "", (long long)p->shape[d]);
+            else if (z->divisor > 1) fprintf(o, "%s%s %% %lld", d ? ", " : "", z->name->s, (long long)z->divisor);
+            else fprintf(o, "%s%s", d ? ", " : "", z->name->s);
+        }
         fputs("]\n", o);
+    }
+    if (k->dynamic.len) {
+        fputs(" * the dynamic sizes", o);
+        for (int i = 0; i < k->dynamic.len; i++)
+            fprintf(o, "%s %s", i ? "," : "", ((const Sym *)k->dynamic.items[i])->name->s);
+        fputs(" read from these shapes at each launch\n"
+              " * (each 1 to 2^31 - 1; `% D`: a multiple of D),\n", o);
     }
     fputs(" * scalars, as doubles converted to their dtype:", o);
     int ns = 0;
@@ -83,20 +96,25 @@ static void write_bytes(FILE *o, const char *var, const unsigned char *p, size_t
     fputs("\n};\n", o);
 }
 
+/* Whether a grid dimension of ck is computed at launch. */
+static bool grid_dynamic(const CgKernel *ck) {
+    return ck->grid[0] < 0 || ck->grid[1] < 0 || ck->grid[2] < 0;
+}
+
+/* The variant's row of tl_variants. A tensor map's dims and strides are not
+ * in it: the launcher takes them from the tensor's shape at each launch. */
 static void write_variant(FILE *o, int v, const Variant *var) {
     const CgKernel *ck = &var->ck;
     bool specific;
     int cc = ir_arch_number(var->arch, &specific);
-    fprintf(o, "    {%d, %d, \"%s\", tl_cubin%d, \"%s\", {%lld, %lld, %lld}, %lld, %lld, %d, %d, %d, {", cc, specific,
+    char grid_of[32] = "NULL";
+    if (grid_dynamic(ck)) snprintf(grid_of, sizeof grid_of, "tl_grid_of%d", v);
+    fprintf(o, "    {%d, %d, \"%s\", tl_cubin%d, \"%s\", {%lld, %lld, %lld}, %lld, %lld, %d, %d, %s, %d, {", cc, specific,
             var->arch, v, ck->name, (long long)ck->grid[0], (long long)ck->grid[1], (long long)ck->grid[2],
-            (long long)ck->block, (long long)ck->smem_bytes, ck->persistent, ck->cluster, ck->ntma);
+            (long long)ck->block, (long long)ck->smem_bytes, ck->persistent, ck->cluster, grid_of, ck->ntma);
     for (int m = 0; m < ck->ntma; m++) {
         const RtTensorMapSpec *t = &ck->tma[m];
         fprintf(o, "%s{%d, %d, %d, %d, {", m ? ", " : "", t->param, t->rank, t->elem_bytes, t->bf16);
-        for (int d = 0; d < 5; d++) fprintf(o, "%s%lluull", d ? ", " : "", (unsigned long long)t->dims[d]);
-        fputs("}, {", o);
-        for (int d = 0; d < 4; d++) fprintf(o, "%s%lluull", d ? ", " : "", (unsigned long long)t->strides[d]);
-        fputs("}, {", o);
         for (int d = 0; d < 5; d++) fprintf(o, "%s%uu", d ? ", " : "", t->box[d]);
         fprintf(o, "}, %d}", t->swizzle_bytes);
     }
@@ -105,12 +123,13 @@ static void write_variant(FILE *o, int v, const Variant *var) {
 }
 
 /* The launcher's fixed part: it reads the tables written before it. The
- * tensor maps are those rt_tensor_map_encode builds (runtime/driver.c),
- * the persistent grid the one profiler/run.c launches. */
+ * tensor maps are those rt_tensor_map_encode builds (runtime/driver.c) for
+ * the shapes rt_tensor_map_reshape gives, the persistent grid the one
+ * profiler/run.c launches. Without dynamic sizes (TL_NDYNAMIC 0) every
+ * dimension is fixed and the grid is the compiled one. */
 static const char launcher[] =
     "typedef struct {\n"
     "    int param, rank, elem_bytes, bf16;\n"
-    "    unsigned long long dims[5], strides[4];\n"
     "    unsigned box[5];\n"
     "    int swizzle;\n"
     "} tl_map_spec;\n"
@@ -119,8 +138,10 @@ static const char launcher[] =
     "    const char *arch;\n"
     "    const unsigned char *cubin;\n"
     "    const char *symbol;\n"
-    "    long long grid[3], block, smem;\n"
-    "    int persistent, cluster, ntma;\n"
+    "    long long grid[3], block, smem;  /* grid: -1 where grid_of computes it */\n"
+    "    int persistent, cluster;\n"
+    "    int (*grid_of)(const long long *size, long long grid[3]);  /* the grid at the dynamic sizes; 0: undefined */\n"
+    "    int ntma;\n"
     "    tl_map_spec tma[TL_MAX_TMA];\n"
     "} tl_variant;\n"
     "\n"
@@ -230,8 +251,47 @@ static const char launcher[] =
     "    return 0;\n"
     "}\n"
     "\n"
-    "/* The arguments against the compiled shapes: 0, or 2 said on stderr. */\n"
-    "static int tl_check(const tilec_tensor *tensors, int ntensors, const double *scalars, int nscalars) {\n"
+    "/* Dimension d of tensor t against the kernel: a fixed size must match; a\n"
+    " * dynamic size is read where it is first named (size[i], where[i] = t * 8 + d),\n"
+    " * must be 1 to 2^31 - 1 and keep its promise there, and agree elsewhere.\n"
+    " * 0, or 2 said on stderr. */\n"
+    "static int tl_check_dim(const tilec_tensor *tensors, int t, int d, long long *size, int *where) {\n"
+    "    const tl_tensor_spec *s = &tl_tensors[t];\n"
+    "    long long got = (long long)tensors[t].shape[d];\n"
+    "    int i = s->size[d];\n"
+    "    if (i < 0) {\n"
+    "        if (got == s->shape[d]) return 0;\n"
+    "        fprintf(stderr, \"%s: tensor '%s': dimension %d (%s) is %lld, the kernel was compiled for %lld\\n\", TL_NAME,\n"
+    "                s->name, d, s->dim_names[d], got, s->shape[d]);\n"
+    "        return 2;\n"
+    "    }\n"
+    "    const tl_size_spec *z = &tl_sizes[i];\n"
+    "    if (where[i] >= 0) {\n"
+    "        if (got == size[i]) return 0;\n"
+    "        const tl_tensor_spec *f = &tl_tensors[where[i] / 8];\n"
+    "        fprintf(stderr, \"%s: tensor '%s' (parameter %d): dimension %d (%s) is %lld, but tensor '%s' (parameter %d) \"\n"
+    "                \"gives %s = %lld in its dimension %d\\n\", TL_NAME, s->name, s->param + 1, d, z->name, got, f->name,\n"
+    "                f->param + 1, z->name, size[i], where[i] % 8);\n"
+    "        return 2;\n"
+    "    }\n"
+    "    if (got < 1 || got > 2147483647LL) {\n"
+    "        fprintf(stderr, \"%s: tensor '%s' (parameter %d): dimension %d (%s) is %lld, but a dynamic size is 1 to \"\n"
+    "                \"2^31 - 1\\n\", TL_NAME, s->name, s->param + 1, d, z->name, got);\n"
+    "        return 2;\n"
+    "    }\n"
+    "    if (got % z->divisor) {\n"
+    "        fprintf(stderr, \"%s: tensor '%s' (parameter %d): dimension %d (%s) is %lld, which is not a multiple of %lld \"\n"
+    "                \"(the kernel's promise %s %% %lld)\\n\", TL_NAME, s->name, s->param + 1, d, z->name, got, z->divisor,\n"
+    "                z->name, z->divisor);\n"
+    "        return 2;\n"
+    "    }\n"
+    "    size[i] = got, where[i] = t * 8 + d;\n"
+    "    return 0;\n"
+    "}\n"
+    "\n"
+    "/* The arguments against the kernel's shapes: 0 with the dynamic sizes'\n"
+    " * values in size[] (tl_sizes order), or 2 said on stderr. */\n"
+    "static int tl_check(const tilec_tensor *tensors, int ntensors, const double *scalars, int nscalars, long long *size) {\n"
     "    if (ntensors != TL_NTENSORS || nscalars != TL_NSCALARS) {\n"
     "        fprintf(stderr, \"%s: takes %d tensors and %d scalars, not %d and %d\\n\", TL_NAME, TL_NTENSORS, TL_NSCALARS,\n"
     "                ntensors, nscalars);\n"
@@ -241,6 +301,8 @@ static const char launcher[] =
     "        fprintf(stderr, \"%s: the tensors or scalars are a null pointer\\n\", TL_NAME);\n"
     "        return 2;\n"
     "    }\n"
+    "    int where[TL_NDYNAMIC + 1];  /* where each dynamic size was read: tensor * 8 + dimension; -1: not yet */\n"
+    "    for (int i = 0; i < TL_NDYNAMIC; i++) where[i] = -1;\n"
     "    for (int t = 0; t < TL_NTENSORS; t++) {\n"
     "        const tl_tensor_spec *s = &tl_tensors[t];\n"
     "        if (!tensors[t].data) {\n"
@@ -252,18 +314,62 @@ static const char launcher[] =
     "                    s->rank);\n"
     "            return 2;\n"
     "        }\n"
-    "        for (int d = 0; d < s->rank; d++)\n"
-    "            if (tensors[t].shape[d] != s->shape[d]) {\n"
-    "                fprintf(stderr, \"%s: tensor '%s': dimension %d (%s) is %lld, the kernel was compiled for %lld\\n\", TL_NAME,\n"
-    "                        s->name, d, s->dim_names[d], (long long)tensors[t].shape[d], (long long)s->shape[d]);\n"
-    "                return 2;\n"
-    "            }\n"
+    "        for (int d = 0; d < s->rank; d++) {\n"
+    "            int rc = tl_check_dim(tensors, t, d, size, where);\n"
+    "            if (rc) return rc;\n"
+    "        }\n"
     "    }\n"
     "    return 0;\n"
     "}\n"
     "\n"
+    "/* v's launch grid at the dynamic sizes' values, in grid[] (which holds the\n"
+    " * compiled grid): 0, or 2 said on stderr where it is undefined or outside\n"
+    " * what CUDA launches. */\n"
+    "static int tl_grid(const tl_variant *v, const long long *size, long long grid[3]) {\n"
+    "    static const long long most[3] = {2147483647LL, 65535, 65535};\n"
+    "    if (!v->grid_of) return 0;\n"
+    "    int ok = v->grid_of(size, grid);\n"
+    "    for (int d = 0; d < 3; d++) {\n"
+    "        if (ok && grid[d] >= 1 && grid[d] <= most[d]) continue;\n"
+    "        fprintf(stderr, \"%s: at\", TL_NAME);\n"
+    "        for (int i = 0; i < TL_NDYNAMIC; i++) fprintf(stderr, \"%s %s = %lld\", i ? \",\" : \"\", tl_sizes[i].name, size[i]);\n"
+    "        if (ok)\n"
+    "            fprintf(stderr, \", the launch grid's %c dimension is %lld, outside the 1 to %lld CUDA launches\\n\", \"xyz\"[d],\n"
+    "                    grid[d], most[d]);\n"
+    "        else\n"
+    "            fprintf(stderr, \", the launch grid is undefined (a division by zero or an overflow)\\n\");\n"
+    "        return 2;\n"
+    "    }\n"
+    "    return 0;\n"
+    "}\n"
+    "\n"
+    "/* Tensor map s for its tensor's device pointer and shape: the dims innermost\n"
+    " * first, the strides of a packed row-major tensor in bytes. */\n"
+    "static CUresult tl_tensor_map(CUtensorMap *map, const tl_map_spec *s, const tilec_tensor *tensors) {\n"
+    "    CUtensorMapDataType type = s->elem_bytes == 4 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32\n"
+    "                               : s->bf16          ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16\n"
+    "                               : s->elem_bytes == 2 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16\n"
+    "                                                    : CU_TENSOR_MAP_DATA_TYPE_UINT8;\n"
+    "    CUtensorMapSwizzle swz = s->swizzle == 128 ? CU_TENSOR_MAP_SWIZZLE_128B\n"
+    "                             : s->swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B\n"
+    "                             : s->swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B : CU_TENSOR_MAP_SWIZZLE_NONE;\n"
+    "    const tilec_tensor *t = &tensors[tl_param_tensor[s->param]];\n"
+    "    cuuint64_t dims[5] = {0}, strides[4] = {0}, stride = (cuuint64_t)s->elem_bytes;\n"
+    "    cuuint32_t box[5], one[5] = {1, 1, 1, 1, 1};\n"
+    "    for (int d = 0; d < 5; d++) box[d] = s->box[d];\n"
+    "    for (int d = 0; d < s->rank; d++) {\n"
+    "        dims[d] = (cuuint64_t)t->shape[s->rank - 1 - d];\n"
+    "        if (d > 0) strides[d - 1] = stride;\n"
+    "        stride *= dims[d];\n"
+    "    }\n"
+    "    return cuTensorMapEncodeTiled(map, type, (cuuint32_t)s->rank, t->data, dims, strides, box, one,\n"
+    "                                  CU_TENSOR_MAP_INTERLEAVE_NONE, swz, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,\n"
+    "                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n"
+    "}\n"
+    "\n"
     "int TL_FUNCTION(const tilec_tensor *tensors, int ntensors, const double *scalars, int nscalars, CUstream stream) {\n"
-    "    int rc = tl_check(tensors, ntensors, scalars, nscalars);\n"
+    "    long long size[TL_NDYNAMIC + 1] = {0};\n"
+    "    int rc = tl_check(tensors, ntensors, scalars, nscalars, size);\n"
     "    if (rc) return rc;\n"
     "    pthread_mutex_lock(&tl_lock);\n"
     "    rc = tl_load();\n"
@@ -272,8 +378,12 @@ static const char launcher[] =
     "    long long grid0 = tl_grid0;\n"
     "    pthread_mutex_unlock(&tl_lock);\n"
     "    if (rc) return rc;\n"
-    "    void *args[TL_NPARAMS + TL_MAX_TMA + 1];\n"
+    "    long long grid[3] = {grid0, v->grid[1], v->grid[2]};\n"
+    "    if ((rc = tl_grid(v, size, grid))) return rc;\n"
+    "    /* the parameters, the dynamic sizes as ints, the tensor maps */\n"
+    "    void *args[TL_NPARAMS + TL_NDYNAMIC + TL_MAX_TMA + 1];\n"
     "    CUdeviceptr ptrs[TL_NTENSORS + 1];\n"
+    "    int sizes[TL_NDYNAMIC + 1];\n"
     "    tl_scalar_args sc;\n"
     "    CUtensorMap maps[TL_MAX_TMA] __attribute__((aligned(64)));\n"
     "    for (int t = 0; t < TL_NTENSORS; t++) {\n"
@@ -281,34 +391,246 @@ static const char launcher[] =
     "        args[tl_tensors[t].param] = &ptrs[t];\n"
     "    }\n"
     "    tl_set_scalars(&sc, scalars, args);\n"
-    "    for (int m = 0; m < v->ntma; m++) {\n"
-    "        const tl_map_spec *s = &v->tma[m];\n"
-    "        CUtensorMapDataType type = s->elem_bytes == 4 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32\n"
-    "                                   : s->bf16          ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16\n"
-    "                                   : s->elem_bytes == 2 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16\n"
-    "                                                        : CU_TENSOR_MAP_DATA_TYPE_UINT8;\n"
-    "        CUtensorMapSwizzle swz = s->swizzle == 128 ? CU_TENSOR_MAP_SWIZZLE_128B\n"
-    "                                 : s->swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B\n"
-    "                                 : s->swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B : CU_TENSOR_MAP_SWIZZLE_NONE;\n"
-    "        cuuint64_t dims[5], strides[4];\n"
-    "        cuuint32_t box[5], one[5] = {1, 1, 1, 1, 1};\n"
-    "        for (int d = 0; d < 5; d++) dims[d] = s->dims[d], box[d] = s->box[d];\n"
-    "        for (int d = 0; d < 4; d++) strides[d] = s->strides[d];\n"
-    "        CUresult r = cuTensorMapEncodeTiled(&maps[m], type, (cuuint32_t)s->rank, (void *)(uintptr_t)ptrs[tl_param_tensor[s->param]],\n"
-    "                                            dims, strides, box, one, CU_TENSOR_MAP_INTERLEAVE_NONE, swz,\n"
-    "                                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n"
-    "        if (r != CUDA_SUCCESS) return tl_fail(4, \"could not build a TMA tensor map (is every tensor 16-byte aligned?)\", r);\n"
-    "        args[TL_NPARAMS + m] = &maps[m];\n"
+    "    for (int i = 0; i < TL_NDYNAMIC; i++) {\n"
+    "        sizes[i] = (int)size[i];\n"
+    "        args[TL_NPARAMS + i] = &sizes[i];\n"
     "    }\n"
-    "    CUresult r = cuLaunchKernel(fn, (unsigned)grid0, (unsigned)v->grid[1], (unsigned)v->grid[2], (unsigned)v->block, 1, 1,\n"
+    "    for (int m = 0; m < v->ntma; m++) {\n"
+    "        CUresult r = tl_tensor_map(&maps[m], &v->tma[m], tensors);\n"
+    "        if (r != CUDA_SUCCESS) return tl_fail(4, \"could not build a TMA tensor map (is every tensor 16-byte aligned?)\", r);\n"
+    "        args[TL_NPARAMS + TL_NDYNAMIC + m] = &maps[m];\n"
+    "    }\n"
+    "    CUresult r = cuLaunchKernel(fn, (unsigned)grid[0], (unsigned)grid[1], (unsigned)grid[2], (unsigned)v->block, 1, 1,\n"
     "                                (unsigned)v->smem, stream, args, NULL);\n"
     "    return r == CUDA_SUCCESS ? 0 : tl_fail(4, \"the launch failed\", r);\n"
     "}\n";
 
+/* ---- the grid of dynamic sizes, as C ---- */
+
+/* The launcher's integer operations of grid programs: C's on long long,
+ * each operand evaluated (as rt_grid_eval evaluates the whole program), *ok
+ * cleared where the result is undefined, exactly where rt_grid_eval fails.
+ * Each is written where a program uses one of the operations `ops` (an
+ * unused static function is a warning). */
+#define OP(id) (1ull << RT_GOP_##id)
+static const struct {
+    unsigned long long ops;
+    const char *text;
+} grid_helpers[] = {
+    {OP(ADD),
+     "static inline long long tl_add(long long a, long long b, int *ok) {\n"
+     "    long long r;\n"
+     "    if (__builtin_add_overflow(a, b, &r)) *ok = 0;\n"
+     "    return r;\n"
+     "}\n"},
+    {OP(SUB),
+     "static inline long long tl_sub(long long a, long long b, int *ok) {\n"
+     "    long long r;\n"
+     "    if (__builtin_sub_overflow(a, b, &r)) *ok = 0;\n"
+     "    return r;\n"
+     "}\n"},
+    {OP(MUL),
+     "static inline long long tl_mul(long long a, long long b, int *ok) {\n"
+     "    long long r;\n"
+     "    if (__builtin_mul_overflow(a, b, &r)) *ok = 0;\n"
+     "    return r;\n"
+     "}\n"},
+    {OP(DIV) | OP(MOD) | OP(CEILDIV),
+     "static inline int tl_div_ok(long long a, long long b, int *ok) {\n"
+     "    int defined = b != 0 && !(a == LLONG_MIN && b == -1);\n"
+     "    if (!defined) *ok = 0;\n"
+     "    return defined;\n"
+     "}\n"},
+    {OP(DIV),
+     "static inline long long tl_div(long long a, long long b, int *ok) { return tl_div_ok(a, b, ok) ? a / b : 0; }\n"},
+    {OP(MOD),
+     "static inline long long tl_mod(long long a, long long b, int *ok) { return tl_div_ok(a, b, ok) ? a % b : 0; }\n"},
+    {OP(CEILDIV),
+     "static inline long long tl_ceildiv(long long a, long long b, int *ok) {\n"
+     "    return tl_div_ok(a, b, ok) ? a / b + (a % b > 0) : 0;\n"
+     "}\n"},
+    {OP(SHL),
+     "static inline long long tl_shl(long long a, long long b, int *ok) {\n"
+     "    if (b < 0 || b > 62 || a < 0 || a > (LLONG_MAX >> b)) {\n"
+     "        *ok = 0;\n"
+     "        return 0;\n"
+     "    }\n"
+     "    return a << b;\n"
+     "}\n"},
+    {OP(SHR),
+     "static inline long long tl_shr(long long a, long long b, int *ok) {\n"
+     "    if (b < 0 || b > 63) {\n"
+     "        *ok = 0;\n"
+     "        return 0;\n"
+     "    }\n"
+     "    return a >> b;\n"
+     "}\n"},
+    {OP(NEG),
+     "static inline long long tl_neg(long long a, int *ok) {\n"
+     "    if (a == LLONG_MIN) {\n"
+     "        *ok = 0;\n"
+     "        return 0;\n"
+     "    }\n"
+     "    return -a;\n"
+     "}\n"},
+    {OP(ABS),
+     "static inline long long tl_abs(long long a, int *ok) {\n"
+     "    if (a == LLONG_MIN) {\n"
+     "        *ok = 0;\n"
+     "        return 0;\n"
+     "    }\n"
+     "    return a < 0 ? -a : a;\n"
+     "}\n"},
+    {OP(MIN),
+     "static inline long long tl_min(long long a, long long b) { return a < b ? a : b; }\n"},
+    {OP(MAX),
+     "static inline long long tl_max(long long a, long long b) { return a > b ? a : b; }\n"},
+    {OP(SELECT),
+     "static inline long long tl_select(long long c, long long a, long long b) { return c ? a : b; }\n"},
+};
+#undef OP
+
+/* How many operands op takes from the program's stack. */
+static int grid_op_arity(int op) {
+    if (op == RT_GOP_CONST || op == RT_GOP_DIM) return 0;
+    if (op >= RT_GOP_NEG && op <= RT_GOP_ABS) return 1;
+    return op == RT_GOP_SELECT ? 3 : 2;
+}
+
+/* The C format of op over its operands' texts (each a name, a literal, a
+ * call or parenthesised, so none needs more parentheses). Operations that
+ * can be undefined are the helpers' calls; the rest are C operators, the
+ * logical ones without C's short circuit, as rt_grid_eval computes them. */
+static const char *grid_op_format(int op) {
+    switch (op) {
+    case RT_GOP_ADD: return "tl_add(%s, %s, &ok)";
+    case RT_GOP_SUB: return "tl_sub(%s, %s, &ok)";
+    case RT_GOP_MUL: return "tl_mul(%s, %s, &ok)";
+    case RT_GOP_DIV: return "tl_div(%s, %s, &ok)";
+    case RT_GOP_MOD: return "tl_mod(%s, %s, &ok)";
+    case RT_GOP_CEILDIV: return "tl_ceildiv(%s, %s, &ok)";
+    case RT_GOP_SHL: return "tl_shl(%s, %s, &ok)";
+    case RT_GOP_SHR: return "tl_shr(%s, %s, &ok)";
+    case RT_GOP_AND: return "(%s & %s)";
+    case RT_GOP_OR: return "(%s | %s)";
+    case RT_GOP_XOR: return "(%s ^ %s)";
+    case RT_GOP_LT: return "(long long)(%s < %s)";
+    case RT_GOP_LE: return "(long long)(%s <= %s)";
+    case RT_GOP_GT: return "(long long)(%s > %s)";
+    case RT_GOP_GE: return "(long long)(%s >= %s)";
+    case RT_GOP_EQ: return "(long long)(%s == %s)";
+    case RT_GOP_NE: return "(long long)(%s != %s)";
+    case RT_GOP_LAND: return "(long long)((%s != 0) & (%s != 0))";
+    case RT_GOP_LOR: return "(long long)((%s != 0) | (%s != 0))";
+    case RT_GOP_MIN: return "tl_min(%s, %s)";
+    case RT_GOP_MAX: return "tl_max(%s, %s)";
+    case RT_GOP_NEG: return "tl_neg(%s, &ok)";
+    case RT_GOP_ABS: return "tl_abs(%s, &ok)";
+    case RT_GOP_NOT: return "(long long)!%s";
+    case RT_GOP_BNOT: return "(~%s)";
+    case RT_GOP_SELECT: return "tl_select(%s, %s, %s)";
+    default: return NULL;
+    }
+}
+
+/* One operation's text: a constant, s[i] for dynamic size i (of ndynamic),
+ * or op over the operands x[]; NULL where the program is malformed. */
+static const char *grid_op_c(Arena *a, const RtGridOp *o, const char *const *x, int ndynamic) {
+    if (o->op == RT_GOP_CONST)
+        return o->value == INT64_MIN ? "(-9223372036854775807LL - 1)"
+               : o->value < 0        ? arena_printf(a, "(%lldLL)", (long long)o->value)
+                                     : arena_printf(a, "%lldLL", (long long)o->value);
+    if (o->op == RT_GOP_DIM) return o->value >= 0 && o->value < ndynamic ? arena_printf(a, "s[%lld]", (long long)o->value) : NULL;
+    const char *f = grid_op_format(o->op);
+    if (!f) return NULL;
+    switch (grid_op_arity(o->op)) {
+    case 1: return arena_printf(a, f, x[0]);
+    case 2: return arena_printf(a, f, x[0], x[1]);
+    default: return arena_printf(a, f, x[0], x[1], x[2]);
+    }
+}
+
+/* A grid program (launch_shape.h) as one C expression over the sizes'
+ * values s[]; NULL where it is malformed. */
+static const char *grid_c(Arena *a, const RtGridExpr *e, int ndynamic) {
+    const char *st[RT_MAX_GRID_OPS];
+    int sp = 0;
+    if (e->n < 1 || e->n > RT_MAX_GRID_OPS) return NULL;
+    for (int i = 0; i < e->n; i++) {
+        int arity = grid_op_arity(e->ops[i].op);
+        if (sp < arity) return NULL;
+        sp -= arity; /* below RT_MAX_GRID_OPS: each of at most that many operations pushes one */
+        if (!(st[sp] = grid_op_c(a, &e->ops[i], st + sp, ndynamic))) return NULL;
+        sp++;
+    }
+    return sp == 1 ? st[0] : NULL;
+}
+
+/* The helpers the variants' grid programs use, under one comment. */
+static void write_grid_helpers(FILE *o, const Variant *vars, int nv) {
+    unsigned long long used = 0;
+    for (int v = 0; v < nv; v++)
+        for (int d = 0; d < 3; d++) {
+            const RtGridExpr *e = &vars[v].ck.grid_expr[d];
+            for (int i = 0; vars[v].ck.grid[d] < 0 && i < e->n && i < RT_MAX_GRID_OPS; i++)
+                if (e->ops[i].op >= 0 && e->ops[i].op < 64) used |= 1ull << e->ops[i].op;
+        }
+    bool any = false;
+    for (size_t h = 0; h < sizeof grid_helpers / sizeof *grid_helpers; h++) {
+        if (!(grid_helpers[h].ops & used)) continue;
+        if (!any) fputs("/* The grid's integer operations: C's on long long; *ok becomes 0 where one is\n"
+                        " * undefined (a division by zero, an overflow, a shift out of range). */\n", o);
+        any = true;
+        fputs(grid_helpers[h].text, o);
+    }
+    if (any) fputc('\n', o);
+}
+
+/* tl_grid_ofV: variant v's grid at the dynamic sizes' values, its
+ * dimensions of dynamic sizes computed as the kernel computes them. */
+static void write_grid_of(FILE *o, Arena *a, const KernelInfo *k, int v, const Variant *var) {
+    const CgKernel *ck = &var->ck;
+    fprintf(o, "/* The launch grid of the %s cubin at the dynamic sizes s[] = {", var->arch);
+    for (int i = 0; i < k->dynamic.len; i++) fprintf(o, "%s%s", i ? ", " : "", ((const Sym *)k->dynamic.items[i])->name->s);
+    fprintf(o, "}; 0 where it is undefined. */\nstatic int tl_grid_of%d(const long long *s, long long grid[3]) {\n"
+               "    int ok = 1;\n", v);
+    for (int d = 0; d < 3; d++) {
+        if (ck->grid[d] >= 0) {
+            fprintf(o, "    grid[%d] = %lldLL;\n", d, (long long)ck->grid[d]);
+            continue;
+        }
+        const char *e = grid_c(a, &ck->grid_expr[d], k->dynamic.len);
+        if (!e) die("--emit-lib: grid dimension %d of '%s' is a malformed program", d, ck->name);
+        fprintf(o, "    grid[%d] = %s;\n", d, e);
+    }
+    fputs("    return ok;\n}\n\n", o);
+}
+
 /* The tables of the parameters, and the scalar conversions. */
+/* The index of dynamic size z in k->dynamic, or -1 (a fixed size). */
+static int dynamic_index(const KernelInfo *k, const Sym *z) {
+    for (int i = 0; z && i < k->dynamic.len; i++)
+        if (k->dynamic.items[i] == z) return i;
+    return -1;
+}
+
+/* The dynamic sizes' table, in k->dynamic order (the kernel's int arguments). */
+static void write_sizes(FILE *o, const KernelInfo *k) {
+    fputs("typedef struct {\n    const char *name;\n    long long divisor;  /* the promise: a multiple of it */\n"
+          "} tl_size_spec;\n", o);
+    fputs("static const tl_size_spec tl_sizes[TL_NDYNAMIC + 1] = {", o);
+    for (int i = 0; i < k->dynamic.len; i++) {
+        const Sym *z = k->dynamic.items[i];
+        fprintf(o, "{\"%s\", %lld}, ", z->name->s, (long long)z->divisor);
+    }
+    fputs("{0}};\n", o);
+}
+
 static void write_params(FILE *o, const KernelInfo *k) {
+    write_sizes(o, k);
     fputs("typedef struct {\n    const char *name;\n    int param, rank;\n    long long shape[8];\n"
-          "    const char *dim_names[8];\n} tl_tensor_spec;\n", o);
+          "    const char *dim_names[8];\n    int size[8];  /* the dynamic size of each dimension (tl_sizes), -1: fixed */\n"
+          "} tl_tensor_spec;\n", o);
     fputs("static const tl_tensor_spec tl_tensors[TL_NTENSORS + 1] = {\n", o);
     char param_tensor[512] = "";
     size_t at = 0;
@@ -324,6 +646,8 @@ static void write_params(FILE *o, const KernelInfo *k) {
         fputs("}, {", o);
         for (int d = 0; d < p->rank; d++)
             fprintf(o, "%s\"%s\"", d ? ", " : "", p->dim_sym[d] ? p->dim_sym[d]->name->s : "a constant");
+        fputs("}, {", o);
+        for (int d = 0; d < p->rank; d++) fprintf(o, "%s%d", d ? ", " : "", dynamic_index(k, p->dim_sym[d]));
         fputs("}},\n", o);
     }
     fputs("    {0}\n};\n", o);
@@ -350,18 +674,20 @@ static void write_params(FILE *o, const KernelInfo *k) {
     fputs("}\n\n", o);
 }
 
-static void write_source(FILE *o, const char *name, const KernelInfo *k, const char *file, const Variant *vars, int nv) {
+static void write_source(FILE *o, Arena *a, const char *name, const KernelInfo *k, const char *file, const Variant *vars,
+                         int nv) {
     fprintf(o, "/* %s.c - generated by tilec %s from %s (tilec --emit-lib): kernel '%s' for", name, TILEC_VERSION, file,
             name);
     for (int v = 0; v < nv; v++) fprintf(o, " %s", vars[v].arch);
     fputs(".\n * Needs only the CUDA driver: cc -c -I<cuda>/include; link with -lcuda -lpthread. */\n", o);
-    fprintf(o, "#include <pthread.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <string.h>\n\n#include \"%s.h\"\n\n",
-            name);
+    /* limits.h: LLONG_MIN and LLONG_MAX of the grid's helpers */
+    fprintf(o, "%s#include <pthread.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <string.h>\n\n#include \"%s.h\"\n\n",
+            k->dynamic.len ? "#include <limits.h>\n" : "", name);
     int nt = 0, ns = 0;
     for (int i = 0; i < k->params.len; i++) ((const Sym *)k->params.items[i])->kind == SYM_TENSOR ? nt++ : ns++;
     fprintf(o, "#define TL_NAME \"%s\"\n#define TL_FUNCTION %s\n#define TL_NPARAMS %d\n#define TL_NTENSORS %d\n"
-               "#define TL_NSCALARS %d\n#define TL_NVARIANTS %d\n#define TL_MAX_TMA %d\n\n",
-            name, name, k->params.len, nt, ns, nv, CG_MAX_TMA);
+               "#define TL_NSCALARS %d\n#define TL_NDYNAMIC %d\n#define TL_NVARIANTS %d\n#define TL_MAX_TMA %d\n\n",
+            name, name, k->params.len, nt, ns, k->dynamic.len, nv, CG_MAX_TMA);
     for (int v = 0; v < nv; v++) {
         char var[32];
         snprintf(var, sizeof var, "tl_cubin%d", v);
@@ -372,6 +698,9 @@ static void write_source(FILE *o, const char *name, const KernelInfo *k, const c
     /* the variants' table comes after the types the launcher defines */
     const char *split = strstr(launcher, "\nstatic inline unsigned short tl_f16_bits");
     fwrite(launcher, 1, (size_t)(split - launcher) + 1, o);
+    write_grid_helpers(o, vars, nv);
+    for (int v = 0; v < nv; v++)
+        if (grid_dynamic(&vars[v].ck)) write_grid_of(o, a, k, v, &vars[v]);
     fputs("static const tl_variant tl_variants[TL_NVARIANTS] = {\n", o);
     for (int v = 0; v < nv; v++) write_variant(o, v, &vars[v]);
     fputs("};\n", o);
@@ -388,6 +717,30 @@ static int write_out(const char *dir, const char *name, const char *ext, char *t
     if (file_write_atomic(path, text, len)) return EXIT_OK;
     fprintf(stderr, "tilec: --emit-lib: cannot write '%s': %s\n", path, strerror(errno));
     return EXIT_USAGE;
+}
+
+/* What the launcher assumes of each variant, which the code generator
+ * guarantees (a failure is a bug): the dynamic sizes and promises are the
+ * kernel's, in its order, whatever the arch; a tensor map covers its whole
+ * tensor, so the launcher can build it from the tensor's shape. */
+static void check_variant(const KernelInfo *k, const CgKernel *ck) {
+    bool same = ck->ndynamic == k->dynamic.len;
+    for (int i = 0; same && i < k->dynamic.len; i++) {
+        const Sym *z = k->dynamic.items[i];
+        same = !strcmp(ck->dynamic_name[i], z->name->s) && ck->dynamic_divisor[i] == z->divisor;
+    }
+    if (!same) die("--emit-lib: kernel '%s' has other dynamic sizes than its source's", ck->name);
+    for (int m = 0; m < ck->ntma; m++) {
+        const RtTensorMapSpec *t = &ck->tma[m];
+        const Sym *p = t->param >= 0 && t->param < k->params.len ? k->params.items[t->param] : NULL;
+        if (!p || p->kind != SYM_TENSOR || p->rank != t->rank)
+            die("--emit-lib: tensor map %d of '%s' is not of a whole tensor parameter", m, ck->name);
+        RtTensorMapSpec whole = *t;
+        rt_tensor_map_reshape(&whole, p->shape);
+        for (int d = 0; d < t->rank; d++)
+            if (dynamic_index(k, p->dim_sym[p->rank - 1 - d]) < 0 && whole.dims[d] != t->dims[d])
+                die("--emit-lib: tensor map %d of '%s' is not of the whole tensor '%s'", m, ck->name, p->name->s);
+    }
 }
 
 int emit_lib(Ctx *c, KernelInfo *k, const char *file, const char *dir, const char *const *archs, int narchs,
@@ -415,6 +768,7 @@ int emit_lib(Ctx *c, KernelInfo *k, const char *file, const char *dir, const cha
             rc = EXIT_SOURCE;
             break;
         }
+        check_variant(k, &vars[nv].ck);
         vars[nv].arch = archs[a];
         LibBuild b = build_options(&o, archs[a]);
         rc = lib_obtain_cubin(c, &vars[nv].ck, &b, &vars[nv].bin);
@@ -435,7 +789,7 @@ int emit_lib(Ctx *c, KernelInfo *k, const char *file, const char *dir, const cha
     if (rc == EXIT_OK) {
         FILE *m = open_memstream(&text, &len);
         if (!m) die("out of memory");
-        write_source(m, name, k, file, vars, nv);
+        write_source(m, &c->arena, name, k, file, vars, nv);
         fclose(m);
         rc = write_out(dir, name, "c", text, len);
         free(text);

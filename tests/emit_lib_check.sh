@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # emit_lib_check.sh TILEC ROOT CUDA_INCLUDE - `tilec --emit-lib` writes, for
-# every example, a header and a C file that compile with a C compiler
-# against the CUDA headers alone, warning-free; bad uses exit 2. No GPU.
+# every example and each kernel of dynamic sizes in tests/emit_lib, a header
+# and a C file that compile with a C compiler against the CUDA headers
+# alone, warning-free; bad uses exit 2. No GPU.
 set -u
 tilec=$1
 root=$2
@@ -12,7 +13,8 @@ pass=0
 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL $*"; }
-for f in "$root"/examples/*.tile; do
+# the examples, and the kernels of dynamic sizes of tests/emit_lib
+for f in "$root"/examples/*.tile "$root"/tests/emit_lib/*.tile; do
     name=$(basename "$f" .tile)
     if ! "$tilec" --emit-lib "$out" "$f" > "$out/log" 2>&1; then bad "$name: --emit-lib: $(head -3 "$out/log")"; continue; fi
     if "$cc" -std=c11 -Wall -Wextra -Werror -c -I"$cuda_include" -I"$out" "$out/$name.c" -o "$out/$name.o" > "$out/log" 2>&1
@@ -20,6 +22,15 @@ for f in "$root"/examples/*.tile; do
     # one launcher for both GPU generations: a cubin each
     [ "$(grep -c '^/\* sm_' "$out/$name.c")" = 2 ] && ok || bad "$name: not two cubins"
 done
+# a kernel of dynamic sizes: its header names them in the shapes, and the
+# launcher computes the grid from them; a kernel of fixed sizes does not
+grep -q '^ \*   A f16\[M, K % 64\]$' "$out/gemm_dyn.h" && grep -q 'the dynamic sizes M, N, K read from these shapes' \
+    "$out/gemm_dyn.h" && ok || bad "gemm_dyn.h does not list the dynamic sizes: $(grep '^ \* ' "$out/gemm_dyn.h")"
+grep -q 'grid\[1\] = tl_ceildiv(s\[0\], 128LL, &ok);' "$out/gemm_dyn.c" && ok || bad "gemm_dyn.c: no grid of M"
+mkdir -p "$out/fixed"
+"$tilec" --emit-lib "$out/fixed" --specialise "$root/examples/gemm.tile" > "$out/log" 2>&1 || bad "--specialise gemm: $(head -3 "$out/log")"
+grep -q 'tl_grid_of' "$out/fixed/gemm.c" && bad "gemm.c --specialise computes a grid at launch" || ok
+grep -q 'tl_grid_of' "$out/gemm.c" && ok || bad "gemm.c (dynamic M, N, K) computes no grid at launch"
 # a C++ translation unit takes the header too
 printf '#include "gemm.h"\nint f(void) { return gemm(0, 0, 0, 0, 0); }\n' > "$out/use.cpp"
 if command -v c++ > /dev/null; then

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # gpu_emit_lib.sh TILEC ROOT CUDA_INCLUDE - what `tilec --emit-lib` writes,
 # linked into a C program with -lcuda and nothing of tilec, runs and
-# verifies on the GPU (tests/emit_lib/run_gemm_layernorm.c). Exit 77
-# without a GPU.
+# verifies on the GPU (tests/emit_lib/run_gemm_layernorm.c; a GEMM of
+# dynamic sizes emitted once and run at several sizes,
+# tests/emit_lib/run_gemm_dynamic.c). Exit 77 without a GPU.
 set -u
 tilec=$1
 root=$2
@@ -19,5 +20,9 @@ ${CC:-cc} -std=c11 -O1 -Wall -Wextra -Werror -I"$cuda_include" -I"$out" "$root/t
     "$out/gemm.c" "$out/layernorm.c" -L"$stubs" -lcuda -lpthread -lm -o "$out/run" || exit 1
 "$out/run"
 rc=$?
+"$tilec" --emit-lib "$out" "$root/tests/emit_lib/gemm_dyn.tile" || exit 1
+${CC:-cc} -std=c11 -O1 -Wall -Wextra -Werror -I"$cuda_include" -I"$out" "$root/tests/emit_lib/run_gemm_dynamic.c" \
+    "$out/gemm_dyn.c" -L"$stubs" -lcuda -lpthread -lm -o "$out/run_dynamic" || exit 1
+"$out/run_dynamic" || rc=1
 rm -rf "$out"
 exit $rc
