@@ -160,16 +160,14 @@ static void declare_dynamic(Sema *s, KernelInfo *k, Node *c) {
             diag_error(s->c, b->loc, "a kernel has at most 8 dynamic sizes");
             continue;
         }
-        if (s->opt->specialise) continue; /* checked, then compiled in like any size */
-        size->dynamic = true;
-        size->divisor = 1;
         Node *d = b->u.named.value;
         /* a promise past 2^30 could only be kept by sizes past 2^31 - 1 */
         if (d && (d->u.ival < 1 || d->u.ival > (INT64_C(1) << 30)))
             diag_error(s->c, d->loc, "the divisor a dynamic size is promised to be a multiple of is 1 to 2^30, not %lld",
                        (long long)d->u.ival);
-        else if (d)
-            size->divisor = d->u.ival;
+        if (s->opt->specialise) continue; /* checked, then compiled in like any size */
+        size->dynamic = true;
+        size->divisor = d && d->u.ival >= 1 && d->u.ival <= (INT64_C(1) << 30) ? d->u.ival : 1;
         vec_push(&s->c->arena, &k->dynamic, size);
     }
 }

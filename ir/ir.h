@@ -320,7 +320,6 @@ bool expr_any(const Node *e, ExprPred pred, const void *arg);
 const Node *expr_decided(const Node *e);
 /* Whether dimension d of b is a dynamic size (a kernel argument). */
 bool buf_dim_dynamic(const IrBuf *b, int d);
-bool buf_is_dynamic(const IrBuf *b); /* any dimension */
 /* Whether dimension d of b is certainly a multiple of m: its compiled
  * extent is, or its dynamic size is promised a multiple of one that is. */
 bool buf_dim_multiple_of(const IrBuf *b, int d, int64_t m);

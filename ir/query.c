@@ -164,12 +164,6 @@ bool expr_multiple_of(const Node *e, int64_t m) {
 
 bool buf_dim_dynamic(const IrBuf *b, int d) { return b->scope == SCOPE_GLOBAL && b->dyn[d] != NULL; }
 
-bool buf_is_dynamic(const IrBuf *b) {
-    for (int d = 0; d < b->rank; d++)
-        if (buf_dim_dynamic(b, d)) return true;
-    return false;
-}
-
 bool buf_dim_multiple_of(const IrBuf *b, int d, int64_t m) {
     if (m <= 1) return true;
     return buf_dim_dynamic(b, d) ? b->dyn[d]->divisor % m == 0 : b->shape[d] % m == 0;
