@@ -13,29 +13,7 @@
 
 #include "gemm.h"
 #include "layernorm.h"
-
-static unsigned short f16_bits(float f) {
-    unsigned x;
-    memcpy(&x, &f, 4);
-    unsigned sign = (x >> 16) & 0x8000u, e = (x >> 23) & 0xffu, m = x & 0x7fffffu;
-    int exp = (int)e - 112;
-    if (e == 0 || exp <= 0) return (unsigned short)sign; /* the inputs are normal and small: no subnormals */
-    unsigned h = sign | ((unsigned)exp << 10) | (m >> 13), rest = m & 0x1fffu;
-    if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) h++;
-    return (unsigned short)h;
-}
-
-static float f16_value(unsigned short h) {
-    unsigned sign = (h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, x;
-    if (e == 0) {
-        float f = ldexpf((float)m, -24);
-        return sign ? -f : f;
-    }
-    x = sign | ((e + 112) << 23) | (m << 13);
-    float f;
-    memcpy(&f, &x, 4);
-    return f;
-}
+#include "host_util.h"
 
 static unsigned short *random_f16(size_t n, unsigned *seed) {
     unsigned short *h = malloc(n * 2);
@@ -45,15 +23,6 @@ static unsigned short *random_f16(size_t n, unsigned *seed) {
     }
     return h;
 }
-
-static CUdeviceptr upload(const void *h, size_t bytes) {
-    CUdeviceptr d;
-    if (cuMemAlloc(&d, bytes) != CUDA_SUCCESS || cuMemcpyHtoD(d, h, bytes) != CUDA_SUCCESS) exit(1);
-    return d;
-}
-
-static int failures;
-#define EXPECT(c, ...) do { if (!(c)) { failures++; fprintf(stderr, "FAILED: " __VA_ARGS__); fputc('\n', stderr); } } while (0)
 
 enum { M = 256, N = 256, K = 256 };
 static const int64_t shape_mk[2] = {M, K}, shape_kn[2] = {K, N}, shape_mn[2] = {M, N};
