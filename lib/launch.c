@@ -96,8 +96,8 @@ int tilec_launch(tilec_kernel *k, const tilec_tensor *tensors, int ntensors, con
     if (rc == LIB_OK) rc = build_args(k, tensors, scalars, dims, &a, out);
     char err[256];
     /* a persistent kernel (never one of dynamic sizes) launches the blocks that fit */
-    const long long *launch_grid = k->persistent || k->cluster ? k->launch_grid : grid;
-    if (rc == LIB_OK && !rt_launch(&k->fn, launch_grid, k->block, k->smem, a.params, stream, err)) {
+    if (rc == LIB_OK && !rt_launch(&k->fn, k->persistent || k->cluster ? k->launch_grid : grid, k->block, k->smem,
+                                   a.params, stream, err)) {
         fprintf(out, "tilec: kernel '%s': %s\n", k->name, err);
         rc = LIB_CUDA;
     }
