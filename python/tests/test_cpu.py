@@ -86,6 +86,16 @@ class LaunchCheckTests(unittest.TestCase):
         self.assertEqual(e.exception.code, 2)
         self.assertIn("'A'", str(e.exception))
 
+    def test_dynamic_sizes(self):
+        # M, N % 8 and K % 8 are dynamic: a broken promise or sizes that
+        # disagree are refused before anything reaches the GPU
+        self.assertEqual(self.k.dynamic, {"M": 1, "N": 8, "K": 8})
+        self.assertIn("gemm(A: f16[M, K], B: f16[K, N], C: f16[M, N])", repr(self.k))
+        msg = self.launch_error(FakeCuda((100, 60)), FakeCuda((60, 128)), FakeCuda((100, 128)))
+        self.assertIn("dimension 1 (K) is 60, which is not a multiple of 8", msg)
+        msg = self.launch_error(FakeCuda((100, 64)), FakeCuda((64, 128)), FakeCuda((99, 128)))
+        self.assertIn("dimension 0 (M) is 99, but an earlier tensor gave M = 100", msg)
+
     def test_unknown_name(self):
         self.assertIn("no parameter 'eps'", self.launch_error(FakeCuda((256, 256)), FakeCuda((256, 256)),
                                                                FakeCuda((256, 256)), eps=1.0))
