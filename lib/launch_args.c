@@ -122,22 +122,18 @@ static bool scalar_matches(const LibParam *p, int pos, double v, FILE *err) {
     return true;
 }
 
-/* The grid for the sizes' values: CUDA's limits (x up to 2^31 - 1
- * blocks, y and z up to 65535) are checked here, before the launch. */
+/* The grid for the sizes' values, within CUDA's limits: checked here,
+ * before the launch, so that a size too large is a bad argument (2). */
 static bool grid_fits(const tilec_kernel *k, const int64_t *dims, long long grid[3], FILE *err) {
-    static const long long limit[3] = {2147483647LL, 65535, 65535};
     if (!rt_launch_grid(k->grid, k->grid_expr, dims, grid)) {
         fprintf(err, "tilec: kernel '%s': its grid is undefined at these sizes (a division by zero or an overflow)\n",
                 k->name);
         return false;
     }
-    for (int d = 0; d < 3; d++)
-        if (grid[d] < 1 || grid[d] > limit[d]) {
-            fprintf(err, "tilec: kernel '%s': grid dimension %d is %lld blocks at these sizes; CUDA allows 1 to %lld\n",
-                    k->name, d, grid[d], limit[d]);
-            return false;
-        }
-    return true;
+    if (rt_grid_in_limits(grid)) return true;
+    fprintf(err, "tilec: kernel '%s': a grid of %lld x %lld x %lld blocks at these sizes; CUDA allows x 1 to 2147483647, "
+                 "y and z 1 to 65535\n", k->name, grid[0], grid[1], grid[2]);
+    return false;
 }
 
 int lib_check_args(const tilec_kernel *k, const tilec_tensor *t, int nt, const double *s, int ns, int64_t *dims,

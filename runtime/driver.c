@@ -7,6 +7,7 @@
  * as CI. cuda.h is included for its types and enums only; no function it
  * declares is ever called directly. */
 #include "runtime.h"
+#include "launch_shape.h"
 
 #include <cuda.h>
 #include <dlfcn.h>
@@ -498,11 +499,8 @@ bool rt_launch(const RtKernel *k, const long long grid[3], long long block, long
                void *stream, char err[256]) {
     if (!check_kernel(k, "rt_launch", err) || !check_block(block, smem, err)) return false;
     if (!grid) return rt_fail(err, "rt_launch needs a grid");
-    /* The hardware's grid limits: 2^31 - 1 blocks in x, 65535 in y and z. */
-    const long long grid_limit[3] = {INT_MAX, 65535, 65535};
-    for (int i = 0; i < 3; i++)
-        if (grid[i] < 1 || grid[i] > grid_limit[i])
-            return rt_fail(err,
+    if (!rt_grid_in_limits(grid))
+        return rt_fail(err,
                         "a grid of %lld x %lld x %lld blocks is impossible: x may be 1 to 2147483647, y and z "
                         "1 to 65535",
                         grid[0], grid[1], grid[2]);

@@ -101,6 +101,14 @@ static inline bool rt_grid_eval(const RtGridExpr *e, const int64_t *dims, int64_
     return true;
 }
 
+/* CUDA's grid limits: 2^31 - 1 blocks in x, 65535 in y and z (and at least 1). */
+static inline bool rt_grid_in_limits(const long long grid[3]) {
+    static const long long limit[3] = {2147483647LL, 65535, 65535};
+    for (int d = 0; d < 3; d++)
+        if (grid[d] < 1 || grid[d] > limit[d]) return false;
+    return true;
+}
+
 /* The grid of a launch: grid[d], or where it is -1, expr[d] evaluated for
  * the dynamic sizes' values; false where an expression is undefined. */
 static inline bool rt_launch_grid(const int64_t grid[3], const RtGridExpr expr[3], const int64_t *dims, long long out[3]) {
