@@ -384,7 +384,7 @@ static void check_launch(Sema *s, KernelInfo *k) {
                     k->grid[j] = -1;
                     continue;
                 }
-                if (!ok || !check_const_int(s, ex->items[j], "a grid dimension", &g)) continue;
+                if (!ok || !const_int_of(s, ex->items[j], "a grid dimension", &g)) continue;
                 if (g < 1) diag_error(s->c, ex->items[j]->loc, "grid dimension %d is %lld; it must be at least 1", j, (long long)g);
                 else if (g > limit[j])
                     diag_error(s->c, ex->items[j]->loc, "grid dimension %d is %lld blocks; CUDA allows at most %lld", j,

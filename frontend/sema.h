@@ -118,6 +118,9 @@ bool check_expr(Sema *s, Node *e);
 bool check_int(Sema *s, Node *e, const char *what);
 /* check_int, then requires a compile-time constant (after specialisation). */
 bool check_const_int(Sema *s, Node *e, const char *what, int64_t *out);
+/* The value of e, checked already by check_int: an error unless it is a
+ * compile-time constant integer (not a bool). */
+bool const_int_of(Sema *s, const Node *e, const char *what, int64_t *out);
 bool is_builtin_function(const Name *n);
 bool is_tile_op(const Name *n);
 bool is_reduction_name(const Name *n);

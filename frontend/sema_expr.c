@@ -753,7 +753,10 @@ bool check_int(Sema *s, Node *e, const char *what) {
 }
 
 bool check_const_int(Sema *s, Node *e, const char *what, int64_t *out) {
-    if (!check_int(s, e, what)) return false;
+    return check_int(s, e, what) && const_int_of(s, e, what, out);
+}
+
+bool const_int_of(Sema *s, const Node *e, const char *what, int64_t *out) {
     if (!e->is_const) {
         const Node *r = runtime_part(e);
         if (r && r->kind == N_NAME)
