@@ -9,6 +9,11 @@ set_target_properties(tilec_static PROPERTIES EXPORT_NAME tilec_static)
 set_target_properties(tilec_shared PROPERTIES EXPORT_NAME tilec_shared)
 install(TARGETS tilec_static tilec_shared EXPORT tilecTargets
         ARCHIVE DESTINATION lib LIBRARY DESTINATION lib)
+# the llvm backend's library, which both libtilec's and tilec need beside them
+if(TILEC_HAVE_LLVM)
+  install(TARGETS tilec_llvm EXPORT tilecTargets LIBRARY DESTINATION lib)
+  set_target_properties(tilec_shared tilec PROPERTIES INSTALL_RPATH "$ORIGIN:$ORIGIN/../lib;${CUDAToolkit_LIBRARY_DIR}")
+endif()
 install(FILES ${CMAKE_CURRENT_SOURCE_DIR}/include/tilec.h DESTINATION include)
 install(TARGETS tilec RUNTIME DESTINATION bin)
 install(EXPORT tilecTargets NAMESPACE tilec:: DESTINATION lib/cmake/tilec)
@@ -16,6 +21,9 @@ install(EXPORT tilecTargets NAMESPACE tilec:: DESTINATION lib/cmake/tilec)
 # The link needs of the static library: NVRTC from the toolkit, pthread,
 # dl and m (never libcuda: the driver is opened at run time).
 set(TILEC_PC_LIBS "-L${CUDAToolkit_LIBRARY_DIR} -lnvrtc -lpthread -ldl -lm")
+if(TILEC_HAVE_LLVM) # libtilec.a calls the llvm backend in libtilec_llvm.so
+  string(PREPEND TILEC_PC_LIBS "-ltilec_llvm ")
+endif()
 set(TILEC_PC_CFLAGS "")
 if(TILEC_SANITIZE)
   string(PREPEND TILEC_PC_LIBS "-fsanitize=address,undefined ")

@@ -10,10 +10,19 @@
 
 enum { CG_MAX_TMA = 6, CG_MAX_LANE_ACCESSES = 16 };
 
+/* The two code generators: CUDA C that NVRTC compiles (cg_emit), and PTX
+ * from LLVM's NVPTX backend (cg_llvm_emit), which nvJitLink assembles. */
+typedef enum CgBackend { CG_NVRTC, CG_LLVM } CgBackend;
+
 /* What the runtime needs to launch the kernel. */
 typedef struct CgKernel {
-    char *source;            /* malloc'd CUDA C */
+    CgBackend backend;
+    char *source;            /* malloc'd: CUDA C (CG_NVRTC) or PTX (CG_LLVM) */
     size_t source_len;
+    char *llvm_ir;           /* CG_LLVM: the module before O3, as text (malloc'd) */
+    size_t llvm_ir_len;
+    /* CG_LLVM: seconds building the module, linking libdevice, O3, NVPTX */
+    double build_s, link_s, opt_s, ptx_s;
     const char *name;        /* extern "C" kernel name, unique per specialisation */
     int64_t grid[3];         /* -1 where grid_expr gives it at launch */
     RtGridExpr grid_expr[3];
@@ -40,6 +49,24 @@ typedef struct CgKernel {
  * the code generator cannot lower. */
 bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out);
 void cg_kernel_free(CgKernel *ck);
+/* One name per specialisation: the kernel, its values and the target. */
+const char *cg_kernel_name(IrKernel *k);
+/* The launch fields of out (grid, dynamic sizes, block, shared memory,
+ * tensor maps) as both code generators leave them; false after a located
+ * error. */
+bool cg_launch_info(IrKernel *k, CgKernel *out);
+
+/* llvm_emit.c, in libtilec_llvm.so: only where tilec was built with LLVM
+ * (TILEC_HAVE_LLVM). cg_llvm_emit is cg_emit's twin; false after a located
+ * error (what it cannot lower) or a sentence on the context's error stream
+ * (LLVM failing: a bug). */
+#ifdef TILEC_BUILDING_LLVM
+#define TILEC_LLVM_API __attribute__((visibility("default")))
+#else
+#define TILEC_LLVM_API
+#endif
+TILEC_LLVM_API bool cg_llvm_emit(IrKernel *k, const char *source_file, CgKernel *out);
+TILEC_LLVM_API const char *cg_llvm_version(void);  /* "LLVM 19.1.7" */
 
 /* The device helper header (generated from tilec_device.cuh at build time). */
 extern const char cg_device_header[];
@@ -205,6 +232,24 @@ int64_t cg_loop_units(const IrKernel *k);
  * the consumers) and defines their block indices. */
 void cg_tile_loop_begin(Cg *g, bool producer);
 void cg_tile_loop_end(Cg *g, bool producer);
+
+/* lower_parallel.c: a vectorised parallel loop (no driving fragment)
+ * runs V consecutive iterations a thread, every global access that steps
+ * by one element with the innermost variable one vector load or store. */
+typedef struct CgVecPlan {
+    const Sym *iv;                       /* the innermost loop variable */
+    const Node *acc[CG_MAX_LANE_ACCESSES]; /* the global accesses that use iv */
+    bool store[CG_MAX_LANE_ACCESSES];
+    int n;
+    /* The body's lets; those free of iv and of memory accesses (a row
+     * index, say) are evaluated once before the vector loads too. */
+    IrStmt *let[CG_MAX_LANE_ACCESSES];
+    bool hoist[CG_MAX_LANE_ACCESSES];
+    int nlet;
+    bool ok;
+} CgVecPlan;
+/* The vector width V for loop s (0: element by element), and its plan. */
+int cg_vector_width(const IrKernel *k, IrStmt *s, CgVecPlan *p);
 
 /* lower_copy.c, lower_gemm.c, lower_reduce.c, lower_parallel.c */
 void cg_copy(Cg *g, IrStmt *s);

@@ -84,26 +84,13 @@ char *cg_frag_linear(Cg *g, const IrBuf *b, char **coords) {
  * lets only). Loops that index shared memory with the innermost variable
  * keep the element-wise dealing their swizzle was chosen for. */
 
-typedef struct VecPlan {
-    const Sym *iv;                       /* the innermost loop variable */
-    const Node *acc[CG_MAX_LANE_ACCESSES]; /* the global accesses that use iv */
-    bool store[CG_MAX_LANE_ACCESSES];
-    int n;
-    /* The body's lets; those free of iv and of memory accesses (a row
-     * index, say) are evaluated once before the vector loads too. */
-    IrStmt *let[CG_MAX_LANE_ACCESSES];
-    bool hoist[CG_MAX_LANE_ACCESSES];
-    int nlet;
-    bool ok;
-} VecPlan;
-
 static bool names_sym(const Node *e, const void *v) { return e->kind == N_NAME && e->sym == v; }
 static bool is_access(const Node *e, const void *arg) { return (void)arg, e->kind == N_INDEX; }
 static bool mentions(const Node *e, const Sym *v) { return expr_any(e, names_sym, v); }
 static bool has_access(const Node *e) { return expr_any(e, is_access, NULL); }
 
 /* Whether e names a let of the body that cannot be hoisted. */
-static bool mentions_lane_let(const Node *e, const VecPlan *p) {
+static bool mentions_lane_let(const Node *e, const CgVecPlan *p) {
     for (int i = 0; i < p->nlet; i++)
         if (!p->hoist[i] && mentions(e, p->let[i]->sym)) return true;
     return false;
@@ -122,7 +109,7 @@ static bool unit_step(const Node *e, const Sym *iv, int64_t v, bool *seen) {
 }
 
 static void note_access(Node *e, void *arg) {
-    VecPlan *p = arg;
+    CgVecPlan *p = arg;
     if (!p->ok || !e->sym || !mentions(e, p->iv)) return;
     /* shared memory's swizzle was chosen for the iterations dealt one by
      * one (consecutive threads, consecutive elements); V-strided lanes
@@ -139,9 +126,9 @@ static void note_access(Node *e, void *arg) {
 }
 
 /* The vector width for loop s (0: run it element by element). */
-static int vector_width(Cg *g, IrStmt *s, VecPlan *p) {
+int cg_vector_width(const IrKernel *k, IrStmt *s, CgVecPlan *p) {
     if (s->driver || s->nvars < 1) return 0;
-    *p = (VecPlan){.iv = s->vars[s->nvars - 1], .ok = true};
+    *p = (CgVecPlan){.iv = s->vars[s->nvars - 1], .ok = true};
     for (int i = 0; i < s->body.len && p->ok; i++) {
         IrStmt *b = s->body.items[i];
         if (b->op == IR_STORE && b->target->kind == N_INDEX && b->target->sym->kind == SYM_TENSOR) {
@@ -166,7 +153,7 @@ static int vector_width(Cg *g, IrStmt *s, VecPlan *p) {
     int widest = 1;
     for (int i = 0; i < p->n; i++) {
         const Node *e = p->acc[i];
-        const IrBuf *b = ir_buf_of(g->k, e->sym);
+        const IrBuf *b = ir_buf_of((IrKernel *)k, e->sym);
         int last = e->u.index.idx.len - 1;
         for (int d = 0; d <= last; d++) {
             const Node *ix = e->u.index.idx.items[d];
@@ -180,7 +167,7 @@ static int vector_width(Cg *g, IrStmt *s, VecPlan *p) {
         bool fits = s->extents[s->nvars - 1] % v == 0;
         for (int i = 0; i < p->n && fits; i++) {
             const Node *e = p->acc[i];
-            const IrBuf *b = ir_buf_of(g->k, e->sym);
+            const IrBuf *b = ir_buf_of((IrKernel *)k, e->sym);
             bool seen = false;
             fits = buf_dim_multiple_of(b, b->rank - 1, v) && unit_step(e->u.index.idx.items[b->rank - 1], p->iv, v, &seen) && seen;
         }
@@ -191,7 +178,7 @@ static int vector_width(Cg *g, IrStmt *s, VecPlan *p) {
 
 /* Loads the vectors (lane 0 at the chunk's first iteration, its variables
  * already bound), binds every access to its lane `lane`. */
-static void vector_accesses(Cg *g, const VecPlan *p, int v, const char *lane, const char **var, char **cond,
+static void vector_accesses(Cg *g, const CgVecPlan *p, int v, const char *lane, const char **var, char **cond,
                             char **ref) {
     Arena *a = &g->k->c->arena;
     for (int i = 0; i < p->n; i++) {
@@ -247,7 +234,7 @@ static void deal_rounds(Cg *g, IrStmt *s, int per) {
 
 /* One round of a vectorised loop (inside deal_rounds(g, s, v)): the vector
  * loads, the body once a lane, the vector stores. */
-static void vector_round(Cg *g, IrStmt *s, const VecPlan *p, int v) {
+static void vector_round(Cg *g, IrStmt *s, const CgVecPlan *p, int v) {
     Arena *a = &g->k->c->arena;
     const char *l = cg_tmp(g, "l");
     const char *var[CG_MAX_LANE_ACCESSES];
@@ -302,7 +289,7 @@ void cg_parallel(Cg *g, IrStmt *s) {
     const IrStmt *saved_par = g->par;
     const char *saved_owner = g->owner;
     int saved_bind = g->nbind, vw = 0;
-    VecPlan plan;
+    CgVecPlan plan;
     cg_line(g, "{");
     g->ind++;
     if (d) {
@@ -322,7 +309,7 @@ void cg_parallel(Cg *g, IrStmt *s) {
         g->reg = r;
         g->owner = cg_element_owner(g, d, r);
     } else {
-        vw = vector_width(g, s, &plan);
+        vw = cg_vector_width(g->k, s, &plan);
         deal_rounds(g, s, vw ? vw : 1);
         g->driver = NULL;
         g->reg = NULL;

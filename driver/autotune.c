@@ -88,7 +88,7 @@ static bool lower(Ctx *c, KernelInfo *k, const char *file, const Options *opts, 
     int errors = c->errors;
     c->err = quiet;
     IrKernel *ir = ir_build(c, k, &opts->target, &opts->plan);
-    bool ok = pass_run_all(ir, NULL) && cg_emit(ir, file, ck);
+    bool ok = pass_run_all(ir, NULL) && lib_generate(ir, file, opts->backend, ck) == LIB_OK;
     c->err = err;
     ok &= c->errors == errors;
     c->errors = errors;
@@ -110,7 +110,8 @@ static void tune_key(Ctx *c, KernelInfo *k, const char *arch, const Options *opt
     char target[256], plan[256];
     target_describe(&opts->target, target, sizeof target);
     plan_describe(&opts->plan, plan, sizeof plan);
-    const char *parts[] = {c->src.text, k->name->s, vals, arch, target, plan, opts->device.name, TILEC_VERSION, "autotune"};
+    const char *parts[] = {c->src.text, k->name->s, vals, arch, target, plan, lib_backend_name(opts->backend),
+                           opts->device.name, TILEC_VERSION, "autotune"};
     hash_key(key, parts, 9);
 }
 

@@ -28,12 +28,13 @@ static inline bool launch_of(const CgKernel *ck, const KernelInfo *k, LaunchSpec
 }
 
 typedef enum Action {
-    ACT_CHECK, ACT_AST, ACT_IR, ACT_CUDA, ACT_PTX, ACT_CUBIN, ACT_SASS, ACT_RUN, ACT_PROFILE, ACT_AUTOTUNE, ACT_LIB
+    ACT_CHECK, ACT_AST, ACT_IR, ACT_CUDA, ACT_LLVM, ACT_PTX, ACT_CUBIN, ACT_SASS, ACT_RUN, ACT_PROFILE, ACT_AUTOTUNE, ACT_LIB
 } Action;
 
 /* What compiling, --run, --profile and --autotune need besides the action. */
 typedef struct Options {
     PlanOptions plan;       /* the schedule options (--clusters ...) */
+    CgBackend backend;      /* --backend: CUDA C and NVRTC, or LLVM */
     bool specialise;        /* --specialise: dynamic sizes compiled in at their values */
     Target target;          /* the device's, or the --arch preset's */
     const char *cache_dir;

@@ -764,10 +764,12 @@ int emit_lib(Ctx *c, KernelInfo *k, const char *file, const char *dir, const cha
         Options o = *opts;
         target_preset(archs[a], &o.target);
         IrKernel *ir = ir_build(c, k, &o.target, &o.plan);
-        if (!pass_run_all(ir, NULL) || !cg_emit(ir, file, &vars[nv].ck)) {
+        if (!pass_run_all(ir, NULL)) {
             rc = EXIT_SOURCE;
             break;
         }
+        rc = lib_generate(ir, file, o.backend, &vars[nv].ck);
+        if (rc != EXIT_OK) break;
         check_variant(k, &vars[nv].ck);
         vars[nv].arch = archs[a];
         LibBuild b = build_options(&o, archs[a]);

@@ -18,10 +18,12 @@ static const char usage[] =
     "  --print-ir-after=PASS[,PASS], --print-ir-after-all\n"
     "                       print the IR after the named passes (to stderr)\n"
     "  --emit-cuda          print the generated CUDA C (self-contained)\n"
-    "  --emit-ptx           print the PTX (NVRTC)\n"
+    "  --emit-ptx           print the PTX (NVRTC's, or LLVM's with --backend llvm)\n"
+    "  --emit-llvm          print the LLVM module the llvm backend builds, before O3\n"
+    "                       (implies --backend llvm)\n"
     "  --emit-sass          print the SASS of the cubin (needs cuobjdump) and a count of\n"
     "                       HGMMA/QGMMA/HMMA, UTMALDG/LDGSTS, UTMASTG, LDSM and STL/LDL instructions\n"
-    "  --emit-cubin -o FILE write the cubin (NVRTC); -o FILE also writes what the other\n"
+    "  --emit-cubin -o FILE write the cubin; -o FILE also writes what the other\n"
     "                       --emit actions (but --emit-sass) print\n"
     "  --run                compile, run once on generated inputs, verify against the reference\n"
     "  --profile            --run, then a consistency check, a benchmark and a roofline report\n"
@@ -37,7 +39,8 @@ static const char usage[] =
     "  --arch sm_XX[a]      target (default: the GPU present, else sm_90a); without a GPU\n"
     "                       of that architecture, the SM count and shared memory of its\n"
     "                       preset (sm_90: an H100 SXM / H200, sm_80: an A100)\n"
-    "  --backend nvrtc      how PTX is made (NVRTC; the LLVM backend is not built yet)\n"
+    "  --backend nvrtc|llvm the code generator: CUDA C compiled by NVRTC (default), or\n"
+    "                       LLVM IR through LLVM's NVPTX backend, assembled by nvJitLink\n"
     "  --supply normal|uniform|integer|ones, --seed N\n"
     "                       how --run generates inputs (default: normal, seed 0)\n"
     "  --rtol X, --atol X   verification tolerances (default: by output dtype)\n"
@@ -83,6 +86,12 @@ int usage_error(const char *fmt, const char *arg) {
     return EXIT_USAGE;
 }
 
+static int opt_backend(CmdLine *cl, const char *v) {
+    char err[300];
+    if (!lib_parse_backend(v, &cl->opts.backend, err)) return usage_error("--backend: %s", err);
+    return CONTINUE;
+}
+
 /* ---- the actions ---- */
 
 static int act(CmdLine *cl, Action a) {
@@ -94,6 +103,11 @@ static int opt_emit_ast(CmdLine *cl, const char *v) { return (void)v, act(cl, AC
 static int opt_emit_ir(CmdLine *cl, const char *v) { return (void)v, act(cl, ACT_IR); }
 static int opt_emit_cuda(CmdLine *cl, const char *v) { return (void)v, act(cl, ACT_CUDA); }
 static int opt_emit_ptx(CmdLine *cl, const char *v) { return (void)v, act(cl, ACT_PTX); }
+static int opt_emit_llvm(CmdLine *cl, const char *v) {
+    (void)v;
+    int rc = opt_backend(cl, "llvm");
+    return rc == CONTINUE ? act(cl, ACT_LLVM) : rc;
+}
 static int opt_emit_cubin(CmdLine *cl, const char *v) { return (void)v, act(cl, ACT_CUBIN); }
 static int opt_emit_sass(CmdLine *cl, const char *v) { return (void)v, act(cl, ACT_SASS); }
 static int opt_run(CmdLine *cl, const char *v) { return (void)v, act(cl, ACT_RUN); }
@@ -163,13 +177,6 @@ static int opt_arch(CmdLine *cl, const char *v) {
 static int opt_emit_lib(CmdLine *cl, const char *v) {
     cl->lib_dir = v;
     return act(cl, ACT_LIB);
-}
-
-static int opt_backend(CmdLine *cl, const char *v) {
-    (void)cl;
-    if (!strcmp(v, "nvrtc")) return CONTINUE; /* the only PTX producer so far */
-    if (!strcmp(v, "llvm")) return usage_error("%s is not available in this build yet", "--backend llvm");
-    return usage_error("--backend: '%s' is not nvrtc or llvm", v);
 }
 
 static int opt_set(CmdLine *cl, const char *v) {
@@ -349,6 +356,7 @@ static const OptionSpec options[] = {
     {"--emit-ir", NULL, false, NULL, false, opt_emit_ir},
     {"--emit-cuda", NULL, false, NULL, false, opt_emit_cuda},
     {"--emit-ptx", NULL, false, NULL, false, opt_emit_ptx},
+    {"--emit-llvm", NULL, false, NULL, false, opt_emit_llvm},
     {"--emit-cubin", NULL, false, NULL, false, opt_emit_cubin},
     {"--emit-sass", NULL, false, NULL, false, opt_emit_sass},
     {"--run", NULL, false, NULL, true, opt_run},
@@ -437,6 +445,11 @@ int cmdline_parse(CmdLine *cl, int argc, char **argv) {
     }
     if (!cl->file) return usage_error("%s", "no input file");
     if (cl->act == ACT_CUBIN && !cl->out_path) return usage_error("%s needs -o FILE", "--emit-cubin");
+    if (cl->act == ACT_LLVM && cl->opts.backend != CG_LLVM)
+        return usage_error("%s prints the llvm backend's module, not --backend nvrtc's", "--emit-llvm");
+    if (cl->act == ACT_CUDA && cl->opts.backend == CG_LLVM)
+        return usage_error("%s prints the nvrtc backend's CUDA C; the llvm backend's module is --emit-llvm",
+                           "--emit-cuda");
     /* -o writes what an --emit action prints; the other actions have nothing for it */
     if (cl->out_path && (cl->act < ACT_AST || cl->act > ACT_CUBIN || cl->act == ACT_SASS))
         return usage_error("-o FILE goes with --emit-ast, --emit-ir, --emit-cuda, --emit-ptx or --emit-cubin%s", "");

@@ -44,12 +44,28 @@ static int emit_printed(const char *out_path, Printer print, const void *what) {
     return rc;
 }
 
-/* Lowers one checked kernel to CUDA C and acts on it. */
+/* When the run started and when the program was checked, for -v's split
+ * of the compile time. */
+static double started_s, checked_s;
+
+/* -v: where the compile's time went, before the cubin step (said there). */
+static void say_split(const CgKernel *ck, double passes_s, double codegen_s) {
+    fprintf(stderr, "tilec: compile time: front end %.1f ms, passes %.1f ms", (checked_s - started_s) * 1e3, passes_s * 1e3);
+    if (ck->backend == CG_LLVM)
+        fprintf(stderr, ", LLVM module %.1f ms, libdevice %.1f ms, O3 %.1f ms, NVPTX %.1f ms\n", ck->build_s * 1e3,
+                ck->link_s * 1e3, ck->opt_s * 1e3, ck->ptx_s * 1e3);
+    else
+        fprintf(stderr, ", CUDA C %.1f ms\n", codegen_s * 1e3);
+}
+
+/* Lowers one checked kernel to CUDA C (or LLVM's PTX) and acts on it. */
 static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, const char *arch, const char *out_path,
                     const char *print_after, const Options *opts) {
+    double t0 = rt_now_s();
     IrKernel *k = ir_build(c, info, &opts->target, &opts->plan);
     PassOptions po = {.print_after = print_after, .print_to = stderr};
     if (!pass_run_all(k, &po)) return EXIT_SOURCE;
+    double passes_s = rt_now_s() - t0;
     if (verbose && k->ws_loop) {
         fprintf(stderr, "tilec: kernel '%s' takes the sm_90a path: TMA copies from a producer warpgroup, wgmma in %lld "
                         "consumer threads; %d epilogue store%s through shared memory and TMA\n", info->name->s,
@@ -67,10 +83,14 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
         fprintf(stderr, "tilec: kernel '%s' takes the Ampere path on sm_90a: %s\n", info->name->s, k->hopper_declined);
     if (act == ACT_IR) return emit_printed(out_path, print_ir, k);
     CgKernel ck;
-    if (!cg_emit(k, file, &ck)) return EXIT_SOURCE;
-    int rc = EXIT_OK;
+    double t1 = rt_now_s();
+    int rc = lib_generate(k, file, opts->backend, &ck);
+    if (rc != EXIT_OK) return rc;
+    if (verbose) say_split(&ck, passes_s, rt_now_s() - t1);
     if (act == ACT_CUDA) {
         rc = emit_text(out_path, ck.source, ck.source_len);
+    } else if (act == ACT_LLVM) {
+        rc = emit_text(out_path, ck.llvm_ir, ck.llvm_ir_len);
     } else if (act == ACT_PTX) {
         LibBuild b = build_options(opts, arch);
         char *ptx;
@@ -125,7 +145,9 @@ static int check_lowering(Ctx *c, const PtrVec *kernels, const char *file, const
         IrKernel *k = ir_build(c, kernels->items[i], &opts->target, &opts->plan);
         if (pass_run_all(k, NULL)) {
             CgKernel ck;
-            if (cg_emit(k, file, &ck)) cg_kernel_free(&ck);
+            int generated = lib_generate(k, file, opts->backend, &ck);
+            if (generated == EXIT_OK) cg_kernel_free(&ck);
+            else if (rc == EXIT_OK) rc = generated;
         }
         if (c->errors != errors) rc = EXIT_SOURCE;
     }
@@ -190,6 +212,7 @@ static int act_on_program(Ctx *c, Node *prog, CmdLine *cl) {
     for (int i = 0; i < cl->n_overrides; i++)
         if (cl->overrides[i].invalid) return overrides_used(cl, &kernels);
     if (c->errors) return EXIT_SOURCE;
+    checked_s = rt_now_s();
     if (rc == EXIT_OK) rc = overrides_used(cl, &kernels);
     if (rc != EXIT_OK) return rc;
     if (cl->act == ACT_CHECK && !cl->print_after) return check_lowering(c, &kernels, cl->file, &cl->opts);
@@ -209,6 +232,7 @@ static int act_on_program(Ctx *c, Node *prog, CmdLine *cl) {
 
 int main(int argc, char **argv) {
     static CmdLine cl;
+    started_s = rt_now_s();
     cmdline_init(&cl, argc, argv);
     int rc = cmdline_parse(&cl, argc, argv);
     if (rc >= 0) return rc;

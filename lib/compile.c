@@ -20,15 +20,14 @@ typedef struct Request {
     bool have_device;
     Target target;
     PlanOptions plan;
+    CgBackend backend;
 } Request;
 
 static int read_options(Ctx *c, const tilec_options *opt, Request *r) {
     char err[300];
-    if (opt && opt->backend && strcmp(opt->backend, "nvrtc")) {
-        if (!strcmp(opt->backend, "llvm"))
-            fprintf(c->err, "tilec: the llvm backend is not available in this build yet\n");
-        else
-            fprintf(c->err, "tilec: backend: '%s' is not nvrtc or llvm\n", opt->backend);
+    r->backend = CG_NVRTC;
+    if (opt && opt->backend && !lib_parse_backend(opt->backend, &r->backend, err)) {
+        fprintf(c->err, "tilec: backend: %s\n", err);
         return LIB_USAGE;
     }
     r->arch = opt ? opt->arch : NULL;
@@ -214,9 +213,10 @@ static int lower(Ctx *c, KernelInfo *info, Request *r, tilec_kernel **out) {
     LibText irtext;
     ir_print(lib_text_open(&irtext), ir);
     CgKernel ck;
-    if (!cg_emit(ir, c->src.name, &ck)) {
+    int generated = lib_generate(ir, c->src.name, r->backend, &ck);
+    if (generated != LIB_OK) {
         lib_text_close(&irtext, NULL);
-        return LIB_SOURCE;
+        return generated;
     }
     LibBuild b = {.arch = r->arch, .target = &r->target, .plan = &r->plan, .cache_dir = r->cache_dir, .err = c->err};
     LibBinary bin;

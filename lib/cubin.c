@@ -1,6 +1,7 @@
-/* cubin.c - generated CUDA C to a cubin: from the disk cache when an entry
- * for the same source, target, plan options, NVRTC and tilec exists, else
- * from NVRTC (and then stored). The `tilec` command and tilec_compile both
+/* cubin.c - generated code to a cubin: from the disk cache when an entry
+ * for the same source, target, plan options, backend, compiler versions and
+ * tilec exists, else from NVRTC (CUDA C) or nvJitLink (the LLVM backend's
+ * PTX), and then stored. The `tilec` command and tilec_compile both
  * come here. Entries are written atomically (runtime/cache.c), so threads
  * and processes compiling one kernel at once leave one whole entry. */
 #include <errno.h>
@@ -11,12 +12,12 @@
 #include "lib.h"
 
 /* Generated code that does not compile is a tilec bug: say so in one
- * sentence (res->error has NVRTC's first error) and return 4. The evidence
+ * sentence (res->error has NVRTC's or nvJitLink's first error) and return 4. The evidence
  * (source and log) goes to tilec's cache directory, under failed/, and
  * nowhere else: no input may make tilec write outside its cache and the
  * files it was asked for. With the cache off nothing is kept (--emit-cuda
  * shows the source). */
-static int nvrtc_failed(Ctx *c, const CgKernel *ck, const char *cu_name, const RtCompileResult *res,
+static int compile_failed(Ctx *c, const CgKernel *ck, const char *cu_name, const RtCompileResult *res,
                         const LibBuild *b) {
     RtCache cache;
     char warn[256];
@@ -25,13 +26,13 @@ static int nvrtc_failed(Ctx *c, const CgKernel *ck, const char *cu_name, const R
     if (cache.enabled) {
         char *dir = arena_printf(&c->arena, "%s/failed", cache.dir);
         char *src = arena_printf(&c->arena, "%s/%s", dir, cu_name);
-        char *log = arena_printf(&c->arena, "%s/%s.nvrtc.log", dir, ck->name);
+        char *log = arena_printf(&c->arena, "%s/%s.%s.log", dir, ck->name, ck->backend == CG_LLVM ? "nvjitlink" : "nvrtc");
         if ((mkdir(dir, 0700) == 0 || errno == EEXIST) && file_write_atomic(src, ck->source, ck->source_len) &&
             file_write_atomic(log, res->log, strlen(res->log)))
             kept = arena_printf(&c->arena, "; the source and log are in %s", dir);
     }
     fprintf(b->err, "tilec: %s (this is a bug in tilec%s)\n", res->error,
-            kept ? kept : "; --emit-cuda shows the source");
+            kept ? kept : ck->backend == CG_LLVM ? "; --emit-ptx --backend llvm shows the PTX" : "; --emit-cuda shows the source");
     return LIB_CUDA;
 }
 
@@ -40,8 +41,14 @@ static void cubin_key(const CgKernel *ck, const LibBuild *b, char key[HASH_KEY_S
     char target[256], plan[256];
     target_describe(b->target, target, sizeof target);
     plan_describe(b->plan, plan, sizeof plan);
-    const char *parts[] = {ck->source, b->arch, target, plan, rt_nvrtc_version(), TILEC_VERSION, "cubin"};
-    hash_key(key, parts, 7);
+    const char *backend = "nvrtc", *tools = rt_nvrtc_version();
+    if (ck->backend == CG_LLVM) { /* PTX made by the LLVM the module was built with */
+        backend = "llvm";
+        tools = rt_nvjitlink_version();
+        if (!tools) tools = "no nvJitLink";
+    }
+    const char *parts[] = {ck->source, b->arch, target, plan, backend, tools, TILEC_VERSION, "cubin"};
+    hash_key(key, parts, 8);
 }
 
 int lib_obtain_cubin(Ctx *c, const CgKernel *ck, const LibBuild *b, LibBinary *bin) {
@@ -62,17 +69,19 @@ int lib_obtain_cubin(Ctx *c, const CgKernel *ck, const LibBuild *b, LibBinary *b
     }
     RtCompileOptions ro = {.arch = b->arch, .want_cubin = true};
     RtCompileResult res;
-    char *cu_name = arena_printf(&c->arena, "%s.cu", ck->name);
-    if (!rt_compile(ck->source, cu_name, &ro, &res)) {
-        int rc = nvrtc_failed(c, ck, cu_name, &res, b);
+    bool llvm = ck->backend == CG_LLVM;
+    char *cu_name = arena_printf(&c->arena, "%s.%s", ck->name, llvm ? "ptx" : "cu");
+    if (llvm ? !rt_ptx_to_cubin(ck->source, ck->source_len, cu_name, b->arch, &res)
+             : !rt_compile(ck->source, cu_name, &ro, &res)) {
+        int rc = compile_failed(c, ck, cu_name, &res, b);
         rt_compile_result_free(&res);
         return rc;
     }
     if (b->verbose)
         fprintf(b->err, "tilec: %s for %s: %d registers, %d bytes spill stores, %d bytes spill loads, %lld bytes "
-                        "dynamic shared memory, compiled in %.3f s\n",
+                        "dynamic shared memory, %s in %.3f s\n",
                 ck->name, b->arch, res.registers, res.spill_store_bytes, res.spill_load_bytes,
-                (long long)ck->smem_bytes, res.seconds);
+                (long long)ck->smem_bytes, llvm ? "PTX assembled by nvJitLink" : "compiled by NVRTC", res.seconds);
     if (b->verbose && res.perf_warning[0]) fprintf(b->err, "tilec: ptxas: %s\n", res.perf_warning);
     rt_cache_put(&cache, key, res.cubin, res.cubin_size);
     bin->cubin = res.cubin;
@@ -88,6 +97,12 @@ int lib_obtain_cubin(Ctx *c, const CgKernel *ck, const LibBuild *b, LibBinary *b
 int lib_obtain_ptx(Ctx *c, const CgKernel *ck, const LibBuild *b, char **ptx, size_t *size) {
     *ptx = NULL;
     *size = 0;
+    if (ck->backend == CG_LLVM) { /* the backend's own output */
+        *ptx = xmalloc(ck->source_len + 1);
+        memcpy(*ptx, ck->source, ck->source_len + 1);
+        *size = ck->source_len;
+        return LIB_OK;
+    }
     RtCompileOptions ro = {.arch = b->arch, .want_ptx = true};
     RtCompileResult res;
     char *cu_name = arena_printf(&c->arena, "%s.cu", ck->name);
@@ -97,7 +112,7 @@ int lib_obtain_ptx(Ctx *c, const CgKernel *ck, const LibBuild *b, char **ptx, si
         *size = res.ptx_size;
         res.ptx = NULL;
     } else {
-        rc = nvrtc_failed(c, ck, cu_name, &res, b);
+        rc = compile_failed(c, ck, cu_name, &res, b);
     }
     rt_compile_result_free(&res);
     return rc;

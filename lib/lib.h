@@ -99,6 +99,16 @@ int lib_obtain_cubin(Ctx *c, const CgKernel *ck, const LibBuild *b, LibBinary *b
 /* The PTX of ck (malloc'd, NUL-terminated); LIB_OK or LIB_CUDA (said on b->err). */
 int lib_obtain_ptx(Ctx *c, const CgKernel *ck, const LibBuild *b, char **ptx, size_t *size);
 
+/* ---- backend.c: which code generator ---- */
+/* "nvrtc" or "llvm" (where built with LLVM); false after a sentence in err. */
+bool lib_parse_backend(const char *name, CgBackend *out, char err[300]);
+const char *lib_backend_name(CgBackend b);
+/* Kernel k as CUDA C (CG_NVRTC) or PTX (CG_LLVM) into out: LIB_OK,
+ * LIB_SOURCE after a located error, LIB_USAGE (an arch LLVM 19 cannot
+ * target, a build without LLVM) or LIB_CUDA (LLVM failed: a bug), said on
+ * k's error stream. */
+int lib_generate(IrKernel *k, const char *file, CgBackend backend, CgKernel *out);
+
 /* ---- strings.c ---- */
 /* A growing message: open_memstream, or err when that fails. */
 typedef struct LibText {

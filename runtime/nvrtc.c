@@ -88,7 +88,7 @@ static void keep_max(int *slot, int v) {
     if (v > *slot) *slot = v;
 }
 
-static void parse_ptxas_log(const char *log, RtCompileResult *r) {
+void rt_parse_ptxas_log(const char *log, RtCompileResult *r) {
     const struct {
         const char *unit;
         int *slot;
@@ -212,7 +212,7 @@ static bool compile_program(nvrtcProgram prog, const char *name, const RtCompile
             free(log);
         }
     }
-    parse_ptxas_log(r->log, r);
+    rt_parse_ptxas_log(r->log, r);
     rt_ptxas_perf_warning(r->log, r->perf_warning);
 
     if (rc != NVRTC_SUCCESS) {

@@ -47,6 +47,9 @@ bool rt_compile(const char *source, const char *name, const RtCompileOptions *op
  * Potential Performance Loss: wgmma.mma_async instructions are serialized
  * ..."), without the "ptxas info : " prefix, into out; false when none. */
 bool rt_ptxas_perf_warning(const char *log, char out[256]);
+/* The counts of a ptxas -v log into r (the largest of each over the
+ * log's functions; fields r already holds stay unless larger). */
+void rt_parse_ptxas_log(const char *log, RtCompileResult *r);
 /* Frees what rt_compile allocated; safe on a zeroed result and twice. */
 void rt_compile_result_free(RtCompileResult *r);
 /* The version of the NVRTC library actually loaded, e.g. "13.0". */
@@ -54,6 +57,16 @@ const char *rt_nvrtc_version(void);
 /* Whether this NVRTC can compile for sm_<sm> (true when it cannot tell);
  * list gets the ones it can ("sm_75, sm_80, ..."). */
 bool rt_nvrtc_targets(int sm, char list[256]);
+
+/* ---- ptx_link.c ---- */
+/* PTX (from the LLVM backend) to a cubin for sm_<arch> with nvJitLink,
+ * the toolkit's library that runs ptxas in process (no NVRTC, no GPU).
+ * libnvJitLink is opened on first use; without it the call fails with a
+ * sentence. Fills out as rt_compile does (cubin, log, ptxas counts,
+ * seconds). */
+bool rt_ptx_to_cubin(const char *ptx, size_t size, const char *name, const char *arch, RtCompileResult *out);
+/* "13.0", or NULL without libnvJitLink (part of the LLVM path's cache key). */
+const char *rt_nvjitlink_version(void);
 
 /* ---- driver.c ---- */
 /* Writes one sentence into err (256 bytes, may be NULL) and returns false:

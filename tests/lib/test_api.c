@@ -103,7 +103,6 @@ static void test_errors(const char *gemm) {
         {NULL, "nope", NULL, NULL, "it has: gemm"},
         {NULL, NULL, "sm_75", NULL, "older than sm_80"},
         {NULL, NULL, "sm_xx", NULL, "'sm_xx'"},
-        {NULL, NULL, NULL, "llvm", "llvm"},
         {NULL, NULL, NULL, "gcc", "'gcc'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -1,0 +1,185 @@
+/* llvm_codegen.h - the second code generator: tile IR to an LLVM module
+ * through the LLVM C API, then LLVM's O3 pipeline and NVPTX backend to PTX.
+ *
+ * It makes the decisions the CUDA C printer makes, from the same IR and the
+ * same queries (layouts, swizzles, stages, the schedule), and computes
+ * every value with the C type the printed CUDA would give it (llvm_expr.c:
+ * LgVal), so the two backends agree on integer widths, signedness,
+ * rounding and what overflows. Loops over a thread's registers are
+ * unrolled here, while emitting (register indices are constants, so
+ * fragments live in SSA values once SROA has run). The device helpers of
+ * tilec_device.cuh are inline PTX here too, written per use.
+ *
+ * Only llvm_*.c include this header (and LLVM's); the rest of tilec sees
+ * cg_llvm_emit (codegen.h). */
+#ifndef TILEC_LLVM_CODEGEN_H
+#define TILEC_LLVM_CODEGEN_H
+
+#include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
+
+#include "codegen.h"
+
+/* The C type of a value as the printed CUDA would have it. Narrow stored
+ * types (f16, i8, ...) appear only at loads and stores; arithmetic on them
+ * happens in their compute type (float, int). */
+typedef enum LgType {
+    LT_BOOL, LT_I8, LT_U8, LT_I16, LT_U16, LT_INT, LT_UINT, LT_LL, LT_ULL, LT_FLOAT, LT_DOUBLE
+} LgType;
+
+typedef struct LgVal {
+    LLVMValueRef v;
+    LgType t;
+} LgVal;
+
+enum { LG_MAX_BIND = 64, LG_MAX_STAGE = 16 };
+
+typedef struct Lg {
+    IrKernel *k;
+    const char *file;
+    bool failed;
+    LLVMContextRef ctx;
+    LLVMModuleRef mod;
+    LLVMBuilderRef b;
+    LLVMValueRef fn;
+    LLVMTypeRef i1, i8, i16, i32, i64, f16, bf16, f32, f64, vd;
+    LLVMTypeRef ptr, gptr, sptr;     /* generic, global (1), shared (3) */
+    /* the kernel's fixed values */
+    LLVMValueRef tid, lane, warp;
+    LLVMValueRef smem;               /* ptr addrspace(3): the dynamic shared memory (aligned) */
+    LgType index_type;               /* LT_INT, or LT_LL when a tensor has 2^31 elements */
+    /* names bound to values: parameters, sizes, block indices, lets, loop
+     * variables; vars are allocas (is_var) */
+    const Sym *bind_sym[LG_MAX_BIND];
+    LgVal bind_val[LG_MAX_BIND];
+    bool bind_var[LG_MAX_BIND];
+    int nbind;
+    /* every buffer's storage: tensors' pointers, shared buffers' base
+     * addresses, fragments' and local buffers' allocas (by k->params and
+     * k->buffers order) */
+    LLVMValueRef *param_ptr;
+    LLVMValueRef *buf_ptr;
+    LLVMTypeRef *buf_elem;           /* the element type of a fragment's alloca */
+    /* the stage of each ring buffer while emitting a pipelined body */
+    const IrBuf *stage_buf[LG_MAX_STAGE];
+    LgVal stage_val[LG_MAX_STAGE];
+    int nstage;
+    /* inside a parallel loop over a driver: the loop, the driver, the
+     * register (a constant), and the owner condition (NULL: all own) */
+    const IrStmt *par;
+    const IrBuf *driver;
+    int64_t reg;
+    LLVMValueRef owner;
+    /* the type float literals take from their context (DT_NONE: f32) */
+    Dtype lit_type;
+    bool store_rounds;
+    /* vectorised parallel loops: element accesses that are lanes of a
+     * vector (an alloca'd array of `lane_elem`, indexed by the lane) */
+    const Node *lane_node[CG_MAX_LANE_ACCESSES];
+    LLVMValueRef lane_ref[CG_MAX_LANE_ACCESSES]; /* pointer to the lane's element */
+    int nlane;
+    /* the libdevice functions the module calls (linked in after building) */
+    bool uses_libdevice;
+} Lg;
+
+/* llvm_emit.c */
+void lg_error(Lg *g, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+LLVMValueRef lg_const_int(Lg *g, LgType t, int64_t v);
+/* A new basic block in the kernel, placed last. */
+LLVMBasicBlockRef lg_block(Lg *g, const char *name);
+/* if (cond) { then() } as blocks: returns the block to continue in after
+ * positioning the builder at the start of the then block; lg_end_if
+ * branches to it. */
+LLVMBasicBlockRef lg_begin_if(Lg *g, LLVMValueRef cond);
+void lg_end_if(Lg *g, LLVMBasicBlockRef after);
+/* A counted loop for (v = lo; v < hi; v += step) of type t; the body is
+ * emitted between lg_loop_begin and lg_loop_end. */
+typedef struct LgLoop {
+    LLVMBasicBlockRef head, body, latch, exit;
+    LLVMValueRef phi;
+    LgVal var;
+    LLVMValueRef step;
+    bool down;                       /* step < 0: v > hi */
+} LgLoop;
+void lg_loop_begin(Lg *g, LgLoop *l, LgVal lo, LgVal hi, LgVal step, bool down, const char *name);
+void lg_loop_end(Lg *g, LgLoop *l);
+/* The NVVM special registers and intrinsics (looked up by name). */
+LLVMValueRef lg_intrinsic(Lg *g, const char *name, LLVMTypeRef *overload, int noverload, LLVMValueRef *args,
+                          int nargs);
+LLVMValueRef lg_sreg(Lg *g, const char *name);
+/* Inline PTX, its template written as for CUDA C (%0, %%, braces) and
+ * its constraints LLVM's ("=r,r,~{memory}"): `ret` NULL for none. Every
+ * call is convergent; side_effects also keeps it in place (fences,
+ * barriers, copies). */
+LLVMValueRef lg_asm(Lg *g, LLVMTypeRef ret, const char *text, const char *constraints, LLVMValueRef *args, int nargs,
+                    bool side_effects);
+void lg_syncthreads(Lg *g);
+void lg_sync(Lg *g);                 /* cg_sync: the block, or the consumer warpgroups */
+void lg_bind(Lg *g, const Sym *s, LgVal v);
+void lg_bind_var(Lg *g, const Sym *s, LLVMValueRef slot, LgType t);
+
+/* llvm_expr.c */
+LLVMTypeRef lg_llvm_type(Lg *g, LgType t);
+LgType lg_compute_type(Dtype t);     /* cg_compute_type */
+LgType lg_storage_ctype(Dtype t);    /* the C type a value of t is loaded as (narrow floats: float) */
+LgType lg_scalar_type(const Lg *g, Dtype t);  /* cg_scalar_type: of lets and vars */
+LLVMTypeRef lg_storage_type(Lg *g, Dtype t);  /* in memory: half, bfloat, i8 for fp8 ... */
+bool lg_is_float(LgType t);
+bool lg_is_signed(LgType t);
+/* C's conversion of v to type t (a cast). */
+LgVal lg_cast(Lg *g, LgVal v, LgType t);
+/* A compute-type value converted for storage as t (cg_convert). */
+LLVMValueRef lg_to_storage(Lg *g, Dtype t, LgVal v);
+/* A stored element of type t as its compute type (cg_load_wrap). */
+LgVal lg_from_storage(Lg *g, Dtype t, LLVMValueRef stored);
+/* v (a float) rounded to narrow float type t and back (cg_rounded). */
+LgVal lg_rounded(Lg *g, Dtype t, LgVal v);
+LgVal lg_expr(Lg *g, const Node *e);
+LgVal lg_value(Lg *g, const Node *e, Dtype t);  /* e with its float literals in t (cg_value_str) */
+/* C's usual arithmetic on two values (+ - * / % << >> & | ^ and compares). */
+LgVal lg_binary(Lg *g, AstOp op, LgVal a, LgVal b);
+/* The truth of a value (for if, &&, ?:). */
+LLVMValueRef lg_truth(Lg *g, LgVal v);
+/* The pointer to an element (global: its bounds test in *cond, NULL when
+ * none), and its stored type. */
+LLVMValueRef lg_element_ptr(Lg *g, const Node *e, LLVMValueRef *cond, Dtype *dt);
+/* Offsets as values of type long long (global) or int (shared). */
+LLVMValueRef lg_global_dim(Lg *g, const IrBuf *b, int d);
+LLVMValueRef lg_global_offset(Lg *g, const IrBuf *b, LgVal *coords);
+LLVMValueRef lg_global_inbounds(Lg *g, const IrBuf *b, LgVal *coords);
+LgVal lg_shared_offset(Lg *g, const IrBuf *b, LgVal *coords, const LgVal *xor_row);
+LgVal lg_stage(Lg *g, const IrBuf *b);
+/* Pointer to element `offset` (in elements) of a buffer's storage. */
+LLVMValueRef lg_gep(Lg *g, LLVMTypeRef elem, LLVMValueRef base, LLVMValueRef offset);
+/* The fragment's register `reg` coordinates (cg_frag_coords), and whether
+ * it holds a real element (NULL: always). */
+void lg_frag_coords(Lg *g, const IrBuf *b, int64_t reg, LgVal *coords, LLVMValueRef *valid);
+LLVMValueRef lg_frag_reg_ptr(Lg *g, const IrBuf *b, LLVMValueRef reg);
+LLVMValueRef lg_buf_base(Lg *g, const IrBuf *b);  /* a shared buffer's address (ptr addrspace(3)) */
+LgVal lg_int(Lg *g, int64_t v);      /* an int constant (long long past 32 bits), as C types a literal */
+
+/* llvm_stmt.c */
+void lg_block_emit(Lg *g, IrBlock *b);
+
+/* llvm_copy.c, llvm_reduce.c, llvm_gemm.c: the tile operations
+ * (lower_copy.c, lower_reduce.c, lower_gemm.c are the model), and the
+ * software-pipelined loop of cp.async copies (emit_stmt.c's cg_pipelined) */
+void lg_copy(Lg *g, IrStmt *s);
+void lg_fill(Lg *g, IrStmt *s);
+void lg_atomic_add(Lg *g, IrStmt *s);
+void lg_reduce(Lg *g, IrStmt *s);
+void lg_gemm(Lg *g, IrStmt *s);
+void lg_pipelined(Lg *g, IrStmt *s);
+
+/* llvm_target.c */
+/* PTX of module m for sm_<arch>(a), after O3 (and the libdevice link where
+ * the module calls __nv_* functions). The module is consumed. False after
+ * a sentence in err. */
+typedef struct LgTimes { double link_s, opt_s, ptx_s; } LgTimes;
+bool lg_module_to_ptx(LLVMContextRef ctx, LLVMModuleRef m, int arch, bool arch_specific, bool libdevice, char **ptx,
+                      size_t *ptx_len, LgTimes *t, char err[256]);
+double lg_now_s(void);  /* a monotonic clock */
+const char *lg_triple(void);
+const char *lg_data_layout(void);
+
+#endif

@@ -1,0 +1,139 @@
+/* llvm_target.c - from the built module to PTX: libdevice linked in where
+ * the kernel calls its math functions, LLVM's default<O3> pipeline, the
+ * NVPTX backend. Also the LLVM version for the cache key. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <llvm-c/BitReader.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/Linker.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+#include "llvm_codegen.h"
+
+#ifndef TILEC_CUDA_LIBDEVICE
+#error "TILEC_CUDA_LIBDEVICE (the toolkit's libdevice.10.bc) is set by CMakeLists.txt"
+#endif
+
+static const char TRIPLE[] = "nvptx64-nvidia-cuda";
+
+const char *lg_triple(void) { return TRIPLE; }
+/* nvptx64's data layout, as LLVM's NVPTX target defines it (shared
+ * pointers 32 bits wide would need -nvptx-short-ptr; tilec keeps all
+ * pointers 64-bit and converts shared addresses to 32 bits itself) */
+const char *lg_data_layout(void) { return "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"; }
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static void init_nvptx(void) {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+}
+
+const char *cg_llvm_version(void) {
+    static char v[32];
+    unsigned major, minor, patch;
+    LLVMGetVersion(&major, &minor, &patch);
+    snprintf(v, sizeof v, "LLVM %u.%u.%u", major, minor, patch);
+    return v;
+}
+
+double lg_now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static bool fail(char err[256], const char *what, char *msg) {
+    snprintf(err, 256, "%.80s: %.160s", what, msg ? msg : "no reason given");
+    if (msg) LLVMDisposeMessage(msg);
+    return false;
+}
+
+/* libdevice (the toolkit's math library, what NVRTC links too), loaded
+ * lazily so only the functions the kernel calls are read, then made
+ * internal so O3 keeps only what is used. Its reflection flag says:
+ * denormals are not flushed, as NVRTC's default. */
+static bool link_libdevice(LLVMContextRef ctx, LLVMModuleRef m, char err[256]) {
+    LLVMMemoryBufferRef buf;
+    char *msg = NULL;
+    if (LLVMCreateMemoryBufferWithContentsOfFile(TILEC_CUDA_LIBDEVICE, &buf, &msg))
+        return fail(err, "cannot read libdevice (" TILEC_CUDA_LIBDEVICE ")", msg);
+    LLVMModuleRef lib;
+    if (LLVMGetBitcodeModuleInContext2(ctx, buf, &lib)) {
+        LLVMDisposeMemoryBuffer(buf);
+        return fail(err, "cannot parse libdevice (" TILEC_CUDA_LIBDEVICE ")", NULL);
+    }
+    LLVMSetTarget(lib, TRIPLE);
+    LLVMSetDataLayout(lib, lg_data_layout());
+    if (LLVMLinkModules2(m, lib)) return fail(err, "cannot link libdevice", NULL);
+    for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+        if (!LLVMIsDeclaration(f) && LLVMGetFunctionCallConv(f) != 71) LLVMSetLinkage(f, LLVMInternalLinkage);
+    for (LLVMValueRef v = LLVMGetFirstGlobal(m); v; v = LLVMGetNextGlobal(v))
+        if (!LLVMIsDeclaration(v) && LLVMGetLinkage(v) != LLVMInternalLinkage && LLVMGetLinkage(v) != LLVMPrivateLinkage)
+            LLVMSetLinkage(v, LLVMInternalLinkage);
+    LLVMAddModuleFlag(m, LLVMModuleFlagBehaviorOverride, "nvvm-reflect-ftz", 16,
+                      LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(ctx), 0, 0)));
+    return true;
+}
+
+bool lg_module_to_ptx(LLVMContextRef ctx, LLVMModuleRef m, int arch, bool arch_specific, bool libdevice, char **ptx,
+                      size_t *ptx_len, LgTimes *t, char err[256]) {
+    pthread_once(&init_once, init_nvptx);
+    *ptx = NULL;
+    *ptx_len = 0;
+    bool ok = false;
+    char *msg = NULL;
+    LLVMTargetRef target;
+    LLVMTargetMachineRef tm = NULL;
+    LLVMPassBuilderOptionsRef opts = NULL;
+    if (LLVMGetTargetFromTriple(TRIPLE, &target, &msg)) {
+        fail(err, "LLVM has no NVPTX target", msg);
+        goto done;
+    }
+    char cpu[16];
+    snprintf(cpu, sizeof cpu, "sm_%d%s", arch, arch_specific ? "a" : "");
+    /* PTX ISA 8.0: what sm_90a's wgmma and TMA need, and ptxas 12+ reads */
+    tm = LLVMCreateTargetMachine(target, TRIPLE, cpu, "+ptx80", LLVMCodeGenLevelAggressive, LLVMRelocDefault,
+                                 LLVMCodeModelDefault);
+    if (!tm) {
+        snprintf(err, 256, "LLVM cannot target %s", cpu);
+        goto done;
+    }
+    double t0 = lg_now_s();
+    if (libdevice && !link_libdevice(ctx, m, err)) goto done;
+    double t1 = lg_now_s();
+    opts = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef e = LLVMRunPasses(m, "default<O3>", tm, opts);
+    if (e) {
+        fail(err, "LLVM's O3 pipeline failed", LLVMGetErrorMessage(e));
+        goto done;
+    }
+    double t2 = lg_now_s();
+    LLVMMemoryBufferRef out;
+    if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMAssemblyFile, &msg, &out)) {
+        fail(err, "LLVM's NVPTX backend failed", msg);
+        goto done;
+    }
+    size_t n = LLVMGetBufferSize(out);
+    *ptx = malloc(n + 1);
+    if (!*ptx) die("out of memory");
+    memcpy(*ptx, LLVMGetBufferStart(out), n);
+    (*ptx)[n] = 0;
+    *ptx_len = n;
+    LLVMDisposeMemoryBuffer(out);
+    t->link_s = t1 - t0;
+    t->opt_s = t2 - t1;
+    t->ptx_s = lg_now_s() - t2;
+    ok = true;
+done:
+    if (opts) LLVMDisposePassBuilderOptions(opts);
+    if (tm) LLVMDisposeTargetMachine(tm);
+    LLVMDisposeModule(m);
+    return ok;
+}
