@@ -179,12 +179,12 @@ static void block_indices(Lg *g) {
     static const char *const ctaid[3] = {"ctaid.x", "ctaid.y", "ctaid.z"};
     static const char *const nctaid[3] = {"nctaid.x", "nctaid.y", "nctaid.z"};
     LgVal val[3], extent[3];
-    for (int d = 0; d < 3; d++) {
+    bool panels = k->swizzle_panel > 0 && k->grid_rank >= 2 && info->block_idx.len >= 2;
+    for (int d = 0; d < info->block_idx.len; d++) {
         val[d] = (LgVal){lg_sreg(g, ctaid[d]), LT_UINT};
         extent[d] = k->grid[d] >= 0 ? lg_int(g, k->grid[d]) : (LgVal){lg_sreg(g, nctaid[d]), LT_UINT};
         extent[d] = lg_cast(g, extent[d], LT_LL);
     }
-    bool panels = k->swizzle_panel > 0 && k->grid_rank >= 2 && info->block_idx.len >= 2;
     if (panels) {
         /* lin = by * gridDim.x + bx, cut into panels of swizzle_panel along a */
         int a = k->swizzle_col ? 1 : 0, b = 1 - a;
@@ -274,6 +274,8 @@ static void bind_parameters(Lg *g) {
     for (int d = 0; d < info->dynamic.len; d++, i++) {
         const Sym *v = info->dynamic.items[d];
         LLVMValueRef arg = LLVMGetParam(g->fn, (unsigned)i);
+        const char *name = arena_printf(&k->c->arena, "tl_dim_%s", ir_sym_cname(k->c, v));
+        LLVMSetValueName2(arg, name, strlen(name));
         lg_bind(g, v, (LgVal){arg, LT_INT});
         /* what the launch checked: tests it decides may go */
         int64_t div = v->divisor > 1 ? v->divisor : 1;

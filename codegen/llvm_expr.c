@@ -118,7 +118,7 @@ LLVMValueRef lg_truth(Lg *g, LgVal v) {
  * uses them); tilec does not emit fp8 for sm_80 on this backend yet. */
 static bool fp8_ok(Lg *g, Loc at) {
     if (g->k->arch >= 89) return true;
-    lg_error(g, at, "the llvm backend converts fp8 only on sm_89 and later (use --backend nvrtc for sm_%d)", g->k->arch);
+    lg_error(g, at, "the llvm backend does not lower fp8 conversions for sm_%d yet (use --backend nvrtc; sm_89 and later have them)", g->k->arch);
     return false;
 }
 

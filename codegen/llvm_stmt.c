@@ -265,9 +265,10 @@ static void vector_round(Lg *g, IrStmt *s, const CgVecPlan *p, int v) {
         for (int j = 0; j < i; j++) /* the same element twice: one vector */
             if (p->store[j] == p->store[i] && p->acc[j]->sym == e->sym && ptr[j] == ptr[i]) arr[i] = arr[j];
         if (arr[i]) continue;
-        arr[i] = entry_alloca(g, arr_t[i], p->store[i] ? "w" : "v");
-        if (p->store[i]) continue;
         int bytes = v * dtype_bytes(b->dtype);
+        arr[i] = entry_alloca(g, arr_t[i], p->store[i] ? "w" : "v");
+        LLVMSetAlignment(arr[i], (unsigned)bytes); /* it is loaded and stored whole */
+        if (p->store[i]) continue;
         LLVMTypeRef vec = bytes >= 4 ? LLVMVectorType(g->i32, (unsigned)(bytes / 4)) : g->i16;
         LLVMBuildStore(g->b, LLVMConstNull(vec), arr[i]);
         LLVMBasicBlockRef after = lg_begin_if(g, cond[i]);

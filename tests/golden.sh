@@ -7,6 +7,8 @@
 #   x.ir present:  the IR after pass P, where DIR is named P, must be x.ir;
 #   x.cu present:  `tilec --emit-cuda x.tile` must print exactly x.cu (from
 #                  the kernel on, after the pasted device header);
+#   x.ll present:  `tilec --emit-llvm x.tile` must print exactly x.ll (the
+#                  llvm backend's module before O3);
 #   neither:       `tilec --check x.tile` must exit 0 and print nothing.
 # A first line `// expect-error: LINE: ...` also requires the first error to
 # be on LINE; a line `// args: ...` adds command-line arguments (the
@@ -30,6 +32,8 @@ for f in *.tile; do
     elif [ -f "$base.cu" ]; then
         out=$(timeout 20 "$tilec_bin" --emit-cuda $args "$f" 2>&1 | sed -n '/^extern "C"/,$p'); rc=${PIPESTATUS[0]}
         want=0; golden=$base.cu
+    elif [ -f "$base.ll" ]; then
+        out=$(timeout 20 "$tilec_bin" --emit-llvm $args "$f" 2>&1); rc=$?; want=0; golden=$base.ll
     elif [ -f "$base.ir" ]; then
         out=$(timeout 20 "$tilec_bin" --print-ir-after="$(basename "$PWD")" --emit-cuda $args "$f" 2>&1 >/dev/null); rc=$?
         want=0; golden=$base.ir
