@@ -88,7 +88,8 @@ LLVMValueRef lg_sreg(Lg *g, const char *name) {
 }
 
 /* GCC's inline-asm template (what CUDA C and tilec_device.cuh use: %0,
- * %%, literal braces) in LLVM's syntax ($0, %, $( and $) for braces). */
+ * %%) in LLVM's syntax ($0, %, $$). Braces and bars stay as they are:
+ * LLVM reads $( $| $) as dialect variants, plain ones are text. */
 static char *llvm_template(Lg *g, const char *text) {
     size_t n = strlen(text);
     char *out = arena_alloc(&g->k->c->arena, 2 * n + 1), *o = out;
@@ -96,9 +97,6 @@ static char *llvm_template(Lg *g, const char *text) {
         if (*p == '%' && p[1] == '%') *o++ = '%', p++;
         else if (*p == '%') *o++ = '$';
         else if (*p == '$') *o++ = '$', *o++ = '$';
-        else if (*p == '{') *o++ = '$', *o++ = '(';
-        else if (*p == '}') *o++ = '$', *o++ = ')';
-        else if (*p == '|') *o++ = '$', *o++ = '|';
         else *o++ = *p;
     }
     *o = 0;

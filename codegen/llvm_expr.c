@@ -114,19 +114,22 @@ LLVMValueRef lg_truth(Lg *g, LgVal v) {
     return LLVMBuildICmp(g->b, LLVMIntNE, v.v, LLVMConstNull(LLVMTypeOf(v.v)), "");
 }
 
-/* fp8 conversions: the hardware's cvt on sm_89 and later (as cuda_fp8.h
- * uses them); tilec does not emit fp8 for sm_80 on this backend yet. */
-static bool fp8_ok(Lg *g, Loc at) {
-    if (g->k->arch >= 89) return true;
-    lg_error(g, at, "the llvm backend does not lower fp8 conversions for sm_%d yet (use --backend nvrtc; sm_89 and later have them)", g->k->arch);
+/* fp8 conversions: the hardware's cvt on sm_89 and later, where cuda_fp8.h
+ * uses it too: widening both formats, narrowing to e4m3 (saturating). Its
+ * other conversions (e5m2 keeping infinities, everything on sm_80) are
+ * software that this backend does not have yet. */
+static bool fp8_ok(Lg *g, Dtype t, bool narrowing) {
+    if (g->k->arch >= 89 && (!narrowing || t == DT_F8E4M3)) return true;
+    lg_error(g, g->k->info->node->loc, "the llvm backend does not lower %s conversions %s yet (use --backend nvrtc)",
+             narrowing ? "float to fp8" : "fp8 to float", g->k->arch >= 89 ? "to f8e5m2" : "for sm_80");
     return false;
 }
 
 static LLVMValueRef fp8_from_float(Lg *g, Dtype t, LLVMValueRef f) {
     /* cvt of two floats into a pair of fp8 (the second in the low byte):
      * e4m3 saturates to its largest finite value, e5m2 keeps infinities */
-    const char *text = t == DT_F8E4M3 ? "cvt.rn.satfinite.e4m3x2.f32 %0, %1, %1;" : "cvt.rn.e5m2x2.f32 %0, %1, %1;";
-    LLVMValueRef pair = lg_asm(g, g->i16, text, "=h,f", &f, 1, false);
+    (void)t;
+    LLVMValueRef pair = lg_asm(g, g->i16, "cvt.rn.satfinite.e4m3x2.f32 %0, %1, %1;", "=h,f", &f, 1, false);
     return LLVMBuildTrunc(g->b, pair, g->i8, "");
 }
 
@@ -144,7 +147,7 @@ LLVMValueRef lg_to_storage(Lg *g, Dtype t, LgVal v) {
     case DT_F16: case DT_BF16:
         return LLVMBuildFPTrunc(g->b, lg_cast(g, v, LT_FLOAT).v, lg_storage_type(g, t), "");
     case DT_F8E4M3: case DT_F8E5M2:
-        if (!fp8_ok(g, g->k->info->node->loc)) return LLVMConstInt(g->i8, 0, 0);
+        if (!fp8_ok(g, t, true)) return LLVMConstInt(g->i8, 0, 0);
         return fp8_from_float(g, t, lg_cast(g, v, LT_FLOAT).v);
     case DT_BOOL: return LLVMBuildZExt(g->b, lg_truth(g, v), g->i8, "");
     default: return lg_cast(g, v, lg_storage_ctype(t)).v;
@@ -155,7 +158,7 @@ LgVal lg_from_storage(Lg *g, Dtype t, LLVMValueRef s) {
     switch (t) {
     case DT_F16: case DT_BF16: return (LgVal){LLVMBuildFPExt(g->b, s, g->f32, ""), LT_FLOAT};
     case DT_F8E4M3: case DT_F8E5M2:
-        if (!fp8_ok(g, g->k->info->node->loc)) return (LgVal){LLVMConstReal(g->f32, 0), LT_FLOAT};
+        if (!fp8_ok(g, t, false)) return (LgVal){LLVMConstReal(g->f32, 0), LT_FLOAT};
         return (LgVal){fp8_to_float(g, t, s), LT_FLOAT};
     case DT_BOOL: return (LgVal){LLVMBuildICmp(g->b, LLVMIntNE, s, LLVMConstInt(g->i8, 0, 0), ""), LT_BOOL};
     default: return lg_cast(g, (LgVal){s, lg_storage_ctype(t)}, promoted(lg_storage_ctype(t)));
