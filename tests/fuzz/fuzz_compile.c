@@ -28,6 +28,9 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
             if (!pass_run_all(k, NULL)) break;
             CgKernel ck;
             if (cg_emit(k, "fuzz.tile", &ck)) cg_kernel_free(&ck);
+#ifdef TILEC_HAVE_LLVM
+            if (cg_llvm_emit(k, "fuzz.tile", &ck)) cg_kernel_free(&ck);
+#endif
         }
     }
     ctx_free(&c);
