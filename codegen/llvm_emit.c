@@ -88,7 +88,9 @@ LLVMValueRef lg_sreg(Lg *g, const char *name) {
 }
 
 /* GCC's inline-asm template (what CUDA C and tilec_device.cuh use: %0,
- * %%, literal braces) in LLVM's syntax ($0, %, $( and $) for braces). */
+ * %%, literal braces) in LLVM's syntax ($0, %, $$). Braces and '|' stay
+ * as they are: plain, LLVM prints them; its $( $| $) are GCC's dialect
+ * alternatives, which would drop PTX's braces from the output. */
 static char *llvm_template(Lg *g, const char *text) {
     size_t n = strlen(text);
     char *out = arena_alloc(&g->k->c->arena, 2 * n + 1), *o = out;
@@ -96,9 +98,6 @@ static char *llvm_template(Lg *g, const char *text) {
         if (*p == '%' && p[1] == '%') *o++ = '%', p++;
         else if (*p == '%') *o++ = '$';
         else if (*p == '$') *o++ = '$', *o++ = '$';
-        else if (*p == '{') *o++ = '$', *o++ = '(';
-        else if (*p == '}') *o++ = '$', *o++ = ')';
-        else if (*p == '|') *o++ = '$', *o++ = '|';
         else *o++ = *p;
     }
     *o = 0;
