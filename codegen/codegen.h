@@ -259,6 +259,23 @@ void cg_gemm(Cg *g, IrStmt *s);
 void cg_reduce(Cg *g, IrStmt *s);
 void cg_parallel(Cg *g, IrStmt *s);
 
+/* lower_gemm.c: what both code generators decide for a gemm off the
+ * sm_90a path. NULL when gemm s can be lowered, *tensor_cores then saying
+ * whether on mma.sync m16n8k16 (ldmatrix from shared memory) or as an FMA
+ * loop; else why not (a sentence for a located error). */
+const char *cg_gemm_plan(const IrKernel *k, const IrStmt *s, bool *tensor_cores);
+/* ldmatrix row addresses of shared buffer b as
+ *   stage * stage_elems + (Rc + rv) * cols
+ *   + (wc + Cc / period * period + ((Cc % period + cv) ^ (rv / rows_per_line % period))) * per_chunk
+ * (rows Rc + rv, 16-byte chunks Cc + cv + wc; Rc a multiple of 16, wc of
+ * wc_step, 0 when the warp has no column offset): true where b's swizzle
+ * allows it, with its figures in *z. */
+typedef struct CgLdmSwizzle {
+    int per_chunk, period;
+    int64_t cols, rows_per_line, stage_elems;
+} CgLdmSwizzle;
+bool cg_ldm_swizzle(const IrBuf *b, int64_t wc_step, CgLdmSwizzle *z);
+
 /* lower_hopper.c: the warp-specialised sm_90a pipeline (k->ws_loop) */
 void cg_hopper_helpers(const IrKernel *k, FILE *o);    /* before the kernel */
 void cg_hopper_params(const IrKernel *k, FILE *o);     /* after the parameters */

@@ -170,6 +170,9 @@ void lg_atomic_add(Lg *g, IrStmt *s);
 void lg_reduce(Lg *g, IrStmt *s);
 void lg_gemm(Lg *g, IrStmt *s);
 void lg_pipelined(Lg *g, IrStmt *s);
+/* cp.async.commit_group, and cp.async.wait_group `pending` (llvm_copy.c) */
+void lg_cp_async_commit(Lg *g);
+void lg_cp_async_wait(Lg *g, int pending);
 
 /* llvm_target.c */
 /* PTX of module m for sm_<arch>(a), after O3 (and the libdevice link where

@@ -30,22 +30,32 @@ static char *smem_addr(Cg *g, const IrBuf *b, const char *row, const char *col) 
  * a swizzle period), and with wc a multiple of the period the chunk is
  * wc + Cc rounded to the period + ((Cc mod period + cv) ^ f(rv)): only a
  * few lane-dependent terms for all the loads of a warp tile, so the
- * compiler keeps a few registers instead of one address per load. NULL
- * when the buffer does not allow it. */
-static char *ldm_addr(Cg *g, const IrBuf *b, const char *Rc, const char *rv, const char *Cc, const char *cv,
-                      const char *wc, int64_t wc_step) {
+ * compiler keeps a few registers instead of one address per load. */
+bool cg_ldm_swizzle(const IrBuf *b, int64_t wc_step, CgLdmSwizzle *z) {
     int eb = dtype_bytes(b->dtype), pc = 16 / eb, P = b->swizzle_chunks;
     int64_t cols = b->shape[b->rank - 1];
-    if (b->rank != 2 || !P || cols % pc) return NULL;
+    if (b->rank != 2 || !P || cols % pc) return false;
     int64_t chunks = cols / pc, rpl = chunks >= 8 ? 1 : 8 / chunks;
-    if (16 % (rpl * P) != 0 || (wc_step % P != 0 && strcmp(wc, "0") != 0)) return NULL;
+    if (16 % (rpl * P) != 0 || wc_step % P != 0) return false;
+    *z = (CgLdmSwizzle){.per_chunk = pc, .period = P, .cols = cols, .rows_per_line = rpl,
+                        .stage_elems = b->stage_bytes / eb};
+    return true;
+}
+
+/* The shared address of an ldmatrix row (cg_ldm_swizzle): rv, cv are the
+ * lane's part, wc the warp's column offset in chunks ("0": none, with
+ * wc_step 0). NULL when the buffer does not allow it. */
+static char *ldm_addr(Cg *g, const IrBuf *b, const char *Rc, const char *rv, const char *Cc, const char *cv,
+                      const char *wc, int64_t wc_step) {
+    CgLdmSwizzle z;
+    if (!cg_ldm_swizzle(b, wc_step, &z)) return NULL;
+    int P = z.period, pc = z.per_chunk;
     const char *stage = cg_stage(g, b);
-    int64_t stage_elems = b->stage_bytes / eb;
     return arena_printf(arena(g),
                         "tl_smem_addr(&%s[(%s) * %lld + ((%s) + (%s)) * %lld + ((%s) + (%s) / %d * %d + ((((%s) %% %d) + (%s)) ^ "
                         "(((%s) / %lld) %% %d))) * %d])",
-                        b->cname, stage, (long long)stage_elems, Rc, rv, (long long)cols, wc, Cc, P, P, Cc, P, cv, rv,
-                        (long long)rpl, P, pc);
+                        b->cname, stage, (long long)z.stage_elems, Rc, rv, (long long)z.cols, wc, Cc, P, P, Cc, P, cv, rv,
+                        (long long)z.rows_per_line, P, pc);
 }
 
 static bool whole(const IrRegion *r) {
@@ -161,10 +171,6 @@ static void gemm_mma(Cg *g, IrStmt *s) {
  * code, which took NVRTC 30 s at 128 x 40. */
 static void gemm_fma(Cg *g, IrStmt *s) {
     const IrBuf *A = s->a.buf, *B = s->b.buf, *C = s->c.buf;
-    if (A->scope != SCOPE_SHARED || B->scope != SCOPE_SHARED) {
-        cg_error(g, s->loc, "gemm without tensor cores needs A and B in shared memory");
-        return;
-    }
     int64_t K = s->trans_a ? A->shape[0] : A->shape[1];
     const char *r = cg_tmp(g, "r"), *k = cg_tmp(g, "k"), *acc = cg_tmp(g, "acc");
     char *cc[MAX_RANK], *valid;
@@ -207,28 +213,37 @@ static void gemm_fma(Cg *g, IrStmt *s) {
     }
 }
 
-void cg_gemm(Cg *g, IrStmt *s) {
+const char *cg_gemm_plan(const IrKernel *k, const IrStmt *s, bool *tensor_cores) {
     const IrBuf *A = s->a.buf, *B = s->b.buf, *C = s->c.buf;
-    if (!whole(&s->c)) { /* (parts of A and B are staged whole: stage_operands) */
-        cg_error(g, s->loc, "gemm: the accumulator C is a part of the fragment '%s'; it takes a whole fragment",
-                 C->sym->name->s);
-        return;
-    }
-    if (C->layout.kind != LAYOUT_ACC) {
-        cg_error(g, s->loc, "gemm accumulator '%s' has no accumulator layout", C->sym->name->s);
+    Arena *a = &k->c->arena;
+    *tensor_cores = false;
+    if (!whole(&s->c)) /* (parts of A and B are staged whole: stage_operands) */
+        return arena_printf(a, "gemm: the accumulator C is a part of the fragment '%s'; it takes a whole fragment",
+                            C->sym->name->s);
+    if (C->layout.kind != LAYOUT_ACC) return arena_printf(a, "gemm accumulator '%s' has no accumulator layout", C->sym->name->s);
+    int64_t K = s->trans_a ? A->shape[0] : A->shape[1];
+    bool tc = gemm_mma_ok(k->arch, A->dtype, B->dtype, C->dtype, K, B->shape[1], C->layout.wtm, C->layout.wtn) &&
+              (A->scope == SCOPE_FRAGMENT || A->shape[1] % 8 == 0);
+    if (A->scope == SCOPE_FRAGMENT && (!tc || A->layout.kind != LAYOUT_ACC || A->layout.wn != 1))
+        return arena_printf(a, "gemm with A in registers ('%s') needs f16/bf16 tensor-core shapes", A->sym->name->s);
+    if (!tc && (A->scope != SCOPE_SHARED || B->scope != SCOPE_SHARED))
+        return "gemm without tensor cores needs A and B in shared memory";
+    *tensor_cores = tc;
+    return NULL;
+}
+
+void cg_gemm(Cg *g, IrStmt *s) {
+    const IrBuf *C = s->c.buf;
+    bool tensor_cores;
+    const char *why = cg_gemm_plan(g->k, s, &tensor_cores);
+    if (why) {
+        cg_error(g, s->loc, "%s", why);
         return;
     }
     if (s->clear) {
         const char *r = cg_tmp(g, "r");
         cg_line(g, "#pragma unroll");
         cg_line(g, "for (int %s = 0; %s < %lld; ++%s) %s[%s] = 0;", r, r, (long long)C->layout.regs, r, C->cname, r);
-    }
-    int64_t K = s->trans_a ? A->shape[0] : A->shape[1];
-    bool tensor_cores = gemm_mma_ok(g->k->arch, A->dtype, B->dtype, C->dtype, K, B->shape[1], C->layout.wtm, C->layout.wtn) &&
-                        (A->scope == SCOPE_FRAGMENT || A->shape[1] % 8 == 0);
-    if (A->scope == SCOPE_FRAGMENT && (!tensor_cores || A->layout.kind != LAYOUT_ACC || A->layout.wn != 1)) {
-        cg_error(g, s->loc, "gemm with A in registers ('%s') needs f16/bf16 tensor-core shapes", A->sym->name->s);
-        return;
     }
     if (tensor_cores) gemm_mma(g, s);
     else gemm_fma(g, s);
