@@ -251,6 +251,30 @@ typedef struct CgVecPlan {
 /* The vector width V for loop s (0: element by element), and its plan. */
 int cg_vector_width(const IrKernel *k, IrStmt *s, CgVecPlan *p);
 
+/* lower_reduce.c: what both code generators decide alike for a reduction
+ * (llvm_reduce.c is the other), so that their results agree bit for bit. */
+/* The type a reduction of t computes in: f32 for the float types narrower
+ * than f64, f64 for f64, i32 for bool and the integers narrower than 4
+ * bytes, and the wider integers their own (i32, u32, i64, u64), so that
+ * integer sums and extrema stay exact. Partials travel through the shared
+ * scratch in it too. */
+Dtype cg_reduce_dtype(Dtype t);
+/* Chunk q of the registers of a blocked source (REDUCE_PATH_BLOCKED_ROWS):
+ * the row its elements lie in, for every thread; with a pitch, the column
+ * its first thread's elements start at; and whether some threads' elements
+ * of it are none (the padding past the row's columns, or the fragment's
+ * end), which a test on tid leaves out. */
+typedef struct CgReduceChunk {
+    int64_t row, at;
+    bool partial;
+} CgReduceChunk;
+CgReduceChunk cg_reduce_chunk(const IrBuf *src, int64_t threads, int64_t q);
+/* Lanes that reduce one output of the staged path (REDUCE_PATH_STAGED)
+ * together: a power of two up to a warp (their partials meet by
+ * shuffles), as many as the threads give every output; 1 where the
+ * threads are not whole warps. */
+int64_t cg_reduce_lanes(int64_t outputs, int64_t threads);
+
 /* lower_copy.c, lower_gemm.c, lower_reduce.c, lower_parallel.c */
 void cg_copy(Cg *g, IrStmt *s);
 void cg_fill(Cg *g, IrStmt *s);

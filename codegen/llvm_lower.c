@@ -7,4 +7,3 @@ static void not_yet(Lg *g, IrStmt *s) {
 void lg_copy(Lg *g, IrStmt *s) { not_yet(g, s); }
 void lg_fill(Lg *g, IrStmt *s) { not_yet(g, s); }
 void lg_atomic_add(Lg *g, IrStmt *s) { not_yet(g, s); }
-void lg_reduce(Lg *g, IrStmt *s) { not_yet(g, s); }

@@ -13,19 +13,22 @@
 
 static Arena *arena(Cg *g) { return &g->k->c->arena; }
 
-/* The type a reduction computes in: float for the float types narrower
- * than f64, double for f64, and for integers their own compute type (int
- * for the narrow ones), so that integer sums and extrema stay exact. */
+/* The type a reduction computes in (cg_reduce_dtype), as C. */
 typedef struct RedType {
     const char *c;  /* float, double, int, unsigned, long long, unsigned long long */
     bool flt, dbl, uns;
 } RedType;
 
+Dtype cg_reduce_dtype(Dtype t) {
+    if (t == DT_F64) return DT_F64;
+    if (dtype_is_float(t)) return DT_F32;
+    if (t == DT_BOOL || dtype_bytes(t) < 4) return DT_I32;
+    return t; /* i32, u32, i64, u64 */
+}
+
 static RedType red_type(Dtype t) {
-    if (t == DT_F64) return (RedType){"double", true, true, false};
-    if (dtype_is_float(t)) return (RedType){"float", true, false, false};
-    if (t == DT_BOOL || dtype_bytes(t) < 4) return (RedType){"int", false, false, false};
-    return (RedType){cg_compute_type(t), false, false, t == DT_U32 || t == DT_U64};
+    Dtype r = cg_reduce_dtype(t);
+    return (RedType){cg_compute_type(r), dtype_is_float(r), r == DT_F64, r == DT_U32 || r == DT_U64};
 }
 
 static bool wide_int(RedType r) { return !r.flt && strstr(r.c, "long long"); }
@@ -132,6 +135,17 @@ static void reduce_acc(Cg *g, IrStmt *s) {
     cg_line(g, "}");
 }
 
+CgReduceChunk cg_reduce_chunk(const IrBuf *src, int64_t threads, int64_t q) {
+    const Layout *l = &src->layout;
+    int64_t cols = src->shape[src->rank - 1], total = buf_elems(src), rows = total / cols;
+    int64_t pitch = l->pitch ? l->pitch : cols, span = threads * l->vec;
+    /* chunk q covers row q*threads*vec / pitch for every thread; with a
+     * pitch, columns from `at` on, the padding's past cols */
+    CgReduceChunk c = {.row = rows == 1 ? 0 : q * span / pitch, .at = q * span % pitch};
+    c.partial = l->pitch ? c.at + span > cols : total % span != 0 && q == l->chunks - 1;
+    return c;
+}
+
 static void reduce_blocked(Cg *g, IrStmt *s) {
     const IrBuf *src = s->src.buf;
     const Layout *l = &src->layout;
@@ -145,13 +159,11 @@ static void reduce_blocked(Cg *g, IrStmt *s) {
     g->ind++;
     cg_line(g, "%s %s[%lld];", ty, p, (long long)rows);
     for (int64_t r = 0; r < rows; r++) cg_line(g, "%s[%lld] = %s;", p, (long long)r, identity(kind, rt));
-    int64_t pitch = l->pitch ? l->pitch : cols;
     for (int64_t q = 0; q < l->chunks; q++) {
-        /* chunk q covers row q*threads*vec / pitch for every thread; with a
-         * pitch, columns from `at` on, the padding's past cols */
-        int64_t row = rows == 1 ? 0 : q * t * l->vec / pitch, at = q * t * l->vec % pitch;
-        bool partial = l->pitch ? at + t * l->vec > cols : total % (t * l->vec) != 0 && q == l->chunks - 1;
-        if (partial && l->pitch) cg_line(g, "if (tid * %d + %lld < %lld) {", l->vec, (long long)at, (long long)cols);
+        CgReduceChunk ch = cg_reduce_chunk(src, t, q);
+        int64_t row = ch.row;
+        bool partial = ch.partial;
+        if (partial && l->pitch) cg_line(g, "if (tid * %d + %lld < %lld) {", l->vec, (long long)ch.at, (long long)cols);
         else if (partial) cg_line(g, "if ((tid + %lld) * %d < %lld) {", (long long)(q * t), l->vec, (long long)total);
         for (int v = 0; v < l->vec; v++) {
             char *cur = arena_printf(arena(g), "%s[%lld]", p, (long long)row);
@@ -184,10 +196,7 @@ static void reduce_blocked(Cg *g, IrStmt *s) {
     cg_line(g, "}");
 }
 
-/* Lanes that reduce one output of the staged path together: a power of
- * two up to a warp (their partials meet by shuffles), as many as the
- * threads give every output; 1 where the threads are not whole warps. */
-static int64_t staged_lanes(int64_t outputs, int64_t threads) {
+int64_t cg_reduce_lanes(int64_t outputs, int64_t threads) {
     int64_t lanes = 1;
     if (threads % 32 == 0)
         while (lanes < 32 && lanes * 2 * outputs <= threads) lanes *= 2;
@@ -219,7 +228,7 @@ static void reduce_staged(Cg *g, IrStmt *s) {
      * (o / inner) * extent * inner + k * inner + o % inner, k < extent */
     int64_t total = buf_elems(src), extent = src->shape[s->dim], outputs = total / extent, inner = 1;
     for (int d = s->dim + 1; d < src->rank; d++) inner *= src->shape[d];
-    int64_t lanes = staged_lanes(outputs, g->k->threads), groups = g->k->threads / lanes;
+    int64_t lanes = cg_reduce_lanes(outputs, g->k->threads), groups = g->k->threads / lanes;
     const char *o = cg_tmp(g, "o"), *k = cg_tmp(g, "k"), *v = cg_tmp(g, "v");
     /* every thread runs the same rounds: the shuffles need whole warps */
     cg_line(g, "for (int %s = tid%s; %s < %lld; %s += %lld) {", o, lanes > 1 ? arena_printf(arena(g), " / %lld", (long long)lanes) : "", o,
