@@ -9,6 +9,7 @@
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Linker.h>
+#include <llvm-c/Support.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
@@ -29,6 +30,12 @@ const char *lg_data_layout(void) { return "e-i64:64-i128:128-v16:16-v32:32-n16:3
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static void init_nvptx(void) {
+    /* NVRTC's default -fmad=true: multiplies and adds may fuse into fmas,
+     * and the adds left are plain add.f32 (ptxas may fuse them too), not
+     * add.rn. The target machine of the C API has no such option; the
+     * NVPTX backend's own flag gives it (this LLVM is tilec's alone). */
+    const char *argv[] = {"tilec", "-nvptx-fma-level=1"};
+    LLVMParseCommandLineOptions(2, argv, NULL);
     LLVMInitializeNVPTXTargetInfo();
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();
