@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# llvm_ptx.sh TILEC ROOT - the llvm backend against NVRTC on the programs
-# of tests/llvm (operands in shared memory by parallel loops, then gemm):
+# llvm_ptx.sh TILEC ROOT - the llvm backend against NVRTC on every kernel
+# of tests/llvm (gemms with operands put in shared memory by parallel
+# loops, reductions):
 # for sm_80, the PTX of --backend llvm assembles (ptxas), has as many
 # mma.sync and ldmatrix instructions as NVRTC's, and no local memory
 # where NVRTC's has none; the register counts of both are printed. Needs
@@ -25,9 +26,10 @@ assemble() {
     echo "$(sed -n 's/.*Used \([0-9]*\) registers.*/\1/p' "$1.log") $(sed -n 's/^.* \([0-9]*\) bytes stack frame.*/\1/p' "$1.log")"
 }
 for f in "$root"/tests/llvm/*.tile; do
-    name=$(basename "$f" .tile)
+  for k in $(sed -n 's/^kernel \([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' "$f"); do
+    name="$(basename "$f" .tile) $k"
     for b in llvm nvrtc; do
-        "$tilec" --emit-ptx --backend $b --arch sm_80 "$f" 2> "$tmp/$b.err" | tr -d '\0' > "$tmp/$b.ptx"
+        "$tilec" --emit-ptx --backend $b --arch sm_80 --kernel "$k" "$f" 2> "$tmp/$b.err" | tr -d '\0' > "$tmp/$b.ptx"
     done
     if [ -s "$tmp/llvm.err" ] || [ ! -s "$tmp/llvm.ptx" ]; then
         echo "FAIL $name: $(head -1 "$tmp/llvm.err")"; fail=1; continue
@@ -43,5 +45,6 @@ for f in "$root"/tests/llvm/*.tile; do
     else
         echo "ok   $name: $what"
     fi
+  done
 done
 exit $fail
