@@ -115,6 +115,9 @@ LLVMValueRef lg_asm(Lg *g, LLVMTypeRef ret, const char *text, const char *constr
                     bool side_effects);
 void lg_syncthreads(Lg *g);
 void lg_sync(Lg *g);                 /* cg_sync: the block, or the consumer warpgroups */
+/* An alloca in the entry block, where mem2reg and SROA make registers of
+ * it (every index used being a constant). */
+LLVMValueRef lg_entry_alloca(Lg *g, LLVMTypeRef t, const char *name);
 void lg_bind(Lg *g, const Sym *s, LgVal v);
 void lg_bind_var(Lg *g, const Sym *s, LLVMValueRef slot, LgType t);
 

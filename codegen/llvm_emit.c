@@ -146,6 +146,17 @@ void lg_bind_var(Lg *g, const Sym *s, LLVMValueRef slot, LgType t) {
     g->bind_var[g->nbind - 1] = true;
 }
 
+LLVMValueRef lg_entry_alloca(Lg *g, LLVMTypeRef t, const char *name) {
+    LLVMBuilderRef eb = LLVMCreateBuilderInContext(g->ctx);
+    LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(g->fn);
+    LLVMValueRef first = LLVMGetFirstInstruction(entry);
+    if (first) LLVMPositionBuilderBefore(eb, first);
+    else LLVMPositionBuilderAtEnd(eb, entry);
+    LLVMValueRef a = LLVMBuildAlloca(eb, t, name);
+    LLVMDisposeBuilder(eb);
+    return a;
+}
+
 /* llvm.assume(cond) */
 static void assume(Lg *g, LLVMValueRef cond) { lg_intrinsic(g, "llvm.assume", NULL, 0, &cond, 1); }
 

@@ -54,18 +54,6 @@ static void rolled_end(Lg *g, LgLoop *l) {
     loop_hint(g, l, "llvm.loop.unroll.disable");
 }
 
-/* An alloca in the entry block (mem2reg makes it a register). */
-static LLVMValueRef entry_alloca(Lg *g, LLVMTypeRef t, const char *name) {
-    LLVMBuilderRef eb = LLVMCreateBuilderInContext(g->ctx);
-    LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(g->fn);
-    LLVMValueRef first = LLVMGetFirstInstruction(entry);
-    if (first) LLVMPositionBuilderBefore(eb, first);
-    else LLVMPositionBuilderAtEnd(eb, entry);
-    LLVMValueRef a = LLVMBuildAlloca(eb, t, name);
-    LLVMDisposeBuilder(eb);
-    return a;
-}
-
 /* ---- tensor cores ---- */
 
 /* tl_smem_addr(&b[offset]): the 32-bit .shared address of an element (the
@@ -258,7 +246,7 @@ static void gemm_fma(Lg *g, IrStmt *s) {
         LgLoop li;
         LLVMValueRef acc = NULL;
         if (!k_outer) {
-            acc = entry_alloca(g, lg_llvm_type(g, sum), "acc");
+            acc = lg_entry_alloca(g, lg_llvm_type(g, sum), "acc");
             LLVMBuildStore(g->b, LLVMConstNull(lg_llvm_type(g, sum)), acc);
             rolled_begin(g, &li, K, "k");
         }

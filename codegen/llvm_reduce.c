@@ -34,19 +34,6 @@ static LgVal lane_val(Lg *g) { return (LgVal){g->lane, LT_INT}; } /* lane = tid 
 static LgVal warp_val(Lg *g) { return (LgVal){g->warp, LT_INT}; } /* warp = tid / 32 */
 static LgVal bin(Lg *g, AstOp op, LgVal a, int64_t c) { return lg_binary(g, op, a, lg_int(g, c)); }
 
-/* An alloca in the entry block (SROA makes registers of it: every index
- * used is a constant). */
-static LLVMValueRef entry_alloca(Lg *g, LLVMTypeRef t, const char *name) {
-    LLVMBuilderRef eb = LLVMCreateBuilderInContext(g->ctx);
-    LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(g->fn);
-    LLVMValueRef first = LLVMGetFirstInstruction(entry);
-    if (first) LLVMPositionBuilderBefore(eb, first);
-    else LLVMPositionBuilderAtEnd(eb, entry);
-    LLVMValueRef a = LLVMBuildAlloca(eb, t, name);
-    LLVMDisposeBuilder(eb);
-    return a;
-}
-
 /* The partials `p[n]` of the CUDA C: an array of the reduction's type. */
 typedef struct Partials {
     LLVMValueRef slots;
@@ -56,7 +43,7 @@ typedef struct Partials {
 
 static Partials partials(Lg *g, LgType t, int64_t n) {
     Partials p = {.type = LLVMArrayType2(lg_llvm_type(g, t), (uint64_t)n), .t = t};
-    p.slots = entry_alloca(g, p.type, "p");
+    p.slots = lg_entry_alloca(g, p.type, "p");
     return p;
 }
 

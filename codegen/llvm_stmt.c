@@ -28,18 +28,6 @@ static void loop_end(Lg *g, LgLoop *l, bool unroll) {
     if (unroll) unroll_fully(g, LLVMGetBasicBlockTerminator(l->latch));
 }
 
-/* An alloca in the entry block (promoted to a register by mem2reg). */
-static LLVMValueRef entry_alloca(Lg *g, LLVMTypeRef t, const char *name) {
-    LLVMBuilderRef eb = LLVMCreateBuilderInContext(g->ctx);
-    LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(g->fn);
-    LLVMValueRef first = LLVMGetFirstInstruction(entry);
-    if (first) LLVMPositionBuilderBefore(eb, first);
-    else LLVMPositionBuilderAtEnd(eb, entry);
-    LLVMValueRef a = LLVMBuildAlloca(eb, t, name);
-    LLVMDisposeBuilder(eb);
-    return a;
-}
-
 /* ---- stores ---- */
 
 static void store_var(Lg *g, IrStmt *s, LgVal rhs, AstOp op) {
@@ -116,7 +104,7 @@ static void print(Lg *g, IrStmt *s) {
     free(fmt);
     /* vprintf(format, a buffer of the arguments, 8 bytes each) */
     LLVMTypeRef slots = LLVMArrayType2(g->i64, (uint64_t)(n ? n : 1));
-    LLVMValueRef buf = entry_alloca(g, slots, "tl_args");
+    LLVMValueRef buf = lg_entry_alloca(g, slots, "tl_args");
     for (int i = 0; i < n; i++) {
         LLVMValueRef idx[2] = {LLVMConstInt(g->i64, 0, 0), LLVMConstInt(g->i64, (unsigned long long)i, 0)};
         LLVMBuildStore(g->b, vals[i], LLVMBuildInBoundsGEP2(g->b, slots, buf, idx, 2, ""));
@@ -266,7 +254,7 @@ static void vector_round(Lg *g, IrStmt *s, const CgVecPlan *p, int v) {
             if (p->store[j] == p->store[i] && p->acc[j]->sym == e->sym && ptr[j] == ptr[i]) arr[i] = arr[j];
         if (arr[i]) continue;
         int bytes = v * dtype_bytes(b->dtype);
-        arr[i] = entry_alloca(g, arr_t[i], p->store[i] ? "w" : "v");
+        arr[i] = lg_entry_alloca(g, arr_t[i], p->store[i] ? "w" : "v");
         LLVMSetAlignment(arr[i], (unsigned)bytes); /* it is loaded and stored whole */
         if (p->store[i]) continue;
         LLVMTypeRef vec = bytes >= 4 ? LLVMVectorType(g->i32, (unsigned)(bytes / 4)) : g->i16;
@@ -359,7 +347,7 @@ static void var(Lg *g, IrStmt *s) {
     LgType t = lg_scalar_type(g, vt);
     LgVal init = s->value ? lg_value(g, s->value, vt) : lg_int(g, 0);
     if (s->value && cg_narrow_float(vt) && s->value->dtype != vt) init = lg_rounded(g, vt, lg_cast(g, init, LT_FLOAT));
-    LLVMValueRef slot = entry_alloca(g, lg_llvm_type(g, t), ir_sym_cname(g->k->c, s->sym));
+    LLVMValueRef slot = lg_entry_alloca(g, lg_llvm_type(g, t), ir_sym_cname(g->k->c, s->sym));
     LLVMBuildStore(g->b, lg_cast(g, init, t).v, slot);
     lg_bind_var(g, s->sym, slot, t);
 }
