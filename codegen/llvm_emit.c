@@ -87,8 +87,11 @@ LLVMValueRef lg_sreg(Lg *g, const char *name) {
     return lg_intrinsic(g, full, NULL, 0, NULL, 0);
 }
 
-/* GCC's inline-asm template (what CUDA C and tilec_device.cuh use: %0,
- * %%, literal braces) in LLVM's syntax ($0, %, $( and $) for braces). */
+/* The inline-asm template of CUDA C (what tilec_device.cuh uses: %0, %%,
+ * literal braces) in LLVM's syntax: $0, %, $$ for a dollar. Braces and |
+ * stay as they are: LLVM prints them literally, while its $( $| $) are
+ * dialect alternatives (GCC's {a|b}), which would drop the braces of a
+ * PTX scope and reject nested ones. */
 static char *llvm_template(Lg *g, const char *text) {
     size_t n = strlen(text);
     char *out = arena_alloc(&g->k->c->arena, 2 * n + 1), *o = out;
@@ -96,9 +99,6 @@ static char *llvm_template(Lg *g, const char *text) {
         if (*p == '%' && p[1] == '%') *o++ = '%', p++;
         else if (*p == '%') *o++ = '$';
         else if (*p == '$') *o++ = '$', *o++ = '$';
-        else if (*p == '{') *o++ = '$', *o++ = '(';
-        else if (*p == '}') *o++ = '$', *o++ = ')';
-        else if (*p == '|') *o++ = '$', *o++ = '|';
         else *o++ = *p;
     }
     *o = 0;
