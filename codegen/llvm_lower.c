@@ -4,9 +4,6 @@
 static void not_yet(Lg *g, IrStmt *s) {
     lg_error(g, s->loc, "the llvm backend does not lower %s yet (use --backend nvrtc)", ir_op_name(s->op));
 }
-void lg_copy(Lg *g, IrStmt *s) { not_yet(g, s); }
-void lg_fill(Lg *g, IrStmt *s) { not_yet(g, s); }
-void lg_atomic_add(Lg *g, IrStmt *s) { not_yet(g, s); }
 void lg_reduce(Lg *g, IrStmt *s) { not_yet(g, s); }
 void lg_gemm(Lg *g, IrStmt *s) { not_yet(g, s); }
 void lg_pipelined(Lg *g, IrStmt *s) { not_yet(g, s); }
