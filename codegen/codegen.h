@@ -274,6 +274,37 @@ CgReduceChunk cg_reduce_chunk(const IrBuf *src, int64_t threads, int64_t q);
  * shuffles), as many as the threads give every output; 1 where the
  * threads are not whole warps. */
 int64_t cg_reduce_lanes(int64_t outputs, int64_t threads);
+/* lower_copy.c: the decisions of a copy, which both code generators make.
+ * The elements of a region. */
+int64_t cg_region_total(const IrRegion *r);
+/* A copy with a fragment on one side (the other global, shared or local):
+ * each thread walks its registers in `groups` groups of `group` (elements
+ * in consecutive registers and consecutive columns), `vec` of them one
+ * vector access of the other side (1: element by element); a part of the
+ * fragment (`part`) goes element by element, each register testing that
+ * it lies in the part. */
+typedef struct CgFragCopyPlan {
+    int group, vec;
+    int64_t groups;
+    bool part;
+} CgFragCopyPlan;
+void cg_frag_copy_plan(const IrStmt *s, bool frag_is_src, CgFragCopyPlan *p);
+/* A copy without fragments: the threads (t of them; 1 with a local side)
+ * deal out `chunks` chunks of `vec` elements of the region's `total`,
+ * consecutive threads consecutive chunks, in `rounds` rounds; a chunk of
+ * 16 bytes from global to shared memory is one cp.async where `async`.
+ * In `rows_form`, a round is rpr whole rows of C columns apart: thread
+ * tid's row is tid * vec / C + q * rpr in round q, its column
+ * tid * vec % C; xor_first_row[side] (0: source, 1: destination): that
+ * shared side's swizzle is computed from the thread's first row. */
+typedef struct CgCoopCopyPlan {
+    int64_t total, chunks, t, rounds;
+    int vec;
+    bool local, async, rows_form;
+    int64_t C, rpr;
+    bool xor_first_row[2];
+} CgCoopCopyPlan;
+void cg_coop_copy_plan(const IrKernel *k, const IrStmt *s, CgCoopCopyPlan *p);
 
 /* lower_copy.c, lower_gemm.c, lower_reduce.c, lower_parallel.c */
 void cg_copy(Cg *g, IrStmt *s);

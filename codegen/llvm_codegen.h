@@ -103,6 +103,9 @@ typedef struct LgLoop {
 } LgLoop;
 void lg_loop_begin(Lg *g, LgLoop *l, LgVal lo, LgVal hi, LgVal step, bool down, const char *name);
 void lg_loop_end(Lg *g, LgLoop *l);
+/* lg_loop_end of a loop the CUDA C marks #pragma unroll: fully unrolled
+ * by O3 (llvm.loop.unroll.full). */
+void lg_loop_end_unrolled(Lg *g, LgLoop *l);
 /* The NVVM special registers and intrinsics (looked up by name). */
 LLVMValueRef lg_intrinsic(Lg *g, const char *name, LLVMTypeRef *overload, int noverload, LLVMValueRef *args,
                           int nargs);
@@ -158,11 +161,17 @@ LLVMValueRef lg_gep(Lg *g, LLVMTypeRef elem, LLVMValueRef base, LLVMValueRef off
  * it holds a real element (NULL: always). */
 void lg_frag_coords(Lg *g, const IrBuf *b, int64_t reg, LgVal *coords, LLVMValueRef *valid);
 LLVMValueRef lg_frag_reg_ptr(Lg *g, const IrBuf *b, LLVMValueRef reg);
+/* The element of type dt at ptr as its compute type where cond holds, 0
+ * otherwise, loaded only where cond holds (C's `cond ? x : 0`). */
+LgVal lg_guarded_load(Lg *g, LLVMValueRef cond, LLVMValueRef ptr, Dtype dt);
 LLVMValueRef lg_buf_base(Lg *g, const IrBuf *b);  /* a shared buffer's address (ptr addrspace(3)) */
 LgVal lg_int(Lg *g, int64_t v);      /* an int constant (long long past 32 bits), as C types a literal */
 
 /* llvm_stmt.c */
 void lg_block_emit(Lg *g, IrBlock *b);
+/* The condition under which this thread is the one that stores register
+ * reg's element of fragment d (cg_element_owner), or NULL. */
+LLVMValueRef lg_element_owner(Lg *g, const IrBuf *d, int64_t reg);
 
 /* llvm_copy.c, llvm_reduce.c, llvm_gemm.c: the tile operations
  * (lower_copy.c, lower_reduce.c, lower_gemm.c are the model), and the
@@ -173,7 +182,9 @@ void lg_atomic_add(Lg *g, IrStmt *s);
 void lg_reduce(Lg *g, IrStmt *s);
 void lg_gemm(Lg *g, IrStmt *s);
 void lg_pipelined(Lg *g, IrStmt *s);
-/* cp.async.commit_group, and cp.async.wait_group `pending` (llvm_copy.c) */
+/* cp.async groups (tl_cp_async_commit, tl_cp_async_wait<pending>): the
+ * thread's copies issued since the last commit become one group; the wait
+ * returns once at most `pending` of its groups are still in flight. */
 void lg_cp_async_commit(Lg *g);
 void lg_cp_async_wait(Lg *g, int pending);
 

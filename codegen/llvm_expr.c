@@ -335,8 +335,7 @@ LLVMValueRef lg_element_ptr(Lg *g, const Node *e, LLVMValueRef *cond, Dtype *dt)
 
 /* ---- control flow inside expressions ---- */
 
-/* cond ? then : 0 with the load only where cond holds. */
-static LgVal guarded_load(Lg *g, LLVMValueRef cond, LLVMValueRef ptr, Dtype dt) {
+LgVal lg_guarded_load(Lg *g, LLVMValueRef cond, LLVMValueRef ptr, Dtype dt) {
     LLVMTypeRef st = lg_storage_type(g, dt);
     if (LLVMIsAConstantInt(cond) && LLVMConstIntGetZExtValue(cond)) return lg_from_storage(g, dt, LLVMBuildLoad2(g->b, st, ptr, ""));
     LLVMBasicBlockRef from = LLVMGetInsertBlock(g->b);
@@ -570,7 +569,7 @@ LgVal lg_expr(Lg *g, const Node *e) {
         LLVMValueRef cond;
         Dtype dt;
         LLVMValueRef p = lg_element_ptr(g, e, &cond, &dt);
-        if (cond) return guarded_load(g, cond, p, dt);
+        if (cond) return lg_guarded_load(g, cond, p, dt);
         return lg_from_storage(g, dt, LLVMBuildLoad2(g->b, lg_storage_type(g, dt), p, ""));
     }
     case N_CALL: return call(g, e, store_rounds);

@@ -298,15 +298,6 @@ void lg_gemm(Lg *g, IrStmt *s) {
 
 /* ---- the software-pipelined loop ---- */
 
-/* MERGE: defined in llvm_copy.c (delete this block at the merge) */
-void lg_cp_async_commit(Lg *g) { lg_asm(g, NULL, "cp.async.commit_group;", "~{memory}", NULL, 0, true); }
-void lg_cp_async_wait(Lg *g, int pending) {
-    char text[48];
-    snprintf(text, sizeof text, "cp.async.wait_group %d;", pending);
-    lg_asm(g, NULL, text, "~{memory}", NULL, 0, true);
-}
-/* MERGE: end of the block defined in llvm_copy.c */
-
 static void push_stage(Lg *g, const IrBuf *b, LgVal v) {
     if (g->nstage == LG_MAX_STAGE) die("too many ring buffers in the LLVM emitter");
     g->stage_buf[g->nstage] = b;

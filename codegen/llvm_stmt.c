@@ -22,10 +22,15 @@ static void unroll_fully(Lg *g, LLVMValueRef branch) {
     LLVMSetMetadata(branch, kind, LLVMMetadataAsValue(g->ctx, loop));
 }
 
+void lg_loop_end_unrolled(Lg *g, LgLoop *l) {
+    lg_loop_end(g, l);
+    unroll_fully(g, LLVMGetBasicBlockTerminator(l->latch));
+}
+
 /* Closes loop l, fully unrolled where `unroll` asks. */
 static void loop_end(Lg *g, LgLoop *l, bool unroll) {
-    lg_loop_end(g, l);
-    if (unroll) unroll_fully(g, LLVMGetBasicBlockTerminator(l->latch));
+    if (unroll) lg_loop_end_unrolled(g, l);
+    else lg_loop_end(g, l);
 }
 
 /* ---- stores ---- */
@@ -165,9 +170,7 @@ static void if_stmt(Lg *g, IrStmt *s) {
 
 /* ---- parallel loops ---- */
 
-/* The owner of register reg's element of driver d for effects no other
- * thread may repeat (cg_element_owner), or NULL. */
-static LLVMValueRef element_owner(Lg *g, const IrBuf *d, int64_t reg) {
+LLVMValueRef lg_element_owner(Lg *g, const IrBuf *d, int64_t reg) {
     LLVMBuilderRef B = g->b;
     if (d->layout.kind == LAYOUT_REPLICATED)
         return LLVMBuildICmp(B, LLVMIntEQ, g->tid, LLVMConstInt(g->i32, (unsigned long long)(reg % g->k->threads), 0), "");
@@ -196,7 +199,7 @@ static void over_registers(Lg *g, IrStmt *s) {
         g->driver = d;
         g->par = s;
         g->reg = r;
-        g->owner = element_owner(g, d, r);
+        g->owner = lg_element_owner(g, d, r);
         lg_block_emit(g, &s->body);
         g->nbind = saved;
         if (after) lg_end_if(g, after);

@@ -14,7 +14,7 @@
 
 static Arena *arena(Cg *g) { return &g->k->c->arena; }
 
-static int64_t region_total(const IrRegion *r) {
+int64_t cg_region_total(const IrRegion *r) {
     int64_t n = 1;
     for (int d = 0; d < r->buf->rank; d++) n *= r->ext[d];
     return n;
@@ -142,22 +142,33 @@ static void copy_frag_frag(Cg *g, IrStmt *s) {
             cg_convert_elem(g, b->dtype, a->dtype, arena_printf(arena(g), "%s[%s]", a->cname, r)));
 }
 
-static void copy_with_frag(Cg *g, IrStmt *s, bool frag_is_src) {
+void cg_frag_copy_plan(const IrStmt *s, bool frag_is_src, CgFragCopyPlan *p) {
     const IrBuf *f = frag_is_src ? s->src.buf : s->dst.buf;
     const IrRegion *fr = frag_is_src ? &s->src : &s->dst, *o = frag_is_src ? &s->dst : &s->src;
     /* a part of the fragment: each register tests that it lies in the part,
      * one element at a time */
-    bool part = !region_is_whole(fr);
+    p->part = !region_is_whole(fr);
     /* (row and replicated layouts hold an element in several threads:
      * each loads it, one of them stores it) */
     /* Elements held in consecutive registers and consecutive columns. */
-    int group = f->layout.kind == LAYOUT_BLOCKED ? f->layout.vec : f->layout.kind == LAYOUT_ACC ? 2 : 1;
+    p->group = f->layout.kind == LAYOUT_BLOCKED ? f->layout.vec : f->layout.kind == LAYOUT_ACC ? 2 : 1;
     /* the widest aligned vector access (at most 16 bytes) within a group */
-    int vec = group;
+    int vec = p->group;
     while (vec > 1 && (!cg_vector_type(vec * dtype_bytes(o->buf->dtype)) || !vector_ok(o, vec))) vec /= 2;
-    if (!(o->buf->scope == SCOPE_GLOBAL || o->buf->scope == SCOPE_SHARED) || part) vec = 1;
+    if (!(o->buf->scope == SCOPE_GLOBAL || o->buf->scope == SCOPE_SHARED) || p->part) vec = 1;
+    p->vec = vec;
+    p->groups = f->layout.regs / p->group;
+}
+
+static void copy_with_frag(Cg *g, IrStmt *s, bool frag_is_src) {
+    const IrBuf *f = frag_is_src ? s->src.buf : s->dst.buf;
+    const IrRegion *fr = frag_is_src ? &s->src : &s->dst, *o = frag_is_src ? &s->dst : &s->src;
+    CgFragCopyPlan p;
+    cg_frag_copy_plan(s, frag_is_src, &p);
+    bool part = p.part;
+    int group = p.group, vec = p.vec;
     const char *q = cg_tmp(g, "q");
-    int64_t groups = f->layout.regs / group;
+    int64_t groups = p.groups;
     cg_line(g, "#pragma unroll");
     cg_line(g, "for (int %s = 0; %s < %lld; ++%s) {", q, q, (long long)groups, q);
     g->ind++;
@@ -221,20 +232,24 @@ static void copy_with_frag(Cg *g, IrStmt *s, bool frag_is_src) {
 
 /* ---- copies without fragments: the block deals out chunks ---- */
 
-static void copy_cooperative(Cg *g, IrStmt *s) {
+void cg_coop_copy_plan(const IrKernel *k, const IrStmt *s, CgCoopCopyPlan *p) {
     const IrRegion *src = &s->src, *dst = &s->dst;
-    int64_t total = region_total(src);
+    int64_t total = cg_region_total(src);
     bool local = src->buf->scope == SCOPE_LOCAL || dst->buf->scope == SCOPE_LOCAL;
     int vec = 1;
     if (!local && src->buf->dtype == dst->buf->dtype && src->ext[src->buf->rank - 1] == dst->ext[dst->buf->rank - 1]) {
         for (int v = 16 / dtype_bytes(src->buf->dtype); v > 1; v /= 2)
             if (total % v == 0 && vector_ok(src, v) && vector_ok(dst, v)) { vec = v; break; }
     }
-    bool async = s->mech == COPY_CP_ASYNC && vec * dtype_bytes(src->buf->dtype) == 16 &&
-                 src->buf->scope == SCOPE_GLOBAL && dst->buf->scope == SCOPE_SHARED;
-    int64_t chunks = total / vec, t = local ? 1 : g->k->threads;
-    int64_t rounds = (chunks + t - 1) / t;
-    const char *q = cg_tmp(g, "q"), *l = cg_tmp(g, "l");
+    p->total = total;
+    p->local = local;
+    p->vec = vec;
+    p->async = s->mech == COPY_CP_ASYNC && vec * dtype_bytes(src->buf->dtype) == 16 &&
+               src->buf->scope == SCOPE_GLOBAL && dst->buf->scope == SCOPE_SHARED;
+    int64_t chunks = total / vec, t = local ? 1 : k->threads;
+    p->chunks = chunks;
+    p->t = t;
+    p->rounds = (chunks + t - 1) / t;
     /* Tiles whose rows are a whole number of rounds apart: each thread's
      * column is fixed and its row advances by a constant per round, so the
      * addresses are one per-thread base plus constants. */
@@ -242,7 +257,27 @@ static void copy_cooperative(Cg *g, IrStmt *s) {
     bool rows_form = !local && src->buf->rank >= 2 && dst->buf->rank >= 2 && (t * vec) % C == 0 && C % vec == 0;
     for (int d = 0; rows_form && d < src->buf->rank - 2; d++) rows_form = src->ext[d] == 1;
     for (int d = 0; rows_form && d < dst->buf->rank - 2; d++) rows_form = dst->ext[d] == 1;
-    int64_t rpr = rows_form ? t * vec / C : 0;
+    p->C = C;
+    p->rows_form = rows_form;
+    p->rpr = rows_form ? t * vec / C : 0;
+    const IrRegion *sides[2] = {src, dst};
+    for (int side = 0; side < 2; side++) {
+        const IrRegion *r = sides[side];
+        /* a shared tile starting at row 0, rows advancing by multiples of
+         * 8: the swizzle only needs the thread's first row */
+        p->xor_first_row[side] =
+            rows_form && r->buf->scope == SCOPE_SHARED && p->rpr % 8 == 0 && r->buf->rank == 2 && !r->idx[0];
+    }
+}
+
+static void copy_cooperative(Cg *g, IrStmt *s) {
+    const IrRegion *src = &s->src, *dst = &s->dst;
+    CgCoopCopyPlan p;
+    cg_coop_copy_plan(g->k, s, &p);
+    int64_t total = p.total, chunks = p.chunks, t = p.t, rounds = p.rounds, C = p.C, rpr = p.rpr;
+    bool local = p.local, async = p.async, rows_form = p.rows_form;
+    int vec = p.vec;
+    const char *q = cg_tmp(g, "q"), *l = cg_tmp(g, "l");
     const char *tr = NULL, *tc = NULL;
     if (rows_form) {
         tr = cg_tmp(g, "tr");
@@ -276,10 +311,7 @@ static void copy_cooperative(Cg *g, IrStmt *s) {
     for (int side = 0; side < 2; side++) {
         const IrRegion *r = sides[side];
         char **cs = coords[side], **cond = side ? &dcond : &scond, **ref = side ? &dref : &sref;
-        /* a shared tile starting at row 0, rows advancing by multiples of
-         * 8: the swizzle only needs the thread's first row */
-        bool x = rows_form && r->buf->scope == SCOPE_SHARED && rpr % 8 == 0 && r->buf->rank == 2 && !r->idx[0];
-        if (x) {
+        if (p.xor_first_row[side]) {
             *cond = NULL;
             *ref = arena_printf(arena(g), "%s[%s]", r->buf->cname, cg_shared_offset_x(g, r->buf, cs, tr));
         } else {
@@ -342,7 +374,7 @@ void cg_fill(Cg *g, IrStmt *s) {
                 cg_convert(g, b->dtype, value));
         return;
     }
-    int64_t total = region_total(&s->dst), t = b->scope == SCOPE_LOCAL ? 1 : g->k->threads;
+    int64_t total = cg_region_total(&s->dst), t = b->scope == SCOPE_LOCAL ? 1 : g->k->threads;
     const char *l = cg_tmp(g, "l");
     cg_line(g, "for (long long %s = %s; %s < %lld; %s += %lld) {", l, t == 1 ? "0" : "tid", l, (long long)total, l,
             (long long)t);
@@ -398,7 +430,7 @@ void cg_atomic_add(Cg *g, IrStmt *s) {
                 cg_convert(g, d->dtype, arena_printf(arena(g), "%s(%s[%s])", cg_load_wrap(f->dtype), f->cname, r)));
         return;
     }
-    int64_t total = region_total(&s->src), t = f->scope == SCOPE_LOCAL ? 1 : g->k->threads;
+    int64_t total = cg_region_total(&s->src), t = f->scope == SCOPE_LOCAL ? 1 : g->k->threads;
     const char *l = cg_tmp(g, "l");
     cg_line(g, "for (long long %s = %s; %s < %lld; %s += %lld) {", l, t == 1 ? "0" : "tid", l, (long long)total, l,
             (long long)t);

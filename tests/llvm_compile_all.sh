@@ -5,7 +5,9 @@
 # backend does not lower yet is listed in PENDING ("file kernel arch" per
 # line, # comments): those must fail with the backend's located "does not
 # lower ... yet" error, and one that now compiles fails the test until its
-# line is removed, so the list only shrinks. Prints registers for each.
+# line is removed, so the list only shrinks. A line "file kernel arch
+# spills" is a known register-pressure gap: it must compile, and spill
+# (when it stops, the line must go). Prints registers for each.
 set -u
 tilec=$1
 pending_file=$2
@@ -16,14 +18,17 @@ pending=0
 out=$(mktemp)
 trap 'rm -f "$out" "$out.log"' EXIT
 pending_list=$(sed 's/#.*//' "$pending_file" | awk 'NF == 3 {print $1 " " $2 " " $3}')
+spill_list=$(sed 's/#.*//' "$pending_file" | awk 'NF == 4 && $4 == "spills" {print $1 " " $2 " " $3}')
+spilling=0
 for dir in "$@"; do
     for f in "$dir"/*.tile; do
         name=$(basename "$f")
         for k in $(sed -n 's/^kernel \([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' "$f"); do
             for arch in sm_80 sm_90a; do
                 label="$name $k $arch"
-                is_pending=0
+                is_pending=0 may_spill=0
                 grep -qxF "$label" <<< "$pending_list" && is_pending=1
+                grep -qxF "$label" <<< "$spill_list" && may_spill=1
                 "$tilec" -v --no-cache --backend llvm --kernel "$k" --arch "$arch" --emit-cubin -o "$out" "$f" \
                     > "$out.log" 2>&1
                 rc=$?
@@ -45,8 +50,16 @@ for dir in "$@"; do
                     echo "FAIL $label (exit $rc):"
                     head -10 "$out.log"
                 elif ! grep -q ' 0 bytes spill stores' <<< "$line"; then
+                    if [ "$may_spill" = 1 ]; then
+                        spilling=$((spilling + 1))
+                        echo "spil $label (a known gap): $line"
+                    else
+                        fail=$((fail + 1))
+                        echo "FAIL $label: spills: $line"
+                    fi
+                elif [ "$may_spill" = 1 ]; then
                     fail=$((fail + 1))
-                    echo "FAIL $label: spills: $line"
+                    echo "FAIL $label: no longer spills; remove 'spills' line from $(basename "$pending_file")"
                 else
                     pass=$((pass + 1))
                     echo "ok   $label: $line"
@@ -55,5 +68,5 @@ for dir in "$@"; do
         done
     done
 done
-echo "$pass compiled, $pending pending, $fail failed"
+echo "$pass compiled, $spilling spilling (known), $pending pending, $fail failed"
 [ "$fail" = 0 ]
