@@ -103,6 +103,10 @@ typedef struct LgLoop {
 } LgLoop;
 void lg_loop_begin(Lg *g, LgLoop *l, LgVal lo, LgVal hi, LgVal step, bool down, const char *name);
 void lg_loop_end(Lg *g, LgLoop *l);
+/* A hint on loop l's latch (llvm.loop.unroll.full for the CUDA's #pragma
+ * unroll, .disable for #pragma unroll 1, .count with count > 0 for
+ * #pragma unroll count). */
+void lg_loop_hint(Lg *g, LgLoop *l, const char *hint, int count);
 /* lg_loop_end of a loop the CUDA C marks #pragma unroll: fully unrolled
  * by O3 (llvm.loop.unroll.full). */
 void lg_loop_end_unrolled(Lg *g, LgLoop *l);
@@ -144,6 +148,7 @@ LgVal lg_expr(Lg *g, const Node *e);
 LgVal lg_value(Lg *g, const Node *e, Dtype t);  /* e with its float literals in t (cg_value_str) */
 /* C's usual arithmetic on two values (+ - * / % << >> & | ^ and compares). */
 LgVal lg_binary(Lg *g, AstOp op, LgVal a, LgVal b);
+LgVal lg_binc(Lg *g, AstOp op, LgVal a, int64_t c);  /* a op c, c a literal (int or long long) */
 /* The truth of a value (for if, &&, ?:). */
 LLVMValueRef lg_truth(Lg *g, LgVal v);
 /* The pointer to an element (global: its bounds test in *cond, NULL when
@@ -164,7 +169,11 @@ LLVMValueRef lg_frag_reg_ptr(Lg *g, const IrBuf *b, LLVMValueRef reg);
 /* The element of type dt at ptr as its compute type where cond holds, 0
  * otherwise, loaded only where cond holds (C's `cond ? x : 0`). */
 LgVal lg_guarded_load(Lg *g, LLVMValueRef cond, LLVMValueRef ptr, Dtype dt);
-LLVMValueRef lg_buf_base(Lg *g, const IrBuf *b);  /* a shared buffer's address (ptr addrspace(3)) */
+LLVMValueRef lg_buf_base(Lg *g, const IrBuf *b);
+/* The 32-bit .shared address of a shared pointer (tl_smem_addr): the
+ * addrspace(3) pointer is 64 bits wide in nvptx64, and handed to an "r"
+ * operand it would be truncated silently; the window fits 32 bits. */
+LLVMValueRef lg_shared_addr(Lg *g, LLVMValueRef p);  /* a shared buffer's address (ptr addrspace(3)) */
 LgVal lg_int(Lg *g, int64_t v);      /* an int constant (long long past 32 bits), as C types a literal */
 
 /* llvm_stmt.c */

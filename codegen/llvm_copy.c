@@ -12,7 +12,6 @@
 
 static LgVal tid_val(Lg *g) { return (LgVal){g->tid, LT_INT}; }
 static LgVal add(Lg *g, LgVal a, LgVal b) { return lg_binary(g, OP_ADD, a, b); }
-static LgVal bin(Lg *g, AstOp op, LgVal a, int64_t c) { return lg_binary(g, op, a, lg_int(g, c)); }
 static LgVal as_ll(Lg *g, LgVal v) { return lg_cast(g, v, LT_LL); }
 
 /* Where region r starts along dim d (an absent start is the literal 0). */
@@ -123,8 +122,8 @@ static void region_coords(Lg *g, const IrRegion *r, LgVal lin, LgVal *coords) {
         LgVal start = start_of(g, r, d);
         if (r->ext[d] == 1) coords[d] = start;
         else if (inner == 1 && d == 0) coords[d] = add(g, start, lin);
-        else if (d == 0) coords[d] = add(g, start, bin(g, OP_DIV, lin, inner));
-        else coords[d] = add(g, start, bin(g, OP_MOD, bin(g, OP_DIV, lin, inner), r->ext[d]));
+        else if (d == 0) coords[d] = add(g, start, lg_binc(g, OP_DIV, lin, inner));
+        else coords[d] = add(g, start, lg_binc(g, OP_MOD, lg_binc(g, OP_DIV, lin, inner), r->ext[d]));
         inner *= r->ext[d];
     }
 }
@@ -140,7 +139,7 @@ static void coords_from_frag(Lg *g, const IrRegion *r, int rank, const int64_t *
         return;
     }
     LgVal lin = fc[0];
-    for (int d = 1; d < rank; d++) lin = add(g, bin(g, OP_MUL, lin, shape[d]), fc[d]);
+    for (int d = 1; d < rank; d++) lin = add(g, lg_binc(g, OP_MUL, lin, shape[d]), fc[d]);
     region_coords(g, r, lin, coords);
 }
 
@@ -171,7 +170,7 @@ static LLVMValueRef region_ptr(Lg *g, const IrRegion *r, LgVal *coords, LLVMValu
     }
     if (b->scope == SCOPE_SHARED) return lg_gep(g, et, lg_buf_base(g, b), as_ll(g, lg_shared_offset(g, b, coords, NULL)).v);
     LgVal lin = coords[0];
-    for (int d = 1; d < b->rank; d++) lin = add(g, bin(g, OP_MUL, lin, b->shape[d]), coords[d]);
+    for (int d = 1; d < b->rank; d++) lin = add(g, lg_binc(g, OP_MUL, lin, b->shape[d]), coords[d]);
     return lg_frag_reg_ptr(g, b, as_ll(g, lin).v);
 }
 
@@ -180,7 +179,7 @@ static LLVMValueRef region_ptr(Lg *g, const IrRegion *r, LgVal *coords, LLVMValu
 /* The row-major index of fragment b's element at coords (cg_frag_linear). */
 static LgVal frag_linear(Lg *g, const IrBuf *b, LgVal *coords) {
     LgVal lin = b->rank ? coords[0] : lg_int(g, 0);
-    for (int d = 1; d < b->rank; d++) lin = add(g, bin(g, OP_MUL, lin, b->shape[d]), coords[d]);
+    for (int d = 1; d < b->rank; d++) lin = add(g, lg_binc(g, OP_MUL, lin, b->shape[d]), coords[d]);
     return lin;
 }
 
@@ -302,7 +301,7 @@ static void copy_with_frag(Lg *g, IrStmt *s, bool frag_is_src) {
  * is read and the chunk becomes zeros; the source address is then the
  * tensor's base, a valid one. */
 static void cp_async16(Lg *g, LLVMValueRef dst, LLVMValueRef src, LLVMValueRef base, LLVMValueRef cond) {
-    LLVMValueRef saddr = LLVMBuildTrunc(g->b, LLVMBuildPtrToInt(g->b, dst, g->i64, ""), g->i32, "");
+    LLVMValueRef saddr = lg_shared_addr(g, dst);
     if (!cond) {
         LLVMValueRef args[2] = {saddr, LLVMBuildPtrToInt(g->b, src, g->i64, "")};
         lg_asm(g, NULL, "cp.async.cg.shared.global [%0], [%1], 16;", "r,l,~{memory}", args, 2, true);
@@ -329,8 +328,8 @@ void lg_cp_async_wait(Lg *g, int pending) {
 static void copy_round(Lg *g, IrStmt *s, const CgCoopCopyPlan *p, LgVal q, LgLoop *loop, LgVal tr, LgVal tc) {
     const IrRegion *src = &s->src, *dst = &s->dst;
     /* the chunk's first element: (tid + (long long)q * t) * vec */
-    LgVal l = p->local ? bin(g, OP_MUL, as_ll(g, q), p->vec)
-                       : bin(g, OP_MUL, add(g, tid_val(g), bin(g, OP_MUL, as_ll(g, q), p->t)), p->vec);
+    LgVal l = p->local ? lg_binc(g, OP_MUL, as_ll(g, q), p->vec)
+                       : lg_binc(g, OP_MUL, add(g, tid_val(g), lg_binc(g, OP_MUL, as_ll(g, q), p->t)), p->vec);
     if (!p->local && p->chunks % p->t) { /* if (l >= total) break; */
         LLVMValueRef in = lg_binary(g, OP_LT, l, as_ll(g, lg_int(g, p->total))).v;
         LLVMBasicBlockRef go = lg_block(g, "chunk");
@@ -349,7 +348,7 @@ static void copy_round(Lg *g, IrStmt *s, const CgCoopCopyPlan *p, LgVal q, LgLoo
             for (int d = 0; d < rk; d++) {
                 LgVal start = start_of(g, r, d);
                 c[d] = d < rk - 2    ? start
-                       : d == rk - 2 ? add(g, add(g, start, tr), bin(g, OP_MUL, q, p->rpr))
+                       : d == rk - 2 ? add(g, add(g, start, tr), lg_binc(g, OP_MUL, q, p->rpr))
                                      : add(g, start, tc);
             }
         }
@@ -381,9 +380,9 @@ static void copy_cooperative(Lg *g, IrStmt *s) {
     cg_coop_copy_plan(g->k, s, &p);
     LgVal tr = lg_int(g, 0), tc = lg_int(g, 0);
     if (p.rows_form) {
-        LgVal first = bin(g, OP_MUL, tid_val(g), p.vec);
-        tr = bin(g, OP_DIV, first, p.C);
-        tc = bin(g, OP_MOD, first, p.C);
+        LgVal first = lg_binc(g, OP_MUL, tid_val(g), p.vec);
+        tr = lg_binc(g, OP_DIV, first, p.C);
+        tc = lg_binc(g, OP_MOD, first, p.C);
     }
     if (p.local && p.rounds <= 64) {
         /* a local buffer's index is the round: unrolled here, as the

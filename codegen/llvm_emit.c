@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <llvm-c/Analysis.h>
+#include <llvm-c/DebugInfo.h>
 
 #include "llvm_codegen.h"
 
@@ -70,6 +71,21 @@ void lg_loop_end(Lg *g, LgLoop *l) {
     LLVMAddIncoming(l->phi, &next, &latch, 1);
     LLVMBuildBr(g->b, l->head);
     LLVMPositionBuilderAtEnd(g->b, l->exit);
+}
+
+void lg_loop_hint(Lg *g, LgLoop *l, const char *hint, int count) {
+    LLVMMetadataRef tmp = LLVMTemporaryMDNode(g->ctx, NULL, 0);
+    LLVMMetadataRef ops_hint[2] = {LLVMMDStringInContext2(g->ctx, hint, strlen(hint)),
+                                   LLVMValueAsMetadata(LLVMConstInt(g->i32, (unsigned long long)count, 0))};
+    LLVMMetadataRef ops[2] = {tmp, LLVMMDNodeInContext2(g->ctx, ops_hint, count > 0 ? 2 : 1)};
+    LLVMMetadataRef loop = LLVMMDNodeInContext2(g->ctx, ops, 2);
+    LLVMMetadataReplaceAllUsesWith(tmp, loop); /* a loop's id refers to itself */
+    unsigned kind = LLVMGetMDKindIDInContext(g->ctx, "llvm.loop", 9);
+    LLVMSetMetadata(LLVMGetBasicBlockTerminator(l->latch), kind, LLVMMetadataAsValue(g->ctx, loop));
+}
+
+LLVMValueRef lg_shared_addr(Lg *g, LLVMValueRef p) {
+    return LLVMBuildTrunc(g->b, LLVMBuildPtrToInt(g->b, p, g->i64, ""), g->i32, "");
 }
 
 LLVMValueRef lg_intrinsic(Lg *g, const char *name, LLVMTypeRef *overload, int noverload, LLVMValueRef *args,

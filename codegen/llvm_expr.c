@@ -241,18 +241,19 @@ LgVal lg_stage(Lg *g, const IrBuf *b) {
     return lg_int(g, 0);
 }
 
-static LgVal bin(Lg *g, AstOp op, LgVal a, int64_t c) { return lg_binary(g, op, a, lg_int(g, c)); }
+
+LgVal lg_binc(Lg *g, AstOp op, LgVal a, int64_t c) { return lg_binary(g, op, a, lg_int(g, c)); }
 
 LgVal lg_shared_offset(Lg *g, const IrBuf *b, LgVal *coords, const LgVal *xor_row) {
     int64_t cols = b->shape[b->rank - 1];
     LgVal row = b->rank == 1 ? lg_int(g, 0) : coords[0];
-    for (int d = 1; d < b->rank - 1; d++) row = lg_binary(g, OP_ADD, bin(g, OP_MUL, row, b->shape[d]), coords[d]);
+    for (int d = 1; d < b->rank - 1; d++) row = lg_binary(g, OP_ADD, lg_binc(g, OP_MUL, row, b->shape[d]), coords[d]);
     LgVal col = coords[b->rank - 1];
     LgVal stage = lg_stage(g, b);
     int64_t stage_elems = b->stage_bytes / dtype_bytes(b->dtype);
     LgVal off;
     if (!b->swizzle_chunks) {
-        off = lg_binary(g, OP_ADD, bin(g, OP_MUL, row, cols), col);
+        off = lg_binary(g, OP_ADD, lg_binc(g, OP_MUL, row, cols), col);
     } else {
         /* chunk c of row r lives at c ^ ((r / rows_per_line) % period) */
         int per_chunk = 16 / dtype_bytes(b->dtype);
@@ -260,12 +261,12 @@ LgVal lg_shared_offset(Lg *g, const IrBuf *b, LgVal *coords, const LgVal *xor_ro
         int period = b->swizzle_chunks;
         int64_t rows_per_line = chunks >= 8 ? 1 : 8 / chunks;
         LgVal xr = xor_row ? *xor_row : row;
-        LgVal chunk = lg_binary(g, OP_BXOR, bin(g, OP_DIV, col, per_chunk), bin(g, OP_MOD, bin(g, OP_DIV, xr, rows_per_line), period));
-        off = lg_binary(g, OP_ADD, bin(g, OP_MUL, row, cols),
-                        lg_binary(g, OP_ADD, bin(g, OP_MUL, chunk, per_chunk), bin(g, OP_MOD, col, per_chunk)));
+        LgVal chunk = lg_binary(g, OP_BXOR, lg_binc(g, OP_DIV, col, per_chunk), lg_binc(g, OP_MOD, lg_binc(g, OP_DIV, xr, rows_per_line), period));
+        off = lg_binary(g, OP_ADD, lg_binc(g, OP_MUL, row, cols),
+                        lg_binary(g, OP_ADD, lg_binc(g, OP_MUL, chunk, per_chunk), lg_binc(g, OP_MOD, col, per_chunk)));
     }
     if (!(LLVMIsAConstantInt(stage.v) && LLVMConstIntGetZExtValue(stage.v) == 0))
-        off = lg_binary(g, OP_ADD, bin(g, OP_MUL, stage, stage_elems), off);
+        off = lg_binary(g, OP_ADD, lg_binc(g, OP_MUL, stage, stage_elems), off);
     return off;
 }
 
@@ -296,7 +297,7 @@ LLVMValueRef lg_frag_reg_ptr(Lg *g, const IrBuf *b, LLVMValueRef reg) {
 static LgVal frag_reg(Lg *g, const Node *e, const IrBuf *b, LgVal *coords) {
     if (b->layout.kind == LAYOUT_REPLICATED) {
         LgVal lin = coords[0];
-        for (int i = 1; i < b->rank; i++) lin = lg_binary(g, OP_ADD, bin(g, OP_MUL, lin, b->shape[i]), coords[i]);
+        for (int i = 1; i < b->rank; i++) lin = lg_binary(g, OP_ADD, lg_binc(g, OP_MUL, lin, b->shape[i]), coords[i]);
         return lin;
     }
     const IrBuf *d = g->driver;
@@ -325,7 +326,7 @@ LLVMValueRef lg_element_ptr(Lg *g, const Node *e, LLVMValueRef *cond, Dtype *dt)
         return lg_gep(g, et, lg_buf_base(g, b), lg_cast(g, lg_shared_offset(g, b, coords, NULL), LT_LL).v);
     case SCOPE_LOCAL: {
         LgVal lin = coords[0];
-        for (int i = 1; i < b->rank; i++) lin = lg_binary(g, OP_ADD, bin(g, OP_MUL, lin, b->shape[i]), coords[i]);
+        for (int i = 1; i < b->rank; i++) lin = lg_binary(g, OP_ADD, lg_binc(g, OP_MUL, lin, b->shape[i]), coords[i]);
         return lg_frag_reg_ptr(g, b, lg_cast(g, lin, LT_LL).v);
     }
     case SCOPE_FRAGMENT: return lg_frag_reg_ptr(g, b, lg_cast(g, frag_reg(g, e, b, coords), LT_LL).v);
@@ -619,28 +620,28 @@ void lg_frag_coords(Lg *g, const IrBuf *b, int64_t reg, LgVal *coords, LLVMValue
     case LAYOUT_ACC:
         /* mma.sync m16n8k16 accumulator: lane = 4 * g + t holds rows g and
          * g + 8, columns 2t and 2t + 1 of each 16x8 tile */
-        coords[0] = lg_binary(g, OP_ADD, bin(g, OP_MUL, bin(g, OP_DIV, warp, l->wn), l->wtm),
-                              lg_binary(g, OP_ADD, lg_int(g, reg / (l->ni * 4) * 16 + (reg / 2 % 2) * 8), bin(g, OP_DIV, lane, 4)));
-        coords[1] = lg_binary(g, OP_ADD, bin(g, OP_MUL, bin(g, OP_MOD, warp, l->wn), l->wtn),
-                              lg_binary(g, OP_ADD, lg_int(g, reg / 4 % l->ni * 8 + reg % 2), bin(g, OP_MUL, bin(g, OP_MOD, lane, 4), 2)));
+        coords[0] = lg_binary(g, OP_ADD, lg_binc(g, OP_MUL, lg_binc(g, OP_DIV, warp, l->wn), l->wtm),
+                              lg_binary(g, OP_ADD, lg_int(g, reg / (l->ni * 4) * 16 + (reg / 2 % 2) * 8), lg_binc(g, OP_DIV, lane, 4)));
+        coords[1] = lg_binary(g, OP_ADD, lg_binc(g, OP_MUL, lg_binc(g, OP_MOD, warp, l->wn), l->wtn),
+                              lg_binary(g, OP_ADD, lg_int(g, reg / 4 % l->ni * 8 + reg % 2), lg_binc(g, OP_MUL, lg_binc(g, OP_MOD, lane, 4), 2)));
         return;
     case LAYOUT_ROW:
-        coords[0] = lg_binary(g, OP_ADD, bin(g, OP_MUL, bin(g, OP_DIV, warp, l->wn), l->wtm),
-                              lg_binary(g, OP_ADD, lg_int(g, reg / 2 * 16 + reg % 2 * 8), bin(g, OP_DIV, lane, 4)));
+        coords[0] = lg_binary(g, OP_ADD, lg_binc(g, OP_MUL, lg_binc(g, OP_DIV, warp, l->wn), l->wtm),
+                              lg_binary(g, OP_ADD, lg_int(g, reg / 2 * 16 + reg % 2 * 8), lg_binc(g, OP_DIV, lane, 4)));
         return;
     case LAYOUT_BLOCKED: {
         int64_t total = buf_elems(b), t = g->k->threads;
-        LgVal e = lg_binary(g, OP_ADD, bin(g, OP_MUL, bin(g, OP_ADD, tid, reg / l->vec * t), l->vec), lg_int(g, reg % l->vec));
+        LgVal e = lg_binary(g, OP_ADD, lg_binc(g, OP_MUL, lg_binc(g, OP_ADD, tid, reg / l->vec * t), l->vec), lg_int(g, reg % l->vec));
         if (l->pitch) {
             /* rows padded to the pitch: the padding is no element */
             int64_t cols = b->shape[b->rank - 1];
-            *valid = lg_binary(g, OP_LT, bin(g, OP_MOD, e, l->pitch), lg_int(g, cols)).v;
-            coords[b->rank - 1] = bin(g, OP_MOD, e, l->pitch);
-            LgVal row = bin(g, OP_DIV, e, l->pitch);
+            *valid = lg_binary(g, OP_LT, lg_binc(g, OP_MOD, e, l->pitch), lg_int(g, cols)).v;
+            coords[b->rank - 1] = lg_binc(g, OP_MOD, e, l->pitch);
+            LgVal row = lg_binc(g, OP_DIV, e, l->pitch);
             for (int d = b->rank - 2; d >= 0; d--) {
                 int64_t inner = 1;
                 for (int j = d + 1; j < b->rank - 1; j++) inner *= b->shape[j];
-                coords[d] = d == 0 ? bin(g, OP_DIV, row, inner) : bin(g, OP_MOD, bin(g, OP_DIV, row, inner), b->shape[d]);
+                coords[d] = d == 0 ? lg_binc(g, OP_DIV, row, inner) : lg_binc(g, OP_MOD, lg_binc(g, OP_DIV, row, inner), b->shape[d]);
             }
             return;
         }
@@ -648,7 +649,7 @@ void lg_frag_coords(Lg *g, const IrBuf *b, int64_t reg, LgVal *coords, LLVMValue
         for (int d = b->rank - 1; d >= 0; d--) {
             int64_t inner = 1;
             for (int j = d + 1; j < b->rank; j++) inner *= b->shape[j];
-            coords[d] = d == 0 ? bin(g, OP_DIV, e, inner) : bin(g, OP_MOD, bin(g, OP_DIV, e, inner), b->shape[d]);
+            coords[d] = d == 0 ? lg_binc(g, OP_DIV, e, inner) : lg_binc(g, OP_MOD, lg_binc(g, OP_DIV, e, inner), b->shape[d]);
         }
         return;
     }

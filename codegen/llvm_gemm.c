@@ -22,7 +22,6 @@
  * constants only, so SROA turns them into registers. */
 #include <string.h>
 
-#include <llvm-c/DebugInfo.h>
 
 #include "llvm_codegen.h"
 
@@ -33,34 +32,21 @@ static LgVal mulc(Lg *g, LgVal a, int64_t c) { return lg_binary(g, OP_MUL, a, nu
 static LgVal divc(Lg *g, LgVal a, int64_t c) { return lg_binary(g, OP_DIV, a, num(g, c)); }
 static LgVal modc(Lg *g, LgVal a, int64_t c) { return lg_binary(g, OP_MOD, a, num(g, c)); }
 
-/* A loop hint on the latch's branch (llvm.loop.unroll.disable for the
- * CUDA's #pragma unroll 1). */
-static void loop_hint(Lg *g, LgLoop *l, const char *hint) {
-    LLVMMetadataRef tmp = LLVMTemporaryMDNode(g->ctx, NULL, 0);
-    LLVMMetadataRef name = LLVMMDStringInContext2(g->ctx, hint, strlen(hint));
-    LLVMMetadataRef ops[2] = {tmp, LLVMMDNodeInContext2(g->ctx, &name, 1)};
-    LLVMMetadataRef loop = LLVMMDNodeInContext2(g->ctx, ops, 2);
-    LLVMMetadataReplaceAllUsesWith(tmp, loop);
-    unsigned kind = LLVMGetMDKindIDInContext(g->ctx, "llvm.loop", 9);
-    LLVMSetMetadata(LLVMGetBasicBlockTerminator(l->latch), kind, LLVMMetadataAsValue(g->ctx, loop));
-}
-
 /* A loop for (int v = 0; v < n; ++v) the CUDA marks #pragma unroll 1. */
 static void rolled_begin(Lg *g, LgLoop *l, int64_t n, const char *name) {
     lg_loop_begin(g, l, num(g, 0), num(g, n), num(g, 1), false, name);
 }
 static void rolled_end(Lg *g, LgLoop *l) {
     lg_loop_end(g, l);
-    loop_hint(g, l, "llvm.loop.unroll.disable");
+    lg_loop_hint(g, l, "llvm.loop.unroll.disable", 0);
 }
 
 /* ---- tensor cores ---- */
 
-/* tl_smem_addr(&b[offset]): the 32-bit .shared address of an element (the
- * addrspace(3) pointer is 64 bits wide in nvptx64; its value fits 32). */
+/* tl_smem_addr(&b[offset]): the 32-bit .shared address of an element. */
 static LLVMValueRef smem_addr(Lg *g, const IrBuf *b, LgVal offset) {
     LLVMValueRef p = lg_gep(g, lg_storage_type(g, b->dtype), lg_buf_base(g, b), lg_cast(g, offset, LT_LL).v);
-    return LLVMBuildTrunc(g->b, LLVMBuildPtrToInt(g->b, p, g->i64, ""), g->i32, "");
+    return lg_shared_addr(g, p);
 }
 
 /* smem_addr of element (row, col) through the buffer's own offset. */

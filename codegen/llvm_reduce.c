@@ -15,7 +15,6 @@
 #include <math.h>
 #include <string.h>
 
-#include <llvm-c/DebugInfo.h>
 
 #include "llvm_codegen.h"
 
@@ -32,7 +31,6 @@ typedef struct Red {
 static LgVal tid_val(Lg *g) { return (LgVal){g->tid, LT_INT}; }   /* const int tid = threadIdx.x */
 static LgVal lane_val(Lg *g) { return (LgVal){g->lane, LT_INT}; } /* lane = tid % 32 */
 static LgVal warp_val(Lg *g) { return (LgVal){g->warp, LT_INT}; } /* warp = tid / 32 */
-static LgVal bin(Lg *g, AstOp op, LgVal a, int64_t c) { return lg_binary(g, op, a, lg_int(g, c)); }
 
 /* The partials `p[n]` of the CUDA C: an array of the reduction's type. */
 typedef struct Partials {
@@ -57,20 +55,6 @@ static LgVal get(Lg *g, Partials *p, int64_t i) {
 }
 
 static void set(Lg *g, Partials *p, int64_t i, LgVal v) { LLVMBuildStore(g->b, lg_cast(g, v, p->t).v, slot(g, p, i)); }
-
-/* `#pragma unroll n` on a loop: llvm.loop.unroll.count on its latch's
- * branch. */
-static void unroll_count(Lg *g, LgLoop *l, int n) {
-    LLVMMetadataRef tmp = LLVMTemporaryMDNode(g->ctx, NULL, 0);
-    LLVMMetadataRef ops_hint[2] = {LLVMMDStringInContext2(g->ctx, "llvm.loop.unroll.count", 22),
-                                   LLVMValueAsMetadata(LLVMConstInt(g->i32, (unsigned long long)n, 0))};
-    LLVMMetadataRef hint = LLVMMDNodeInContext2(g->ctx, ops_hint, 2);
-    LLVMMetadataRef ops[2] = {tmp, hint};
-    LLVMMetadataRef loop = LLVMMDNodeInContext2(g->ctx, ops, 2);
-    LLVMMetadataReplaceAllUsesWith(tmp, loop);
-    unsigned kind = LLVMGetMDKindIDInContext(g->ctx, "llvm.loop", 9);
-    LLVMSetMetadata(LLVMGetBasicBlockTerminator(l->latch), kind, LLVMMetadataAsValue(g->ctx, loop));
-}
 
 /* Element `index` of the shared scratch seen as an array of the
  * reduction's type (`((float *)tl_scratch)[index]`, `tl_scratch[index]`
@@ -222,13 +206,13 @@ static void reduce_acc(Lg *g, IrStmt *s, Red *r) {
         /* warps side by side along the columns: meet in shared memory,
          * the quad's first lane writing its rows for warp column warp % wn */
         int64_t rows = src->shape[0];
-        LgVal band = bin(g, OP_MUL, bin(g, OP_DIV, warp_val(g), l->wn), l->wtm), quad_row = bin(g, OP_DIV, lane_val(g), 4);
-        LLVMValueRef first = bin(g, OP_EQ, bin(g, OP_MOD, lane_val(g), 4), 0).v;
+        LgVal band = lg_binc(g, OP_MUL, lg_binc(g, OP_DIV, warp_val(g), l->wn), l->wtm), quad_row = lg_binc(g, OP_DIV, lane_val(g), 4);
+        LLVMValueRef first = lg_binc(g, OP_EQ, lg_binc(g, OP_MOD, lane_val(g), 4), 0).v;
         LLVMBasicBlockRef after = lg_begin_if(g, first);
         for (int i = 0; i < n; i++) {
             /* warp % wn * rows + warp / wn * wtm + (i / 2) * 16 + (i % 2) * 8 + lane / 4 */
-            LgVal at = lg_binary(g, OP_ADD, bin(g, OP_MUL, bin(g, OP_MOD, warp_val(g), l->wn), rows), band);
-            at = lg_binary(g, OP_ADD, bin(g, OP_ADD, at, (i / 2) * 16 + (i % 2) * 8), quad_row);
+            LgVal at = lg_binary(g, OP_ADD, lg_binc(g, OP_MUL, lg_binc(g, OP_MOD, warp_val(g), l->wn), rows), band);
+            at = lg_binary(g, OP_ADD, lg_binc(g, OP_ADD, at, (i / 2) * 16 + (i % 2) * 8), quad_row);
             scratch_store(g, p[i], at);
         }
         lg_end_if(g, after);
@@ -238,7 +222,7 @@ static void reduce_acc(Lg *g, IrStmt *s, Red *r) {
             for (int w = 0; w < l->wn; w++) {
                 /* w * rows + warp / wn * wtm + (i / 2) * 16 + (i % 2) * 8 + lane / 4 */
                 LgVal at = lg_binary(g, OP_ADD, lg_int(g, w * rows), band);
-                at = lg_binary(g, OP_ADD, bin(g, OP_ADD, at, (i / 2) * 16 + (i % 2) * 8), quad_row);
+                at = lg_binary(g, OP_ADD, lg_binc(g, OP_ADD, at, (i / 2) * 16 + (i % 2) * 8), quad_row);
                 p[i] = combine(g, r->merge, p[i], scratch_load(g, r->t, at), r->t);
             }
         }
@@ -261,9 +245,9 @@ static void reduce_blocked(Lg *g, IrStmt *s, Red *r) {
         CgReduceChunk ch = cg_reduce_chunk(src, t, q);
         LLVMBasicBlockRef after = NULL;
         if (ch.partial && l->pitch) /* tid * vec + at < cols */
-            after = lg_begin_if(g, bin(g, OP_LT, bin(g, OP_ADD, bin(g, OP_MUL, tid_val(g), l->vec), ch.at), cols).v);
+            after = lg_begin_if(g, lg_binc(g, OP_LT, lg_binc(g, OP_ADD, lg_binc(g, OP_MUL, tid_val(g), l->vec), ch.at), cols).v);
         else if (ch.partial) /* (tid + q * t) * vec < total */
-            after = lg_begin_if(g, bin(g, OP_LT, bin(g, OP_MUL, bin(g, OP_ADD, tid_val(g), q * t), l->vec), total).v);
+            after = lg_begin_if(g, lg_binc(g, OP_LT, lg_binc(g, OP_MUL, lg_binc(g, OP_ADD, tid_val(g), q * t), l->vec), total).v);
         for (int v = 0; v < l->vec; v++)
             set(g, &p, ch.row, combine(g, r->merge, get(g, &p, ch.row), element(g, r, src, q * l->vec + v), r->t));
         if (after) lg_end_if(g, after);
@@ -273,8 +257,8 @@ static void reduce_blocked(Lg *g, IrStmt *s, Red *r) {
         LgVal cur = get(g, &p, i);
         for (int off = 16; off >= 1; off /= 2) cur = butterfly(g, r, cur, off);
         set(g, &p, i, cur);
-        LLVMBasicBlockRef after = lg_begin_if(g, bin(g, OP_EQ, lane_val(g), 0).v);
-        scratch_store(g, cur, bin(g, OP_ADD, bin(g, OP_MUL, warp_val(g), rows), i));
+        LLVMBasicBlockRef after = lg_begin_if(g, lg_binc(g, OP_EQ, lane_val(g), 0).v);
+        scratch_store(g, cur, lg_binc(g, OP_ADD, lg_binc(g, OP_MUL, warp_val(g), rows), i));
         lg_end_if(g, after);
     }
     lg_sync(g);
@@ -287,7 +271,7 @@ static void reduce_blocked(Lg *g, IrStmt *s, Red *r) {
     LgLoop w;
     lg_loop_begin(g, &w, lg_int(g, 0), lg_int(g, warps), lg_int(g, 1), false, "w");
     for (int64_t i = 0; i < rows; i++) {
-        LgVal part = scratch_load(g, r->t, bin(g, OP_ADD, bin(g, OP_MUL, w.var, rows), i));
+        LgVal part = scratch_load(g, r->t, lg_binc(g, OP_ADD, lg_binc(g, OP_MUL, w.var, rows), i));
         set(g, &p, i, combine(g, r->merge, get(g, &p, i), part, r->t));
     }
     lg_loop_end(g, &w);
@@ -304,7 +288,7 @@ static void reduce_blocked(Lg *g, IrStmt *s, Red *r) {
 static LgVal frag_linear(Lg *g, const IrBuf *b, LgVal *coords) {
     if (!b->rank) return lg_int(g, 0);
     LgVal lin = coords[0];
-    for (int d = 1; d < b->rank; d++) lin = lg_binary(g, OP_ADD, bin(g, OP_MUL, lin, b->shape[d]), coords[d]);
+    for (int d = 1; d < b->rank; d++) lin = lg_binary(g, OP_ADD, lg_binc(g, OP_MUL, lin, b->shape[d]), coords[d]);
     return lin;
 }
 
@@ -327,33 +311,33 @@ static void reduce_staged(Lg *g, IrStmt *s, Red *r) {
     for (int d = s->dim + 1; d < src->rank; d++) inner *= src->shape[d];
     int64_t lanes = cg_reduce_lanes(outputs, g->k->threads), groups = g->k->threads / lanes;
     /* every thread runs the same rounds: the shuffles need whole warps */
-    LgVal first = lanes > 1 ? bin(g, OP_DIV, tid_val(g), lanes) : tid_val(g);
+    LgVal first = lanes > 1 ? lg_binc(g, OP_DIV, tid_val(g), lanes) : tid_val(g);
     LgLoop o;
     lg_loop_begin(g, &o, first, lg_int(g, (outputs + groups - 1) / groups * groups), lg_int(g, groups), false, "o");
     Partials v = partials(g, r->t, 1);
     set(g, &v, 0, identity(g, r->kind, r->t));
-    LLVMBasicBlockRef after = lg_begin_if(g, bin(g, OP_LT, o.var, outputs).v);
+    LLVMBasicBlockRef after = lg_begin_if(g, lg_binc(g, OP_LT, o.var, outputs).v);
     LgLoop k;
-    lg_loop_begin(g, &k, lanes > 1 ? bin(g, OP_MOD, tid_val(g), lanes) : lg_int(g, 0), lg_int(g, extent), lg_int(g, lanes), false,
+    lg_loop_begin(g, &k, lanes > 1 ? lg_binc(g, OP_MOD, tid_val(g), lanes) : lg_int(g, 0), lg_int(g, extent), lg_int(g, lanes), false,
                   "k");
     LgVal at;
     if (inner == 1) /* the last dim: o's elements are a row */
-        at = outputs > 1 ? lg_binary(g, OP_ADD, bin(g, OP_MUL, o.var, extent), k.var) : k.var;
+        at = outputs > 1 ? lg_binary(g, OP_ADD, lg_binc(g, OP_MUL, o.var, extent), k.var) : k.var;
     else if (outputs == inner) /* the first dim: o is the inner part */
-        at = lg_binary(g, OP_ADD, bin(g, OP_MUL, k.var, inner), o.var);
+        at = lg_binary(g, OP_ADD, lg_binc(g, OP_MUL, k.var, inner), o.var);
     else
         at = lg_binary(g, OP_ADD,
-                       lg_binary(g, OP_ADD, bin(g, OP_MUL, bin(g, OP_DIV, o.var, inner), extent * inner),
-                                 bin(g, OP_MUL, k.var, inner)),
-                       bin(g, OP_MOD, o.var, inner));
+                       lg_binary(g, OP_ADD, lg_binc(g, OP_MUL, lg_binc(g, OP_DIV, o.var, inner), extent * inner),
+                                 lg_binc(g, OP_MUL, k.var, inner)),
+                       lg_binc(g, OP_MOD, o.var, inner));
     set(g, &v, 0, combine(g, r->merge, get(g, &v, 0), scratch_load(g, r->t, at), r->t));
     lg_loop_end(g, &k);
-    unroll_count(g, &k, 4);
+    lg_loop_hint(g, &k, "llvm.loop.unroll.count", 4);
     lg_end_if(g, after);
     LgVal cur = get(g, &v, 0);
     for (int64_t off = lanes / 2; off >= 1; off /= 2) cur = butterfly(g, r, cur, off);
-    LLVMValueRef keep = bin(g, OP_LT, o.var, outputs).v;
-    if (lanes > 1) keep = LLVMBuildAnd(g->b, bin(g, OP_EQ, bin(g, OP_MOD, tid_val(g), lanes), 0).v, keep, "");
+    LLVMValueRef keep = lg_binc(g, OP_LT, o.var, outputs).v;
+    if (lanes > 1) keep = LLVMBuildAnd(g->b, lg_binc(g, OP_EQ, lg_binc(g, OP_MOD, tid_val(g), lanes), 0).v, keep, "");
     after = lg_begin_if(g, keep);
     scratch_store(g, cur, lg_binary(g, OP_ADD, lg_int(g, total), o.var));
     lg_end_if(g, after);

@@ -5,26 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <llvm-c/DebugInfo.h>
-
 #include "llvm_codegen.h"
-
-/* `for` loops the CUDA C marks #pragma unroll: llvm.loop.unroll.full on
- * the latch's branch. */
-static void unroll_fully(Lg *g, LLVMValueRef branch) {
-    LLVMMetadataRef tmp = LLVMTemporaryMDNode(g->ctx, NULL, 0);
-    LLVMMetadataRef full = LLVMMDStringInContext2(g->ctx, "llvm.loop.unroll.full", 21);
-    LLVMMetadataRef hint = LLVMMDNodeInContext2(g->ctx, &full, 1);
-    LLVMMetadataRef ops[2] = {tmp, hint};
-    LLVMMetadataRef loop = LLVMMDNodeInContext2(g->ctx, ops, 2);
-    LLVMMetadataReplaceAllUsesWith(tmp, loop);
-    unsigned kind = LLVMGetMDKindIDInContext(g->ctx, "llvm.loop", 9);
-    LLVMSetMetadata(branch, kind, LLVMMetadataAsValue(g->ctx, loop));
-}
 
 void lg_loop_end_unrolled(Lg *g, LgLoop *l) {
     lg_loop_end(g, l);
-    unroll_fully(g, LLVMGetBasicBlockTerminator(l->latch));
+    lg_loop_hint(g, l, "llvm.loop.unroll.full", 0);
 }
 
 /* Closes loop l, fully unrolled where `unroll` asks. */
@@ -210,7 +195,7 @@ static void over_registers(Lg *g, IrStmt *s) {
  * loop over a thread's rounds with the variables at its group's first
  * iteration bound; the caller closes it with loop_end. Returns the exit
  * test's block for the break of a last partial round. */
-static void deal_rounds(Lg *g, IrStmt *s, int per, LgLoop *l, LLVMBasicBlockRef *skip) {
+static void deal_rounds(Lg *g, IrStmt *s, int per, LgLoop *l) {
     int64_t total = 1, t = g->k->threads;
     for (int i = 0; i < s->nvars; i++) total *= s->extents[i];
     int64_t groups = total / per, rounds = (groups + t - 1) / t;
@@ -219,7 +204,6 @@ static void deal_rounds(Lg *g, IrStmt *s, int per, LgLoop *l, LLVMBasicBlockRef 
     LgVal e = lg_binary(g, OP_ADD, lg_cast(g, (LgVal){g->tid, LT_INT}, LT_LL),
                         lg_binary(g, OP_MUL, lg_cast(g, l->var, LT_LL), lg_cast(g, lg_int(g, t), LT_LL)));
     if (per > 1) e = lg_binary(g, OP_MUL, e, lg_cast(g, lg_int(g, per), LT_LL));
-    *skip = NULL;
     if (groups % t) { /* if (e >= total) break; */
         LLVMValueRef in = LLVMBuildICmp(g->b, LLVMIntSLT, e.v, LLVMConstInt(g->i64, (unsigned long long)total, 0), "");
         LLVMBasicBlockRef go = lg_block(g, "in");
@@ -319,8 +303,7 @@ static void parallel(Lg *g, IrStmt *s) {
         CgVecPlan plan;
         int vw = cg_vector_width(g->k, s, &plan);
         LgLoop l;
-        LLVMBasicBlockRef skip;
-        deal_rounds(g, s, vw ? vw : 1, &l, &skip);
+        deal_rounds(g, s, vw ? vw : 1, &l);
         g->driver = NULL;
         g->owner = NULL;
         if (vw) vector_round(g, s, &plan, vw);
