@@ -356,5 +356,43 @@ void cg_split_sum(Cg *g);                              /* after the consumers' l
 const IrStmt *cg_loop_gemm(const IrKernel *k);
 /* The registers a consumer thread takes from the producer (setmaxnreg), 0: none. */
 int cg_hopper_consumer_regs(const IrKernel *k);
+/* ... and what the producer warpgroup keeps (setmaxnreg.dec). */
+int cg_hopper_producer_regs(const IrKernel *k);
+
+/* The sm_90a path's decisions both code generators share (lower_hopper.c). */
+/* A TMA'd tile's column blocks (one swizzle span a row): their columns,
+ * bytes a row and bytes; the wgmma descriptor's swizzle mode of a span. */
+int64_t cg_tma_blk_cols(const IrBuf *b);
+int64_t cg_tma_blk_row_bytes(const IrBuf *b);
+int64_t cg_tma_blk_bytes(const IrBuf *b);
+int cg_tma_swizzle_mode(int64_t row_bytes);
+/* The tensor map (parameter after the kernel's own) of a TMA copy or store. */
+int cg_tma_index(const IrKernel *k, const IrStmt *copy);
+/* The bytes of the loop's TMA copies (the full ring's), of the preloads,
+ * and those a half unit (schedule_halves) does not load. */
+int64_t cg_hopper_ring_bytes(const IrKernel *k);
+int64_t cg_hopper_preload_bytes(const IrKernel *k);
+int64_t cg_hopper_halved_bytes(const IrKernel *k);
+bool cg_hopper_has_preloads(const IrKernel *k);
+/* Whether c is the loop's copy of B of which a half unit loads half. */
+bool cg_hopper_half_copy(const IrKernel *k, const IrStmt *c);
+/* A wgmma of gemm gm: its k (32 bytes of a row), operand type name, n
+ * (half of it in a half unit), whether it accumulates integers, and
+ * whether it promotes (fp8: sums of CG_WGMMA_PROMOTE_K products added in
+ * f32). */
+int64_t cg_wgmma_k(const IrStmt *gm);
+const char *cg_wgmma_type(Dtype t);
+int64_t cg_wgmma_n(const IrStmt *gm, bool half);
+bool cg_wgmma_int(const IrStmt *gm);
+bool cg_wgmma_promotes(const IrStmt *gm);
+enum { CG_WGMMA_PROMOTE_K = 128 };
+/* The wgmma.mma_async instruction of gm at n, as inline-asm text (GCC
+ * operand numbers): the n/2 accumulators %0.., then A (a descriptor, or
+ * four registers), B's descriptor, and the predicate p (scale_d) that the
+ * caller declares from the operand after B's. */
+char *cg_wgmma_instr(Arena *ar, const IrStmt *gm, int64_t n);
+/* The byte offset of k step kk in a K-major tile (its column block, 32
+ * bytes a step inside it). */
+int64_t cg_wgmma_kmajor_offset(const IrBuf *b, int64_t kk);
 
 #endif

@@ -23,6 +23,7 @@
  * with the matching swizzle and the one wgmma descriptors describe. All
  * three spans put the 8 rows of a 16-byte chunk column in 8 different
  * bank groups, so wgmma reads them conflict-free whichever it is. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "codegen.h"
@@ -32,14 +33,14 @@ static Arena *arena(Cg *g) { return &g->k->c->arena; }
 /* ---- tile layout (see the comment above) ---- */
 /* Columns of one column block of rows of `cols` elements of `esize` bytes
  * (one swizzle span). */
-static int64_t blk_cols(const IrBuf *b) { return pass_swizzle_cols(b->shape[1], dtype_bytes(b->dtype)); }
-static int64_t blk_row_bytes(const IrBuf *b) { return blk_cols(b) * dtype_bytes(b->dtype); }
-static int64_t blk_bytes(const IrBuf *b) { return b->shape[0] * blk_row_bytes(b); }
-static int swizzle_mode(int64_t row_bytes) { return row_bytes == 128 ? 1 : row_bytes == 64 ? 2 : 3; }
+int64_t cg_tma_blk_cols(const IrBuf *b) { return pass_swizzle_cols(b->shape[1], dtype_bytes(b->dtype)); }
+int64_t cg_tma_blk_row_bytes(const IrBuf *b) { return cg_tma_blk_cols(b) * dtype_bytes(b->dtype); }
+int64_t cg_tma_blk_bytes(const IrBuf *b) { return b->shape[0] * cg_tma_blk_row_bytes(b); }
+int cg_tma_swizzle_mode(int64_t row_bytes) { return row_bytes == 128 ? 1 : row_bytes == 64 ? 2 : 3; }
 
 /* The tensor map (tl_tmapN) of a TMA copy: the loads' maps first, then the
  * stores' (cg_hopper_tensor_maps). */
-static int tma_index(const IrKernel *k, const IrStmt *copy) {
+int cg_tma_index(const IrKernel *k, const IrStmt *copy) {
     for (int i = 0; i < k->tma_copies.len; i++)
         if (k->tma_copies.items[i] == copy) return i;
     for (int i = 0; i < k->tma_stores.len; i++)
@@ -91,7 +92,7 @@ void cg_hopper_tensor_maps(const IrKernel *k, CgKernel *out) {
         const IrStmt *c = k->tma_copies.items[i];
         const IrBuf *dst = c->dst.buf;
         /* a multicast copy: each block of the cluster loads half the rows */
-        tensor_map(k, c->src.buf, blk_cols(dst), c->multicast ? dst->shape[0] / 2 : dst->shape[0], &out->tma[out->ntma++]);
+        tensor_map(k, c->src.buf, cg_tma_blk_cols(dst), c->multicast ? dst->shape[0] / 2 : dst->shape[0], &out->tma[out->ntma++]);
     }
     for (int i = 0; i < k->tma_stores.len && out->ntma < CG_MAX_TMA; i++) {
         const IrStmt *c = k->tma_stores.items[i];
@@ -112,9 +113,9 @@ static bool a_in_registers(const IrStmt *gm) { return gm->a.buf->scope == SCOPE_
 /* The K of one wgmma: 32 bytes of each operand row (k16 for f16 and bf16,
  * k32 for fp8), so a step advances a K-major descriptor by 32 bytes
  * whatever the dtype. */
-static int64_t wgmma_k(const IrStmt *gm) { return 32 / dtype_bytes(gm->a.buf->dtype); }
+int64_t cg_wgmma_k(const IrStmt *gm) { return 32 / dtype_bytes(gm->a.buf->dtype); }
 
-static const char *wgmma_type(Dtype t) {
+const char *cg_wgmma_type(Dtype t) {
     switch (t) {
     case DT_BF16: return "bf16";
     case DT_F8E4M3: return "e4m3";
@@ -125,15 +126,15 @@ static const char *wgmma_type(Dtype t) {
     }
 }
 
-static bool int_wgmma(const IrStmt *gm) { return gm->c.buf->dtype == DT_I32; }
+bool cg_wgmma_int(const IrStmt *gm) { return gm->c.buf->dtype == DT_I32; }
 
 /* The n of gemm gm's wgmmas: its accumulator's columns, half of them in
  * the code of a half unit (schedule_halves). */
-static int64_t wgmma_n(const IrStmt *gm, bool half) { return gm->c.buf->shape[1] / (half ? 2 : 1); }
+int64_t cg_wgmma_n(const IrStmt *gm, bool half) { return gm->c.buf->shape[1] / (half ? 2 : 1); }
 
 static const char *wgmma_name(Arena *a, const IrStmt *gm, int64_t n) {
-    return arena_printf(a, "tl_wgmma_m64n%lldk%lld_%s_%s%s", (long long)n, (long long)wgmma_k(gm),
-                        wgmma_type(gm->a.buf->dtype), a_in_registers(gm) ? "rs" : "ss", gm->trans_b ? "_kb" : "_nb");
+    return arena_printf(a, "tl_wgmma_m64n%lldk%lld_%s_%s%s", (long long)n, (long long)cg_wgmma_k(gm),
+                        cg_wgmma_type(gm->a.buf->dtype), a_in_registers(gm) ? "rs" : "ss", gm->trans_b ? "_kb" : "_nb");
 }
 
 /* One wgmma.mma_async of this shape: m64 x n x k, f32 (i8/u8: s32)
@@ -146,26 +147,40 @@ static const char *wgmma_name(Arena *a, const IrStmt *gm, int64_t n) {
  * int arithmetic does (no .satfinite). scale_d 0 ignores the accumulator's
  * old value: the first k step of a clearing gemm, which so needs no
  * zeroing moves. */
-static void print_wgmma(FILE *o, const char *name, const IrStmt *gm, int64_t n) {
+char *cg_wgmma_instr(Arena *ar, const IrStmt *gm, int64_t n) {
     int64_t regs = n / 2;
-    bool rs = a_in_registers(gm), ints = int_wgmma(gm), bytes = dtype_bytes(gm->a.buf->dtype) == 1;
-    int64_t a = regs, b = regs + (rs ? 4 : 1), one = b + 1;
+    bool rs = a_in_registers(gm), ints = cg_wgmma_int(gm), bytes = dtype_bytes(gm->a.buf->dtype) == 1;
+    int64_t a = regs, b = regs + (rs ? 4 : 1);
+    const char *ty = cg_wgmma_type(gm->a.buf->dtype);
+    char *out = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&out, &len);
+    fprintf(o, "wgmma.mma_async.sync.aligned.m64n%lldk%lld.%s.%s.%s {", (long long)n, (long long)cg_wgmma_k(gm),
+            ints ? "s32" : "f32", ty, ty);
+    for (int64_t r = 0; r < regs; r++) fprintf(o, "%s%%%lld", r ? ", " : "", (long long)r);
+    if (rs)
+        fprintf(o, "}, {%%%lld, %%%lld, %%%lld, %%%lld}, %%%lld, p, 1, 1, %d;", (long long)a, (long long)a + 1,
+                (long long)a + 2, (long long)a + 3, (long long)b, gm->trans_b ? 0 : 1);
+    else if (ints)
+        fprintf(o, "}, %%%lld, %%%lld, p;", (long long)a, (long long)b);
+    else if (bytes)
+        fprintf(o, "}, %%%lld, %%%lld, p, 1, 1;", (long long)a, (long long)b);
+    else
+        fprintf(o, "}, %%%lld, %%%lld, p, 1, 1, 0, %d;", (long long)a, (long long)b, gm->trans_b ? 0 : 1);
+    fclose(o);
+    char *copy = arena_printf(ar, "%s", out);
+    free(out);
+    return copy;
+}
+
+static void print_wgmma(Arena *ar, FILE *o, const char *name, const IrStmt *gm, int64_t n) {
+    int64_t regs = n / 2;
+    bool rs = a_in_registers(gm), ints = cg_wgmma_int(gm);
+    int64_t one = regs + (rs ? 4 : 1) + 1;
     fprintf(o, "\nstatic __device__ __forceinline__ void %s(%s *d, %s, unsigned long long b, int scale_d)\n{\n", name,
             ints ? "int" : "float", rs ? "unsigned a0, unsigned a1, unsigned a2, unsigned a3" : "unsigned long long a");
     fprintf(o, "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%lld, 0;\\n\"\n", (long long)one);
-    const char *ty = wgmma_type(gm->a.buf->dtype);
-    fprintf(o, "                 \"wgmma.mma_async.sync.aligned.m64n%lldk%lld.%s.%s.%s {", (long long)n,
-            (long long)wgmma_k(gm), ints ? "s32" : "f32", ty, ty);
-    for (int64_t r = 0; r < regs; r++) fprintf(o, "%s%%%lld", r ? ", " : "", (long long)r);
-    if (rs)
-        fprintf(o, "}, {%%%lld, %%%lld, %%%lld, %%%lld}, %%%lld, p, 1, 1, %d;\\n}\\n\"\n", (long long)a, (long long)a + 1,
-                (long long)a + 2, (long long)a + 3, (long long)b, gm->trans_b ? 0 : 1);
-    else if (ints)
-        fprintf(o, "}, %%%lld, %%%lld, p;\\n}\\n\"\n", (long long)a, (long long)b);
-    else if (bytes)
-        fprintf(o, "}, %%%lld, %%%lld, p, 1, 1;\\n}\\n\"\n", (long long)a, (long long)b);
-    else
-        fprintf(o, "}, %%%lld, %%%lld, p, 1, 1, 0, %d;\\n}\\n\"\n", (long long)a, (long long)b, gm->trans_b ? 0 : 1);
+    fprintf(o, "                 \"%s\\n}\\n\"\n", cg_wgmma_instr(ar, gm, n));
     fputs("                 : ", o);
     for (int64_t r = 0; r < regs; r++) fprintf(o, "%s\"+%c\"(d[%lld])", r ? ", " : "", ints ? 'r' : 'f', (long long)r);
     fprintf(o, "\n                 : %s, \"l\"(b), \"r\"(scale_d));\n}\n",
@@ -180,13 +195,13 @@ void cg_hopper_helpers(const IrKernel *k, FILE *o) {
         const IrStmt *gm = k->ws_loop->body.items[i];
         if (gm->op != IR_GEMM || !gm->wgmma) continue;
         for (int half = 0; half <= (k->sched.half_tiles > 0); half++) {
-            int64_t n = wgmma_n(gm, half);
+            int64_t n = cg_wgmma_n(gm, half);
             const char *name = wgmma_name(a, gm, n);
             bool seen = false;
             for (int j = 0; j < ndone; j++) seen |= !strcmp(done[j], name);
             if (seen || ndone == 8) continue;
             done[ndone++] = name;
-            print_wgmma(o, name, gm, n);
+            print_wgmma(a, o, name, gm, n);
         }
     }
 }
@@ -215,12 +230,12 @@ static void declare_desc_base(Cg *g, const IrBuf *b, enum DescRole role, const c
     seen[(*nseen)++] = name;
     if (role == DESC_NMAJOR_B)
         cg_line(g, "const unsigned long long %s = tl_wgmma_desc(%s, %lld, %lld, %d);", name, b->cname,
-                (long long)blk_bytes(b), (long long)(8 * blk_row_bytes(b)), swizzle_mode(blk_row_bytes(b)));
+                (long long)cg_tma_blk_bytes(b), (long long)(8 * cg_tma_blk_row_bytes(b)), cg_tma_swizzle_mode(cg_tma_blk_row_bytes(b)));
     else /* an A tile: this warpgroup's 64 rows start 64 rows down every column block */
         cg_line(g, "const unsigned long long %s = tl_wgmma_desc((const unsigned char *)%s%s, 16, %lld, %d);", name,
                 b->cname,
-                role == DESC_A ? arena_printf(arena(g), " + tl_wg * %lld", (long long)(64 * blk_row_bytes(b))) : "",
-                (long long)(8 * blk_row_bytes(b)), swizzle_mode(blk_row_bytes(b)));
+                role == DESC_A ? arena_printf(arena(g), " + tl_wg * %lld", (long long)(64 * cg_tma_blk_row_bytes(b))) : "",
+                (long long)(8 * cg_tma_blk_row_bytes(b)), cg_tma_swizzle_mode(cg_tma_blk_row_bytes(b)));
 }
 
 /* The consumers' descriptor bases: one per shared operand and role. The
@@ -242,10 +257,14 @@ static void declare_desc_bases(Cg *g) {
 
 /* The descriptor of K step kk of a K-major tile: the step's column
  * block, 32 bytes per step inside it. */
+int64_t cg_wgmma_kmajor_offset(const IrBuf *b, int64_t kk) {
+    int64_t step = 32 / dtype_bytes(b->dtype), cols = cg_tma_blk_cols(b);
+    return (kk * step / cols) * cg_tma_blk_bytes(b) + (kk * step % cols) * dtype_bytes(b->dtype);
+}
+
 static char *kmajor_desc(Cg *g, const char *slot_off, const IrBuf *b, enum DescRole role, int64_t kk) {
-    int64_t step = 32 / dtype_bytes(b->dtype), cols = blk_cols(b);
-    int64_t off = (kk * step / cols) * blk_bytes(b) + (kk * step % cols) * dtype_bytes(b->dtype);
-    return arena_printf(arena(g), "tl_wgmma_desc_at(%s, %s%lld)", desc_base(g, b, role), slot_off, (long long)off);
+    return arena_printf(arena(g), "tl_wgmma_desc_at(%s, %s%lld)", desc_base(g, b, role), slot_off,
+                        (long long)cg_wgmma_kmajor_offset(b, kk));
 }
 
 /* ---- the rings of mbarriers ----
@@ -255,7 +274,7 @@ static const char *ring_bar(Cg *g, const char *which, const char *slot) {
 }
 
 /* The bytes of the loop's TMA copies, which complete on the full ring. */
-static int64_t ring_bytes(const IrKernel *k) {
+int64_t cg_hopper_ring_bytes(const IrKernel *k) {
     int64_t bytes = 0;
     for (int i = 0; i < k->tma_copies.len; i++) {
         const IrStmt *c = k->tma_copies.items[i];
@@ -268,7 +287,7 @@ static int64_t ring_bytes(const IrKernel *k) {
 
 /* Whether c is the loop's copy of B that schedule_halves' half units load half
  * of (its one gemm's). */
-static bool half_copy(const IrKernel *k, const IrStmt *c) {
+bool cg_hopper_half_copy(const IrKernel *k, const IrStmt *c) {
     return k->sched.half_tiles && c->pipeline == k->ws_loop && cg_loop_gemm(k)->b.buf == c->dst.buf;
 }
 
@@ -277,21 +296,21 @@ static bool half_copy(const IrKernel *k, const IrStmt *c) {
  * (rank + 1) * R/2) of each column block into both blocks' tiles. */
 static void issue_tma(Cg *g, const IrStmt *c, const char *dst_expr, const char *bar) {
     const IrBuf *src = c->src.buf, *dst = c->dst.buf;
-    int map = tma_index(g->k, c), r = src->rank;
-    int64_t cols = blk_cols(dst), blocks = dst->shape[1] / cols, half = dst->shape[0] / 2;
+    int map = cg_tma_index(g->k, c), r = src->rank;
+    int64_t cols = cg_tma_blk_cols(dst), blocks = dst->shape[1] / cols, half = dst->shape[0] / 2;
     const char *half_rows = c->multicast ? arena_printf(arena(g), " + tl_cta_rank * %lld", (long long)half) : "";
     const char *half_bytes =
-        c->multicast ? arena_printf(arena(g), " + tl_cta_rank * %lld", (long long)(half * blk_row_bytes(dst))) : "";
+        c->multicast ? arena_printf(arena(g), " + tl_cta_rank * %lld", (long long)(half * cg_tma_blk_row_bytes(dst))) : "";
     /* a half unit (schedule_halves) loads the column blocks of its half of B's
      * columns into the tile's first half */
-    bool halves = half_copy(g->k, c);
+    bool halves = cg_hopper_half_copy(g->k, c);
     for (int64_t j = 0; j < blocks; j++) {
         if (halves && j == blocks / 2) {
             cg_line(g, "if (!tl_half) {");
             g->ind++;
         }
         /* a multicast copy: into both blocks of the cluster (mask 0b11) */
-        cg_line(g, "tl_tma_load<%d>(%s + %lld%s, &tl_tmap%d, %s, %s, %s);", r, dst_expr, (long long)(j * blk_bytes(dst)),
+        cg_line(g, "tl_tma_load<%d>(%s + %lld%s, &tl_tmap%d, %s, %s, %s);", r, dst_expr, (long long)(j * cg_tma_blk_bytes(dst)),
                 half_bytes, map, bar, c->multicast ? "0x3" : "0", tma_coords(g, &c->src, j * cols, halves, half_rows));
     }
     if (halves) {
@@ -300,7 +319,25 @@ static void issue_tma(Cg *g, const IrStmt *c, const char *dst_expr, const char *
     }
 }
 
-static bool has_preloads(const IrKernel *k) {
+int64_t cg_hopper_preload_bytes(const IrKernel *k) {
+    int64_t bytes = 0;
+    for (int i = 0; i < k->tma_copies.len; i++) {
+        const IrStmt *c = k->tma_copies.items[i];
+        if (!c->pipeline) bytes += buf_bytes(c->dst.buf);
+    }
+    return bytes;
+}
+
+int64_t cg_hopper_halved_bytes(const IrKernel *k) {
+    int64_t bytes = 0;
+    for (int i = 0; i < k->tma_copies.len; i++) {
+        const IrStmt *c = k->tma_copies.items[i];
+        if (cg_hopper_half_copy(k, c)) bytes += buf_bytes(c->dst.buf) / 2;
+    }
+    return bytes;
+}
+
+bool cg_hopper_has_preloads(const IrKernel *k) {
     for (int i = 0; i < k->tma_copies.len; i++)
         if (!((const IrStmt *)k->tma_copies.items[i])->pipeline) return true;
     return false;
@@ -322,7 +359,7 @@ enum { REG_POOL = 65536 };
  * plan_schedule's counter and the longest-first order to decode it needs
  * more (at 48 ptxas spilled 48 bytes in causal attention at 192 x 96 and,
  * for the whole kernel, serialised the wgmmas: C7512). */
-static int producer_regs(const IrKernel *k) { return k->sched.order == ORDER_LONGEST_FIRST ? 56 : 40; }
+int cg_hopper_producer_regs(const IrKernel *k) { return k->sched.order == ORDER_LONGEST_FIRST ? 56 : 40; }
 
 int cg_hopper_consumer_regs(const IrKernel *k) {
     if (!k->ws_loop || !k->arch_specific) return 0;
@@ -333,8 +370,8 @@ int cg_hopper_consumer_regs(const IrKernel *k) {
     }
     int64_t block = k->threads + k->producer_threads;
     int64_t entry = REG_POOL / block / 8 * 8;
-    if (frag_regs < 96 || entry > 248 || entry <= producer_regs(k)) return 0;
-    int64_t more = k->producer_threads * (entry - producer_regs(k)) / k->threads / 8 * 8;
+    if (frag_regs < 96 || entry > 248 || entry <= cg_hopper_producer_regs(k)) return 0;
+    int64_t more = k->producer_threads * (entry - cg_hopper_producer_regs(k)) / k->threads / 8 * 8;
     int64_t regs = entry + more > 256 ? 256 : entry + more;
     return regs > entry ? (int)regs : 0;
 }
@@ -387,14 +424,10 @@ void cg_hopper_split(Cg *g) {
     int consumer_regs = cg_hopper_consumer_regs(k);
     if (consumer_regs)
         cg_line(g, "asm volatile(\"setmaxnreg.dec.sync.aligned.u32 %d;\\n\" ::: \"memory\");  // to the consumers",
-                producer_regs(k));
+                cg_hopper_producer_regs(k));
     cg_line(g, "if (tid == %lld) {", (long long)T);
     g->ind++;
-    int64_t pre_bytes = 0;
-    for (int i = 0; i < k->tma_copies.len; i++) {
-        const IrStmt *c = k->tma_copies.items[i];
-        if (!c->pipeline) pre_bytes += buf_bytes(c->dst.buf);
-    }
+    int64_t pre_bytes = cg_hopper_preload_bytes(k);
     const char *var = ir_sym_cname(k->c, loop->sym), *n = cg_tmp(g, "n"), *s = cg_tmp(g, "s");
     cg_line(g, "int tl_it = 0;");
     if (k->sched.persistent) cg_tile_loop_begin(g, true);
@@ -422,16 +455,12 @@ void cg_hopper_split(Cg *g) {
         }
     cg_line(g, "if (tl_it >= %d) tl_mbar_wait(%s, (tl_it / %d - 1) & 1);  // the consumers freed the slot", S,
             ring_bar(g, "empty", s), S);
-    int64_t halved = 0; /* the bytes a half unit (schedule_halves) does not load */
-    for (int i = 0; i < k->tma_copies.len; i++) {
-        const IrStmt *c = k->tma_copies.items[i];
-        if (half_copy(k, c)) halved += buf_bytes(c->dst.buf) / 2;
-    }
+    int64_t halved = cg_hopper_halved_bytes(k);
     if (halved)
         cg_line(g, "tl_mbar_arrive_expect_tx(%s, tl_half ? %lld : %lld);", ring_bar(g, "full", s),
-                (long long)(ring_bytes(k) - halved), (long long)ring_bytes(k));
+                (long long)(cg_hopper_ring_bytes(k) - halved), (long long)cg_hopper_ring_bytes(k));
     else
-        cg_line(g, "tl_mbar_arrive_expect_tx(%s, %lld);", ring_bar(g, "full", s), (long long)ring_bytes(k));
+        cg_line(g, "tl_mbar_arrive_expect_tx(%s, %lld);", ring_bar(g, "full", s), (long long)cg_hopper_ring_bytes(k));
     for (int i = 0; i < k->tma_copies.len; i++) {
         const IrStmt *c = k->tma_copies.items[i];
         if (!c->pipeline) continue;
@@ -518,23 +547,22 @@ static bool pack_a_regs(Cg *g, const IrStmt *gm, const char *regs) {
  * bits than f32 (about 14: DeepSeek-V3's report), too few for sums of
  * thousands of products (docs/decisions.md, "fp8 sums promoted to f32
  * every 128 products"). So an
- * fp8 gemm sums every PROMOTE_K products into registers of their own,
+ * fp8 gemm sums every CG_WGMMA_PROMOTE_K products into registers of their own,
  * started from zero, which are then added to the accumulator in f32: as
  * cuBLAS's fp8 GEMMs do unless asked for "fast accumulation", and at
  * DeepSeek-V3's interval (128, four wgmmas of k32), whatever the K tile:
  * the error grows with the products summed in the narrow adds. */
-enum { PROMOTE_K = 128 };
-static bool promotes(const IrStmt *gm) { return dtype_is_fp8(gm->a.buf->dtype); }
+bool cg_wgmma_promotes(const IrStmt *gm) { return dtype_is_fp8(gm->a.buf->dtype); }
 
-/* Issues wgmma steps [kk_lo, kk_hi) of gemm gm (k steps of wgmma_k; its
+/* Issues wgmma steps [kk_lo, kk_hi) of gemm gm (k steps of cg_wgmma_k; its
  * ring operands in slot `slot`) as one commit group, into its accumulator
- * or, where it promotes, into tl_part (the steps' first one starts it from
+ * or, where it cg_wgmma_promotes, into tl_part (the steps' first one starts it from
  * zero); cg_wgmma_wait completes the group. The gemm's first steps
  * synchronise and pack a register A. */
 static void cg_wgmma_steps(Cg *g, IrStmt *gm, const char *slot, int64_t kk_lo, int64_t kk_hi) {
     const IrBuf *A = gm->a.buf, *B = gm->b.buf, *C = gm->c.buf;
     int64_t K = A->shape[1];
-    const char *name = wgmma_name(arena(g), gm, wgmma_n(gm, g->half)), *acc = promotes(gm) ? "tl_part" : C->cname;
+    const char *name = wgmma_name(arena(g), gm, cg_wgmma_n(gm, g->half)), *acc = cg_wgmma_promotes(gm) ? "tl_part" : C->cname;
     const char *a_slot = A->scope == SCOPE_SHARED ? operand_slot(g, A, slot) : NULL, *b_slot = operand_slot(g, B, slot);
     const char *a_regs = "tl_a_regs";
     if (kk_lo == 0) {
@@ -557,15 +585,15 @@ static void cg_wgmma_steps(Cg *g, IrStmt *gm, const char *slot, int64_t kk_lo, i
             b = kmajor_desc(g, b_slot, B, DESC_KMAJOR_B, kk);
         else /* N-major: a k16 step is 16 rows of a column block down */
             b = arena_printf(arena(g), "tl_wgmma_desc_at(%s, %s%lld)", desc_base(g, B, DESC_NMAJOR_B), b_slot,
-                             (long long)(kk * 16 * blk_row_bytes(B)));
-        cg_line(g, "%s(%s, %s, %s, %d);", name, acc, a, b, (gm->clear || promotes(gm)) && kk == kk_lo ? 0 : 1);
+                             (long long)(kk * 16 * cg_tma_blk_row_bytes(B)));
+        cg_line(g, "%s(%s, %s, %s, %d);", name, acc, a, b, (gm->clear || cg_wgmma_promotes(gm)) && kk == kk_lo ? 0 : 1);
     }
     cg_line(g, "tl_wgmma_commit();");
 }
 
 /* Issues all of gemm gm (not promoting) as one commit group. */
 static void cg_wgmma_issue(Cg *g, IrStmt *gm, const char *slot) {
-    cg_wgmma_steps(g, gm, slot, 0, gm->a.buf->shape[1] / wgmma_k(gm));
+    cg_wgmma_steps(g, gm, slot, 0, gm->a.buf->shape[1] / cg_wgmma_k(gm));
 }
 
 /* Waits until at most `pending` commit groups of this warpgroup's wgmmas
@@ -579,18 +607,18 @@ static void cg_wgmma_wait(Cg *g, const IrStmt *gm, int pending) {
             gm->c.buf->cname, r);
 }
 
-/* Issues gemm gm and waits for it; a promoting one in runs of PROMOTE_K
+/* Issues gemm gm and waits for it; a promoting one in runs of CG_WGMMA_PROMOTE_K
  * products, each waited for and added to the accumulator in f32. */
 static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot) {
     cg_line(g, "{");
     g->ind++;
     const IrBuf *C = gm->c.buf;
-    if (!promotes(gm)) {
+    if (!cg_wgmma_promotes(gm)) {
         cg_wgmma_issue(g, gm, slot);
         cg_wgmma_wait(g, gm, 0);
     } else {
-        int64_t steps = gm->a.buf->shape[1] / wgmma_k(gm), run = PROMOTE_K / wgmma_k(gm);
-        cg_line(g, "float tl_part[%lld];  // the sums of %d products (promotes)", (long long)C->layout.regs, PROMOTE_K);
+        int64_t steps = gm->a.buf->shape[1] / cg_wgmma_k(gm), run = CG_WGMMA_PROMOTE_K / cg_wgmma_k(gm);
+        cg_line(g, "float tl_part[%lld];  // the sums of %d products (promotes)", (long long)C->layout.regs, CG_WGMMA_PROMOTE_K);
         for (int64_t lo = 0; lo < steps; lo += run) {
             int64_t hi = lo + run < steps ? lo + run : steps;
             cg_wgmma_steps(g, gm, slot, lo, hi);
@@ -677,7 +705,7 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
     }
     g->half = false;
     if (k->sched.half_tiles) cg_line(g, "}");
-    if (k->sched.persistent && has_preloads(k))
+    if (k->sched.persistent && cg_hopper_has_preloads(k))
         cg_line(g, "if (lane == 0) tl_mbar_arrive(tl_preload_free);  // the next tile's preloads may come");
     if (k->sched.split_ways) cg_split_sum(g);
     g->ind--;
@@ -705,7 +733,7 @@ void cg_hopper_idle_begin(Cg *g) {
     }
     cg_line(g, "if (%s) {  // this warpgroup's rows are all past the stores' edge: it only keeps the pipeline going", cond);
     g->ind++;
-    bool preload_free = k->sched.persistent && has_preloads(k);
+    bool preload_free = k->sched.persistent && cg_hopper_has_preloads(k);
     if (preload_free) cg_line(g, "tl_mbar_wait(tl_preload, tl_n & 1);  // this tile's preloads (then the next may come)");
     producer_lets(g);
     const char *n = cg_tmp(g, "n"), *s = cg_tmp(g, "s"), *kt = cg_tmp(g, "kb");
@@ -743,7 +771,7 @@ static void tma_store(Cg *g, IrStmt *s) {
     const IrBuf *f = s->src.buf, *t = s->dst.buf;
     int64_t esize = dtype_bytes(t->dtype), cols = pass_swizzle_cols(f->shape[1], esize), row_bytes = cols * esize;
     int64_t block_bytes = 64 * row_bytes, wg_bytes = k->store_bytes / (k->threads / 128); /* ir.h: store_bytes */
-    int map = tma_index(k, s);
+    int map = cg_tma_index(k, s);
     const char *st = cg_tmp(g, "st"), *q = cg_tmp(g, "q"), *v = cg_tmp(g, "v"), *row = cg_tmp(g, "r"), *col = cg_tmp(g, "c");
     const char *vt = cg_vector_type((int)(2 * esize)), *et = cg_storage_type(t->dtype);
     cg_line(g, "{");
