@@ -80,6 +80,20 @@ typedef struct Lg {
     int nlane;
     /* the libdevice functions the module calls (linked in after building) */
     bool uses_libdevice;
+    /* ---- the sm_90a warp-specialised path (llvm_hopper.c) ---- */
+    LLVMValueRef tmap[CG_MAX_TMA];   /* the tensor maps' generic addresses (i64) */
+    LLVMValueRef full, empty, preload, preload_free;  /* mbarriers (ptr addrspace(3)) */
+    LLVMValueRef it;                 /* tl_it: the consumers' pipeline iterations (an alloca) */
+    LgVal wg;                        /* this consumer warpgroup */
+    LLVMValueRef desc[16];           /* wgmma descriptor bases (i64), by buffer and role */
+    const IrBuf *desc_buf[16];
+    int desc_role[16], ndesc;
+    bool half;                       /* emitting a half unit's code (schedule_halves) */
+    LLVMBasicBlockRef idle_join;     /* after the idle warpgroups' branch */
+    /* ---- persistent schedules (llvm_schedule.c) ---- */
+    LLVMValueRef next_tile;          /* the longest-first order's shared slot */
+    LgVal tile_n, tile_half, tile_hcol, tile_at, tile_piece, cta_rank;
+    LLVMBasicBlockRef tile_next;     /* `continue` of the tile loop */
 } Lg;
 
 /* llvm_emit.c */
@@ -196,6 +210,47 @@ void lg_pipelined(Lg *g, IrStmt *s);
  * returns once at most `pending` of its groups are still in flight. */
 void lg_cp_async_commit(Lg *g);
 void lg_cp_async_wait(Lg *g, int pending);
+
+/* llvm_schedule.c: block indices, the persistent tile loop and split tiles
+ * (emit.c's cg_block_indices, tile_order.c and lower_split.c are the
+ * model) */
+/* The block indices from blockIdx (lin NULL) or from the linear tile
+ * number *lin, in panels where use_swizzle asks, and clusters' ranks. */
+void lg_block_indices(Lg *g, const LgVal *lin);
+typedef struct LgTileLoop {
+    LLVMBasicBlockRef head, latch, exit;
+    LLVMValueRef n, tile;            /* the phis */
+    bool producer;
+} LgTileLoop;
+void lg_tile_loop_begin(Lg *g, LgTileLoop *l, bool producer);
+void lg_tile_loop_end(Lg *g, LgTileLoop *l);
+/* The loop over the iterations of this unit (all n unless split), counting
+ * the pipeline's iterations in the i32 alloca `it`; var is bound to the
+ * iteration. */
+void lg_split_loop_begin(Lg *g, LgLoop *l, LgVal n, const Sym *var, LLVMValueRef it);
+void lg_split_loop_end(Lg *g, LgLoop *l, LLVMValueRef it);
+void lg_split_sum(Lg *g);
+void lg_schedule_globals(Lg *g);     /* the counters and partial sums the schedule keeps */
+/* The atomics and fences the schedules use. */
+void lg_threadfence(Lg *g);
+LLVMValueRef lg_atomic(Lg *g, LLVMAtomicRMWBinOp op, LLVMValueRef ptr, LLVMValueRef v);
+LLVMValueRef lg_shfl0(Lg *g, LLVMValueRef v);  /* lane 0's v in every lane */
+void lg_named_bar(Lg *g, const char *op, LLVMValueRef id, int threads);  /* bar.sync / bar.arrive */
+
+/* llvm_hopper.c: the warp-specialised sm_90a pipeline (lower_hopper.c is
+ * the model) */
+void lg_hopper_params(Lg *g);        /* the tensor maps' addresses */
+void lg_hopper_split(Lg *g);         /* mbarriers, the producer; the consumers go on */
+void lg_hopper_consumer(Lg *g, IrStmt *loop);
+void lg_hopper_preload_wait(Lg *g);
+void lg_hopper_tma_store(Lg *g, IrStmt *s);
+void lg_hopper_idle_begin(Lg *g);
+void lg_hopper_idle_end(Lg *g);
+void lg_hopper_finish(Lg *g);
+/* The byval tensor-map parameters the kernel type gets, and the PTX
+ * directives LLVM 19 does not print (clusters). */
+int lg_hopper_nparams(const IrKernel *k);
+char *lg_hopper_ptx_directives(const IrKernel *k, char *ptx, size_t *len);
 
 /* llvm_target.c */
 /* PTX of module m for sm_<arch>(a), after O3 (and the libdevice link where

@@ -398,8 +398,12 @@ static void copy_cooperative(Lg *g, IrStmt *s) {
 }
 
 void lg_copy(Lg *g, IrStmt *s) {
-    if (s->mech == COPY_TMA || s->mech == COPY_TMA_STORE) {
-        lg_error(g, s->loc, "the llvm backend does not lower TMA copies yet (use --backend nvrtc)");
+    if (s->mech == COPY_TMA) { /* the producer warpgroup issued it */
+        lg_hopper_preload_wait(g);
+        return;
+    }
+    if (s->mech == COPY_TMA_STORE) {
+        lg_hopper_tma_store(g, s);
         return;
     }
     bool fs = s->src.buf->scope == SCOPE_FRAGMENT, fd = s->dst.buf->scope == SCOPE_FRAGMENT;

@@ -122,7 +122,7 @@ static char *llvm_template(Lg *g, const char *text) {
 LLVMValueRef lg_asm(Lg *g, LLVMTypeRef ret, const char *gcc_text, const char *constraints, LLVMValueRef *args,
                     int nargs, bool side_effects) {
     char *text = llvm_template(g, gcc_text);
-    LLVMTypeRef params[32];
+    LLVMTypeRef *params = arena_alloc(&g->k->c->arena, sizeof(LLVMTypeRef) * (size_t)(nargs + 1));
     for (int i = 0; i < nargs; i++) params[i] = LLVMTypeOf(args[i]);
     LLVMTypeRef ft = LLVMFunctionType(ret ? ret : g->vd, params, (unsigned)nargs, 0);
     LLVMValueRef fn = LLVMGetInlineAsm(ft, (char *)text, strlen(text), (char *)constraints, strlen(constraints),
@@ -196,45 +196,27 @@ static void annotate(Lg *g, const char *key, int value) {
     LLVMAddNamedMetadataOperand(g->mod, "nvvm.annotations", node);
 }
 
-/* The block indices (cg_block_indices) from blockIdx: in panels where
- * use_swizzle asks. Clusters and persistent loops are the sm_90a path's. */
-static void block_indices(Lg *g) {
-    IrKernel *k = g->k;
-    KernelInfo *info = k->info;
-    static const char *const ctaid[3] = {"ctaid.x", "ctaid.y", "ctaid.z"};
-    static const char *const nctaid[3] = {"nctaid.x", "nctaid.y", "nctaid.z"};
-    LgVal val[3], extent[3];
-    bool panels = k->swizzle_panel > 0 && k->grid_rank >= 2 && info->block_idx.len >= 2;
-    for (int d = 0; d < info->block_idx.len; d++) {
-        val[d] = (LgVal){lg_sreg(g, ctaid[d]), LT_UINT};
-        extent[d] = k->grid[d] >= 0 ? lg_int(g, k->grid[d]) : (LgVal){lg_sreg(g, nctaid[d]), LT_UINT};
-        extent[d] = lg_cast(g, extent[d], LT_LL);
+/* The sm_90a path's tensor maps: 128-byte CUtensorMaps passed by value,
+ * 64-byte aligned, and __grid_constant__ (the "grid_constant" annotation
+ * lists their 1-based indices): the TMA unit reads them in the parameter
+ * space by their generic address, so they must not be copied to local
+ * memory as other byval parameters are. */
+static void tensor_map_params(Lg *g) {
+    const IrKernel *k = g->k;
+    int n = lg_hopper_nparams(k), first = k->info->params.len + k->info->dynamic.len;
+    if (!n) return;
+    LLVMTypeRef map = LLVMArrayType2(g->i64, 16);
+    LLVMMetadataRef idx[CG_MAX_TMA];
+    for (int i = 0; i < n && i < CG_MAX_TMA; i++) {
+        unsigned at = (unsigned)(first + i);
+        unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5), align = LLVMGetEnumAttributeKindForName("align", 5);
+        LLVMAddAttributeAtIndex(g->fn, at + 1, LLVMCreateTypeAttribute(g->ctx, byval, map));
+        LLVMAddAttributeAtIndex(g->fn, at + 1, LLVMCreateEnumAttribute(g->ctx, align, 64));
+        idx[i] = LLVMValueAsMetadata(LLVMConstInt(g->i32, at + 1, 0));
     }
-    if (panels) {
-        /* lin = by * gridDim.x + bx, cut into panels of swizzle_panel along a */
-        int a = k->swizzle_col ? 1 : 0, b = 1 - a;
-        LgVal lin = lg_binary(g, OP_ADD, lg_binary(g, OP_MUL, lg_cast(g, val[1], LT_LL),
-                                                     lg_cast(g, (LgVal){lg_sreg(g, "nctaid.x"), LT_UINT}, LT_LL)),
-                              lg_cast(g, val[0], LT_LL));
-        LgVal panel = lg_cast(g, lg_int(g, k->swizzle_panel), LT_LL);
-        LgVal per_panel = lg_binary(g, OP_MUL, panel, extent[b]);
-        LgVal first = lg_binary(g, OP_MUL, lg_binary(g, OP_DIV, lin, per_panel), panel);
-        LgVal rem = lg_binary(g, OP_MOD, lin, per_panel);
-        LgVal left = lg_binary(g, OP_SUB, extent[a], first);
-        LgVal width = {LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, panel.v, left.v, ""), panel.v, left.v, ""),
-                       LT_LL};
-        val[a] = lg_binary(g, OP_ADD, first, lg_binary(g, OP_MOD, rem, width));
-        val[b] = lg_binary(g, OP_DIV, rem, width);
-    }
-    for (int i = 0; i < info->block_idx.len; i++) {
-        LgVal v = lg_cast(g, lg_cast(g, val[i], LT_INT), g->index_type);
-        lg_bind(g, info->block_idx.items[i], v);
-        /* block index i runs over [0, grid[i]): the compiler may drop the
-         * bounds tests of tiles that divide the tensor */
-        LgVal ext = lg_cast(g, extent[i], g->index_type);
-        assume(g, LLVMBuildICmp(g->b, LLVMIntSGE, v.v, lg_const_int(g, g->index_type, 0), ""));
-        assume(g, LLVMBuildICmp(g->b, LLVMIntSLT, v.v, ext.v, ""));
-    }
+    LLVMMetadataRef ops[3] = {LLVMValueAsMetadata(g->fn), LLVMMDStringInContext2(g->ctx, "grid_constant", 13),
+                              LLVMMDNodeInContext2(g->ctx, idx, (size_t)(n < CG_MAX_TMA ? n : CG_MAX_TMA))};
+    LLVMAddNamedMetadataOperand(g->mod, "nvvm.annotations", LLVMMetadataAsValue(g->ctx, LLVMMDNodeInContext2(g->ctx, ops, 3)));
 }
 
 static void declare_buffers(Lg *g, LLVMBasicBlockRef entry) {
@@ -265,7 +247,7 @@ static void declare_buffers(Lg *g, LLVMBasicBlockRef entry) {
  * dynamic sizes (int). */
 static LLVMTypeRef kernel_type(Lg *g) {
     KernelInfo *info = g->k->info;
-    int n = info->params.len + info->dynamic.len;
+    int n = info->params.len + info->dynamic.len + lg_hopper_nparams(g->k);
     LLVMTypeRef *types = arena_alloc(&g->k->c->arena, sizeof(LLVMTypeRef) * (size_t)(n + 1));
     int i = 0;
     for (int p = 0; p < info->params.len; p++) {
@@ -273,6 +255,7 @@ static LLVMTypeRef kernel_type(Lg *g) {
         types[i++] = s->kind == SYM_TENSOR ? g->gptr : lg_storage_type(g, s->dtype);
     }
     for (int d = 0; d < info->dynamic.len; d++) types[i++] = g->i32;
+    while (i < n) types[i++] = g->ptr; /* the tensor maps (tensor_map_params) */
     return LLVMFunctionType(g->vd, types, (unsigned)n, 0);
 }
 
@@ -327,17 +310,6 @@ static void init_types(Lg *g) {
     g->sptr = LLVMPointerTypeInContext(g->ctx, 3);
 }
 
-/* What this backend does not lower yet, as a located error. */
-static bool supported(Lg *g) {
-    IrKernel *k = g->k;
-    if (k->ws_loop) {
-        lg_error(g, k->info->node->loc, "the llvm backend does not lower the sm_90a warp-specialised path yet "
-                                  "(use --backend nvrtc)");
-        return false;
-    }
-    return true;
-}
-
 static void build_kernel(Lg *g) {
     IrKernel *k = g->k;
     const char *name = cg_kernel_name(k);
@@ -347,6 +319,9 @@ static void build_kernel(Lg *g) {
     annotate(g, "kernel", 1);
     int64_t block = k->threads + k->producer_threads;
     annotate(g, "maxntidx", (int)block);
+    /* setmaxnreg needs a register cap at entry: one block an SM */
+    if (cg_hopper_consumer_regs(k)) annotate(g, "minctasm", 1);
+    tensor_map_params(g);
     char buf[32];
     snprintf(buf, sizeof buf, "%lld", (long long)block);
     add_fn_attr(g, g->fn, "nvvm.maxntid", buf);
@@ -358,17 +333,35 @@ static void build_kernel(Lg *g) {
     LLVMTypeRef smem_t = LLVMArrayType2(g->i8, 0);
     LLVMValueRef smem = LLVMAddGlobalInAddressSpace(g->mod, smem_t, "tl_smem", 3);
     LLVMSetLinkage(smem, LLVMExternalLinkage);
-    LLVMSetAlignment(smem, 128);
+    LLVMSetAlignment(smem, k->ws_loop ? 1024 : 128);
     g->smem = smem;
+    if (k->ws_loop) {
+        /* TMA swizzles by shared-memory address bits: stages start on
+         * 1024-byte boundaries of the window (plan_shared left the room) */
+        LLVMValueRef low = LLVMBuildAnd(g->b, lg_shared_addr(g, smem), LLVMConstInt(g->i32, 1023, 0), "");
+        LLVMValueRef pad = LLVMBuildAnd(g->b, LLVMBuildSub(g->b, LLVMConstInt(g->i32, 1024, 0), low, ""),
+                                        LLVMConstInt(g->i32, 1023, 0), "");
+        LLVMValueRef off = LLVMBuildZExt(g->b, pad, g->i64, "");
+        g->smem = LLVMBuildInBoundsGEP2(g->b, g->i8, smem, &off, 1, "tl_smem");
+    }
     g->tid = lg_sreg(g, "tid.x");
     assume(g, LLVMBuildICmp(g->b, LLVMIntULT, g->tid, LLVMConstInt(g->i32, (unsigned long long)block, 0), ""));
     LLVMValueRef c32 = LLVMConstInt(g->i32, 32, 0);
     g->lane = LLVMBuildURem(g->b, g->tid, c32, "lane");
     g->warp = LLVMBuildUDiv(g->b, g->tid, c32, "warp");
     bind_parameters(g);
-    block_indices(g);
+    lg_hopper_params(g);
+    if (!k->sched.persistent) lg_block_indices(g, NULL);
     declare_buffers(g, entry);
+    lg_schedule_globals(g);
+    if (k->ws_loop) lg_hopper_split(g);
+    LgTileLoop tiles;
+    if (k->sched.persistent) lg_tile_loop_begin(g, &tiles, false);
+    if (k->sched.idle_stores.len) lg_hopper_idle_begin(g);
     lg_block_emit(g, &k->body);
+    if (k->sched.idle_stores.len) lg_hopper_idle_end(g);
+    if (k->sched.persistent) lg_tile_loop_end(g, &tiles);
+    if (k->ws_loop) lg_hopper_finish(g);
     LLVMBuildRetVoid(g->b);
     LLVMPositionBuilderAtEnd(g->b, entry);
     LLVMBuildBr(g->b, start);
@@ -393,7 +386,6 @@ bool cg_llvm_emit(IrKernel *k, const char *source_file, CgKernel *out) {
             if (!buf_dim_dynamic(p, d) && __builtin_mul_overflow(elems, p->shape[d], &elems)) elems = INT64_MAX;
         if (elems > INT32_MAX) g.index_type = LT_LL;
     }
-    if (!supported(&g)) return false;
     double t0 = lg_now_s();
     g.ctx = LLVMContextCreate();
     g.mod = LLVMModuleCreateWithNameInContext(source_file ? source_file : "<input>", g.ctx);
@@ -423,6 +415,7 @@ bool cg_llvm_emit(IrKernel *k, const char *source_file, CgKernel *out) {
         out->opt_s = times.opt_s;
         out->ptx_s = times.ptx_s;
         if (!ok) fprintf(k->c->err, "tilec: %s (this is a bug in tilec)\n", err);
+        else out->source = lg_hopper_ptx_directives(k, out->source, &out->source_len);
     }
     if (g.mod) LLVMDisposeModule(g.mod);
     LLVMContextDispose(g.ctx);

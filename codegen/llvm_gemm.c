@@ -263,10 +263,6 @@ static void gemm_fma(Lg *g, IrStmt *s) {
 }
 
 void lg_gemm(Lg *g, IrStmt *s) {
-    if (s->wgmma) {
-        lg_error(g, s->loc, "the llvm backend does not lower the sm_90a wgmma gemm yet (use --backend nvrtc)");
-        return;
-    }
     const IrBuf *C = s->c.buf;
     bool tensor_cores;
     const char *why = cg_gemm_plan(g->k, s, &tensor_cores);

@@ -112,6 +112,10 @@ static void print(Lg *g, IrStmt *s) {
 /* ---- loops ---- */
 
 static void for_loop(Lg *g, IrStmt *s) {
+    if (s == g->k->ws_loop) {
+        lg_hopper_consumer(g, s);
+        return;
+    }
     if (s->loop == LOOP_PIPELINED) {
         lg_pipelined(g, s);
         return;

@@ -44,8 +44,8 @@ static void cubin_key(const CgKernel *ck, const LibBuild *b, char key[HASH_KEY_S
     const char *backend = "nvrtc", *tools = rt_nvrtc_version();
     if (ck->backend == CG_LLVM) { /* PTX made by the LLVM the module was built with */
         backend = "llvm";
-        tools = rt_nvjitlink_version();
-        if (!tools) tools = "no nvJitLink";
+        tools = rt_ptx_assembler_key();
+        if (!tools) tools = "no PTX assembler";
     }
     const char *parts[] = {ck->source, b->arch, target, plan, backend, tools, TILEC_VERSION, "cubin"};
     hash_key(key, parts, 8);
@@ -81,7 +81,7 @@ int lib_obtain_cubin(Ctx *c, const CgKernel *ck, const LibBuild *b, LibBinary *b
         fprintf(b->err, "tilec: %s for %s: %d registers, %d bytes spill stores, %d bytes spill loads, %lld bytes "
                         "dynamic shared memory, %s in %.3f s\n",
                 ck->name, b->arch, res.registers, res.spill_store_bytes, res.spill_load_bytes,
-                (long long)ck->smem_bytes, llvm ? "PTX assembled by nvJitLink" : "compiled by NVRTC", res.seconds);
+                (long long)ck->smem_bytes, llvm ? arena_printf(&c->arena, "PTX assembled by %s", rt_ptx_assembler()) : "compiled by NVRTC", res.seconds);
     if (b->verbose && res.perf_warning[0]) fprintf(b->err, "tilec: ptxas: %s\n", res.perf_warning);
     rt_cache_put(&cache, key, res.cubin, res.cubin_size);
     bin->cubin = res.cubin;

@@ -1,15 +1,26 @@
-/* ptx_link.c - PTX to a cubin through nvJitLink (the LLVM backend's last
- * step, in place of NVRTC's). libnvJitLink.so is opened with dlopen, as
- * libcuda is: tilec links nothing of it, and a toolkit without it only
- * loses this path. The library is the toolkit's; its own ptxas reads the
- * PTX, so -v gives the same register and spill counts as NVRTC's log. */
+/* ptx_link.c - PTX to a cubin (the LLVM backend's last step, in place of
+ * NVRTC's): the toolkit's ptxas program where it is, otherwise nvJitLink.
+ *
+ * ptxas as a program compiles the whole PTX as one kernel's program, as
+ * NVRTC does; nvJitLink's in-process ptxas compiles for linking (-c),
+ * where ptxas serialises every wgmma of a kernel ("Extern calls", C7509)
+ * and ignores setmaxnreg (C7504): right code, but the sm_90a path loses
+ * what it is for. So the program comes first (Triton does the same), at
+ * the path of the toolkit tilec was built with; libnvJitLink is opened
+ * with dlopen, as libcuda is. Either way -v gives the same register and
+ * spill counts as NVRTC's log. */
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "runtime.h"
 #include "support.h"
@@ -77,9 +88,37 @@ static void jit_load(void) {
     jit.loaded = true;
 }
 
-const char *rt_nvjitlink_version(void) {
+/* ---- which assembler ---- */
+
+static struct {
+    bool ptxas;            /* the program is there */
+    char key[sizeof TILEC_CUDA_PTXAS + 64], name[32];
+} assembler;
+static pthread_once_t assembler_once = PTHREAD_ONCE_INIT;
+
+static void assembler_find(void) {
+    struct stat st;
+    if (stat(TILEC_CUDA_PTXAS, &st) == 0 && S_ISREG(st.st_mode) && access(TILEC_CUDA_PTXAS, X_OK) == 0) {
+        assembler.ptxas = true;
+        snprintf(assembler.key, sizeof assembler.key, "ptxas %s %lld %lld", TILEC_CUDA_PTXAS, (long long)st.st_size,
+                 (long long)st.st_mtime);
+        snprintf(assembler.name, sizeof assembler.name, "ptxas");
+        return;
+    }
     pthread_once(&jit_once, jit_load);
-    return jit.loaded ? jit.version : NULL;
+    if (!jit.loaded) return;
+    snprintf(assembler.key, sizeof assembler.key, "nvJitLink %s", jit.version);
+    snprintf(assembler.name, sizeof assembler.name, "nvJitLink %s", jit.version);
+}
+
+const char *rt_ptx_assembler(void) {
+    pthread_once(&assembler_once, assembler_find);
+    return assembler.name[0] ? assembler.name : NULL;
+}
+
+const char *rt_ptx_assembler_key(void) {
+    pthread_once(&assembler_once, assembler_find);
+    return assembler.key[0] ? assembler.key : NULL;
 }
 
 static double now(void) {
@@ -118,15 +157,101 @@ static int first_line(const char *log, const char **start) {
     return (int)(e ? e - log : (long)strlen(log));
 }
 
+/* ---- the ptxas program ---- */
+
+static bool write_file(const char *path, const void *data, size_t n) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return false;
+    bool ok = fwrite(data, 1, n, f) == n;
+    return fclose(f) == 0 && ok;
+}
+
+static char *read_file(const char *path, size_t *n) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *data = NULL;
+    size_t len = 0, cap = 0, got;
+    do {
+        if (len + 65536 + 1 > cap) data = xrealloc(data, cap = 2 * cap + 65536 + 1);
+        got = fread(data + len, 1, cap - len - 1, f);
+        len += got;
+    } while (got > 0);
+    fclose(f);
+    data[len] = 0;
+    *n = len;
+    return data;
+}
+
+/* ptxas -arch=<arch> -O3 -v on the PTX in a directory of its own under
+ * /tmp, its messages to a file; no environment handed on. */
+static bool run_ptxas(const char *ptx, size_t size, const char *name, const char *arch, RtCompileResult *out) {
+    char dir[] = "/tmp/tilec-ptxas-XXXXXX";
+    if (!mkdtemp(dir)) return failed(out, "could not make a directory under /tmp for ptxas.");
+    char in[64], cubin[64], log[64], arch_option[40];
+    snprintf(in, sizeof in, "%s/kernel.ptx", dir);
+    snprintf(cubin, sizeof cubin, "%s/kernel.cubin", dir);
+    snprintf(log, sizeof log, "%s/log", dir);
+    snprintf(arch_option, sizeof arch_option, "-arch=%s", arch);
+    bool ok = false;
+    if (!write_file(in, ptx, size)) {
+        failed(out, "could not write the PTX of %s for ptxas under /tmp.", name);
+    } else {
+        char *argv[] = {"ptxas", arch_option, "-O3", "-v", "-o", cubin, in, NULL};
+        char *envp[] = {NULL};
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        posix_spawn_file_actions_adddup2(&actions, 1, 2);
+        pid_t pid;
+        int status = 0, rc = posix_spawn(&pid, TILEC_CUDA_PTXAS, &actions, NULL, argv, envp);
+        posix_spawn_file_actions_destroy(&actions);
+        if (rc != 0) {
+            failed(out, "could not run ptxas (%s): %s.", TILEC_CUDA_PTXAS, strerror(rc));
+        } else {
+            while (waitpid(pid, &status, 0) < 0) {
+            }
+            size_t n = 0;
+            char *text = read_file(log, &n);
+            if (text) {
+                free(out->log);
+                out->log = text;
+            }
+            if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+                const char *line;
+                int len = first_line(out->log, &line);
+                failed(out, "ptxas could not assemble the PTX of %s for %s: %.*s", name, arch, len > 160 ? 160 : len, line);
+            } else if (!(out->cubin = read_file(cubin, &out->cubin_size)) || !out->cubin_size) {
+                failed(out, "ptxas produced no cubin for %s.", name);
+            } else {
+                ok = true;
+            }
+        }
+    }
+    unlink(in);
+    unlink(cubin);
+    unlink(log);
+    rmdir(dir);
+    return ok;
+}
+
 bool rt_ptx_to_cubin(const char *ptx, size_t size, const char *name, const char *arch, RtCompileResult *out) {
     double start = now();
     memset(out, 0, sizeof *out);
     out->log = xstrdup("");
     out->registers = out->spill_store_bytes = out->spill_load_bytes = -1;
     out->static_smem_bytes = out->stack_frame_bytes = -1;
+    pthread_once(&assembler_once, assembler_find);
+    if (assembler.ptxas) {
+        bool ok = run_ptxas(ptx, size, name, arch, out);
+        rt_parse_ptxas_log(out->log, out);
+        rt_ptxas_perf_warning(out->log, out->perf_warning);
+        out->ok = ok;
+        out->seconds = now() - start;
+        return ok;
+    }
     pthread_once(&jit_once, jit_load);
     if (!jit.loaded) {
-        failed(out, "%s, so the llvm backend cannot make a cubin.", jit.why);
+        failed(out, "%s and %s is missing, so the llvm backend cannot make a cubin.", jit.why, TILEC_CUDA_PTXAS);
         out->seconds = now() - start;
         return false;
     }

@@ -59,14 +59,21 @@ const char *rt_nvrtc_version(void);
 bool rt_nvrtc_targets(int sm, char list[256]);
 
 /* ---- ptx_link.c ---- */
-/* PTX (from the LLVM backend) to a cubin for sm_<arch> with nvJitLink,
- * the toolkit's library that runs ptxas in process (no NVRTC, no GPU).
- * libnvJitLink is opened on first use; without it the call fails with a
- * sentence. Fills out as rt_compile does (cubin, log, ptxas counts,
- * seconds). */
+/* PTX (from the LLVM backend) to a cubin for sm_<arch>, without NVRTC or
+ * a GPU: with the ptxas of the toolkit tilec was built with, run as a
+ * program on the whole PTX, or where that is missing with nvJitLink, the
+ * toolkit's library that runs ptxas in process (opened on first use). Its
+ * ptxas compiles for linking (-c), where wgmmas are serialised and
+ * setmaxnreg ignored, so it is the second choice. Without either the call
+ * fails with a sentence. Fills out as rt_compile does (cubin, log, ptxas
+ * counts, seconds). */
 bool rt_ptx_to_cubin(const char *ptx, size_t size, const char *name, const char *arch, RtCompileResult *out);
-/* "13.0", or NULL without libnvJitLink (part of the LLVM path's cache key). */
-const char *rt_nvjitlink_version(void);
+/* Which assembler rt_ptx_to_cubin uses, in words ("ptxas", "nvJitLink
+ * 13.0"), and its identity for the LLVM path's cache key (the ptxas
+ * program's path, size and time, or nvJitLink's version); NULL for
+ * neither. */
+const char *rt_ptx_assembler(void);
+const char *rt_ptx_assembler_key(void);
 
 /* ---- driver.c ---- */
 /* Writes one sentence into err (256 bytes, may be NULL) and returns false:
