@@ -263,4 +263,15 @@ double lg_now_s(void);  /* a monotonic clock */
 const char *lg_triple(void);
 const char *lg_data_layout(void);
 
+/* llvm_fp8.c: cuda_fp8.h's software conversions (every fp8 conversion on
+ * sm_80, float -> f8e5m2 everywhere) as straight-line integer IR at b's
+ * position, target-free (the host runs it too: tests/llvm/test_fp8.c). */
+/* Float v to the fp8 byte (i8) of t, rounded to nearest even: f8e4m3
+ * saturates to +-448 (infinity too), f8e5m2 overflows to infinity; NaN
+ * gives 0x7F. */
+LLVMValueRef lg_fp8_from_float_soft(LLVMBuilderRef b, Dtype t, LLVMValueRef v);
+/* The fp8 byte (i8) of t to the bits (i16) of the f16 that holds it
+ * exactly; NaN gives 0x7FFF. */
+LLVMValueRef lg_fp8_to_half_bits_soft(LLVMBuilderRef b, Dtype t, LLVMValueRef byte);
+
 #endif

@@ -114,32 +114,37 @@ LLVMValueRef lg_truth(Lg *g, LgVal v) {
     return LLVMBuildICmp(g->b, LLVMIntNE, v.v, LLVMConstNull(LLVMTypeOf(v.v)), "");
 }
 
-/* fp8 conversions: the hardware's cvt on sm_89 and later, where cuda_fp8.h
- * uses it too: widening both formats, narrowing to e4m3 (saturating). Its
- * other conversions (e5m2 keeping infinities, everything on sm_80) are
- * software that this backend does not have yet. */
-static bool fp8_ok(Lg *g, Dtype t, bool narrowing) {
-    if (g->k->arch >= 89 && (!narrowing || t == DT_F8E4M3)) return true;
-    lg_error(g, g->k->info->node->loc, "the llvm backend does not lower %s conversions %s yet (use --backend nvrtc)",
-             narrowing ? "float to fp8" : "fp8 to float", g->k->arch >= 89 ? "to f8e5m2" : "for sm_80");
-    return false;
-}
+/* fp8 conversions as the printed CUDA's cuda_fp8.h makes them: the
+ * hardware's cvt on sm_89 and later for widening and for narrowing to e4m3
+ * (saturating), which is what cuda_fp8.h uses there; its software
+ * otherwise (llvm_fp8.c): everything on sm_80, and narrowing to e5m2 on
+ * every arch (no saturation: overflow keeps infinity, which cvt lacks). */
+static bool fp8_hardware(Lg *g) { return g->k->arch >= 89; }
 
 static LLVMValueRef fp8_from_float(Lg *g, Dtype t, LLVMValueRef f) {
+    if (!fp8_hardware(g) || t == DT_F8E5M2) return lg_fp8_from_float_soft(g->b, t, f);
     /* cvt of two floats into a pair of fp8 (the second in the low byte):
-     * e4m3 saturates to its largest finite value, e5m2 keeps infinities */
-    (void)t;
+     * e4m3 saturates to its largest finite value */
     LLVMValueRef pair = lg_asm(g, g->i16, "cvt.rn.satfinite.e4m3x2.f32 %0, %1, %1;", "=h,f", &f, 1, false);
     return LLVMBuildTrunc(g->b, pair, g->i8, "");
 }
 
 static LLVMValueRef fp8_to_float(Lg *g, Dtype t, LLVMValueRef byte) {
     /* exact through f16, which holds every fp8 value */
-    const char *text = t == DT_F8E4M3 ? "{ .reg .b32 p; .reg .b16 hi; cvt.rn.f16x2.e4m3x2 p, %1; mov.b32 {%0, hi}, p; }"
-                                      : "{ .reg .b32 p; .reg .b16 hi; cvt.rn.f16x2.e5m2x2 p, %1; mov.b32 {%0, hi}, p; }";
-    LLVMValueRef wide = LLVMBuildZExt(g->b, byte, g->i16, "");
-    LLVMValueRef h = lg_asm(g, g->f16, text, "=h,h", &wide, 1, false);
-    return LLVMBuildFPExt(g->b, h, g->f32, "");
+    LLVMValueRef h;
+    if (fp8_hardware(g)) {
+        const char *text = t == DT_F8E4M3
+                               ? "{ .reg .b32 p; .reg .b16 hi; cvt.rn.f16x2.e4m3x2 p, %1; mov.b32 {%0, hi}, p; }"
+                               : "{ .reg .b32 p; .reg .b16 hi; cvt.rn.f16x2.e5m2x2 p, %1; mov.b32 {%0, hi}, p; }";
+        LLVMValueRef wide = LLVMBuildZExt(g->b, byte, g->i16, "");
+        h = lg_asm(g, g->i16, text, "=h,h", &wide, 1, false);
+    } else {
+        h = lg_fp8_to_half_bits_soft(g->b, t, byte);
+    }
+    /* f16 to float as cuda_fp16.h's __half2float: its cvt in inline PTX,
+     * which O3 cannot fold (an fpext of the NaN constant 0x7FFF would fold
+     * to LLVM's choice of float NaN, not necessarily the hardware's) */
+    return lg_asm(g, g->f32, "cvt.f32.f16 %0, %1;", "=f,h", &h, 1, false);
 }
 
 LLVMValueRef lg_to_storage(Lg *g, Dtype t, LgVal v) {
@@ -147,7 +152,6 @@ LLVMValueRef lg_to_storage(Lg *g, Dtype t, LgVal v) {
     case DT_F16: case DT_BF16:
         return LLVMBuildFPTrunc(g->b, lg_cast(g, v, LT_FLOAT).v, lg_storage_type(g, t), "");
     case DT_F8E4M3: case DT_F8E5M2:
-        if (!fp8_ok(g, t, true)) return LLVMConstInt(g->i8, 0, 0);
         return fp8_from_float(g, t, lg_cast(g, v, LT_FLOAT).v);
     case DT_BOOL: return LLVMBuildZExt(g->b, lg_truth(g, v), g->i8, "");
     default: return lg_cast(g, v, lg_storage_ctype(t)).v;
@@ -158,7 +162,6 @@ LgVal lg_from_storage(Lg *g, Dtype t, LLVMValueRef s) {
     switch (t) {
     case DT_F16: case DT_BF16: return (LgVal){LLVMBuildFPExt(g->b, s, g->f32, ""), LT_FLOAT};
     case DT_F8E4M3: case DT_F8E5M2:
-        if (!fp8_ok(g, t, false)) return (LgVal){LLVMConstReal(g->f32, 0), LT_FLOAT};
         return (LgVal){fp8_to_float(g, t, s), LT_FLOAT};
     case DT_BOOL: return (LgVal){LLVMBuildICmp(g->b, LLVMIntNE, s, LLVMConstInt(g->i8, 0, 0), ""), LT_BOOL};
     default: return lg_cast(g, (LgVal){s, lg_storage_ctype(t)}, promoted(lg_storage_ctype(t)));
