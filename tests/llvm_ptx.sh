@@ -47,4 +47,39 @@ for f in "$root"/tests/llvm/*.tile; do
     fi
   done
 done
+# for sm_90a, every kernel of the examples and tests that takes the
+# warp-specialised path on NVRTC: the llvm backend's PTX has wgmma,
+# cp.async.bulk.tensor (TMA) and setmaxnreg where NVRTC's has them, and
+# ptxas (whole program, as tilec runs it) gives it no performance warning
+# (serialised wgmmas C7509/C7519, ignored setmaxnreg C7504, ...) that it
+# does not give NVRTC's.
+warnings() { grep -o 'C75[0-9][0-9]' "$1" | sort -u | tr '\n' ' '; }
+for f in "$root"/examples/*.tile "$root"/tests/frontend/valid/*.tile; do
+  for k in $(sed -n 's/^kernel \([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' "$f"); do
+    name="$(basename "$f" .tile) $k sm_90a"
+    "$tilec" --emit-ptx --arch sm_90a --kernel "$k" "$f" 2> /dev/null | tr -d '\0' > "$tmp/nvrtc.ptx"
+    grep -q 'wgmma.mma_async' "$tmp/nvrtc.ptx" || continue
+    "$tilec" --emit-ptx --backend llvm --arch sm_90a --kernel "$k" "$f" 2> "$tmp/llvm.err" > "$tmp/llvm.ptx"
+    if [ ! -s "$tmp/llvm.ptx" ]; then
+        echo "FAIL $name: $(head -1 "$tmp/llvm.err")"; fail=1; continue
+    fi
+    what=""
+    for op in wgmma.mma_async cp.async.bulk.tensor setmaxnreg; do
+        n=$(count "$op" "$tmp/nvrtc.ptx"); l=$(count "$op" "$tmp/llvm.ptx")
+        what="$what$op $l/$n, "
+        if [ "$n" != 0 ] && [ "$l" = 0 ]; then what="$what(missing) "; fail=1; fi
+    done
+    "$ptxas" -arch=sm_90a -v "$tmp/llvm.ptx" -o "$tmp/l.cubin" 2> "$tmp/l.log" || { echo "FAIL $name: ptxas: $(grep -m1 error "$tmp/l.log")"; fail=1; continue; }
+    "$ptxas" -arch=sm_90a -v "$tmp/nvrtc.ptx" -o "$tmp/n.cubin" 2> "$tmp/n.log" || { echo "FAIL $name: ptxas on NVRTC's PTX"; fail=1; continue; }
+    lw=$(warnings "$tmp/l.log"); nw=$(warnings "$tmp/n.log")
+    what="${what}ptxas warnings [$lw]/[$nw] (llvm/nvrtc)"
+    extra=""
+    for w in $lw; do grep -qw "$w" <<< "$nw" || extra="$extra $w"; done
+    if grep -q missing <<< "$what" || [ -n "$extra" ]; then
+        echo "FAIL $name: $what"; fail=1
+    else
+        echo "ok   $name: $what"
+    fi
+  done
+done
 exit $fail
