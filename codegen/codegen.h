@@ -11,7 +11,7 @@
 enum { CG_MAX_TMA = 6, CG_MAX_LANE_ACCESSES = 16 };
 
 /* The two code generators: CUDA C that NVRTC compiles (cg_emit), and PTX
- * from LLVM's NVPTX backend (cg_llvm_emit), which nvJitLink assembles. */
+ * from LLVM's NVPTX backend (cg_llvm_emit), which ptxas assembles (rt_ptx_to_cubin). */
 typedef enum CgBackend { CG_NVRTC, CG_LLVM } CgBackend;
 
 /* What the runtime needs to launch the kernel. */

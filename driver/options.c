@@ -40,7 +40,7 @@ static const char usage[] =
     "                       of that architecture, the SM count and shared memory of its\n"
     "                       preset (sm_90: an H100 SXM / H200, sm_80: an A100)\n"
     "  --backend nvrtc|llvm the code generator: CUDA C compiled by NVRTC (default), or\n"
-    "                       LLVM IR through LLVM's NVPTX backend, assembled by nvJitLink\n"
+    "                       LLVM IR through LLVM's NVPTX backend, assembled by ptxas\n"
     "  --supply normal|uniform|integer|ones, --seed N\n"
     "                       how --run generates inputs (default: normal, seed 0)\n"
     "  --rtol X, --atol X   verification tolerances (default: by output dtype)\n"

@@ -1,6 +1,6 @@
 /* cubin.c - generated code to a cubin: from the disk cache when an entry
  * for the same source, target, plan options, backend, compiler versions and
- * tilec exists, else from NVRTC (CUDA C) or nvJitLink (the LLVM backend's
+ * tilec exists, else from NVRTC (CUDA C) or ptxas (the LLVM backend's
  * PTX), and then stored. The `tilec` command and tilec_compile both
  * come here. Entries are written atomically (runtime/cache.c), so threads
  * and processes compiling one kernel at once leave one whole entry. */
@@ -12,7 +12,7 @@
 #include "lib.h"
 
 /* Generated code that does not compile is a tilec bug: say so in one
- * sentence (res->error has NVRTC's or nvJitLink's first error) and return 4. The evidence
+ * sentence (res->error has NVRTC's or ptxas's first error) and return 4. The evidence
  * (source and log) goes to tilec's cache directory, under failed/, and
  * nowhere else: no input may make tilec write outside its cache and the
  * files it was asked for. With the cache off nothing is kept (--emit-cuda
@@ -26,7 +26,7 @@ static int compile_failed(Ctx *c, const CgKernel *ck, const char *cu_name, const
     if (cache.enabled) {
         char *dir = arena_printf(&c->arena, "%s/failed", cache.dir);
         char *src = arena_printf(&c->arena, "%s/%s", dir, cu_name);
-        char *log = arena_printf(&c->arena, "%s/%s.%s.log", dir, ck->name, ck->backend == CG_LLVM ? "nvjitlink" : "nvrtc");
+        char *log = arena_printf(&c->arena, "%s/%s.%s.log", dir, ck->name, ck->backend == CG_LLVM ? "ptxas" : "nvrtc");
         if ((mkdir(dir, 0700) == 0 || errno == EEXIST) && file_write_atomic(src, ck->source, ck->source_len) &&
             file_write_atomic(log, res->log, strlen(res->log)))
             kept = arena_printf(&c->arena, "; the source and log are in %s", dir);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # llvm_compile_all.sh TILEC PENDING DIR... - every kernel of every .tile
 # file in the directories, for sm_80 and sm_90a, through the llvm backend:
-# LLVM's PTX must assemble (nvJitLink's ptxas, -v) without spills. What the
+# LLVM's PTX must assemble (tilec's PTX assembler, -v) without spills. What the
 # backend does not lower yet is listed in PENDING ("file kernel arch" per
 # line, # comments): those must fail with the backend's located "does not
 # lower ... yet" error, and one that now compiles fails the test until its
