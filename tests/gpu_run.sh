@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# gpu_run.sh TILEC ROOT - every example and every program of the contract
-# runs on the GPU and verifies against its reference, at its default sizes
-# and at ragged ones (sizes that are not multiples of the tiles). Exits 77
-# (skipped) when there is no GPU.
+# gpu_run.sh TILEC ROOT [BACKEND] - every example and every program of the
+# contract runs on the GPU and verifies against its reference, at its
+# default sizes and at ragged ones (sizes that are not multiples of the
+# tiles), through code generator BACKEND (nvrtc, the default, or llvm).
+# Exits 77 (skipped) when there is no GPU.
 set -u
 tilec=$1
 root=$2
+backend=${3:-nvrtc}
 probe=$("$tilec" --run "$root/examples/add.tile" --set N=1024 2>&1)
 if [ $? = 4 ] && printf '%s' "$probe" | grep -qiE "no CUDA|GPU"; then
     echo "no GPU: $probe"
@@ -17,7 +19,7 @@ run() {  # file kernel args...
     local f=$1 k=$2
     shift 2
     local log
-    log=$(timeout 300 "$tilec" --run --kernel "$k" "$@" "$f" 2>&1)
+    log=$(timeout 300 "$tilec" --run --backend "$backend" --kernel "$k" "$@" "$f" 2>&1)
     local rc=$?
     if [ $rc = 0 ]; then
         pass=$((pass + 1))

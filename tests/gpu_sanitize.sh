@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# gpu_sanitize.sh TILEC ROOT - compute-sanitizer's memcheck, racecheck and
-# synccheck on every example at small sizes (ragged, so the edge code runs);
-# each must report no errors. Exits 77 without a GPU or compute-sanitizer.
+# gpu_sanitize.sh TILEC ROOT [BACKEND] - compute-sanitizer's memcheck,
+# racecheck and synccheck on every example at small sizes (ragged, so the
+# edge code runs), through code generator BACKEND (nvrtc, the default, or
+# llvm); each must report no errors. Exits 77 without a GPU or
+# compute-sanitizer.
 set -u
 tilec=$1
 root=$2
+backend=${3:-nvrtc}
 cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 [ -x "$cs" ] || { echo "no compute-sanitizer"; exit 77; }
 "$tilec" --run --set N=1000 "$root/examples/add.tile" > /dev/null 2>&1
@@ -34,7 +37,7 @@ for f in "$root"/examples/*.tile; do
     while read -r sizes; do
         for tool in memcheck racecheck synccheck; do
             # shellcheck disable=SC2086
-            log=$(timeout 600 "$cs" --tool "$tool" --error-exitcode 9 "$tilec" --run --no-cache $sizes "$f" 2>&1)
+            log=$(timeout 600 "$cs" --tool "$tool" --error-exitcode 9 "$tilec" --run --backend "$backend" --no-cache $sizes "$f" 2>&1)
             rc=$?
             summary=$(printf '%s\n' "$log" | grep -m1 -E "(ERROR|RACECHECK) SUMMARY" || echo "no summary")
             if [ $rc = 0 ]; then
