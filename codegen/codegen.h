@@ -391,6 +391,14 @@ enum { CG_WGMMA_PROMOTE_K = 128 };
  * four registers), B's descriptor, and the predicate p (scale_d) that the
  * caller declares from the operand after B's. */
 char *cg_wgmma_instr(Arena *ar, const IrStmt *gm, int64_t n);
+/* An epilogue's TMA store (plan_store): the element size, the columns and
+ * bytes of a row of one column block (one swizzle span), a column block's
+ * 64 rows, a warpgroup's part of the staging tile, the tensor map. */
+typedef struct CgTmaStorePlan {
+    int64_t esize, cols, row_bytes, block_bytes, wg_bytes;
+    int map;
+} CgTmaStorePlan;
+void cg_tma_store_plan(const IrKernel *k, const IrStmt *s, CgTmaStorePlan *p);
 /* The byte offset of k step kk in a K-major tile (its column block, 32
  * bytes a step inside it). */
 int64_t cg_wgmma_kmajor_offset(const IrBuf *b, int64_t kk);

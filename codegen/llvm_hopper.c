@@ -627,12 +627,10 @@ static void tma_store_box(Lg *g, int map, LLVMValueRef src, LLVMValueRef *coords
 /* The accumulator through this warpgroup's 64 rows of the staging tile,
  * two columns at a time, then one thread stores each column block. */
 static void tma_store(Lg *g, IrStmt *s) {
-    const IrKernel *k = g->k;
     const IrBuf *f = s->src.buf, *t = s->dst.buf;
-    int64_t esize = dtype_bytes(t->dtype), cols = pass_swizzle_cols(f->shape[1], esize), row_bytes = cols * esize;
-    int64_t block_bytes = 64 * row_bytes, wg_bytes = k->store_bytes / (k->threads / 128); /* ir.h: store_bytes */
-    int map = cg_tma_index(k, s);
-    LgVal wg_off = lg_binary(g, OP_ADD, lg_int(g, k->store_offset), lg_binc(g, OP_MUL, g->wg, wg_bytes));
+    CgTmaStorePlan p;
+    cg_tma_store_plan(g->k, s, &p);
+    LgVal wg_off = lg_binary(g, OP_ADD, lg_int(g, g->k->store_offset), lg_binc(g, OP_MUL, g->wg, p.wg_bytes));
     LLVMValueRef st = byte_gep(g, g->smem, lg_cast(g, wg_off, LT_LL).v);
     LLVMValueRef leader = LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildURem(g->b, g->tid, c32(g, 128), ""), c32(g, 0), "");
     LLVMBasicBlockRef after = lg_begin_if(g, leader);
@@ -647,24 +645,24 @@ static void tma_store(Lg *g, IrStmt *s) {
         LLVMValueRef row = lg_cast(g, lg_binc(g, OP_MOD, fc[0], 64), LT_UINT).v, col = lg_cast(g, fc[1], LT_UINT).v;
         LLVMValueRef v = LLVMGetUndef(pair);
         for (int u = 0; u < 2; u++) {
-            LLVMValueRef p = lg_frag_reg_ptr(g, f, LLVMConstInt(g->i64, (unsigned long long)(q + u), 0));
-            LgVal x = lg_from_storage(g, f->dtype, LLVMBuildLoad2(g->b, lg_storage_type(g, f->dtype), p, ""));
+            LLVMValueRef reg = lg_frag_reg_ptr(g, f, LLVMConstInt(g->i64, (unsigned long long)(q + u), 0));
+            LgVal x = lg_from_storage(g, f->dtype, LLVMBuildLoad2(g->b, lg_storage_type(g, f->dtype), reg, ""));
             v = LLVMBuildInsertElement(g->b, v, lg_to_storage(g, t->dtype, x), c32(g, u), "");
         }
-        LLVMValueRef off = LLVMBuildAdd(g->b, LLVMBuildMul(g->b, LLVMBuildUDiv(g->b, col, c32(g, cols), ""), c32(g, block_bytes), ""),
-                                        tma_swizzle(g, row, LLVMBuildMul(g->b, LLVMBuildURem(g->b, col, c32(g, cols), ""), c32(g, esize), ""), row_bytes),
+        LLVMValueRef off = LLVMBuildAdd(g->b, LLVMBuildMul(g->b, LLVMBuildUDiv(g->b, col, c32(g, p.cols), ""), c32(g, p.block_bytes), ""),
+                                        tma_swizzle(g, row, LLVMBuildMul(g->b, LLVMBuildURem(g->b, col, c32(g, p.cols), ""), c32(g, p.esize), ""), p.row_bytes),
                                         "");
         LLVMValueRef store = LLVMBuildStore(g->b, v, byte_gep(g, st, LLVMBuildZExt(g->b, off, g->i64, "")));
-        LLVMSetAlignment(store, (unsigned)(2 * esize));
+        LLVMSetAlignment(store, (unsigned)(2 * p.esize));
     }
     plain_asm(g, "fence.proxy.async.shared::cta;"); /* the writes, visible to the TMA unit */
     warpgroup_sync(g);
     after = lg_begin_if(g, leader);
     LgVal rows = lg_binc(g, OP_MUL, g->wg, 64);
-    for (int64_t j = 0; j < f->shape[1] / cols / (g->half ? 2 : 1); j++) {
+    for (int64_t j = 0; j < f->shape[1] / p.cols / (g->half ? 2 : 1); j++) {
         LLVMValueRef coords[MAX_RANK];
-        int rank = tma_coords(g, &s->dst, j * cols, g->half, &rows, coords);
-        tma_store_box(g, map, byte_gep(g, st, LLVMConstInt(g->i64, (unsigned long long)(j * block_bytes), 0)), coords, rank);
+        int rank = tma_coords(g, &s->dst, j * p.cols, g->half, &rows, coords);
+        tma_store_box(g, p.map, byte_gep(g, st, LLVMConstInt(g->i64, (unsigned long long)(j * p.block_bytes), 0)), coords, rank);
     }
     plain_asm(g, "cp.async.bulk.commit_group;");
     lg_end_if(g, after);

@@ -766,12 +766,22 @@ static void warpgroup_sync(Cg *g) { warpgroup_bar_sync(g, CG_BAR_WARPGROUP, 128,
  * at a time (one 4- or 8-byte access; the swizzle puts a warp's 8 rows in
  * 8 different 16-byte bank groups), make the writes visible to the TMA
  * unit, and let one thread store each column block. */
+void cg_tma_store_plan(const IrKernel *k, const IrStmt *s, CgTmaStorePlan *p) {
+    p->esize = dtype_bytes(s->dst.buf->dtype);
+    p->cols = pass_swizzle_cols(s->src.buf->shape[1], p->esize);
+    p->row_bytes = p->cols * p->esize;
+    p->block_bytes = 64 * p->row_bytes;
+    p->wg_bytes = k->store_bytes / (k->threads / 128); /* ir.h: store_bytes */
+    p->map = cg_tma_index(k, s);
+}
+
 static void tma_store(Cg *g, IrStmt *s) {
     const IrKernel *k = g->k;
     const IrBuf *f = s->src.buf, *t = s->dst.buf;
-    int64_t esize = dtype_bytes(t->dtype), cols = pass_swizzle_cols(f->shape[1], esize), row_bytes = cols * esize;
-    int64_t block_bytes = 64 * row_bytes, wg_bytes = k->store_bytes / (k->threads / 128); /* ir.h: store_bytes */
-    int map = cg_tma_index(k, s);
+    CgTmaStorePlan p;
+    cg_tma_store_plan(k, s, &p);
+    int64_t esize = p.esize, cols = p.cols, row_bytes = p.row_bytes, block_bytes = p.block_bytes, wg_bytes = p.wg_bytes;
+    int map = p.map;
     const char *st = cg_tmp(g, "st"), *q = cg_tmp(g, "q"), *v = cg_tmp(g, "v"), *row = cg_tmp(g, "r"), *col = cg_tmp(g, "c");
     const char *vt = cg_vector_type((int)(2 * esize)), *et = cg_storage_type(t->dtype);
     cg_line(g, "{");
