@@ -89,6 +89,9 @@ void cg_block_indices(Cg *g, const char *lin) {
         grid[k->sched.cluster_dim] /= 2;
         if (!lin) lin = "(blockIdx.x >> 1)"; /* a persistent kernel's lin numbers pairs */
     }
+    /* the panels cut the grid of pairs in a kernel of clusters: lin numbers them */
+    const char *pairs[3];
+    for (int d = 0; d < 3; d++) pairs[d] = grid[d] >= 0 ? arena_printf(ar, "%lld", (long long)grid[d]) : launched[d];
     static const char *const bidx[3] = {"blockIdx.x", "blockIdx.y", "blockIdx.z"};
     const char *val[3] = {bidx[0], bidx[1], bidx[2]};
     if (lin) {
@@ -105,9 +108,9 @@ void cg_block_indices(Cg *g, const char *lin) {
             cg_line(g, "    const long long lin = %s %% %lldLL;", lin, (long long)(grid[0] * grid[1]));
         else
             cg_line(g, "    const long long lin = (long long)blockIdx.y * gridDim.x + blockIdx.x;");
-        cg_line(g, "    const long long per_panel = %dLL * %s;", k->swizzle_panel, extent[b]);
+        cg_line(g, "    const long long per_panel = %dLL * %s;", k->swizzle_panel, pairs[b]);
         cg_line(g, "    const long long first = lin / per_panel * %d, rem = lin %% per_panel;", k->swizzle_panel);
-        cg_line(g, "    const long long width = min(%dLL, %s%s - first);", k->swizzle_panel, extent[a], grid[a] >= 0 ? "LL" : "");
+        cg_line(g, "    const long long width = min(%dLL, %s%s - first);", k->swizzle_panel, pairs[a], grid[a] >= 0 ? "LL" : "");
         cg_line(g, "    %s = (int)(first + rem %% width); %s = (int)(rem / width);", a == 0 ? "tl_bx" : "tl_by",
                 a == 0 ? "tl_by" : "tl_bx");
         cg_line(g, "}");

@@ -73,17 +73,20 @@ void lg_block_indices(Lg *g, const LgVal *lin_in) {
     }
     bool panels = k->swizzle_panel > 0 && k->grid_rank >= 2 && nidx >= 2;
     if (panels) {
-        /* the linear block number cut into panels of swizzle_panel along a */
+        /* the linear block number cut into panels of swizzle_panel along a
+         * (in a kernel of clusters, of the grid of pairs lin numbers) */
         int a = k->swizzle_col ? 1 : 0, b = 1 - a;
+        LgVal pairs[2];
+        for (int d = 0; d < 2; d++) pairs[d] = grid[d] == k->grid[d] ? extent[d] : lg_cast(g, lg_int(g, grid[d]), LT_LL);
         LgVal n = have_lin ? bin(g, OP_MOD, lg_cast(g, lin, LT_LL), lg_cast(g, lg_int(g, grid[0] * grid[1]), LT_LL))
                            : bin(g, OP_ADD, bin(g, OP_MUL, lg_cast(g, (LgVal){lg_sreg(g, "ctaid.y"), LT_UINT}, LT_LL),
                                                 lg_cast(g, (LgVal){lg_sreg(g, "nctaid.x"), LT_UINT}, LT_LL)),
                                  lg_cast(g, (LgVal){lg_sreg(g, "ctaid.x"), LT_UINT}, LT_LL));
         LgVal panel = lg_cast(g, lg_int(g, k->swizzle_panel), LT_LL);
-        LgVal per_panel = bin(g, OP_MUL, panel, extent[b]);
+        LgVal per_panel = bin(g, OP_MUL, panel, pairs[b]);
         LgVal first = bin(g, OP_MUL, bin(g, OP_DIV, n, per_panel), panel);
         LgVal rem = bin(g, OP_MOD, n, per_panel);
-        LgVal left = bin(g, OP_SUB, extent[a], first);
+        LgVal left = bin(g, OP_SUB, pairs[a], first);
         LgVal width = {LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, panel.v, left.v, ""), panel.v, left.v, ""), LT_LL};
         val[a] = lg_cast(g, bin(g, OP_ADD, first, bin(g, OP_MOD, rem, width)), LT_INT);
         val[b] = lg_cast(g, bin(g, OP_DIV, rem, width), LT_INT);
