@@ -224,10 +224,10 @@ typedef struct LgTileLoop {
 } LgTileLoop;
 void lg_tile_loop_begin(Lg *g, LgTileLoop *l, bool producer);
 void lg_tile_loop_end(Lg *g, LgTileLoop *l);
-/* The loop over the iterations of this unit (all n unless split), counting
- * the pipeline's iterations in the i32 alloca `it`; var is bound to the
- * iteration. */
-void lg_split_loop_begin(Lg *g, LgLoop *l, LgVal n, const Sym *var, LLVMValueRef it);
+/* The loop over the iterations of this unit (all n unless split), var
+ * bound to the iteration (NULL: none); its end counts the pipeline's
+ * iterations in the i32 alloca `it` (tl_it). */
+void lg_split_loop_begin(Lg *g, LgLoop *l, LgVal n, const Sym *var);
 void lg_split_loop_end(Lg *g, LgLoop *l, LLVMValueRef it);
 void lg_split_sum(Lg *g);
 void lg_schedule_globals(Lg *g);     /* the counters and partial sums the schedule keeps */

@@ -193,7 +193,7 @@ static void producer(Lg *g) {
     }
     LgVal n = lg_cast(g, lg_expr(g, loop->hi), LT_INT);
     LgLoop l;
-    lg_split_loop_begin(g, &l, n, loop->sym, it);
+    lg_split_loop_begin(g, &l, n, loop->sym);
     LgVal itv = int_val(LLVMBuildLoad2(g->b, g->i32, it, "tl_it"));
     LgVal s = lg_binc(g, OP_MOD, itv, S);
     for (int i = 0; i < loop->body.len; i++)
@@ -524,7 +524,7 @@ void lg_hopper_consumer(Lg *g, IrStmt *loop) {
         g->half = half;
         int saved = g->nbind;
         LgLoop l;
-        lg_split_loop_begin(g, &l, n, loop->sym, g->it);
+        lg_split_loop_begin(g, &l, n, loop->sym);
         LgVal it = int_val(LLVMBuildLoad2(g->b, g->i32, g->it, "tl_it"));
         LgVal s = lg_binc(g, OP_MOD, it, S);
         ring_wait(g, s, it);
@@ -574,7 +574,7 @@ void lg_hopper_idle_begin(Lg *g) {
     producer_lets(g);
     LgVal n = lg_cast(g, lg_expr(g, loop->hi), LT_INT);
     LgLoop l;
-    lg_split_loop_begin(g, &l, n, NULL, g->it);
+    lg_split_loop_begin(g, &l, n, NULL);
     LgVal it = int_val(LLVMBuildLoad2(g->b, g->i32, g->it, "tl_it"));
     LgVal s = lg_binc(g, OP_MOD, it, loop->stages);
     ring_wait(g, s, it);

@@ -318,8 +318,7 @@ void lg_tile_loop_end(Lg *g, LgTileLoop *l) {
 
 /* ---- split tiles (lower_split.c) ---- */
 
-void lg_split_loop_begin(Lg *g, LgLoop *l, LgVal n, const Sym *var, LLVMValueRef it) {
-    (void)it;
+void lg_split_loop_begin(Lg *g, LgLoop *l, LgVal n, const Sym *var) {
     int ways = g->k->sched.split_ways;
     LgVal lo = lg_int(g, 0), hi = n;
     if (ways) { /* this piece's iterations */
