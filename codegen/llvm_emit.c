@@ -44,7 +44,6 @@ void lg_end_if(Lg *g, LLVMBasicBlockRef after) {
 
 void lg_loop_begin(Lg *g, LgLoop *l, LgVal lo, LgVal hi, LgVal step, bool down, const char *name) {
     LgType t = lo.t;
-    hi = lg_cast(g, hi, t);
     step = lg_cast(g, step, t);
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(g->b);
     l->head = lg_block(g, name);
@@ -58,8 +57,8 @@ void lg_loop_begin(Lg *g, LgLoop *l, LgVal lo, LgVal hi, LgVal step, bool down, 
     l->phi = LLVMBuildPhi(g->b, lg_llvm_type(g, t), name);
     LLVMAddIncoming(l->phi, &lo.v, &pre, 1);
     l->var = (LgVal){l->phi, t};
-    LLVMIntPredicate p = down ? (lg_is_signed(t) ? LLVMIntSGT : LLVMIntUGT) : (lg_is_signed(t) ? LLVMIntSLT : LLVMIntULT);
-    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, p, l->phi, hi.v, ""), l->body, l->exit);
+    /* v < hi (v > hi) as C compares them: in the wider of the two types */
+    LLVMBuildCondBr(g->b, lg_truth(g, lg_binary(g, down ? OP_GT : OP_LT, l->var, hi)), l->body, l->exit);
     LLVMPositionBuilderAtEnd(g->b, l->body);
 }
 
