@@ -159,13 +159,6 @@ static int first_line(const char *log, const char **start) {
 
 /* ---- the ptxas program ---- */
 
-static bool write_file(const char *path, const void *data, size_t n) {
-    FILE *f = fopen(path, "wb");
-    if (!f) return false;
-    bool ok = fwrite(data, 1, n, f) == n;
-    return fclose(f) == 0 && ok;
-}
-
 static char *read_file(const char *path, size_t *n) {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
@@ -193,7 +186,7 @@ static bool run_ptxas(const char *ptx, size_t size, const char *name, const char
     snprintf(log, sizeof log, "%s/log", dir);
     snprintf(arch_option, sizeof arch_option, "-arch=%s", arch);
     bool ok = false;
-    if (!write_file(in, ptx, size)) {
+    if (!file_write_atomic(in, ptx, size)) {
         failed(out, "could not write the PTX of %s for ptxas under /tmp.", name);
     } else {
         char *argv[] = {"ptxas", arch_option, "-O3", "-v", "-o", cubin, in, NULL};
@@ -234,27 +227,11 @@ static bool run_ptxas(const char *ptx, size_t size, const char *name, const char
     return ok;
 }
 
-bool rt_ptx_to_cubin(const char *ptx, size_t size, const char *name, const char *arch, RtCompileResult *out) {
-    double start = now();
-    memset(out, 0, sizeof *out);
-    out->log = xstrdup("");
-    out->registers = out->spill_store_bytes = out->spill_load_bytes = -1;
-    out->static_smem_bytes = out->stack_frame_bytes = -1;
-    pthread_once(&assembler_once, assembler_find);
-    if (assembler.ptxas) {
-        bool ok = run_ptxas(ptx, size, name, arch, out);
-        rt_parse_ptxas_log(out->log, out);
-        rt_ptxas_perf_warning(out->log, out->perf_warning);
-        out->ok = ok;
-        out->seconds = now() - start;
-        return ok;
-    }
+/* nvJitLink's ptxas on the PTX (for linking: see the top of the file). */
+static bool run_nvjitlink(const char *ptx, size_t size, const char *name, const char *arch, RtCompileResult *out) {
     pthread_once(&jit_once, jit_load);
-    if (!jit.loaded) {
-        failed(out, "%s and %s is missing, so the llvm backend cannot make a cubin.", jit.why, TILEC_CUDA_PTXAS);
-        out->seconds = now() - start;
-        return false;
-    }
+    if (!jit.loaded)
+        return failed(out, "%s and %s is missing, so the llvm backend cannot make a cubin.", jit.why, TILEC_CUDA_PTXAS);
     char arch_option[32];
     snprintf(arch_option, sizeof arch_option, "-arch=%s", arch);
     const char *options[] = {arch_option, "-O3", "-verbose"};
@@ -282,6 +259,17 @@ bool rt_ptx_to_cubin(const char *ptx, size_t size, const char *name, const char 
         take_log(h, jit.info_log_size, jit.info_log, out);
         jit.destroy(&h);
     }
+    return ok;
+}
+
+bool rt_ptx_to_cubin(const char *ptx, size_t size, const char *name, const char *arch, RtCompileResult *out) {
+    double start = now();
+    memset(out, 0, sizeof *out);
+    out->log = xstrdup("");
+    out->registers = out->spill_store_bytes = out->spill_load_bytes = -1;
+    out->static_smem_bytes = out->stack_frame_bytes = -1;
+    pthread_once(&assembler_once, assembler_find);
+    bool ok = assembler.ptxas ? run_ptxas(ptx, size, name, arch, out) : run_nvjitlink(ptx, size, name, arch, out);
     rt_parse_ptxas_log(out->log, out);
     rt_ptxas_perf_warning(out->log, out->perf_warning);
     out->ok = ok;
