@@ -236,6 +236,7 @@ void lg_threadfence(Lg *g);
 LLVMValueRef lg_atomic(Lg *g, LLVMAtomicRMWBinOp op, LLVMValueRef ptr, LLVMValueRef v);
 LLVMValueRef lg_shfl0(Lg *g, LLVMValueRef v);  /* lane 0's v in every lane */
 void lg_named_bar(Lg *g, const char *op, LLVMValueRef id, int threads);  /* bar.sync / bar.arrive */
+LLVMValueRef lg_warpgroup_leader(Lg *g);  /* tid % 128 == 0: the first thread of its warpgroup */
 
 /* llvm_hopper.c: the warp-specialised sm_90a pipeline (lower_hopper.c is
  * the model) */

@@ -43,6 +43,13 @@ static void mbar_expect(Lg *g, LLVMValueRef bar, LLVMValueRef bytes) {
 
 static void mbar_arrive(Lg *g, LLVMValueRef bar) { mbar_op(g, "mbarrier.arrive.shared::cta.b64 _, [%0];", bar, NULL); }
 
+/* One arrival for the whole warp: its lane 0's. */
+static void warp_arrive(Lg *g, LLVMValueRef bar) {
+    LLVMBasicBlockRef after = lg_begin_if(g, LLVMBuildICmp(g->b, LLVMIntEQ, g->lane, c32(g, 0), ""));
+    mbar_arrive(g, bar);
+    lg_end_if(g, after);
+}
+
 /* Until the phase of this parity has completed: the loop inside the PTX
  * (a branch between wgmma groups in flight would make ptxas serialise
  * every wgmma), its label local to the braces. */
@@ -482,9 +489,7 @@ static void ring_release(Lg *g, LgVal s, LgVal kt, LgVal n) {
     const IrKernel *k = g->k;
     LLVMValueRef bar = mbar(g, g->empty, s.v);
     if (!k->sched.cluster) {
-        LLVMBasicBlockRef after = lg_begin_if(g, LLVMBuildICmp(g->b, LLVMIntEQ, g->lane, c32(g, 0), ""));
-        mbar_arrive(g, bar);
-        lg_end_if(g, after);
+        warp_arrive(g, bar);
         return;
     }
     LLVMValueRef when = LLVMBuildICmp(g->b, LLVMIntULT, g->lane, c32(g, 2), "");
@@ -538,11 +543,8 @@ void lg_hopper_consumer(Lg *g, IrStmt *loop) {
         LLVMBuildBr(g->b, join);
         LLVMPositionBuilderAtEnd(g->b, join);
     }
-    if (k->sched.persistent && cg_hopper_has_preloads(k)) { /* the next tile's preloads may come */
-        LLVMBasicBlockRef after = lg_begin_if(g, LLVMBuildICmp(g->b, LLVMIntEQ, g->lane, c32(g, 0), ""));
-        mbar_arrive(g, g->preload_free);
-        lg_end_if(g, after);
-    }
+    /* the next tile's preloads may come */
+    if (k->sched.persistent && cg_hopper_has_preloads(k)) warp_arrive(g, g->preload_free);
     if (k->sched.split_ways) lg_split_sum(g);
 }
 
@@ -580,11 +582,7 @@ void lg_hopper_idle_begin(Lg *g) {
     ring_wait(g, s, it);
     ring_release(g, s, l.var, n);
     lg_split_loop_end(g, &l, g->it);
-    if (preload_free) {
-        LLVMBasicBlockRef after = lg_begin_if(g, LLVMBuildICmp(g->b, LLVMIntEQ, g->lane, c32(g, 0), ""));
-        mbar_arrive(g, g->preload_free);
-        lg_end_if(g, after);
-    }
+    if (preload_free) warp_arrive(g, g->preload_free);
     g->nbind = saved;
     LLVMBuildBr(g->b, g->idle_join);
     LLVMPositionBuilderAtEnd(g->b, busy);
@@ -632,7 +630,7 @@ static void tma_store(Lg *g, IrStmt *s) {
     cg_tma_store_plan(g->k, s, &p);
     LgVal wg_off = lg_binary(g, OP_ADD, lg_int(g, g->k->store_offset), lg_binc(g, OP_MUL, g->wg, p.wg_bytes));
     LLVMValueRef st = byte_gep(g, g->smem, lg_cast(g, wg_off, LT_LL).v);
-    LLVMValueRef leader = LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildURem(g->b, g->tid, c32(g, 128), ""), c32(g, 0), "");
+    LLVMValueRef leader = lg_warpgroup_leader(g);
     LLVMBasicBlockRef after = lg_begin_if(g, leader);
     plain_asm(g, "cp.async.bulk.wait_group.read 0;"); /* the previous stores have read the tile */
     lg_end_if(g, after);
@@ -691,8 +689,7 @@ void lg_hopper_tma_store(Lg *g, IrStmt *s) {
  * exited producer counts as arrived at the cluster barrier). */
 void lg_hopper_finish(Lg *g) {
     if (g->k->tma_stores.len) {
-        LLVMValueRef leader = LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildURem(g->b, g->tid, c32(g, 128), ""), c32(g, 0), "");
-        LLVMBasicBlockRef after = lg_begin_if(g, leader);
+        LLVMBasicBlockRef after = lg_begin_if(g, lg_warpgroup_leader(g));
         plain_asm(g, "cp.async.bulk.wait_group 0;");
         lg_end_if(g, after);
     }

@@ -35,6 +35,10 @@ LLVMValueRef lg_shfl0(Lg *g, LLVMValueRef v) {
     return lg_intrinsic(g, "llvm.nvvm.shfl.sync.idx.i32", NULL, 0, args, 4);
 }
 
+LLVMValueRef lg_warpgroup_leader(Lg *g) {
+    return LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildURem(g->b, g->tid, c32(g, 128), ""), c32(g, 0), "");
+}
+
 void lg_named_bar(Lg *g, const char *op, LLVMValueRef id, int threads) {
     char text[64];
     snprintf(text, sizeof text, "bar.%s %%0, %d;", op, threads);
@@ -368,7 +372,7 @@ static LLVMValueRef split_last(Lg *g, LLVMValueRef count, LLVMValueRef bar) {
     lg_threadfence(g);
     lg_named_bar(g, "sync", bar, 128);
     LLVMBasicBlockRef before = LLVMGetInsertBlock(g->b);
-    LLVMValueRef leader = LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildURem(g->b, g->tid, c32(g, 128), ""), c32(g, 0), "");
+    LLVMValueRef leader = lg_warpgroup_leader(g);
     LLVMBasicBlockRef count_it = lg_block(g, "count"), second = lg_block(g, "second"), join = lg_block(g, "counted");
     LLVMBuildCondBr(g->b, leader, count_it, join);
     LLVMPositionBuilderAtEnd(g->b, count_it);
