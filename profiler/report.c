@@ -640,6 +640,16 @@ bool prof_write_markdown(const char *path, const Profile *p, char err[256]) {
 
 enum { PID_HOST = 1, PID_GPU = 2, TID_COMPILE = 1, TID_STREAM = 1 };
 
+/* An event's track (process and thread), then its "args" opened. */
+static void trace_args(JsonWriter *j, int pid, int tid) {
+    json_key(j, "pid");
+    json_int(j, pid);
+    json_key(j, "tid");
+    json_int(j, tid);
+    json_key(j, "args");
+    json_object(j, JSON_COMPACT);
+}
+
 /* Opens an event ("ph":"X") and its "args"; the caller adds the arguments
  * and closes both. */
 static void trace_event(JsonWriter *j, const char *name, const char *cat, double ts, double dur, int pid, int tid) {
@@ -654,12 +664,7 @@ static void trace_event(JsonWriter *j, const char *name, const char *cat, double
     json_number(j, ts);
     json_key(j, "dur");
     json_number(j, dur > 0 ? dur : 0);
-    json_key(j, "pid");
-    json_int(j, pid);
-    json_key(j, "tid");
-    json_int(j, tid);
-    json_key(j, "args");
-    json_object(j, JSON_COMPACT);
+    trace_args(j, pid, tid);
 }
 
 static void trace_end_event(JsonWriter *j) {
@@ -676,12 +681,7 @@ static void trace_meta(JsonWriter *j, const char *what, int pid, int tid, const 
     json_string(j, "M");
     json_key(j, "ts");
     json_int(j, 0);
-    json_key(j, "pid");
-    json_int(j, pid);
-    json_key(j, "tid");
-    json_int(j, tid);
-    json_key(j, "args");
-    json_object(j, JSON_COMPACT);
+    trace_args(j, pid, tid);
     json_key(j, "name");
     json_string(j, name);
     trace_end_event(j);
