@@ -274,14 +274,17 @@ static const char *ring_bar(Cg *g, const char *which, const char *slot) {
 }
 
 /* The bytes of the loop's TMA copies, which complete on the full ring. */
-int64_t cg_hopper_ring_bytes(const IrKernel *k) {
+/* The bytes of the TMA copies in the loop (in_loop) or before it. */
+static int64_t tma_copy_bytes(const IrKernel *k, bool in_loop) {
     int64_t bytes = 0;
     for (int i = 0; i < k->tma_copies.len; i++) {
         const IrStmt *c = k->tma_copies.items[i];
-        if (c->pipeline) bytes += buf_bytes(c->dst.buf);
+        if ((c->pipeline != NULL) == in_loop) bytes += buf_bytes(c->dst.buf);
     }
     return bytes;
 }
+
+int64_t cg_hopper_ring_bytes(const IrKernel *k) { return tma_copy_bytes(k, true); }
 
 /* ---- the producer ---- */
 
@@ -319,14 +322,7 @@ static void issue_tma(Cg *g, const IrStmt *c, const char *dst_expr, const char *
     }
 }
 
-int64_t cg_hopper_preload_bytes(const IrKernel *k) {
-    int64_t bytes = 0;
-    for (int i = 0; i < k->tma_copies.len; i++) {
-        const IrStmt *c = k->tma_copies.items[i];
-        if (!c->pipeline) bytes += buf_bytes(c->dst.buf);
-    }
-    return bytes;
-}
+int64_t cg_hopper_preload_bytes(const IrKernel *k) { return tma_copy_bytes(k, false); }
 
 int64_t cg_hopper_halved_bytes(const IrKernel *k) {
     int64_t bytes = 0;
@@ -337,11 +333,7 @@ int64_t cg_hopper_halved_bytes(const IrKernel *k) {
     return bytes;
 }
 
-bool cg_hopper_has_preloads(const IrKernel *k) {
-    for (int i = 0; i < k->tma_copies.len; i++)
-        if (!((const IrStmt *)k->tma_copies.items[i])->pipeline) return true;
-    return false;
-}
+bool cg_hopper_has_preloads(const IrKernel *k) { return cg_hopper_preload_bytes(k) > 0; }
 
 /* ---- registers between the warpgroups (setmaxnreg) ----
  * With one block an SM (__launch_bounds__(threads, 1)), ptxas gives every
