@@ -235,15 +235,10 @@ static void split_unit(Lg *g, LgVal unit) {
     lg_block_indices(g, &g->tile_at);
 }
 
-/* This block's round-robin unit and the blocks' count: clusters of two
+/* blockIdx.x or gridDim.x (sreg) in round-robin units: clusters of two
  * take their tiles in pairs. */
-static LgVal me(Lg *g) {
-    LLVMValueRef x = lg_sreg(g, "ctaid.x");
-    return (LgVal){g->k->sched.cluster ? LLVMBuildLShr(g->b, x, c32(g, 1), "") : x, LT_UINT};
-}
-
-static LgVal all(Lg *g) {
-    LLVMValueRef x = lg_sreg(g, "nctaid.x");
+static LgVal round_robin(Lg *g, const char *sreg) {
+    LLVMValueRef x = lg_sreg(g, sreg);
     return (LgVal){g->k->sched.cluster ? LLVMBuildLShr(g->b, x, c32(g, 1), "") : x, LT_UINT};
 }
 
@@ -253,7 +248,7 @@ void lg_tile_loop_begin(Lg *g, LgTileLoop *l, bool producer) {
     cg_tile_order_plan(k, &p);
     bool longest = p.order == ORDER_LONGEST_FIRST;
     l->producer = producer;
-    LLVMValueRef first = longest && !producer ? tiles_take(g, p.units) : lg_cast(g, me(g), LT_INT).v;
+    LLVMValueRef first = longest && !producer ? tiles_take(g, p.units) : lg_cast(g, round_robin(g, "ctaid.x"), LT_INT).v;
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(g->b);
     l->head = lg_block(g, "tiles");
     LLVMBasicBlockRef body = lg_block(g, "tile");
@@ -303,7 +298,7 @@ void lg_tile_loop_end(Lg *g, LgTileLoop *l) {
     } else {
         /* round n takes units n * all .. n * all + all - 1, block b the b-th
          * in even rounds and the (all - 1 - b)-th in odd ones (the snake) */
-        LgVal nn = int_val(n), a = all(g), m = me(g);
+        LgVal nn = int_val(n), a = round_robin(g, "nctaid.x"), m = round_robin(g, "ctaid.x");
         LgVal pick = (LgVal){LLVMBuildSelect(g->b, LLVMBuildTrunc(g->b, n, g->i1, ""),
                                              bin(g, OP_SUB, binc(g, OP_SUB, a, 1), m).v, m.v, ""), LT_UINT};
         next = lg_cast(g, bin(g, OP_ADD, bin(g, OP_MUL, nn, a), pick), LT_INT).v;
