@@ -277,6 +277,7 @@ struct Sym {
     Loc range_loc;
     bool used;
     bool broken;             /* a buffer whose declaration had errors: its uses are not checked again */
+    const char *cname;       /* a symbol of tilec's own making (the IR's): its name in the generated code */
 };
 
 /* A `--set NAME=VALUE` override. */

@@ -645,17 +645,22 @@ static void declare_loop_vars(Sema *s, Node *st, int kind, bool *runs_always, bo
         v->sym = sym;
         /* the values a loop variable takes: 0 to its extent, where that
          * is a constant (range's one-argument form, pipelined's count),
-         * or range(a, b[, step])'s first to last value */
+         * or range(a, b[, step])'s and pipelined(a, b)'s first to last value */
         const NodeList *args = &st->u.loop.iter->u.call.args;
+        /* pipelined(a, b, stages = s) spans as range(a, b) */
+        bool pipelined_span = kind == LOOP_PIPELINED && args->len >= 2 && args->items[1]->kind != N_NAMED_ARG;
         const Node *n = kind == LOOP_PARALLEL && i < args->len ? args->items[i]
                       : (kind == LOOP_UNROLL || kind == LOOP_RANGE) && args->len == 1 ? args->items[0]
-                      : kind == LOOP_PIPELINED && args->len >= 1 ? args->items[0] : NULL;
+                      : kind == LOOP_PIPELINED && args->len >= 1 && !pipelined_span ? args->items[0] : NULL;
         if (n && n->kind != N_NAMED_ARG && n->is_const && !n->const_float) {
             sym->range_known = true;
             sym->range = n->cval.i;
             sym->range_guard = s->guarded;
         } else if (kind == LOOP_RANGE && (args->len == 2 || args->len == 3)) {
             range_span(sym, args, s->guarded);
+        } else if (pipelined_span) {
+            const NodeList bounds = {.items = args->items, .len = 2};
+            range_span(sym, &bounds, s->guarded);
         }
         sym_declare(s, sym);
         if (kind == LOOP_PARALLEL) {

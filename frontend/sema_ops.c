@@ -33,7 +33,7 @@ static const Signature signatures[] = {
     {"alloc_fragment", {"shape", "dtype"}, 2, false},
     {"alloc_local", {"shape", "dtype"}, 2, false},
     {"range", {"start", "stop", "step"}, 1, false},
-    {"pipelined", {"n", "stages"}, 1, false},
+    {"pipelined", {"start", "stop", "stages"}, 1, false},
     {"parallel", {0}, 1, true},
     {"unroll", {"n"}, 1, false},
 };
@@ -684,6 +684,14 @@ Sym *check_alloc(Sema *s, Node *call, Name *name, Loc name_loc, bool *was_alloc)
 
 static const char *const loop_names[] = {"range", "pipelined", "parallel", "unroll"};
 
+/* pipelined(n, 3) of a file written when the second positional argument
+ * was the stages: a literal that could be a stage count, as the end of a
+ * loop whose start is not known to lie below it. */
+static bool stages_meant(const Node *start, const Node *end) {
+    if (end->kind != N_INT || end->cval.i < 1 || end->cval.i > 16) return false;
+    return !(start->is_const && !start->const_float && start->cval.i < end->cval.i);
+}
+
 int check_loop_iter(Sema *s, Node *stmt) {
     Node *it = stmt->u.loop.iter;
     int nvars = stmt->u.loop.vars.len;
@@ -714,14 +722,31 @@ int check_loop_iter(Sema *s, Node *stmt) {
         break;
     }
     case LOOP_PIPELINED: {
-        ok &= check_int(s, arg[0], "the trip count of pipelined");
+        /* pipelined(n) counts 0 to n - 1, pipelined(a, b) a to b - 1;
+         * stages only by name */
+        int positional = 0;
+        for (int i = 0; i < it->u.call.args.len; i++) positional += it->u.call.args.items[i]->kind != N_NAMED_ARG;
+        if (positional > 2) {
+            diag_error(s->c, arg[2]->loc, "pipelined takes a start and an end; the stages are named: pipelined(a, b, stages = %s)",
+                       arg[2]->kind == N_INT ? arena_printf(&s->c->arena, "%lld", (long long)arg[2]->u.ival) : "s");
+            return -1;
+        }
+        ok &= check_int(s, arg[0], arg[1] ? "the start of pipelined" : "the trip count of pipelined");
+        if (arg[1]) ok &= check_int(s, arg[1], "the end of pipelined");
+        if (ok && arg[1] && !arg[2] && stages_meant(arg[0], arg[1])) {
+            diag_error(s->c, arg[1]->loc,
+                       "the second argument of pipelined is the loop's end (pipelined(start, end)); if %lld is the "
+                       "number of stages, name it: stages = %lld",
+                       (long long)arg[1]->cval.i, (long long)arg[1]->cval.i);
+            return -1;
+        }
         int64_t stages = 3;
-        if (arg[1] && check_const_int(s, arg[1], "stages", &stages)) {
+        if (arg[2] && check_const_int(s, arg[2], "stages", &stages)) {
             if (stages < 1 || stages > 16) {
-                diag_error(s->c, arg[1]->loc, "stages must be between 1 and 16, not %lld", (long long)stages);
+                diag_error(s->c, arg[2]->loc, "stages must be between 1 and 16, not %lld", (long long)stages);
                 ok = false;
             }
-        } else if (arg[1]) {
+        } else if (arg[2]) {
             ok = false;
         }
         break;

@@ -57,6 +57,7 @@ const char *ir_sym_cname(Ctx *c, const Sym *sym) {
     /* a name declared again in an inner block: C would read the new one
      * in its own initialiser (`let a = a + 1` as `const float a = (a +
      * 1)`), so the inner one is tl_s<depth>_<name> */
+    if (sym->cname) return sym->cname;
     int depth = 0;
     for (const Sym *p = sym->shadowed; p; p = p->shadowed) depth++;
     return depth ? arena_printf(&c->arena, "tl_s%d_%s", depth, sym->name->s) : ir_cname(c, sym->name);
@@ -228,6 +229,45 @@ static void build_call(IrKernel *k, Node *call, IrBlock *out) {
     ir_block_push(k->c, out, s);
 }
 
+/* An int expression node of the IR's own making, folded where both
+ * operands are constants. */
+static Node *int_node(Ctx *c, Loc at, AstOp op, Node *a, Node *b) {
+    Node *n = node_new(c, N_BINARY, at);
+    n->u.op.op = op;
+    n->u.op.a = a;
+    n->u.op.b = b;
+    n->dtype = DT_I32;
+    n->depth = (a->depth > b->depth ? a->depth : b->depth) + 1;
+    int64_t v;
+    if (a->is_const && b->is_const && int_binop(op, a->cval.i, b->cval.i, &v)) {
+        n->is_const = true;
+        n->cval.i = v;
+    }
+    return n;
+}
+
+/* pipelined(a, b): every pipelining path runs its loops from 0, so the
+ * loop counts tl_step_<k> over 0 .. b - a - 1 and the body starts with
+ * `let k = a + tl_step_<k>`, a let of the counter and outside values that
+ * the copies issued ahead evaluate for their iteration like any other. */
+static void build_pipelined_span(IrKernel *k, IrStmt *loop, Node *start, Node *stop) {
+    Ctx *c = k->c;
+    Sym *var = loop->sym, *counter = arena_alloc(&c->arena, sizeof *counter);
+    *counter = *var;
+    counter->shadowed = NULL;
+    counter->cname = arena_printf(&c->arena, "tl_step_%s", ir_sym_cname(c, var));
+    Node *name = node_new(c, N_NAME, loop->loc);
+    name->u.name = var->name;
+    name->sym = counter;
+    name->dtype = DT_I32;
+    loop->sym = counter;
+    loop->hi = int_node(c, loop->loc, OP_SUB, stop, start);
+    IrStmt *let = new_stmt(k, IR_LET, loop->loc);
+    let->sym = var;
+    let->value = int_node(c, loop->loc, OP_ADD, start, name);
+    ir_block_push(c, &loop->body, let);
+}
+
 static void build_stmt(IrKernel *k, Node *st, IrBlock *out) {
     IrStmt *s;
     switch (st->kind) {
@@ -270,11 +310,16 @@ static void build_stmt(IrKernel *k, Node *st, IrBlock *out) {
                 Node *a0 = arg_of(it, 0, "start"), *a1 = arg_of(it, 1, "stop"), *a2 = arg_of(it, 2, "step");
                 if (a1) { s->lo = a0; s->hi = a1; s->step = a2; }
                 else s->hi = a0;
-            } else {
+            } else if (s->loop == LOOP_UNROLL) {
                 s->hi = arg_of(it, 0, "n");
-                if (s->loop == LOOP_PIPELINED) {
-                    Node *st_arg = arg_of(it, 1, "stages");
-                    s->stages = st_arg ? (int)st_arg->cval.i : 3;
+            } else {
+                Node *stages = arg_of(it, 2, "stages"), *start = arg_of(it, 0, "start"), *stop = arg_of(it, 1, "stop");
+                s->stages = stages ? (int)stages->cval.i : 3;
+                if (!stop) s->hi = start;
+                else {
+                    build_pipelined_span(k, s, start, stop);
+                    build_block(k, st->u.loop.body, &s->body);
+                    break;
                 }
             }
         }
