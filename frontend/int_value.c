@@ -3,7 +3,8 @@
  * variable to each of its values (passes/int_eval.c binds block indices to
  * a tile's). Constants, + - * / % << >> & | ^ (as C computes them),
  * comparisons, && || ! ~, unary minus, ?:, min, max, ceildiv, abs and casts
- * to integer types; the operators as int_binop (ops.c) computes them. */
+ * to integer types; the operators as int_binop (ops.c) computes them.
+ * Also whether an expression is provably a multiple of a number. */
 #include <stdint.h>
 #include <string.h>
 
@@ -64,4 +65,21 @@ static bool value_of(IntValue *v, const Node *e, int64_t *out) {
 bool node_int_value(const Node *e, IntNameFn name, void *ctx, int *budget, int64_t *out) {
     IntValue v = {.name = name, .ctx = ctx, .budget = budget};
     return value_of(&v, e, out);
+}
+
+bool expr_multiple_of(const Node *e, int64_t m) {
+    if (!e) return true;
+    if (e->is_const) return !e->const_float && e->cval.i % m == 0;
+    /* a let's name: its value (lets never change) */
+    if (e->kind == N_NAME && e->sym && e->sym->kind == SYM_LET && e->sym->decl && e->sym->decl->kind == N_LET)
+        return expr_multiple_of(e->sym->decl->u.decl.value, m);
+    /* a dynamic size: its promise */
+    if (e->kind == N_NAME && e->sym && e->sym->dynamic) return e->sym->divisor % m == 0;
+    if (e->kind != N_BINARY) return false;
+    switch (e->u.op.op) {
+    case OP_MUL: return expr_multiple_of(e->u.op.a, m) || expr_multiple_of(e->u.op.b, m);
+    case OP_ADD:
+    case OP_SUB: return expr_multiple_of(e->u.op.a, m) && expr_multiple_of(e->u.op.b, m);
+    default: return false;
+    }
 }

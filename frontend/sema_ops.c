@@ -279,6 +279,31 @@ static bool get_region(Sema *s, Node *e, const char *what, Region *r) {
     return ok && (r->point || region_in_bounds(s, r));
 }
 
+/* A point region of a tensor takes the other operand's shape on its last
+ * dims. An extent larger than the dimension it lands on is a ragged tile
+ * where the start steps in whole tiles (X[by * BM, 0] with BM > M: the
+ * rows past M read zeros); anywhere else the shape was meant for other
+ * dims (64 rows of q_s at Q[b, i, h, 0] landing on H = 8). A dynamic
+ * dimension may take any size at launch, so only the fixed ones count. */
+static bool region_fits(Sema *s, const Region *r) {
+    const Sym *t = r->sym;
+    if (t->kind != SYM_TENSOR || s->dead) return true;
+    const NodeList *idx = &r->node->u.index.idx;
+    for (int d = 0; d < t->rank; d++) {
+        int64_t ext = r->ext[d], n = t->shape[d];
+        if (ext <= n || (t->dim_sym[d] && t->dim_sym[d]->dynamic) || expr_multiple_of(idx->items[d], ext)) continue;
+        const Sym *size = t->dim_sym[d];
+        diag_error(s->c, idx->items[d]->loc,
+                   "a region of %lld elements lands on dimension %d of '%s', which has %lld element%s%s%s%s: the other "
+                   "operand's shape falls on the last dimensions of a point region; give this region's extents "
+                   "(start : end) to lay it elsewhere",
+                   (long long)ext, d, t->name->s, (long long)n, n == 1 ? "" : "s", size ? " (" : "",
+                   size ? size->name->s : "", size ? ")" : "");
+        return false;
+    }
+    return true;
+}
+
 /* Gives a point region the shape of `other` (LANGUAGE.md §4, "Regions"):
  * the trailing dims take the other's extents, extra leading dims are 1. */
 static bool resolve_point(Sema *s, Region *r, const Region *other) {
@@ -299,7 +324,7 @@ static bool resolve_point(Sema *s, Region *r, const Region *other) {
     }
     r->point = false;
     set_region_ext(s, r->node, r->ext, r->rank);
-    return region_in_bounds(s, r);
+    return region_fits(s, r) && region_in_bounds(s, r);
 }
 
 /* Shapes agree when they are equal after dropping extents of 1. */

@@ -330,8 +330,6 @@ bool buf_row_bytes_multiple_of(const IrBuf *b, int64_t bytes);
 bool kernel_grid_dynamic(const IrKernel *k);
 /* Whether e is absent (a region's start of 0) or the integer constant 0. */
 bool expr_is_zero(const Node *e);
-/* Whether e is provably a multiple of m (NULL counts as 0). */
-bool expr_multiple_of(const Node *e, int64_t m);
 /* Where region r is a tile of `rank` dims with this shape in its buffer's
  * last dims (the leading extents 1): how many leading dims; else -1. A
  * fragment of that shape copied there maps its dim i to the buffer's

@@ -144,24 +144,6 @@ const char *layout_describe(Ctx *c, const Layout *l) {
     }
 }
 
-/* Whether e is provably a multiple of m (NULL counts as 0). */
-bool expr_multiple_of(const Node *e, int64_t m) {
-    if (!e) return true;
-    if (e->is_const) return !e->const_float && e->cval.i % m == 0;
-    /* a let's name: its value (lets never change) */
-    if (e->kind == N_NAME && e->sym && e->sym->kind == SYM_LET && e->sym->decl && e->sym->decl->kind == N_LET)
-        return expr_multiple_of(e->sym->decl->u.decl.value, m);
-    /* a dynamic size: its promise */
-    if (e->kind == N_NAME && e->sym && e->sym->dynamic) return e->sym->divisor % m == 0;
-    if (e->kind != N_BINARY) return false;
-    switch (e->u.op.op) {
-    case OP_MUL: return expr_multiple_of(e->u.op.a, m) || expr_multiple_of(e->u.op.b, m);
-    case OP_ADD:
-    case OP_SUB: return expr_multiple_of(e->u.op.a, m) && expr_multiple_of(e->u.op.b, m);
-    default: return false;
-    }
-}
-
 bool buf_dim_dynamic(const IrBuf *b, int d) { return b->scope == SCOPE_GLOBAL && b->dyn[d] != NULL; }
 
 bool buf_dim_multiple_of(const IrBuf *b, int d, int64_t m) {

@@ -31,10 +31,11 @@ run() {  # file kernel args...
     fi
 }
 # ragged sizes per kernel name (non-multiples of every default tile); the
-# file is the second argument
+# file is the second argument. Sizes that break a dynamic size's `%`
+# promise run with --specialise (compiled in, as the promise-free code).
 ragged() {
     case $1 in
-    gemm|gemm_bf16|gemm_bias_gelu) echo "--set M=1000,N=1016,K=1000"; echo "--set M=999,N=1001,K=997"
+    gemm|gemm_bf16|gemm_bias_gelu) echo "--set M=1000,N=1016,K=1000"; echo "--set M=999,N=1001,K=997 --specialise"
         # 256 tiles, rows aligned (no clusters), persistent: warpgroup 2 of the
         # last row of tiles (120 rows) idle (plan_idle)
         echo "--set M=3000,N=2000,K=1024,BM=192,BN=128"
@@ -47,13 +48,13 @@ ragged() {
         # columns, in persistent clusters (K = 1000) with the last row's
         # warpgroup 1 idle, and without clusters (K = 1024), idle tiles last
         echo "--set M=3000,N=2000,K=1000 --profile --consistency 3"; echo "--set M=1450,N=4096,K=1024" ;;
-    add) echo "--set N=1000003" ;;
+    add) echo "--set N=1000003 --specialise"; echo "--set N=1000008" ;;
     softmax|layernorm) echo "--set M=1001,N=3000"
         # the examples' tunables: rows padded to a pitch (blocked layout) for
         # the row reductions (the contract's lang_softmax has no BM)
         if grep -q 'tune BM' "$2"; then echo "--set M=1001,N=4000,BM=2"; echo "--set M=999,N=1000,BM=2,NT=256"; fi ;;
     row_reduce|rmsnorm) echo "--set M=1001,N=3000" ;;
-    swiglu|transpose) echo "--set M=1001,N=999" ;;
+    swiglu|transpose) echo "--set M=1001,N=999 --specialise"; echo "--set M=1000,N=1000" ;;
     flash_attn|flash_fwd) echo "--set B=1,H=3,S=1000"; echo "--set B=1,H=2,S=777,causal=1"
         echo "--set B=2,H=9,S=2000,causal=1"  # 288 tiles: persistent, longest first (plan_schedule), a partial last query tile
         # longest first in two sections (5 heads, then 15); --profile: every
@@ -104,7 +105,7 @@ ragged() {
     gemm_u8_dequant) echo "--set M=100,N=200,K=240" ;;
     fp8_e5m2_gemm) echo "--set M=200,N=136,K=496" ;;  # TMA boxes past every edge (rows of 496 bytes)
     gemm_fp8) echo "--set M=1000,N=1016,K=4096 --atol 3e-2"  # split tiles: 64 in 2 pieces (sums of 4096 fp8 products near 0: 1-3 of 37160 past atol 1e-2, as without the split)
-        echo "--set M=1000,N=1016,K=1008"; echo "--set M=999,N=1001,K=997"  # the second: rows TMA cannot take
+        echo "--set M=1000,N=1016,K=1008"; echo "--set M=999,N=1001,K=997 --specialise"  # the second: rows TMA cannot take
         echo "--set M=1000,N=1016,K=1008,BK=256,stages=2" ;;  # K tiles of two promotion runs
     fp8_gemm_k160) echo "--set M=200,N=136,K=1120" ;;  # partial tiles
     fp8_casts) echo "--set N=1000" ;;
@@ -161,7 +162,7 @@ done
 # attention, at default sizes and at ragged ones with an even and an odd
 # number of tiles
 for xs in --clusters=on "--clusters=on --persistent=on" --persistent=on; do
-    for args in "gemm" "gemm --set M=1000,N=1016,K=1000" "gemm --set M=999,N=1001,K=997,BN=128" \
+    for args in "gemm" "gemm --set M=1000,N=1016,K=1000" "gemm --set M=999,N=1001,K=997,BN=128 --specialise" \
         "gemm --set M=3000,N=2000,K=1000,BM=192,BN=128" \
         "gemm_bf16" "gemm_fp8" "gemm_fp8 --set M=1000,N=1016,K=1008" "gemm_bias_gelu --set BN=256" "flash_attn --set BN=128" "flash_attn --set B=1,H=3,S=1000" \
         "flash_attn --set BN=128,B=2,H=3,S=640" "flash_attn --set BM=192,BN=96,B=1,H=3,S=1000" \
