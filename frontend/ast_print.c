@@ -174,7 +174,8 @@ static void clause_print(FILE *o, const Node *cl, int d) {
     switch (cl->kind) {
     case N_WHERE:
     case N_TUNE:
-        fputs(cl->kind == N_WHERE ? "(where" : "(tune", o);
+    case N_INPUTS:
+        fputs(cl->kind == N_WHERE ? "(where" : cl->kind == N_TUNE ? "(tune" : "(inputs", o);
         for (int i = 0; i < cl->u.list.len; i++) {
             const Node *b = cl->u.list.items[i];
             if (b->kind == N_BIND) {

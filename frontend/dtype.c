@@ -20,6 +20,22 @@ bool dtype_is_float(Dtype t) { return t != DT_NONE && info[t].cls == 2; }
 bool dtype_is_signed(Dtype t) { return info[t].sgn != 0; }
 bool dtype_is_fp8(Dtype t) { return t == DT_F8E4M3 || t == DT_F8E5M2; }
 
+bool dtype_int_fits(Dtype t, int64_t v) {
+    int bits = dtype_bytes(t) * 8;
+    return dtype_is_signed(t) ? (bits == 64 || (v >= -(INT64_C(1) << (bits - 1)) && v < (INT64_C(1) << (bits - 1))))
+                              : (v >= 0 && (bits == 64 || v < (INT64_C(1) << bits)));
+}
+
+bool dtype_holds_ints(Dtype t, int64_t lo, int64_t hi) {
+    if (t == DT_BOOL) return lo >= 0 && hi <= 1;
+    if (!dtype_is_float(t)) return dtype_int_fits(t, lo) && dtype_int_fits(t, hi);
+    /* a float with p significand bits (the hidden one included) holds
+     * every integer up to 2^p, and 2^p + 1 no more */
+    int p = t == DT_F16 ? 11 : t == DT_BF16 ? 8 : t == DT_F32 ? 24 : t == DT_F8E4M3 ? 4 : t == DT_F8E5M2 ? 3 : 53;
+    int64_t limit = INT64_C(1) << p;
+    return lo >= -limit && hi <= limit;
+}
+
 Dtype dtype_from_name(const char *s, size_t n) {
     for (int t = DT_BOOL; t < DT_INT_LIT; t++)
         if (strlen(info[t].name) == n && memcmp(info[t].name, s, n) == 0) return (Dtype)t;

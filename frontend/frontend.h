@@ -30,6 +30,11 @@ bool dtype_is_int(Dtype t);   /* integer dtypes and DT_INT_LIT */
 bool dtype_is_float(Dtype t); /* float dtypes and DT_FLOAT_LIT */
 bool dtype_is_signed(Dtype t);
 bool dtype_is_fp8(Dtype t);   /* f8e4m3, f8e5m2 */
+/* Whether integer v is a value of integer dtype t. */
+bool dtype_int_fits(Dtype t, int64_t v);
+/* Whether dtype t holds every integer from lo to hi exactly (f16: up to
+ * 2048, bf16: 256, f32: 2^24; bool: 0 and 1). */
+bool dtype_holds_ints(Dtype t, int64_t lo, int64_t hi);
 Dtype dtype_from_name(const char *s, size_t n); /* DT_NONE if not a dtype */
 /* The type of `a op b` for arithmetic (C's usual conversions, with literals
  * taking the other side's type: a float literal meeting f16 becomes f16). */
@@ -122,7 +127,8 @@ bool int_unop(AstOp op, int64_t a, int64_t *out);
     /* statements */                                                         \
     X(LET) X(VAR) X(ASSIGN) X(EXPR_STMT) X(FOR) X(IF) X(BLOCK)               \
     /* declarations */                                                       \
-    X(PARAM) X(BIND) X(TUNABLE) X(WHERE) X(TUNE) X(DYNAMIC) X(GRID) X(THREADS)           \
+    X(PARAM) X(BIND) X(TUNABLE) X(WHERE) X(TUNE) X(DYNAMIC) X(INPUTS) X(GRID)  \
+    X(THREADS)                                                               \
     X(FLOPS) X(BYTES) X(REFERENCE) X(KERNEL) X(CONST) X(PROGRAM)
 
 typedef enum NodeKind {
@@ -221,6 +227,25 @@ void ast_print(FILE *out, const Node *program);
 void expr_print(FILE *out, const Node *e);
 
 /* ---- symbols and sema (sema*.c) ---- */
+
+/* The `inputs` clause (LANGUAGE.md §8): how --run fills one tensor. Row
+ * distributions work along the last dimension. */
+typedef enum InputDist {
+    INPUT_INTEGERS,    /* integers(lo, hi): uniform in [lo, hi) */
+    INPUT_PERMUTATION, /* permutation(n): each row the first elements of a random permutation of 0 .. n-1 */
+    INPUT_OFFSETS,     /* offsets(total): each row non-decreasing from 0 to total, the last element total */
+    INPUT_UNIFORM,     /* uniform(lo, hi): reals in [lo, hi) */
+    INPUT_NORMAL,      /* normal(mean, std) */
+    INPUT_CONSTANT,    /* constant(v) */
+} InputDist;
+typedef struct InputSpec {
+    InputDist dist;
+    int64_t n[2];      /* the integer arguments: integers' lo and hi, permutation's n, offsets' total */
+    double x[2];       /* the real ones: uniform's lo and hi, normal's mean and std, constant's value */
+    bool known;        /* false where an argument uses a dynamic size without a value (no run to fill) */
+    Loc loc;
+} InputSpec;
+const char *input_dist_name(InputDist d);
 typedef enum SymKind {
     SYM_CONST,      /* file-level const */
     SYM_SIZE,       /* size variable named in a tensor's dims */
@@ -282,6 +307,7 @@ struct Sym {
     bool used;
     bool broken;             /* a buffer whose declaration had errors: its uses are not checked again */
     const char *cname;       /* a symbol of tilec's own making (the IR's): its name in the generated code */
+    const InputSpec *input;  /* tensors: how --run fills it (the `inputs` clause), or NULL: --supply */
 };
 
 /* A `--set NAME=VALUE` override. */

@@ -198,6 +198,7 @@ int lex_next(Lexer *lx, Token *t) {
         "where" { return TK_WHERE; }
         "tune" { return TK_TUNE; }
         "dynamic" { return TK_DYNAMIC; }
+        "inputs" { return TK_INPUTS; }
         "in" { return TK_IN; }
         "grid" { return TK_GRID; }
         "as" { return TK_AS; }

@@ -50,7 +50,7 @@ static int expected_tokens(void *parser, int *out, int max) {
  * actions translate operator tokens into the AST's own AstOp. */
 %token IDENT INT FLOAT STRING DTYPE.
 %token KERNEL CONST LET VAR OUT INOUT WHERE TUNE IN GRID AS THREADS FOR IF ELSE
-       REFERENCE FLOPS BYTES TRUE FALSE INF DYNAMIC.
+       REFERENCE FLOPS BYTES TRUE FALSE INF DYNAMIC INPUTS.
 %token LPAREN RPAREN LBRACKET RBRACKET LBRACE RBRACE COMMA SEMI.
 %token ASSIGN PLUSEQ MINUSEQ STAREQ SLASHEQ.
 
@@ -127,6 +127,8 @@ clause(C) ::= GRID(T) LPAREN expr_list(E) comma_opt RPAREN AS LPAREN name_list(N
 /* dynamic M, N, K % 64: sizes passed at launch (a BIND each, value the
  * promised divisor or NULL) */
 clause(C) ::= DYNAMIC(T) dynsize_list(L) comma_opt. { C = L; C->kind = N_DYNAMIC; C->loc = T.loc; }
+/* inputs ids = integers(0, E), ...: how --run fills those tensors */
+clause(C) ::= INPUTS(T) bind_list(L) comma_opt. { C = L; C->kind = N_INPUTS; C->loc = T.loc; }
 clause(C) ::= THREADS(T) expr(E). { C = node_new(ps->c, N_THREADS, T.loc); C->u.expr = E; node_child(ps->c, C, E); }
 clause(C) ::= FLOPS(T) expr(E). { C = node_new(ps->c, N_FLOPS, T.loc); C->u.expr = E; node_child(ps->c, C, E); }
 clause(C) ::= BYTES(T) expr(E). { C = node_new(ps->c, N_BYTES, T.loc); C->u.expr = E; node_child(ps->c, C, E); }

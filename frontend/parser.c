@@ -29,6 +29,7 @@ static const char *token_describe(int code) {
     case TK_WHERE: return "'where'";
     case TK_TUNE: return "'tune'";
     case TK_DYNAMIC: return "'dynamic'";
+    case TK_INPUTS: return "'inputs'";
     case TK_IN: return "'in'";
     case TK_GRID: return "'grid'";
     case TK_AS: return "'as'";

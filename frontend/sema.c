@@ -397,6 +397,10 @@ static void check_launch(Sema *s, KernelInfo *k) {
             if (t < 1 || t > 1024)
                 diag_error(s->c, c->u.expr->loc, "threads is %lld; a block has 1 to 1024 threads", (long long)t);
             k->threads = t;
+        } else if (c->kind == N_INPUTS) {
+            s->mode = EM_HOST;
+            check_inputs(s, k, c);
+            s->mode = EM_CONST;
         } else if (c->kind == N_FLOPS || c->kind == N_BYTES) {
             Node *e = c->u.expr;
             s->mode = EM_HOST;

@@ -125,6 +125,9 @@ bool is_builtin_function(const Name *n);
 bool is_tile_op(const Name *n);
 bool is_reduction_name(const Name *n);
 
+/* sema_inputs.c: the `inputs` clause c of kernel k (after specialisation) */
+void check_inputs(Sema *s, KernelInfo *k, Node *c);
+
 /* sema_ops.c */
 /* A call statement in the kernel body (copy, gemm, ...). */
 void check_op_call(Sema *s, Node *call);

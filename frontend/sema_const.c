@@ -79,20 +79,13 @@ bool const_unary(Sema *s, Node *e, AstOp op, const Node *a) {
     return true;
 }
 
-/* Whether integer v is a value of integer dtype to. */
-static bool int_fits(int64_t v, Dtype to) {
-    int bits = dtype_bytes(to) * 8;
-    return dtype_is_signed(to) ? (bits == 64 || (v >= -(INT64_C(1) << (bits - 1)) && v < (INT64_C(1) << (bits - 1))))
-                               : (v >= 0 && (bits == 64 || v < (INT64_C(1) << bits)));
-}
-
 bool const_fits(Sema *s, const Node *e, Dtype to, Loc loc, const char *what) {
     if (dtype_is_float(to) || to == DT_BOOL) return true;
     if (e->const_float) {
         diag_error(s->c, loc, "%s must be an integer, not %g", what, e->cval.f);
         return false;
     }
-    bool ok = int_fits(e->cval.i, to);
+    bool ok = dtype_int_fits(to, e->cval.i);
     if (!ok) diag_error(s->c, loc, "%s = %lld does not fit in %s", what, (long long)e->cval.i, dtype_name(to));
     return ok;
 }
@@ -110,7 +103,7 @@ bool literal_fits(Sema *s, const Node *v, Dtype to) {
         return literal_fits(s, v->u.cond.b, t) && a;
     }
     if (!v->is_const) return true;
-    if (v->dtype == DT_INT_LIT && dtype_is_int(to) && !v->const_float && !int_fits(v->cval.i, to)) {
+    if (v->dtype == DT_INT_LIT && dtype_is_int(to) && !v->const_float && !dtype_int_fits(to, v->cval.i)) {
         diag_error(s->c, v->loc, "%lld does not fit in %s", (long long)v->cval.i, dtype_name(to));
         return false;
     }

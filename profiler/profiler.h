@@ -40,7 +40,8 @@ typedef struct HostTensor {
  *   integer: integers in [-4, 4] (in [0, 4] for unsigned dtypes), exact in every dtype
  *   ones:    1
  * Integer dtypes get the integer supply for normal/uniform too; bool gets 0/1
- * (1 for ones). Big tensors are filled by several threads. Returns false
+ * (1 for ones). A tensor the kernel's `inputs` clause names (Sym.input)
+ * follows that instead, with the same reproducibility. Big tensors are filled by several threads. Returns false
  * (after a message on stderr) when the memory cannot be allocated; *out and
  * *n are then NULL and 0. */
 bool prof_supply(KernelInfo *k, SupplyKind kind, uint64_t seed, HostTensor **out, int *n);

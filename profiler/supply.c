@@ -211,6 +211,105 @@ static void fill_chunk(void *arg, int64_t c) {
     prof_to_storage(t->dtype, t->values + lo, (char *)t->storage + (size_t)lo * b, hi - lo);
 }
 
+/* ---- the `inputs` clause ---- */
+
+typedef struct DistJob {
+    HostTensor *t;
+    const InputSpec *spec;
+    uint64_t key;
+    int64_t row;   /* elements per row: the last dimension */
+    int64_t chunk; /* rows a task fills */
+} DistJob;
+
+/* Element i of an element-wise distribution. */
+static double dist_value(const DistJob *j, int64_t i) {
+    const InputSpec *sp = j->spec;
+    uint64_t h = mix64(j->key + (uint64_t)(i + 1) * GOLDEN);
+    switch (sp->dist) {
+    case INPUT_INTEGERS: {
+        uint64_t span = (uint64_t)sp->n[1] - (uint64_t)sp->n[0];
+        return (double)(int64_t)((uint64_t)sp->n[0] + h % span);
+    }
+    case INPUT_UNIFORM: return sp->x[0] + (sp->x[1] - sp->x[0]) * unit(h);
+    case INPUT_NORMAL: {
+        double u1 = 1.0 - unit(h), u2 = unit(mix64(h + GOLDEN));
+        return sp->x[0] + sp->x[1] * sqrt(-2.0 * log(u1)) * cos(6.283185307179586476925 * u2);
+    }
+    default: return sp->x[0];
+    }
+}
+
+/* Row r of a permutation: its first `row` elements, by Fisher-Yates
+ * steps over 0 .. n-1 that keep only the displaced entries (a small open
+ * addressing map), so a short row of a large permutation costs its length. */
+static void permutation_row(const DistJob *j, int64_t r, double *out, int64_t *keys, int64_t *vals, int64_t cap) {
+    int64_t n = j->spec->n[0];
+    for (int64_t i = 0; i < cap; i++) keys[i] = -1;
+    uint64_t rkey = mix64(j->key ^ ((uint64_t)(r + 1) * 0xd1b54a32d192ed03ULL));
+    for (int64_t i = 0; i < j->row; i++) {
+        int64_t pick = i + (int64_t)(mix64(rkey + (uint64_t)(i + 1) * GOLDEN) % (uint64_t)(n - i));
+        /* the entries at pick and at i, swapped: out gets pick's, pick keeps i's */
+        int64_t at_pick = pick, at_i = i, slot_pick = -1;
+        for (int64_t s = (int64_t)(mix64((uint64_t)pick) & (uint64_t)(cap - 1));; s = (s + 1) & (cap - 1)) {
+            if (keys[s] == pick) { at_pick = vals[s]; slot_pick = s; break; }
+            if (keys[s] < 0) { slot_pick = s; break; }
+        }
+        for (int64_t s = (int64_t)(mix64((uint64_t)i) & (uint64_t)(cap - 1)); keys[s] >= 0; s = (s + 1) & (cap - 1))
+            if (keys[s] == i) { at_i = vals[s]; break; }
+        out[i] = (double)at_pick;
+        keys[slot_pick] = pick;
+        vals[slot_pick] = at_i;
+    }
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Row r of offsets: 0, sorted draws from 0 .. total, total. */
+static void offsets_row(const DistJob *j, int64_t r, double *out) {
+    int64_t total = j->spec->n[0], L = j->row;
+    uint64_t rkey = mix64(j->key ^ ((uint64_t)(r + 1) * 0xd1b54a32d192ed03ULL));
+    out[0] = 0;
+    out[L - 1] = (double)total;
+    for (int64_t i = 1; i < L - 1; i++)
+        out[i] = (double)(mix64(rkey + (uint64_t)i * GOLDEN) % (uint64_t)(total + 1));
+    qsort(out + 1, (size_t)(L - 2), sizeof *out, cmp_double);
+}
+
+static void dist_chunk(void *arg, int64_t c) {
+    const DistJob *j = arg;
+    HostTensor *t = j->t;
+    int64_t r0 = c * j->chunk, r1 = r0 + j->chunk, rows = j->row ? t->elems / j->row : 0;
+    if (r1 > rows) r1 = rows;
+    if (j->spec->dist == INPUT_PERMUTATION) {
+        int64_t cap = 16;
+        while (cap < 2 * j->row) cap *= 2;
+        int64_t *keys = xmalloc((size_t)cap * sizeof *keys), *vals = xmalloc((size_t)cap * sizeof *vals);
+        for (int64_t r = r0; r < r1; r++) permutation_row(j, r, t->values + r * j->row, keys, vals, cap);
+        free(keys);
+        free(vals);
+    } else if (j->spec->dist == INPUT_OFFSETS) {
+        for (int64_t r = r0; r < r1; r++) offsets_row(j, r, t->values + r * j->row);
+    } else {
+        for (int64_t i = r0 * j->row; i < r1 * j->row; i++) t->values[i] = dist_value(j, i);
+    }
+    for (int64_t i = r0 * j->row; i < r1 * j->row; i++) t->values[i] = prof_round_to(t->dtype, t->values[i]);
+    size_t b = (size_t)dtype_bytes(t->dtype);
+    prof_to_storage(t->dtype, t->values + r0 * j->row, (char *)t->storage + (size_t)(r0 * j->row) * b,
+                    (r1 - r0) * j->row);
+}
+
+/* Fills tensor t as its `inputs` clause says, from key. */
+static void fill_dist(HostTensor *t, const InputSpec *spec, uint64_t key) {
+    DistJob job = {.t = t, .spec = spec, .key = key, .row = t->rank ? t->shape[t->rank - 1] : 1};
+    if (job.row == 0 || t->elems == 0) return;
+    int64_t rows = t->elems / job.row;
+    job.chunk = (1 << 16) / job.row + 1;
+    prof_parallel_for((rows + job.chunk - 1) / job.chunk, t->elems >= (1 << 20) ? 0 : 1, dist_chunk, &job);
+}
+
 void prof_tensors_free(HostTensor *t, int n) {
     if (!t) return;
     for (int i = 0; i < n; i++) {
@@ -266,6 +365,10 @@ bool prof_supply(KernelInfo *k, SupplyKind kind, uint64_t seed, HostTensor **out
         if (!has_data) continue;
         FillJob job = {.t = t, .kind = kind, .chunk = 1 << 16};
         job.key = mix64(mix64(seed ^ 0x5851f42d4c957f2dULL) + (uint64_t)(i + 1) * GOLDEN);
+        if (p->input && p->input->known) {
+            fill_dist(t, p->input, job.key);
+            continue;
+        }
         prof_parallel_for((elems + job.chunk - 1) / job.chunk, elems >= (1 << 20) ? 0 : 1, fill_chunk, &job);
     }
     *out = ts;

@@ -177,6 +177,80 @@ static void test_supply(void) {
     ctx_free(&c);
 }
 
+/* The `inputs` clause: each distribution's values, per row where it
+ * works on rows, reproducible. */
+static void test_inputs_clause(void) {
+    Ctx c;
+    KernelInfo *k = load_with(&c,
+        "kernel s(I: i32[R, 40], P: i16[R, 40], Q: f16[3, 2048], O: i64[R, 9], U: f32[R, 40], G: f32[R, 40],\n"
+        "         K: u8[R, 40], B: bf16[R], out Y: f32[R])\n"
+        "    where R = 5000\n"
+        "    inputs I = integers(-3, 7), P = permutation(1000), Q = permutation(2048), O = offsets(12345),\n"
+        "           U = uniform(2, 2.5), G = normal(10, 0.5), K = constant(200), B = constant(1.5) { }\n"
+        "reference { Y[r] = f32(I[r, 0]); }\n", NULL, 0);
+    HostTensor *t, *t2;
+    int n, n2;
+    CHECK(prof_supply(k, SUPPLY_NORMAL, 4, &t, &n), "supply");
+    HostTensor *I = tensor(t, n, "I"), *P = tensor(t, n, "P"), *Q = tensor(t, n, "Q"), *O = tensor(t, n, "O");
+    HostTensor *U = tensor(t, n, "U"), *G = tensor(t, n, "G"), *K = tensor(t, n, "K"), *B = tensor(t, n, "B");
+    int hist[10] = {0}, bad = 0;
+    for (int64_t i = 0; i < I->elems; i++) {
+        double v = I->values[i];
+        if (v != floor(v) || v < -3 || v > 6 || ((int32_t *)I->storage)[i] != (int32_t)v) bad++;
+        else hist[(int)v + 3]++;
+    }
+    CHECK(bad == 0 && hist[0] > 15000 && hist[9] > 15000, "integers: %d bad, %d %d", bad, hist[0], hist[9]);
+    /* permutation rows: distinct values in range; short rows of a long
+     * permutation cover it; whole rows are permutations */
+    static char seen[2048];
+    int64_t reached_high = 0;
+    for (int64_t r = 0; r < 5000 && !bad; r++) {
+        memset(seen, 0, sizeof seen);
+        for (int j = 0; j < 40; j++) {
+            double v = P->values[r * 40 + j];
+            if (v < 0 || v >= 1000 || v != floor(v) || seen[(int)v]++ || ((int16_t *)P->storage)[r * 40 + j] != (int16_t)v) bad++;
+            reached_high += v >= 900;
+        }
+    }
+    CHECK(bad == 0 && reached_high > 15000, "permutation(1000) rows of 40: %d bad, %lld high", bad, (long long)reached_high);
+    for (int r = 0; r < 3; r++) {
+        memset(seen, 0, sizeof seen);
+        int inplace = 0;
+        for (int j = 0; j < 2048; j++) {
+            double v = Q->values[r * 2048 + j];
+            if (v < 0 || v >= 2048 || seen[(int)v]++) bad++;
+            inplace += v == j;
+        }
+        CHECK(bad == 0 && inplace < 20, "permutation(2048) row %d: %d bad, %d fixed points", r, bad, inplace);
+    }
+    CHECK(memcmp(Q->values, Q->values + 2048, 2048 * sizeof(double)) != 0, "rows differ");
+    for (int64_t r = 0; r < 5000; r++) {
+        const double *o = O->values + r * 9;
+        if (o[0] != 0 || o[8] != 12345) bad++;
+        for (int j = 1; j < 9; j++) bad += o[j] < o[j - 1];
+    }
+    CHECK(bad == 0, "offsets: %d bad", bad);
+    double lo = 9, hi = 0, sum = 0, sq = 0;
+    for (int64_t i = 0; i < U->elems; i++) {
+        lo = fmin(lo, U->values[i]);
+        hi = fmax(hi, U->values[i]);
+        sum += G->values[i];
+        sq += G->values[i] * G->values[i];
+    }
+    double mean = sum / (double)G->elems, sd = sqrt(sq / (double)G->elems - mean * mean);
+    CHECK(lo >= 2 && hi < 2.5 && lo < 2.01 && hi > 2.49, "uniform(2, 2.5): [%g, %g]", lo, hi);
+    CHECK(fabs(mean - 10) < 0.01 && fabs(sd - 0.5) < 0.01, "normal(10, 0.5): mean %g sd %g", mean, sd);
+    CHECK(K->values[123] == 200 && ((uint8_t *)K->storage)[4999 * 40] == 200 && B->values[77] == 1.5, "constant");
+    /* reproducible: the same seed gives the same rows */
+    CHECK(prof_supply(k, SUPPLY_UNIFORM, 4, &t2, &n2), "supply");
+    CHECK(!memcmp(tensor(t2, n2, "P")->storage, P->storage, P->storage_bytes) &&
+              !memcmp(tensor(t2, n2, "O")->values, O->values, (size_t)O->elems * sizeof(double)),
+          "same seed, same data (whatever --supply says)");
+    prof_tensors_free(t2, n2);
+    prof_tensors_free(t, n);
+    ctx_free(&c);
+}
+
 /* ---- reference semantics ---- */
 
 static void test_matmul(void) {
@@ -653,6 +727,7 @@ int main(int argc, char **argv) {
     }
     test_conversions();
     test_supply();
+    test_inputs_clause();
     test_matmul();
     test_softmax();
     test_attention();
