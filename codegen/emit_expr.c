@@ -317,6 +317,14 @@ static void print_call(Cg *g, const Node *e, bool store_rounds) {
         return;
     }
     const char *f = e->u.call.name->s;
+    if (!strcmp(f, "rand") || !strcmp(f, "randn") || !strcmp(f, "randint")) { /* seed and offset as 64-bit unsigned */
+        fprintf(o, "tl_%s((unsigned long long)(long long)(", f);
+        cg_expr(g, args->items[0]);
+        fputs("), (unsigned long long)(long long)(", o);
+        cg_expr(g, args->items[1]);
+        fputs("))", o);
+        return;
+    }
     if (!strcmp(f, "ceildiv")) {
         fputs("tl_ceildiv(", o);
         cg_expr(g, args->items[0]);

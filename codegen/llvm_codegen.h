@@ -264,6 +264,14 @@ double lg_now_s(void);  /* a monotonic clock */
 const char *lg_triple(void);
 const char *lg_data_layout(void);
 
+/* llvm_random.c: randint (i32), rand and randn (float) of an i64 seed
+ * and offset, bit for bit as frontend/random.c computes them. rn_ops:
+ * multiplies and adds through NVPTX's .rn intrinsics (the GPU); without,
+ * target-free (the host runs it: tests/llvm/test_random.c). */
+typedef enum RandomKind { RANDOM_INT, RANDOM_UNIFORM, RANDOM_NORMAL } RandomKind;
+LLVMValueRef lg_random_soft(LLVMBuilderRef b, LLVMModuleRef m, RandomKind kind, LLVMValueRef seed, LLVMValueRef offset,
+                            bool rn_ops);
+
 /* llvm_fp8.c: cuda_fp8.h's software conversions (every fp8 conversion on
  * sm_80, float -> f8e5m2 everywhere) as straight-line integer IR at b's
  * position, target-free (the host runs it too: tests/llvm/test_fp8.c). */

@@ -520,6 +520,11 @@ static LgVal call(Lg *g, const Node *e, bool store_rounds) {
     if (!e->u.call.name) return cast_call(g, e);
     const NodeList *args = &e->u.call.args;
     const char *f = e->u.call.name->s;
+    if (!strcmp(f, "rand") || !strcmp(f, "randn") || !strcmp(f, "randint")) { /* seed and offset as 64-bit unsigned */
+        RandomKind kind = !strcmp(f, "randint") ? RANDOM_INT : !strcmp(f, "rand") ? RANDOM_UNIFORM : RANDOM_NORMAL;
+        LgVal seed = lg_cast(g, lg_expr(g, args->items[0]), LT_LL), offset = lg_cast(g, lg_expr(g, args->items[1]), LT_LL);
+        return (LgVal){lg_random_soft(g->b, g->mod, kind, seed.v, offset.v, true), kind == RANDOM_INT ? LT_UINT : LT_FLOAT};
+    }
     if (!strcmp(f, "ceildiv")) { /* tl_ceildiv(long long a, long long b) */
         LgVal a = lg_cast(g, lg_expr(g, args->items[0]), LT_LL), b = lg_cast(g, lg_expr(g, args->items[1]), LT_LL);
         return lg_binary(g, OP_DIV, lg_binary(g, OP_SUB, lg_binary(g, OP_ADD, a, b), lg_cast(g, lg_int(g, 1), LT_LL)), b);

@@ -672,4 +672,105 @@ static __device__ __forceinline__ void tl_wgmma_wait(void)
 static __device__ __forceinline__ void tl_pin(float &r) { asm volatile("" : "+f"(r)::"memory"); }
 static __device__ __forceinline__ void tl_pin(int &r) { asm volatile("" : "+r"(r)::"memory"); }
 
+/* ------------------------------------------------------------------------ */
+/* 11. Random numbers: rand, randn, randint                                 */
+/* ------------------------------------------------------------------------ */
+
+/* Philox-4x32-10 of key (seed's halves) and counter (offset's halves, 0,
+ * 0), as Triton draws it, and the floats made of its words: the same
+ * operations, each rounded once, as frontend/random.c does on the host
+ * (the __f*_rn intrinsics keep NVRTC from fusing or approximating any
+ * of them), so a kernel verifies bit for bit against its reference. The
+ * constants are frontend.h's RANDOM_*. */
+static __device__ __forceinline__ uint4 tl_philox(unsigned long long seed, unsigned long long offset)
+{
+    unsigned c0 = (unsigned)offset, c1 = (unsigned)(offset >> 32), c2 = 0, c3 = 0;
+    unsigned k0 = (unsigned)seed, k1 = (unsigned)(seed >> 32);
+#pragma unroll
+    for (int round = 0; round < 10; round++) {
+        const unsigned n0 = __umulhi(0xCD9E8D57u, c2) ^ c1 ^ k0, n2 = __umulhi(0xD2511F53u, c0) ^ c3 ^ k1;
+        c1 = 0xCD9E8D57u * c2;
+        c3 = 0xD2511F53u * c0;
+        c0 = n0;
+        c2 = n2;
+        k0 += 0x9E3779B9u;
+        k1 += 0xBB67AE85u;
+    }
+    return make_uint4(c0, c1, c2, c3);
+}
+
+/* a word to [0, 1): as a signed int folded to >= 0, times the largest
+ * float that keeps 2^31 - 1 below 1 */
+static __device__ __forceinline__ float tl_rand_unit(unsigned word)
+{
+    int i = (int)word;
+    if (i < 0) i = -(i + 1);
+    return __fmul_rn(__int2float_rn(i), 0x1.fffffep-32f);
+}
+
+/* log(u), u in [1e-7, 1]: 2 atanh((m - 1) / (m + 1)) + e log 2 */
+static __device__ __forceinline__ float tl_rand_log(float u)
+{
+    const unsigned bits = __float_as_uint(u);
+    int e = (int)(bits >> 23) - 127;
+    float m = __uint_as_float((bits & 0x7FFFFFu) | 0x3F800000u);
+    if (m > 0x1.6a09e6p+0f) {
+        m = __fmul_rn(m, 0.5f);
+        e += 1;
+    }
+    const float s = __fdiv_rn(__fsub_rn(m, 1.0f), __fadd_rn(m, 1.0f)), z = __fmul_rn(s, s);
+    float p = __fmaf_rn(0x1.745d18p-4f, z, 0x1.c71c72p-4f);
+    p = __fmaf_rn(p, z, 0x1.24924ap-3f);
+    p = __fmaf_rn(p, z, 0x1.99999ap-3f);
+    p = __fmaf_rn(p, z, 0x1.555556p-2f);
+    const float t = __fmul_rn(__fmul_rn(s, z), p);
+    const float lm = __fmul_rn(__fadd_rn(s, t), 2.0f);
+    const float fe = __int2float_rn(e);
+    return __fmaf_rn(fe, 0x1.62e4p-1f, __fmaf_rn(fe, 0x1.7f7d1cp-20f, lm));
+}
+
+/* cos(2 pi u), u in [0, 1]: the quarter turn taken out exactly, then the
+ * Taylor series of cos or sin on [-pi/4, pi/4] */
+static __device__ __forceinline__ float tl_rand_cos2pi(float u)
+{
+    const float t = __fsub_rn(u, rintf(u));
+    const float q = rintf(__fmul_rn(t, 4.0f));
+    const float r = __fsub_rn(t, __fmul_rn(q, 0.25f));
+    const float a = __fmul_rn(r, 0x1.921fb6p+2f), z = __fmul_rn(a, a);
+    float c = __fmaf_rn(z, -0x1.27e4fcp-22f, 0x1.a01a02p-16f);
+    c = __fmaf_rn(z, c, -0x1.6c16c2p-10f);
+    c = __fmaf_rn(z, c, 0x1.555556p-5f);
+    c = __fmaf_rn(z, c, -0.5f);
+    c = __fmaf_rn(z, c, 1.0f);
+    float s = __fmaf_rn(z, -0x1.ae6456p-26f, 0x1.71de3ap-19f);
+    s = __fmaf_rn(z, s, -0x1.a01a02p-13f);
+    s = __fmaf_rn(z, s, 0x1.111112p-7f);
+    s = __fmaf_rn(z, s, -0x1.555556p-3f);
+    s = __fmaf_rn(__fmul_rn(a, z), s, a);
+    switch ((int)q & 3) {
+    case 0: return c;
+    case 1: return -s;
+    case 2: return -c;
+    default: return s;
+    }
+}
+
+static __device__ __forceinline__ unsigned tl_randint(unsigned long long seed, unsigned long long offset)
+{
+    return tl_philox(seed, offset).x;
+}
+
+static __device__ __forceinline__ float tl_rand(unsigned long long seed, unsigned long long offset)
+{
+    return tl_rand_unit(tl_philox(seed, offset).x);
+}
+
+/* Box-Muller: sqrt(-2 log u1) cos(2 pi u2), u1 at least 1e-7 */
+static __device__ __forceinline__ float tl_randn(unsigned long long seed, unsigned long long offset)
+{
+    const uint4 w = tl_philox(seed, offset);
+    const float u1 = fmaxf(tl_rand_unit(w.x), 0x1.ad7f2ap-24f), u2 = tl_rand_unit(w.y);
+    return __fmul_rn(__fsqrt_rn(__fmul_rn(-2.0f, tl_rand_log(u1))), tl_rand_cos2pi(u2));
+}
+
 #endif /* TILEC_DEVICE_CUH */

@@ -119,6 +119,40 @@ AstOp op_assign_binary(AstOp op);
 bool int_binop(AstOp op, int64_t a, int64_t b, int64_t *out);
 bool int_unop(AstOp op, int64_t a, int64_t *out);
 
+/* ---- random numbers (random.c) ---- */
+/* The constants of rand and randn, as exact floats. The device's code
+ * (tilec_device.cuh, codegen/llvm_random.c) uses these same values. */
+#define RANDOM_UNIT_SCALE 0x1.fffffep-32f /* the largest float s with (2^31 - 1) s < 1 in float */
+#define RANDOM_MIN_U1 0x1.ad7f2ap-24f     /* 1e-7: randn's least u1, so log(u1) stays finite */
+#define RANDOM_SQRT2 0x1.6a09e6p+0f
+#define RANDOM_LN2_HI 0x1.62e4p-1f        /* log 2 in two parts: hi has 15 bits, so e * hi is exact */
+#define RANDOM_LN2_LO 0x1.7f7d1cp-20f
+#define RANDOM_LOG_C3 0x1.555556p-2f      /* 1/3 ... 1/11: atanh's series */
+#define RANDOM_LOG_C5 0x1.99999ap-3f
+#define RANDOM_LOG_C7 0x1.24924ap-3f
+#define RANDOM_LOG_C9 0x1.c71c72p-4f
+#define RANDOM_LOG_C11 0x1.745d18p-4f
+#define RANDOM_TWO_PI 0x1.921fb6p+2f
+#define RANDOM_COS_C4 0x1.555556p-5f      /* 1/4!, -1/6!, 1/8!, -1/10! */
+#define RANDOM_COS_C6 -0x1.6c16c2p-10f
+#define RANDOM_COS_C8 0x1.a01a02p-16f
+#define RANDOM_COS_C10 -0x1.27e4fcp-22f
+#define RANDOM_SIN_C3 -0x1.555556p-3f     /* -1/3!, 1/5!, -1/7!, 1/9!, -1/11! */
+#define RANDOM_SIN_C5 0x1.111112p-7f
+#define RANDOM_SIN_C7 -0x1.a01a02p-13f
+#define RANDOM_SIN_C9 0x1.71de3ap-19f
+#define RANDOM_SIN_C11 -0x1.ae6456p-26f
+/* Ten rounds of Philox-4x32 on counter ctr with key (key0, key1). */
+void philox4x32_10(uint32_t key0, uint32_t key1, const uint32_t ctr[4], uint32_t out[4]);
+uint32_t random_int(uint64_t seed, uint64_t offset);    /* randint */
+float random_uniform(uint64_t seed, uint64_t offset);   /* rand: [0, 1) */
+float random_normal(uint64_t seed, uint64_t offset);    /* randn */
+/* Their steps, for tests: a word to [0, 1), log(u) of u in (0, 1],
+ * cos(2 pi u) of u in [0, 1]. */
+float random_unit(uint32_t word);
+float random_log(float u);
+float random_cos2pi(float u);
+
 /* ---- syntax tree (ast.c) ---- */
 #define NODE_KINDS(X)                                                        \
     /* expressions */                                                        \

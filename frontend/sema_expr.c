@@ -20,9 +20,11 @@ static int in_table(const char *const *t, const Name *n) {
     return -1;
 }
 
+static const char *const random_fns[] = {"rand", "randn", "randint", NULL};
+
 bool is_builtin_function(const Name *n) {
-    return in_table(math1, n) >= 0 || name_is(n, "abs") || name_is(n, "min") || name_is(n, "max") ||
-           name_is(n, "pow") || name_is(n, "fma") || name_is(n, "ceildiv");
+    return in_table(math1, n) >= 0 || in_table(random_fns, n) >= 0 || name_is(n, "abs") || name_is(n, "min") ||
+           name_is(n, "max") || name_is(n, "pow") || name_is(n, "fma") || name_is(n, "ceildiv");
 }
 bool is_tile_op(const Name *n) { return in_table(tile_ops, n) >= 0; }
 bool is_reduction_name(const Name *n) { return name_is(n, "sum") || name_is(n, "max") || name_is(n, "min"); }
@@ -455,6 +457,38 @@ static bool fold_cast(Sema *s, Node *e, const Node *a, Dtype to) {
 }
 
 /* The positional arguments of a value function; named ones are errors. */
+static bool plain_args(Sema *s, Node *e, const char *fname, int min, int max);
+
+/* rand(seed, offset) -> f32 in [0, 1), randn -> f32, randint -> u32
+ * (frontend/random.c): both arguments integers, taken as 64-bit unsigned
+ * values; a seed is what makes them random, so there is no default. */
+static bool check_random(Sema *s, Node *e, const Name *fn) {
+    NodeList *args = &e->u.call.args;
+    if (args->len == 1 && args->items[0]->kind != N_NAMED_ARG) {
+        diag_error(s->c, e->loc, "%s takes a seed and an offset: %s(seed, offset) (a seed parameter, `seed: u64`, "
+                   "makes each run's numbers differ)", fn->s, fn->s);
+        return false;
+    }
+    if (!plain_args(s, e, fn->s, 2, 2)) return false;
+    static const char *const what[] = {"the seed", "the offset"};
+    for (int i = 0; i < 2; i++) {
+        const Node *a = args->items[i];
+        if (!dtype_is_int(a->dtype) && a->dtype != DT_BOOL) {
+            diag_error(s->c, a->loc, "%s of %s must be an integer, not %s", what[i], fn->s, dtype_name(a->dtype));
+            return false;
+        }
+    }
+    bool is_int = name_is(fn, "randint");
+    e->dtype = is_int ? DT_U32 : DT_F32;
+    const Node *seed = args->items[0], *offset = args->items[1];
+    if (seed->is_const && offset->is_const) {
+        uint64_t sv = (uint64_t)seed->cval.i, ov = (uint64_t)offset->cval.i;
+        if (is_int) const_set_int(e, random_int(sv, ov));
+        else const_set_float(e, name_is(fn, "rand") ? random_uniform(sv, ov) : random_normal(sv, ov));
+    }
+    return true;
+}
+
 static bool plain_args(Sema *s, Node *e, const char *fname, int min, int max) {
     NodeList *args = &e->u.call.args;
     bool ok = true;
@@ -499,6 +533,7 @@ static bool check_call_value(Sema *s, Node *e) {
         e->dtype = to;
         return fold_cast(s, e, a, to);
     }
+    if (in_table(random_fns, fn) >= 0) return check_random(s, e, fn);
     if (is_builtin_function(fn)) {
         int m1 = in_table(math1, fn);
         NodeList *args = &e->u.call.args;

@@ -28,7 +28,7 @@ typedef enum Op {
     O_NEG, O_NOT, O_INT1,
     O_ADD, O_SUB, O_MUL, O_DIV, O_INT2,
     O_EQ, O_NE, O_LT, O_LE, O_GT, O_GE, O_LAND, O_LOR, O_COND,
-    O_FN1, O_MIN2, O_MAX2, O_POW, O_FMA, O_CEILDIV, O_CAST,
+    O_FN1, O_MIN2, O_MAX2, O_POW, O_FMA, O_CEILDIV, O_CAST, O_RANDOM,
     O_SUM, O_RMAX, O_RMIN,
 } Op;
 
@@ -249,6 +249,20 @@ static double do_ceildiv(double a, double b) {
     return ceil(a / b);
 }
 
+/* A seed or an offset as the generated code takes it: the integer as a
+ * 64-bit unsigned value (a negative one wrapped). */
+static uint64_t random_arg(double v) {
+    if (!(v == v)) return 0;
+    if (v >= 9223372036854775808.0) return v >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)v;
+    return v < -9223372036854775808.0 ? (uint64_t)INT64_MIN : (uint64_t)(int64_t)v;
+}
+
+/* randint, rand, randn (kind 0, 1, 2): frontend/random.c, as the GPU draws them */
+static double do_random(int kind, double seed, double offset) {
+    uint64_t s = random_arg(seed), o = random_arg(offset);
+    return kind == 0 ? (double)random_int(s, o) : kind == 1 ? (double)random_uniform(s, o) : (double)random_normal(s, o);
+}
+
 /* The integer operators (O_INT1, O_INT2) compute what C computes on int64,
  * through the front end's int_binop/int_unop, so that the reference agrees
  * with constant folding; where C leaves the result undefined (overflow, a
@@ -445,6 +459,7 @@ static double eval(RefEval *r, TCtx *t, const CE *n) {
     case O_MAX2: return fmax(a, b);
     case O_POW: return pow(a, b);
     case O_CEILDIV: return do_ceildiv(a, b);
+    case O_RANDOM: return do_random(n->fn, a, b);
     default: return NAN;
     }
 }
@@ -772,6 +787,15 @@ static CE *compile_call(RefEval *r, Node *e) {
             n->narrow = narrow;
             return fold(r, n);
         }
+    int random_kind = !strcmp(fn, "randint") ? 0 : !strcmp(fn, "rand") ? 1 : !strcmp(fn, "randn") ? 2 : -1;
+    if (random_kind >= 0 && al->len == 2) {
+        CE *n = ce_new(r, O_RANDOM);
+        n->fn = random_kind;
+        n->a = args[0];
+        n->b = args[1];
+        n->narrow = narrow;
+        return fold(r, n);
+    }
     Op op = !strcmp(fn, "min") ? O_MIN2 : !strcmp(fn, "max") ? O_MAX2 : !strcmp(fn, "pow") ? O_POW
           : !strcmp(fn, "ceildiv") ? O_CEILDIV : !strcmp(fn, "fma") ? O_FMA : O_CONST;
     if (op == O_CONST || al->len != (op == O_FMA ? 3 : 2)) {

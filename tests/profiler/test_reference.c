@@ -253,6 +253,35 @@ static void test_inputs_clause(void) {
 
 /* ---- reference semantics ---- */
 
+/* rand, randn and randint in a reference are frontend/random.c's values,
+ * with the seed a scalar parameter and the offset an index expression;
+ * constant arguments fold to the same values. */
+static void test_random_functions(void) {
+    Ctx c;
+    KernelInfo *k = load_with(&c,
+        "kernel r(out U: f32[N], out Z: f32[N], out W: u32[N], out K: f32[N], seed: u64)\n"
+        "    where N = 1000, seed = 1234567 { }\n"
+        "reference { U[i] = rand(seed, i); Z[i] = randn(seed, 2 * i + 1); W[i] = randint(seed, i - 5);\n"
+        "            K[i] = rand(7, 3) + f32(i); }\n", NULL, 0);
+    HostTensor *t;
+    int n;
+    CHECK(prof_supply(k, SUPPLY_NORMAL, 0, &t, &n), "supply");
+    RefEval *r = prof_ref_new(k, t, n);
+    CHECK(r != NULL, "ref");
+    HostTensor *U = tensor(t, n, "U"), *Z = tensor(t, n, "Z"), *W = tensor(t, n, "W"), *K = tensor(t, n, "K");
+    int bad = 0;
+    for (int64_t i = 0; i < 1000; i++) {
+        bad += ref1(r, U, i) != (double)random_uniform(1234567, (uint64_t)i);
+        bad += ref1(r, Z, i) != (double)random_normal(1234567, (uint64_t)(2 * i + 1));
+        bad += ref1(r, W, i) != (double)random_int(1234567, (uint64_t)(i - 5));
+        bad += ref1(r, K, i) != (double)random_uniform(7, 3) + (double)i;
+    }
+    CHECK(bad == 0, "%d random values differ", bad);
+    prof_ref_free(r);
+    prof_tensors_free(t, n);
+    ctx_free(&c);
+}
+
 static void test_matmul(void) {
     Ctx c;
     KernelInfo *k = load_with(&c,
@@ -728,6 +757,7 @@ int main(int argc, char **argv) {
     test_conversions();
     test_supply();
     test_inputs_clause();
+    test_random_functions();
     test_matmul();
     test_softmax();
     test_attention();
