@@ -62,6 +62,11 @@ typedef struct CmdLine {
     int n_overrides;
 } CmdLine;
 
+/* pipeline.c: the action of the command line on pipeline p (checked);
+ * --check's lowering of its stages. */
+int act_on_pipeline(Ctx *c, Node *prog, KernelInfo *p, CmdLine *cl);
+int check_pipeline_stages(Ctx *c, Node *prog, KernelInfo *p, CmdLine *cl);
+
 /* options.c */
 /* "tilec: " and the message (fmt with one %s), a pointer to --help; EXIT_USAGE. */
 int usage_error(const char *fmt, const char *arg);

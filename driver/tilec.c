@@ -141,6 +141,7 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
 static int check_lowering(Ctx *c, const PtrVec *kernels, const char *file, const Options *opts) {
     int rc = EXIT_OK;
     for (int i = 0; i < kernels->len; i++) {
+        if (((KernelInfo *)kernels->items[i])->pipeline) continue; /* its stages: check_pipeline_stages */
         int errors = c->errors;
         IrKernel *k = ir_build(c, kernels->items[i], &opts->target, &opts->plan);
         if (pass_run_all(k, NULL)) {
@@ -162,6 +163,7 @@ static int overrides_used(const CmdLine *cl, const PtrVec *kernels) {
 /* The one checked kernel an action that lowers works on: autotuned, or
  * run with a stored autotuning result unless --set fixes it. */
 static int act_on_kernel(Ctx *c, Node *prog, KernelInfo *k, CmdLine *cl) {
+    if (k->pipeline) return act_on_pipeline(c, prog, k, cl);
     Options *o = &cl->opts;
     /* scalars are run-time arguments: tilec's own runs need their values */
     bool runs = cl->act == ACT_RUN || cl->act == ACT_PROFILE || cl->act == ACT_AUTOTUNE;
@@ -215,8 +217,23 @@ static int act_on_program(Ctx *c, Node *prog, CmdLine *cl) {
     checked_s = rt_now_s();
     if (rc == EXIT_OK) rc = overrides_used(cl, &kernels);
     if (rc != EXIT_OK) return rc;
-    if (cl->act == ACT_CHECK && !cl->print_after) return check_lowering(c, &kernels, cl->file, &cl->opts);
+    if (cl->act == ACT_CHECK && !cl->print_after) {
+        rc = check_lowering(c, &kernels, cl->file, &cl->opts);
+        /* after every kernel: specialising a stage checks its kernel again */
+        for (int i = 0; i < kernels.len; i++) {
+            KernelInfo *p = kernels.items[i];
+            int r = p->pipeline ? check_pipeline_stages(c, prog, p, cl) : EXIT_OK;
+            if (rc == EXIT_OK) rc = r;
+        }
+        return rc;
+    }
     if (cl->act < ACT_IR && !cl->print_after) return rc;
+    /* a file with one pipeline runs it: its kernels are its stages */
+    int pipelines = 0;
+    for (int i = 0; i < kernels.len && !cl->kernel; i++) pipelines += ((KernelInfo *)kernels.items[i])->pipeline;
+    if (pipelines == 1 && kernels.len > 1)
+        for (int i = 0; i < kernels.len; i++)
+            if (((KernelInfo *)kernels.items[i])->pipeline) return act_on_kernel(c, prog, kernels.items[i], cl);
     if (kernels.len == 0) {
         fprintf(stderr, "tilec: %s has no kernel\n", cl->file);
         return EXIT_SOURCE;

@@ -233,7 +233,7 @@ void ast_print(FILE *o, const Node *prog) {
             fputc(')', o);
             continue;
         }
-        fprintf(o, "  (kernel %s", it->u.kernel.name->s);
+        fprintf(o, "  (%s %s", it->u.kernel.pipeline ? "pipeline" : "kernel", it->u.kernel.name->s);
         for (int j = 0; j < it->u.kernel.params.len; j++) {
             const Node *p = it->u.kernel.params.items[j];
             fprintf(o, "\n    (param %s %s %s", mode_name(p->u.param.mode), p->u.param.name->s,

@@ -227,7 +227,7 @@ struct Node {
         struct { ParamMode mode; Name *name; Dtype dt; NodeList dims; bool has_dims; } param; /* PARAM */
         struct { Name *name; Node *value; NodeList choices; bool has_choices; } tunable; /* TUNABLE */
         struct { NodeList exprs; NodeList names; } grid;      /* GRID */
-        struct { Name *name; NodeList params; NodeList clauses; Node *body; Node *ref; } kernel; /* KERNEL */
+        struct { Name *name; NodeList params; NodeList clauses; Node *body; Node *ref; bool pipeline; } kernel; /* KERNEL (and pipelines) */
     } u;
 };
 
@@ -355,6 +355,18 @@ typedef struct Override {
     const char *invalid;  /* set by sema: why the value cannot be used */
 } Override;
 
+/* One stage of a pipeline: a kernel of the file, its parameters bound by
+ * position to the pipeline's tensors, scratch buffers and scalars. */
+typedef struct PipelineStage {
+    Node *call;             /* the statement, for locations */
+    Name *kernel;           /* the kernel it runs */
+    int nargs;              /* the kernel's parameters */
+    Sym **tensor;           /* per parameter: the pipeline's tensor or scratch buffer; NULL for a scalar */
+    Node **value;           /* per parameter: a scalar's value (a constant or a scalar of the pipeline) */
+    Override *sizes;        /* the kernel's size variables, from the shapes of the tensors passed */
+    int nsizes;
+} PipelineStage;
+
 /* What sema knows about one kernel after checking and specialisation; the
  * IR builder starts from this. */
 typedef struct KernelInfo {
@@ -370,6 +382,11 @@ typedef struct KernelInfo {
     int64_t threads;
     PtrVec buffers;     /* Sym* of alloc_* buffers */
     bool has_reference;
+    /* A pipeline (LANGUAGE.md §8): its params, values and reference as a
+     * kernel's, no body of its own but stages. */
+    bool pipeline;
+    PtrVec scratch;     /* Sym* of its alloc_global buffers (global tensors tilec owns, mode inout) */
+    PtrVec stages;      /* PipelineStage* in order */
     PtrVec ref_temps;   /* Sym* of reference temporaries, in order */
 } KernelInfo;
 

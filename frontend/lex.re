@@ -190,6 +190,7 @@ int lex_next(Lexer *lx, Token *t) {
         "\"" { if (!scan_string(lx, t)) continue; t->len = (uint32_t)(lx->cur - lx->tok); return TK_STRING; }
 
         "kernel" { return TK_KERNEL; }
+        "pipeline" { return TK_PIPELINE; }
         "const" { return TK_CONST; }
         "let" { return TK_LET; }
         "var" { return TK_VAR; }

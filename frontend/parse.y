@@ -50,7 +50,7 @@ static int expected_tokens(void *parser, int *out, int max) {
  * actions translate operator tokens into the AST's own AstOp. */
 %token IDENT INT FLOAT STRING DTYPE.
 %token KERNEL CONST LET VAR OUT INOUT WHERE TUNE IN GRID AS THREADS FOR IF ELSE
-       REFERENCE FLOPS BYTES TRUE FALSE INF DYNAMIC INPUTS.
+       REFERENCE FLOPS BYTES TRUE FALSE INF DYNAMIC INPUTS PIPELINE.
 %token LPAREN RPAREN LBRACKET RBRACKET LBRACE RBRACE COMMA SEMI.
 %token ASSIGN PLUSEQ MINUSEQ STAREQ SLASHEQ.
 
@@ -79,6 +79,16 @@ item ::= CONST(T) IDENT(N) ASSIGN expr(E) SEMI. {
     add_item(ps, n);
 }
 item ::= kernel(K). { add_item(ps, K); }
+/* pipeline NAME(params) clauses { let s = alloc_global(...); stage(args); ... }:
+ * a kernel node whose body sema checks as a pipeline's */
+item ::= PIPELINE(T) IDENT(N) LPAREN params(P) RPAREN clauses(C) block(B) ref_opt(R). {
+    Node *K = node_new(ps->c, N_KERNEL, T.loc);
+    K->u.kernel.name = N.name;
+    K->u.kernel.params = P->u.list; K->u.kernel.clauses = C->u.list;
+    K->u.kernel.body = B; K->u.kernel.ref = R;
+    K->u.kernel.pipeline = true;
+    add_item(ps, K);
+}
 item ::= error SEMI.
 item ::= error RBRACE.
 

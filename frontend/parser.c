@@ -30,6 +30,7 @@ static const char *token_describe(int code) {
     case TK_TUNE: return "'tune'";
     case TK_DYNAMIC: return "'dynamic'";
     case TK_INPUTS: return "'inputs'";
+    case TK_PIPELINE: return "'pipeline'";
     case TK_IN: return "'in'";
     case TK_GRID: return "'grid'";
     case TK_AS: return "'as'";

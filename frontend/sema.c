@@ -184,6 +184,11 @@ static void declare_clauses(Sema *s, KernelInfo *k) {
     bool seen_grid = false, seen_threads = false;
     for (int i = 0; i < cl->len; i++) {
         Node *c = cl->items[i];
+        if (k->pipeline && (c->kind == N_GRID || c->kind == N_THREADS || c->kind == N_TUNE)) {
+            diag_error(s->c, c->loc, "a pipeline has no %s: its stages are kernels with their own",
+                       c->kind == N_GRID ? "grid" : c->kind == N_THREADS ? "threads" : "tunables");
+            continue;
+        }
         if (c->kind == N_WHERE) {
             for (int j = 0; j < c->u.list.len; j++) {
                 Node *b = c->u.list.items[j];
@@ -779,8 +784,13 @@ static void check_kernel(Sema *s, KernelInfo *k) {
     if (usable && s->c->errors == errors_before) {
         /* Body checks rely on the values; with a broken header they would
          * only repeat its errors. */
-        s->mode = EM_BODY;
-        check_block(s, k->node->u.kernel.body);
+        if (k->pipeline) {
+            s->mode = EM_HOST;
+            check_pipeline_body(s, k);
+        } else {
+            s->mode = EM_BODY;
+            check_block(s, k->node->u.kernel.body);
+        }
         if (k->node->u.kernel.ref) {
             k->has_reference = true;
             s->mode = EM_REFERENCE;
@@ -794,7 +804,7 @@ static void check_kernel(Sema *s, KernelInfo *k) {
 
 PtrVec sema_check(Ctx *c, Node *program, const SemaOptions *opt) {
     /* ~0.1 s of evaluating store indices over loop variables' values at most */
-    Sema s = {.c = c, .opt = opt, .mode = EM_CONST, .collide_budget = 1 << 24};
+    Sema s = {.c = c, .opt = opt, .mode = EM_CONST, .collide_budget = 1 << 24, .program = program};
     PtrVec kernels = {0};
     NodeList *items = &program->u.list;
     /* File-level constants first, so kernels and other constants can use
@@ -818,7 +828,8 @@ PtrVec sema_check(Ctx *c, Node *program, const SemaOptions *opt) {
         for (int j = 0; j < i; j++) {
             Node *prev = items->items[j];
             if (prev->kind == N_KERNEL && prev->u.kernel.name == it->u.kernel.name) {
-                diag_error(c, it->loc, "kernel '%s' is defined twice", it->u.kernel.name->s);
+                diag_error(c, it->loc, "%s '%s' is defined twice", it->u.kernel.pipeline ? "pipeline" : "kernel",
+                           it->u.kernel.name->s);
                 diag_note(c, prev->loc, "the first definition is here");
             }
         }
@@ -826,6 +837,7 @@ PtrVec sema_check(Ctx *c, Node *program, const SemaOptions *opt) {
         KernelInfo *k = arena_alloc(&c->arena, sizeof *k);
         k->node = it;
         k->name = it->u.kernel.name;
+        k->pipeline = it->u.kernel.pipeline;
         check_kernel(&s, k);
         vec_push(&c->arena, &kernels, k);
     }

@@ -36,6 +36,7 @@ typedef struct Sema {
     int64_t unrolled;        /* copies of the current statement that enclosing unroll loops make (0: 1) */
     bool writing;            /* checking the element an `=` stores into: not a read */
     PtrVec undefined;        /* Name*s reported undefined in this kernel: reported once */
+    Node *program;           /* the whole file (a pipeline's stages are its kernels) */
 } Sema;
 
 /* sema.c */
@@ -124,6 +125,10 @@ bool const_int_of(Sema *s, const Node *e, const char *what, int64_t *out);
 bool is_builtin_function(const Name *n);
 bool is_tile_op(const Name *n);
 bool is_reduction_name(const Name *n);
+
+/* sema_pipeline.c: a pipeline's body (its scratch buffers and stages),
+ * after its header */
+void check_pipeline_body(Sema *s, KernelInfo *k);
 
 /* sema_inputs.c: the `inputs` clause c of kernel k (after specialisation) */
 void check_inputs(Sema *s, KernelInfo *k, Node *c);

@@ -617,6 +617,11 @@ static bool check_call_value(Sema *s, Node *e) {
         diag_error(s->c, e->loc, "%s over index variables is written %s(k: expr)", fn->s, fn->s);
         return false;
     }
+    if (name_is(fn, "alloc_global")) {
+        diag_error(s->c, e->loc, "alloc_global makes scratch memory for a pipeline's stages: it belongs in a pipeline's "
+                   "body, and a kernel takes the buffer as a tensor parameter");
+        return false;
+    }
     diag_error(s->c, e->loc, "unknown function '%s'", fn->s);
     return false;
 }

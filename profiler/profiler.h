@@ -292,8 +292,20 @@ typedef struct CompareResult {
     const char *note;         /* why there is none, when there is none */
 } CompareResult;
 
+/* One stage of a profiled pipeline: timed alone, and its share of the sum
+ * of the stages' times. */
+typedef struct StageProfile {
+    const char *kernel;
+    BenchResult bench;
+    Derived derived;          /* its work (the stage kernel's clauses or reference) and rates */
+    double share;             /* of the sum of the stages' medians */
+    double span_start_us, span_us;  /* within one run of the whole, measured by events (the trace's spans) */
+} StageProfile;
+
 typedef struct Profile {
     const char *file, *kernel, *kernel_symbol, *arch;
+    const StageProfile *stages;   /* a pipeline's (kernel_symbol NULL); else NULL */
+    int nstages;
     KernelInfo *info;
     bool cache_hit;
     double compile_s;
@@ -446,6 +458,34 @@ typedef struct ProfileTarget {
 /* Verify, consistency, benchmark, report; returns the exit code (0; 2 an
  * output file could not be written; 3 mismatch or inconsistent; 4 CUDA). */
 int prof_profile(KernelInfo *k, const ProfileTarget *t, const RtDevice *dev, const ProfileOptions *o);
+
+/* ---- pipeline.c: a pipeline's stages on the GPU ---- */
+
+/* One compiled stage: its kernel's launch, and where each of its
+ * parameters comes from. */
+typedef struct StageRun {
+    const char *kernel;       /* the kernel's name */
+    const char *symbol;       /* its extern "C" name in the cubin */
+    const void *cubin;
+    size_t cubin_size;
+    LaunchSpec launch;
+    int nparams;
+    int *buffer;              /* per parameter: the pipeline buffer it gets (its tensors in order, then its
+                                 scratch buffers), -1 for a scalar */
+    ScalarArg *scalar;        /* per parameter: a scalar's value */
+    Derived work;             /* flops and bytes, with their models (prof_derive_work of the stage kernel) */
+} StageRun;
+
+/* `--run` of pipeline p (KernelInfo.pipeline): its inputs generated, its
+ * scratch buffers zeroed, the stages launched in order on one stream, the
+ * outputs verified against p's reference. Exit codes as prof_run's. */
+int prof_pipeline_run(KernelInfo *p, StageRun *stages, int n, const RunOptions *o);
+/* `--profile` of it: verify, consistency, the whole timed (o->bench: a
+ * CUDA graph of every stage with the graph backend), each stage timed
+ * alone, the report with a Stages table. t gives the file, arch and the
+ * compile's cache and time. */
+int prof_pipeline_profile(KernelInfo *p, StageRun *stages, int n, const ProfileTarget *t, const RtDevice *dev,
+                          const ProfileOptions *o);
 
 /* ---- compare.c ---- */
 

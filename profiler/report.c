@@ -223,10 +223,26 @@ static void term_timings(const Term *t, const Profile *p) {
             b->samples, b->full_clock_mhz, num(b1, "%.4g", b->full_clock_median_ms));
 }
 
+/* A pipeline's Stages section: one row per stage, timed alone. */
+static void term_stages(const Term *t, const Profile *p) {
+    char b1[48], b2[48], b3[48];
+    heading(t, "Stages");
+    fprintf(t->o, "  %-3s %-24s %12s %7s %12s %12s  %s\n", "#", "kernel", "median (us)", "share", "TFLOP/s", "GB/s",
+            "bound");
+    for (int i = 0; i < p->nstages; i++) {
+        const StageProfile *s = &p->stages[i];
+        fprintf(t->o, "  %-3d %-24s %12s %6.1f%% %12s %12s  %s\n", i + 1, s->kernel, num(b1, "%.2f", s->bench.median_ms * 1e3),
+                100 * s->share, num(b2, "%.4g", s->derived.tflops), num(b3, "%.4g", s->derived.gbps),
+                s->derived.bound ? s->derived.bound : "n/a");
+    }
+    row(t, "", "each stage timed alone; the whole pipeline's time is under Timings");
+}
+
 /* The Resources section: registers, spills, shared memory, occupancy and waves. */
 static void term_resources(const Term *t, const Profile *p) {
     char b1[48], b2[48];
     const Resources *r = &p->res;
+    if (p->nstages) return; /* a pipeline's stages each have their own (--emit-sass, their --profile) */
     heading(t, "Resources");
     if (!res_known(p)) {
         row(t, "registers", "not known");
@@ -290,6 +306,7 @@ void prof_report_terminal(FILE *o, const Profile *p) {
     term_configuration(&t, p);
     term_correctness(&t, p);
     term_timings(&t, p);
+    if (p->nstages) term_stages(&t, p);
     term_resources(&t, p);
     term_throughput(&t, p);
     term_diagnosis(&t, p);
@@ -316,7 +333,7 @@ static void write_json(FILE *f, const Profile *p) {
     const Derived *d = &p->derived;
     const BenchResult *b = &p->bench;
     const Resources *r = &p->res;
-    jintk(&j, "schema", 1);
+    jintk(&j, "schema", p->nstages ? 2 : 1);
     jstrk(&j, "tilec", TILEC_VERSION);
     jstrk(&j, "kernel", kernel_name(p));
 
@@ -410,6 +427,29 @@ static void write_json(FILE *f, const Profile *p) {
     jnumk(&j, "pct_peak_bandwidth", d->pct_peak_bandwidth);
     jstrk(&j, "bound", d->bound);
     jclose(&j);
+
+    /* schema 2 (pipelines): the stages, each timed alone */
+    if (p->nstages) {
+        json_key(&j, "stages");
+        json_array(&j, JSON_LINES);
+        for (int i = 0; i < p->nstages; i++) {
+            const StageProfile *s = &p->stages[i];
+            json_object(&j, JSON_COMPACT);
+            jintk(&j, "index", i + 1);
+            jstrk(&j, "kernel", s->kernel);
+            jnumk(&j, "median_ms", s->bench.median_ms);
+            jnumk(&j, "share", s->share);
+            jnumk(&j, "flops", s->derived.flops);
+            jnumk(&j, "bytes", s->derived.bytes);
+            jnumk(&j, "tflops", s->derived.tflops);
+            jnumk(&j, "gbps", s->derived.gbps);
+            jnumk(&j, "pct_peak_compute", s->derived.pct_peak_compute);
+            jnumk(&j, "pct_peak_bandwidth", s->derived.pct_peak_bandwidth);
+            jstrk(&j, "bound", s->derived.bound);
+            json_end(&j);
+        }
+        json_end(&j);
+    }
 
     /* Asked for (a name) but not measured: the object with null numbers. */
     if (p->compare.present || p->compare.name) {
@@ -507,6 +547,17 @@ static void md_stages(FILE *f, const Profile *p) {
     fputs("\n### Stages\n", f);
     fputs("| Stage | Duration (us) | TC% | DRAM% | Occ% | Bottleneck | Key Issue |\n", f);
     fputs("|-------|---------------|-----|-------|------|------------|-----------|\n", f);
+    if (p->nstages) { /* a pipeline: one row per stage, its share as the key issue's context */
+        for (int i = 0; i < p->nstages; i++) {
+            const StageProfile *s = &p->stages[i];
+            fprintf(f, "| %d. ", i + 1);
+            mdcell(f, s->kernel);
+            fprintf(f, " | %s | %s | %s | n/a | %s | %.1f%% of the pipeline's time |\n",
+                    num(b1, "%.2f", s->bench.median_ms * 1e3), num(b2, "%.1f", s->derived.pct_peak_compute),
+                    num(b3, "%.1f", s->derived.pct_peak_bandwidth), bound_title(s->derived.bound), 100 * s->share);
+        }
+        return;
+    }
     char issue[200] = "none";
     if (p->n_opportunities > 0 && p->opportunities[0]) opportunity_name(issue, sizeof issue, p->opportunities[0]);
     fputs("| ", f);
@@ -687,8 +738,9 @@ static void trace_meta(JsonWriter *j, const char *what, int pid, int tid, const 
     trace_end_event(j);
 }
 
-/* The samples on the GPU track from t (us): each after its L2 flush. */
-static void trace_samples(JsonWriter *j, const Profile *p, double t) {
+/* The samples on the GPU track from t (us): each after its L2 flush.
+ * Returns when the last one ends. */
+static double trace_samples(JsonWriter *j, const Profile *p, double t) {
     const BenchResult *b = &p->bench;
     /* The benchmark's origin: early enough that the first flush fits. */
     double lead = 0;
@@ -730,6 +782,7 @@ static void trace_samples(JsonWriter *j, const Profile *p, double t) {
         trace_end_event(j);
         cursor = start + dur;
     }
+    return cursor;
 }
 
 /* Time line (us): compile from 0, then the warm-up, then the samples at
@@ -769,7 +822,20 @@ static void write_trace(FILE *f, const Profile *p) {
         trace_end_event(&j);
         t += warm_us;
     }
-    trace_samples(&j, p, t);
+    double end = trace_samples(&j, p, t);
+    /* a pipeline: its stages' spans in one run of the whole, after the samples */
+    if (p->nstages) {
+        double at = end + 10;
+        for (int i = 0; i < p->nstages; i++) {
+            const StageProfile *s = &p->stages[i];
+            trace_event(&j, s->kernel, "stage", at + s->span_start_us, s->span_us, PID_GPU, TID_STREAM);
+            json_key(&j, "stage");
+            json_int(&j, i + 1);
+            json_key(&j, "share");
+            json_number(&j, s->share);
+            trace_end_event(&j);
+        }
+    }
     json_end(&j);
     json_end(&j);
     fputc('\n', f);

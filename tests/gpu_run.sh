@@ -71,6 +71,7 @@ ragged() {
     gemm_b_regs|gemm_bt_regs|gemm_at_regs) echo "--set M=200,N=136,K=100" ;;  # B staged from registers, partial tiles
     split_store) echo "--set M=500,N=300,K=200" ;;  # parts of the accumulator at partial tiles
     rows|halves_in) echo "--set M=999" ;;
+    axpy) echo "--set L=777"; echo "--set L=4096 --profile --consistency 3" ;;  # a pipeline: its stages resized
     gemm_two_outputs) echo "--profile --consistency 20" ;;  # two stores of one accumulator (f16, f32) through one staging tile
     two_half|half_b) echo "--set M=200,N=136" ;;  # gemm on parts of buffers, partial tiles
     mlp) echo "--set M=1000" ;;
@@ -147,7 +148,7 @@ tolerance() {
     esac
 }
 for f in "$root"/examples/*.tile "$root"/tests/frontend/valid/*.tile; do
-    for k in $(sed -n 's/^kernel \([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' "$f"); do
+    for k in $(sed -n 's/^\(kernel\|pipeline\) \([A-Za-z_][A-Za-z0-9_]*\).*/\2/p' "$f"); do
         tol=$(tolerance "$k")
         run "$f" "$k" $tol
         while read -r extra; do
