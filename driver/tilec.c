@@ -219,8 +219,9 @@ static int act_on_program(Ctx *c, Node *prog, CmdLine *cl) {
     if (rc != EXIT_OK) return rc;
     if (cl->act == ACT_CHECK && !cl->print_after) {
         rc = check_lowering(c, &kernels, cl->file, &cl->opts);
-        /* after every kernel: specialising a stage checks its kernel again */
-        for (int i = 0; i < kernels.len; i++) {
+        /* after every kernel: specialising a stage checks its kernel again
+         * (and would repeat the errors found at its defaults) */
+        for (int i = 0; i < kernels.len && !c->errors; i++) {
             KernelInfo *p = kernels.items[i];
             int r = p->pipeline ? check_pipeline_stages(c, prog, p, cl) : EXIT_OK;
             if (rc == EXIT_OK) rc = r;

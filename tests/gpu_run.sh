@@ -72,6 +72,10 @@ ragged() {
     split_store) echo "--set M=500,N=300,K=200" ;;  # parts of the accumulator at partial tiles
     rows|halves_in) echo "--set M=999" ;;
     axpy) echo "--set L=777"; echo "--set L=4096 --profile --consistency 3" ;;  # a pipeline: its stages resized
+    # slices of 63 keys (the last short) in tiles of 64, a short sequence
+    flash_decoding) echo "--set B=3,S=1000"; echo "--set B=2,S=100,SPLITS=4" ;;
+    layernorm_bwd) echo "--set M=1000"; echo "--set M=3,N=1024" ;;
+    dropout) echo "--set M=7,p=0.5" ;;
     gemm_two_outputs) echo "--profile --consistency 20" ;;  # two stores of one accumulator (f16, f32) through one staging tile
     two_half|half_b) echo "--set M=200,N=136" ;;  # gemm on parts of buffers, partial tiles
     mlp) echo "--set M=1000" ;;

@@ -871,6 +871,83 @@ static void test_trace(KernelInfo *k) {
     free(text);
 }
 
+/* A pipeline's profile: schema 2 with a stages array, a Stages section in
+ * the terminal and one markdown row per stage, one trace span per stage
+ * after the samples, none overlapping. */
+static void test_stages(KernelInfo *k) {
+    Profile p;
+    make_profile(&p, k);
+    StageProfile sp[2];
+    memset(sp, 0, sizeof sp);
+    const char *names[2] = {"split_kv", "combine"};
+    for (int i = 0; i < 2; i++) {
+        sp[i].kernel = names[i];
+        sp[i].bench.samples = 10;
+        sp[i].bench.median_ms = i ? 0.01 : 0.3;
+        sp[i].derived.flops = 1e9, sp[i].derived.bytes = 1e9;
+        prof_derive_rates(&sp[i].derived, &p.device, sp[i].bench.median_ms);
+        sp[i].span_start_us = i ? 300 : 0;
+        sp[i].span_us = i ? 10 : 300;
+    }
+    sp[0].share = 0.3 / 0.31, sp[1].share = 0.01 / 0.31;
+    p.stages = sp, p.nstages = 2, p.kernel_symbol = NULL;
+    char path[128], err[256];
+    snprintf(path, sizeof path, "%s/stages.json", tmpdir);
+    CHECK(prof_write_json(path, &p, err), "%s", err);
+    char *text = slurp(path, NULL);
+    JV *j = text ? json_parse(text) : NULL, *v;
+    CHECK((v = jpath(j, "schema")) && v->t == JNUM && v->num == 2, "schema 2");
+    JV *st = jpath(j, "stages");
+    CHECK(st && st->t == JARR && st->n == 2, "two stages");
+    for (int i = 0; st && i < st->n && i < 2; i++) {
+        JV *s = st->items[i], *kn = jfield(s, "kernel"), *ms = jfield(s, "median_ms"), *ix = jfield(s, "index");
+        CHECK(kn && kn->t == JSTR && !strcmp(kn->str, names[i]) && ms && ms->t == JNUM && ix && ix->num == i + 1,
+              "stage %d", i);
+        static const char *const keys[] = {"share", "flops", "bytes", "tflops", "gbps", "pct_peak_compute",
+                                           "pct_peak_bandwidth", "bound"};
+        for (size_t q = 0; q < sizeof keys / sizeof keys[0]; q++) CHECK(jfield(s, keys[q]) != NULL, "no %s", keys[q]);
+    }
+    CHECK(jpath(j, "bench.median_ms") != NULL && jpath(j, "derived.bound") != NULL, "schema 1 fields stay");
+    json_free(j);
+    free(text);
+
+    snprintf(path, sizeof path, "%s/stages.md", tmpdir);
+    CHECK(prof_write_markdown(path, &p, err), "%s", err);
+    text = slurp(path, NULL);
+    CHECK(text && strstr(text, "| 1. split_kv |") && strstr(text, "| 2. combine |") && strstr(text, "96.8% of the pipeline"),
+          "markdown stages:\n%s", text ? text : "");
+    free(text);
+
+    snprintf(path, sizeof path, "%s/stages.trace.json", tmpdir);
+    CHECK(prof_write_trace(path, &p, err), "%s", err);
+    text = slurp(path, NULL);
+    j = text ? json_parse(text) : NULL;
+    JV *ev = jpath(j, "traceEvents");
+    int spans = 0;
+    double gpu_end = -1;
+    for (int i = 0; ev && i < ev->n; i++) {
+        JV *e = ev->items[i], *cat = jfield(e, "cat"), *ts = jfield(e, "ts"), *dur = jfield(e, "dur"), *pid = jfield(e, "pid");
+        if (!cat || !ts || !dur || !pid) continue;
+        if (pid->num == 2) {
+            CHECK(ts->num >= gpu_end - 1e-6, "event %d at %g overlaps the previous one (ends %g)", i, ts->num, gpu_end);
+            gpu_end = ts->num + dur->num;
+        }
+        if (cat->t == JSTR && !strcmp(cat->str, "stage")) spans++;
+    }
+    CHECK(spans == 2, "%d stage spans", spans);
+    json_free(j);
+    free(text);
+
+    char *term = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&term, &len);
+    prof_report_terminal(m, &p);
+    fclose(m);
+    CHECK(strstr(term, "Stages") && strstr(term, "split_kv") && strstr(term, "96.8%") && !strstr(term, "Resources"),
+          "terminal:\n%s", term);
+    free(term);
+}
+
 static void test_svg_markdown_terminal(KernelInfo *k) {
     Profile p;
     make_profile(&p, k);
@@ -1008,6 +1085,7 @@ int main(int argc, char **argv) {
     test_summarise(k);
     test_json(k);
     test_trace(k);
+    test_stages(k);
     test_svg_markdown_terminal(k);
     test_unwritable(k);
     ctx_free(&c);
