@@ -306,6 +306,19 @@ typedef struct CgCoopCopyPlan {
 } CgCoopCopyPlan;
 void cg_coop_copy_plan(const IrKernel *k, const IrStmt *s, CgCoopCopyPlan *p);
 
+/* lower_scan.c: cumsum's scan in place in shared memory (IR_SCAN), as
+ * both code generators lay it out: `nseq` sequences of `len` elements
+ * (rows for dim 1 and 1-D buffers, else columns), dealt to the block's
+ * warps round-robin, each lane a contiguous `chunk` of its warp's. NULL,
+ * or why it cannot be lowered (a sentence for a located error). */
+typedef struct CgScanPlan {
+    int64_t nseq, len, chunk;
+    bool rows;          /* sequences are rows */
+    int warps;
+} CgScanPlan;
+const char *cg_scan_plan(const IrKernel *k, const IrStmt *s, CgScanPlan *p);
+void cg_scan(Cg *g, IrStmt *s);
+
 /* lower_copy.c, lower_gemm.c, lower_reduce.c, lower_parallel.c */
 void cg_copy(Cg *g, IrStmt *s);
 void cg_fill(Cg *g, IrStmt *s);

@@ -128,26 +128,26 @@ static LgVal combine(Lg *g, int merge, LgVal a, LgVal b, LgType t) {
     return (LgVal){lg_intrinsic(g, f, &ty, 1, ops, 2), t};
 }
 
-/* shfl.sync.bfly.b32 over the whole warp: __shfl_xor_sync(0xffffffffu, v,
- * off) with CUDA's default width 32 (its c operand 0x1f). */
-static LLVMValueRef shfl32(Lg *g, LLVMValueRef v, bool flt, int64_t off) {
+/* shfl.sync over the whole warp with CUDA's default width 32: bfly is
+ * __shfl_xor_sync(0xffffffffu, v, off) (its c operand 0x1f), up is
+ * __shfl_up_sync(0xffffffffu, v, off) (c 0). */
+static LLVMValueRef shfl32(Lg *g, LLVMValueRef v, bool flt, bool up, int64_t off) {
     LLVMValueRef args[4] = {LLVMConstInt(g->i32, 0xffffffffu, 0), v, LLVMConstInt(g->i32, (unsigned long long)off, 0),
-                            LLVMConstInt(g->i32, 0x1f, 0)};
-    return lg_intrinsic(g, flt ? "llvm.nvvm.shfl.sync.bfly.f32" : "llvm.nvvm.shfl.sync.bfly.i32", NULL, 0, args, 4);
+                            LLVMConstInt(g->i32, up ? 0 : 0x1f, 0)};
+    char name[40];
+    snprintf(name, sizeof name, "llvm.nvvm.shfl.sync.%s.%s", up ? "up" : "bfly", flt ? "f32" : "i32");
+    return lg_intrinsic(g, name, NULL, 0, args, 4);
 }
 
-/* v from the lane `off` away (lane ^ off). 64-bit values move as two
- * 32-bit halves, the high one first, as CUDA's __shfl_xor_sync overloads
- * for double and long long move them. */
-static LgVal shuffle(Lg *g, LgVal v, int64_t off) {
-    if (v.t == LT_FLOAT) return (LgVal){shfl32(g, v.v, true, off), v.t};
-    if (v.t != LT_DOUBLE && v.t != LT_LL && v.t != LT_ULL) return (LgVal){shfl32(g, v.v, false, off), v.t};
+LgVal lg_shuffle(Lg *g, LgVal v, bool up, int64_t off) {
+    if (v.t == LT_FLOAT) return (LgVal){shfl32(g, v.v, true, up, off), v.t};
+    if (v.t != LT_DOUBLE && v.t != LT_LL && v.t != LT_ULL) return (LgVal){shfl32(g, v.v, false, up, off), v.t};
     LLVMBuilderRef B = g->b;
     LLVMValueRef bits = v.t == LT_DOUBLE ? LLVMBuildBitCast(B, v.v, g->i64, "") : v.v;
     LLVMValueRef lo = LLVMBuildTrunc(B, bits, g->i32, "");
     LLVMValueRef hi = LLVMBuildTrunc(B, LLVMBuildLShr(B, bits, LLVMConstInt(g->i64, 32, 0), ""), g->i32, "");
-    hi = shfl32(g, hi, false, off);
-    lo = shfl32(g, lo, false, off);
+    hi = shfl32(g, hi, false, up, off);
+    lo = shfl32(g, lo, false, up, off);
     LLVMValueRef r = LLVMBuildOr(B, LLVMBuildZExt(B, lo, g->i64, ""),
                                  LLVMBuildShl(B, LLVMBuildZExt(B, hi, g->i64, ""), LLVMConstInt(g->i64, 32, 0), ""), "");
     if (v.t == LT_DOUBLE) r = LLVMBuildBitCast(B, r, g->f64, "");
@@ -155,7 +155,9 @@ static LgVal shuffle(Lg *g, LgVal v, int64_t off) {
 }
 
 /* v = combine(v, the same partial of lane ^ off) */
-static LgVal butterfly(Lg *g, Red *r, LgVal v, int64_t off) { return combine(g, r->merge, v, shuffle(g, v, off), r->t); }
+static LgVal butterfly(Lg *g, Red *r, LgVal v, int64_t off) {
+    return combine(g, r->merge, v, lg_shuffle(g, v, false, off), r->t);
+}
 
 /* Register `reg` of fragment b as the reduction's type:
  * (float)tl_to_float(b[reg]), (int)b[reg], ... */

@@ -10,7 +10,7 @@ static bool name_is(const Name *n, const char *s) { return n && strcmp(n->s, s) 
 static const char *const math1[] = {"exp", "exp2", "log", "log2", "sqrt", "rsqrt", "tanh",
                                     "sigmoid", "erf", "floor", "ceil", "sin", "cos", NULL};
 static const char *const tile_ops[] = {"copy", "gemm", "clear", "fill", "reduce_sum", "reduce_max",
-                                       "reduce_min", "reduce_absmax", "atomic_add", "use_swizzle",
+                                       "reduce_min", "reduce_absmax", "cumsum", "atomic_add", "use_swizzle",
                                        "sync_threads", "print", "alloc_shared", "alloc_fragment",
                                        "alloc_local", "range", "pipelined", "parallel", "unroll", NULL};
 

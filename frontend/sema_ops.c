@@ -25,6 +25,7 @@ static const Signature signatures[] = {
     {"reduce_max", {"src", "dst", "dim", "clear"}, 2, false},
     {"reduce_min", {"src", "dst", "dim", "clear"}, 2, false},
     {"reduce_absmax", {"src", "dst", "dim", "clear"}, 2, false},
+    {"cumsum", {"src", "dst", "dim", "reverse", "exclusive"}, 2, false},
     {"atomic_add", {"dst", "src"}, 2, false},
     {"use_swizzle", {"panel", "order"}, 0, false},
     {"sync_threads", {0}, 0, false},
@@ -510,6 +511,54 @@ static void check_reduce(Sema *s, Node *call, Node **arg) {
     }
 }
 
+/* cumsum(src, dst, dim = 1, reverse = false, exclusive = false): every
+ * prefix (or suffix) sum of whole fragments of one shape, rank 1 or 2. */
+static void check_cumsum(Sema *s, Node *call, Node **arg) {
+    Region src, dst;
+    bool ok = get_region(s, arg[0], "the source of cumsum", &src);
+    ok &= get_region(s, arg[1], "the destination of cumsum", &dst);
+    bool flag = false;
+    ok &= const_bool_arg(s, arg[3], "reverse", &flag);
+    ok &= const_bool_arg(s, arg[4], "exclusive", &flag);
+    if (!ok) return;
+    Region *ops[2] = {&src, &dst};
+    for (int i = 0; i < 2; i++) {
+        const Sym *b = ops[i]->sym;
+        if (b->kind != SYM_BUFFER || b->scope != SCOPE_FRAGMENT || arg[i]->kind != N_NAME) {
+            diag_error(s->c, arg[i]->loc, "cumsum scans whole fragments, and '%s' is %s", b->name->s,
+                       b->kind == SYM_BUFFER && b->scope == SCOPE_FRAGMENT ? "a part of one" : "not one");
+            return;
+        }
+        if (!dtype_is_int(b->dtype) && !dtype_is_float(b->dtype)) {
+            diag_error(s->c, arg[i]->loc, "cumsum adds numbers; '%s' is %s", b->name->s, dtype_name(b->dtype));
+            return;
+        }
+    }
+    if (src.rank > 2) {
+        diag_error(s->c, arg[0]->loc, "cumsum scans fragments of one or two dimensions; '%s' has %d", src.sym->name->s,
+                   src.rank);
+        return;
+    }
+    bool same = src.rank == dst.rank;
+    for (int i = 0; same && i < src.rank; i++) same = src.ext[i] == dst.ext[i];
+    if (!same) {
+        char a[96], b[96];
+        format_shape(a, sizeof a, src.ext, src.rank);
+        format_shape(b, sizeof b, dst.ext, dst.rank);
+        diag_error(s->c, call->loc, "cumsum keeps the shape: '%s' is %s but '%s' is %s", src.sym->name->s, a,
+                   dst.sym->name->s, b);
+        return;
+    }
+    int64_t dim = src.rank - 1;
+    if (arg[2] && !check_const_int(s, arg[2], "dim", &dim)) return;
+    if (dim < -src.rank || dim >= src.rank) {
+        diag_error(s->c, arg[2]->loc, "dim = %lld is out of range for the %d-dimensional '%s' (0 to %d)", (long long)dim,
+                   src.rank, src.sym->name->s, src.rank - 1);
+        return;
+    }
+    if (!s->dead) dst.sym->body_written = true;
+}
+
 static void check_copy(Sema *s, Node *call, Node **arg) {
     Region src, dst;
     bool ok = get_region(s, arg[0], "the source of copy", &src);
@@ -641,6 +690,7 @@ void check_op_call(Sema *s, Node *call) {
     else if (!strcmp(name, "gemm")) check_gemm(s, call, arg);
     else if (!strcmp(name, "clear") || !strcmp(name, "fill")) check_fill(s, call, arg, name);
     else if (!strncmp(name, "reduce_", 7)) check_reduce(s, call, arg);
+    else if (!strcmp(name, "cumsum")) check_cumsum(s, call, arg);
     else if (!strcmp(name, "atomic_add")) check_atomic_add(s, call, arg);
     else if (!strcmp(name, "use_swizzle")) check_use_swizzle(s, call, arg);
     else if (!strcmp(name, "print")) check_print(s, call);

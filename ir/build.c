@@ -170,6 +170,31 @@ static bool bool_arg(Node *call, int pos, const char *name, bool dflt) {
 
 static void build_block(IrKernel *k, Node *block, IrBlock *out);
 
+/* cumsum(src, dst): the threads that hold a row of a fragment differ by
+ * layout, so the scan runs in shared memory, on a copy in the sum's type
+ * (f32 for narrower floats, 32- or 64-bit integers): copy src there, scan
+ * it in place (IR_SCAN: a warp a row), copy it to dst. */
+static void build_cumsum(IrKernel *k, Node *call, IrBlock *out) {
+    IrRegion src = region_of(k, arg_of(call, 0, "src")), dst = region_of(k, arg_of(call, 1, "dst"));
+    const IrBuf *f = src.buf;
+    IrBuf *tmp = ir_new_staging_buffer(k, f, f->rank, f->shape);
+    Dtype t = f->dtype;
+    tmp->dtype = t == DT_F64 ? DT_F64 : dtype_is_float(t) ? DT_F32 : dtype_bytes(t) == 8 ? t
+               : dtype_is_signed(t) ? DT_I32 : DT_U32;
+    tmp->sym->dtype = tmp->dtype;
+    IrRegion whole = ir_whole_region(tmp);
+    ir_block_push(k->c, out, ir_new_copy(k, call->loc, src, whole));
+    IrStmt *scan = new_stmt(k, IR_SCAN, call->loc);
+    scan->src = whole;
+    Node *d = arg_of(call, 2, "dim");
+    int64_t dim = d ? d->cval.i : f->rank - 1;
+    scan->dim = (int)(dim < 0 ? dim + f->rank : dim);
+    scan->reverse = bool_arg(call, 3, "reverse", false);
+    scan->exclusive = bool_arg(call, 4, "exclusive", false);
+    ir_block_push(k->c, out, scan);
+    ir_block_push(k->c, out, ir_new_copy(k, call->loc, whole, dst));
+}
+
 static void build_call(IrKernel *k, Node *call, IrBlock *out) {
     const char *f = call->u.call.name->s;
     IrStmt *s;
@@ -207,6 +232,9 @@ static void build_call(IrKernel *k, Node *call, IrBlock *out) {
         int64_t dim = d ? d->cval.i : (s->src.buf->rank == 1 ? 0 : 1);
         s->dim = (int)(dim < 0 ? dim + s->src.buf->rank : dim);
         s->clear = bool_arg(call, 3, "clear", true);
+    } else if (!strcmp(f, "cumsum")) {
+        build_cumsum(k, call, out);
+        return;
     } else if (!strcmp(f, "atomic_add")) {
         s = new_stmt(k, IR_ATOMIC_ADD, call->loc);
         s->dst = region_of(k, arg_of(call, 0, "dst"));

@@ -139,7 +139,8 @@ struct IrStmt {
     IrRegion a, b, c;          /* GEMM */
     bool trans_a, trans_b, clear;
     int policy;                /* GEMM */
-    int reduce_kind, dim;      /* REDUCE */
+    int reduce_kind, dim;      /* REDUCE; SCAN: dim */
+    bool reverse, exclusive;   /* SCAN: suffix sums; each element's sum without itself */
     Node *value;               /* FILL value, LET/VAR init, STORE rhs, IF cond, ATOMIC_ADD scalar */
     Node *target;              /* STORE lhs (a var name or an element) */
     AstOp assign_op;           /* STORE: OP_ASSIGN, OP_ADD_ASSIGN ... */

@@ -5,6 +5,7 @@
     X(GEMM, "gemm", 1)             \
     X(FILL, "fill", 1)             \
     X(REDUCE, "reduce", 1)         \
+    X(SCAN, "scan", 1)             \
     X(ATOMIC_ADD, "atomic_add", 1) \
     X(FOR, "for", 0)               \
     X(PARALLEL, "parallel", 0)     \

@@ -114,6 +114,11 @@ static void print_stmt(FILE *o, const IrStmt *s, int d) {
         print_region(o, &s->dst);
         if (!s->clear) fputs(" accumulate", o);
         break;
+    case IR_SCAN:
+        fputs("scan ", o);
+        print_region(o, &s->src);
+        fprintf(o, " dim=%d%s%s", s->dim, s->reverse ? " reverse" : "", s->exclusive ? " exclusive" : "");
+        break;
     case IR_ATOMIC_ADD:
         fputs("atomic_add ", o);
         print_region(o, &s->dst);

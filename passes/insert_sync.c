@@ -89,6 +89,7 @@ static void touches(IrStmt *s, Touch *t) {
         t->writes |= shared(&s->dst);
         break;
     case IR_ATOMIC_ADD: t->reads |= shared(&s->src); break;
+    case IR_SCAN: t->reads = t->writes = true; break; /* in place, in shared memory */
     default: break;
     }
     expr_visit_indices(s->value, note_index, t);

@@ -284,6 +284,8 @@ static void find_gemm(IrStmt *s, void *arg) {
     if (s->op == IR_GEMM && !*(IrStmt **)arg) *(IrStmt **)arg = s;
 }
 
+static void note_scan(IrStmt *s, void *arg) { *(bool *)arg |= s->op == IR_SCAN; }
+
 void pass_plan_warpgroups(IrKernel *k) {
     IrStmt *gemm = NULL;
     ir_walk(&k->body, find_gemm, &gemm);
@@ -307,6 +309,13 @@ void pass_plan_warpgroups(IrKernel *k) {
     }
     if (at < 0) {
         k->hopper_declined = "no pipelined loop at the top level of the kernel";
+        return;
+    }
+    /* cumsum's scan deals rows to all the block's warps (lower_scan.c) */
+    bool scans = false;
+    ir_walk(&k->body, note_scan, &scans);
+    if (scans) {
+        k->hopper_declined = "a cumsum";
         return;
     }
     k->hopper_declined = plan(k, k->body.items[at], at);

@@ -16,6 +16,13 @@ bad() { fail=$((fail + 1)); echo "FAIL $*"; }
 # the examples, and the kernels of dynamic sizes of tests/emit_lib
 for f in "$root"/examples/*.tile "$root"/tests/emit_lib/*.tile; do
     name=$(basename "$f" .tile)
+    # a pipeline's launcher (every stage with its scratch) is not written
+    # yet: --emit-lib refuses it in one sentence, exit 2
+    if grep -q '^pipeline ' "$f"; then
+        "$tilec" --emit-lib "$out" "$f" > "$out/log" 2>&1
+        [ $? = 2 ] && grep -q 'is a pipeline' "$out/log" && ok || bad "$name: --emit-lib of a pipeline: $(head -3 "$out/log")"
+        continue
+    fi
     if ! "$tilec" --emit-lib "$out" "$f" > "$out/log" 2>&1; then bad "$name: --emit-lib: $(head -3 "$out/log")"; continue; fi
     if "$cc" -std=c11 -Wall -Wextra -Werror -c -I"$cuda_include" -I"$out" "$out/$name.c" -o "$out/$name.o" > "$out/log" 2>&1
     then ok; else bad "$name: the C file does not compile: $(head -5 "$out/log")"; fi
