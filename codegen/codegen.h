@@ -319,6 +319,12 @@ typedef struct CgScanPlan {
 const char *cg_scan_plan(const IrKernel *k, const IrStmt *s, CgScanPlan *p);
 void cg_scan(Cg *g, IrStmt *s);
 
+/* lower_atomic.c: an atomic on one element (IR_ATOMIC). NULL, or why it
+ * cannot be lowered in a parallel loop whose iterations several threads
+ * hold (shared_iterations) or outside one (a sentence for an error). */
+const char *cg_atomic_check(const IrStmt *s, bool shared_iterations);
+void cg_atomic(Cg *g, IrStmt *s);
+
 /* lower_copy.c, lower_gemm.c, lower_reduce.c, lower_parallel.c */
 void cg_copy(Cg *g, IrStmt *s);
 void cg_fill(Cg *g, IrStmt *s);

@@ -214,6 +214,7 @@ static void cg_stmt(Cg *g, IrStmt *s) {
     case IR_FILL: cg_fill(g, s); break;
     case IR_REDUCE: cg_reduce(g, s); break;
     case IR_SCAN: cg_scan(g, s); break;
+    case IR_ATOMIC: cg_atomic(g, s); break;
     case IR_ATOMIC_ADD: cg_atomic_add(g, s); break;
     case IR_PARALLEL: cg_parallel(g, s); break;
     case IR_FOR: cg_for(g, s); break;

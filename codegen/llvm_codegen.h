@@ -204,6 +204,7 @@ void lg_fill(Lg *g, IrStmt *s);
 void lg_atomic_add(Lg *g, IrStmt *s);
 void lg_reduce(Lg *g, IrStmt *s);
 void lg_scan(Lg *g, IrStmt *s);  /* llvm_scan.c (lower_scan.c is the model) */
+void lg_atomic_value(Lg *g, IrStmt *s);  /* llvm_atomic.c (lower_atomic.c is the model) */
 /* v from another lane of the warp: lane ^ off (__shfl_xor_sync), or up:
  * lane - off, its own below lane off (__shfl_up_sync); 64-bit values move
  * as two 32-bit halves, the high one first, as CUDA's overloads move them. */

@@ -350,6 +350,7 @@ static void stmt(Lg *g, IrStmt *s) {
     case IR_FILL: lg_fill(g, s); break;
     case IR_REDUCE: lg_reduce(g, s); break;
     case IR_SCAN: lg_scan(g, s); break;
+    case IR_ATOMIC: lg_atomic_value(g, s); break;
     case IR_ATOMIC_ADD: lg_atomic_add(g, s); break;
     case IR_PARALLEL: parallel(g, s); break;
     case IR_FOR: for_loop(g, s); break;

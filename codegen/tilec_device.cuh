@@ -426,6 +426,71 @@ static __device__ __forceinline__ unsigned char tl_atomic_add(unsigned char *p, 
 static __device__ __forceinline__ short tl_atomic_add(short *p, short v) { return tl_atomic_add_narrow(p, v); }
 static __device__ __forceinline__ unsigned short tl_atomic_add(unsigned short *p, unsigned short v) { return tl_atomic_add_narrow(p, v); }
 
+/* Maxima, minima, exchanges and compare-and-swaps of one element, each
+ * returning the old value (the language's atomic_max/min/exch/cas): the
+ * hardware's for 32- and 64-bit integers; floats have no atomic maximum,
+ * so a compare-and-swap loop on their bits that stops as soon as the
+ * stored value needs no change; exchanges and swaps of 64-bit values go
+ * through the unsigned 64-bit instruction on the same bits. */
+static __device__ __forceinline__ int tl_atomic_max(int *p, int v) { return atomicMax(p, v); }
+static __device__ __forceinline__ unsigned tl_atomic_max(unsigned *p, unsigned v) { return atomicMax(p, v); }
+static __device__ __forceinline__ long long tl_atomic_max(long long *p, long long v) { return atomicMax(p, v); }
+static __device__ __forceinline__ unsigned long long tl_atomic_max(unsigned long long *p, unsigned long long v) { return atomicMax(p, v); }
+static __device__ __forceinline__ int tl_atomic_min(int *p, int v) { return atomicMin(p, v); }
+static __device__ __forceinline__ unsigned tl_atomic_min(unsigned *p, unsigned v) { return atomicMin(p, v); }
+static __device__ __forceinline__ long long tl_atomic_min(long long *p, long long v) { return atomicMin(p, v); }
+static __device__ __forceinline__ unsigned long long tl_atomic_min(unsigned long long *p, unsigned long long v) { return atomicMin(p, v); }
+template <bool MAX>
+static __device__ __forceinline__ float tl_atomic_extreme(float *p, float v)
+{
+    int *word = (int *)p, old = *word, assumed;
+    do {
+        assumed = old;
+        const float cur = __int_as_float(assumed);
+        if (MAX ? !(v > cur) : !(v < cur)) break;  // already there (NaN in v changes nothing)
+        old = atomicCAS(word, assumed, __float_as_int(v));
+    } while (old != assumed);
+    return __int_as_float(old);
+}
+template <bool MAX>
+static __device__ __forceinline__ double tl_atomic_extreme(double *p, double v)
+{
+    unsigned long long *word = (unsigned long long *)p, old = *word, assumed;
+    do {
+        assumed = old;
+        const double cur = __longlong_as_double((long long)assumed);
+        if (MAX ? !(v > cur) : !(v < cur)) break;
+        old = atomicCAS(word, assumed, (unsigned long long)__double_as_longlong(v));
+    } while (old != assumed);
+    return __longlong_as_double((long long)old);
+}
+static __device__ __forceinline__ float tl_atomic_max(float *p, float v) { return tl_atomic_extreme<true>(p, v); }
+static __device__ __forceinline__ double tl_atomic_max(double *p, double v) { return tl_atomic_extreme<true>(p, v); }
+static __device__ __forceinline__ float tl_atomic_min(float *p, float v) { return tl_atomic_extreme<false>(p, v); }
+static __device__ __forceinline__ double tl_atomic_min(double *p, double v) { return tl_atomic_extreme<false>(p, v); }
+static __device__ __forceinline__ int tl_atomic_exch(int *p, int v) { return atomicExch(p, v); }
+static __device__ __forceinline__ unsigned tl_atomic_exch(unsigned *p, unsigned v) { return atomicExch(p, v); }
+static __device__ __forceinline__ float tl_atomic_exch(float *p, float v) { return atomicExch(p, v); }
+static __device__ __forceinline__ unsigned long long tl_atomic_exch(unsigned long long *p, unsigned long long v) { return atomicExch(p, v); }
+static __device__ __forceinline__ long long tl_atomic_exch(long long *p, long long v)
+{
+    return (long long)atomicExch((unsigned long long *)p, (unsigned long long)v);
+}
+static __device__ __forceinline__ double tl_atomic_exch(double *p, double v)
+{
+    return __longlong_as_double((long long)atomicExch((unsigned long long *)p, (unsigned long long)__double_as_longlong(v)));
+}
+static __device__ __forceinline__ int tl_atomic_cas(int *p, int c, int v) { return atomicCAS(p, c, v); }
+static __device__ __forceinline__ unsigned tl_atomic_cas(unsigned *p, unsigned c, unsigned v) { return atomicCAS(p, c, v); }
+static __device__ __forceinline__ unsigned long long tl_atomic_cas(unsigned long long *p, unsigned long long c, unsigned long long v)
+{
+    return atomicCAS(p, c, v);
+}
+static __device__ __forceinline__ long long tl_atomic_cas(long long *p, long long c, long long v)
+{
+    return (long long)atomicCAS((unsigned long long *)p, (unsigned long long)c, (unsigned long long)v);
+}
+
 /* ------------------------------------------------------------------------ */
 /* 10. Hopper (sm_90a): mbarriers, TMA, wgmma                               */
 /* ------------------------------------------------------------------------ */

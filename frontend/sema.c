@@ -586,7 +586,10 @@ static void check_let(Sema *s, Node *st) {
             return;
         }
     }
-    if (check_expr(s, v)) {
+    s->let_value = v;
+    bool ok = check_expr(s, v);
+    s->let_value = NULL;
+    if (ok) {
         sym->dtype = v->dtype;
         /* let v = c ? 300 : x_u8: the branch literal takes the u8 */
         if (v->kind == N_COND && v->dtype != DT_INT_LIT && v->dtype != DT_FLOAT_LIT) literal_fits(s, v, v->dtype);

@@ -37,6 +37,7 @@ typedef struct Sema {
     bool writing;            /* checking the element an `=` stores into: not a read */
     PtrVec undefined;        /* Name*s reported undefined in this kernel: reported once */
     Node *program;           /* the whole file (a pipeline's stages are its kernels) */
+    const Node *let_value;   /* the value of the let being checked: where an atomic's old value may go */
 } Sema;
 
 /* sema.c */
@@ -125,6 +126,12 @@ bool const_int_of(Sema *s, const Node *e, const char *what, int64_t *out);
 bool is_builtin_function(const Name *n);
 bool is_tile_op(const Name *n);
 bool is_reduction_name(const Name *n);
+
+/* sema_atomic.c: atomic_add/max/min/exch/cas(dst, [compare,] value) on
+ * one element of a global tensor: as a let's whole value (its old value)
+ * or, stmt, as a statement; false after an error. */
+bool is_atomic_name(const Name *n);
+bool check_atomic(Sema *s, Node *call, bool stmt);
 
 /* sema_pipeline.c: a pipeline's body (its scratch buffers and stages),
  * after its header */

@@ -534,6 +534,7 @@ static bool check_call_value(Sema *s, Node *e) {
         return fold_cast(s, e, a, to);
     }
     if (in_table(random_fns, fn) >= 0) return check_random(s, e, fn);
+    if (is_atomic_name(fn)) return check_atomic(s, e, false);
     if (is_builtin_function(fn)) {
         int m1 = in_table(math1, fn);
         NodeList *args = &e->u.call.args;

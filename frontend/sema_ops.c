@@ -657,6 +657,10 @@ void check_op_call(Sema *s, Node *call) {
                    fn ? fn->s : "sum");
         return;
     }
+    if (fn && is_atomic_name(fn) && strcmp(fn->s, "atomic_add") != 0) { /* one element; atomic_add: below */
+        check_atomic(s, call, true);
+        return;
+    }
     if (!fn || !is_tile_op(fn)) {
         if (fn && is_builtin_function(fn))
             diag_error(s->c, call->loc, "the result of %s(...) is unused; a statement must be an operation or an assignment", fn->s);

@@ -257,6 +257,24 @@ static void build_call(IrKernel *k, Node *call, IrBlock *out) {
     ir_block_push(k->c, out, s);
 }
 
+static bool is_atomic_call(const Node *e) {
+    return e->kind == N_CALL && e->u.call.name && !strncmp(e->u.call.name->s, "atomic_", 7);
+}
+
+/* An atomic on one element; the old value into let `old` (NULL: none). */
+static void build_atomic(IrKernel *k, Node *call, Sym *old, IrBlock *out) {
+    const char *f = call->u.call.name->s + 7;
+    IrStmt *s = new_stmt(k, IR_ATOMIC, call->loc);
+    s->atomic = !strcmp(f, "add") ? ATOMIC_ADD_OLD : !strcmp(f, "max") ? ATOMIC_MAX : !strcmp(f, "min") ? ATOMIC_MIN
+              : !strcmp(f, "exch") ? ATOMIC_EXCH : ATOMIC_CAS;
+    NodeList *args = &call->u.call.args;
+    s->target = args->items[0];
+    s->compare = s->atomic == ATOMIC_CAS ? args->items[1] : NULL;
+    s->value = args->items[args->len - 1];
+    s->sym = old;
+    ir_block_push(k->c, out, s);
+}
+
 /* An int expression node of the IR's own making, folded where both
  * operands are constants. */
 static Node *int_node(Ctx *c, Loc at, AstOp op, Node *a, Node *b) {
@@ -302,6 +320,10 @@ static void build_stmt(IrKernel *k, Node *st, IrBlock *out) {
     case N_LET: {
         Node *v = st->u.decl.value;
         if (v->kind == N_CALL && v->u.call.name && !strncmp(v->u.call.name->s, "alloc_", 6)) return; /* buffers */
+        if (v->kind == N_CALL && is_atomic_call(v)) {
+            build_atomic(k, v, st->sym, out);
+            return;
+        }
         s = new_stmt(k, IR_LET, st->loc);
         s->value = v;
         s->sym = st->sym;
@@ -318,7 +340,12 @@ static void build_stmt(IrKernel *k, Node *st, IrBlock *out) {
         s->value = st->u.assign.rhs;
         s->assign_op = st->u.assign.op;
         break;
-    case N_EXPR_STMT: build_call(k, st->u.expr, out); return;
+    case N_EXPR_STMT:
+        if (is_atomic_call(st->u.expr) && strcmp(st->u.expr->u.call.name->s, "atomic_add") != 0)
+            build_atomic(k, st->u.expr, NULL, out);
+        else
+            build_call(k, st->u.expr, out);
+        return;
     case N_FOR: {
         Node *it = st->u.loop.iter;
         const char *f = it->u.call.name->s;

@@ -130,6 +130,8 @@ typedef struct IrBlock {
 } IrBlock;
 
 enum { REDUCE_SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_ABSMAX };
+/* ATOMIC: what the atomic on one element does */
+typedef enum AtomicKind { ATOMIC_ADD_OLD, ATOMIC_MAX, ATOMIC_MIN, ATOMIC_EXCH, ATOMIC_CAS } AtomicKind;
 enum { POLICY_SQUARE, POLICY_FULL_ROW, POLICY_FULL_COL };
 
 struct IrStmt {
@@ -141,6 +143,9 @@ struct IrStmt {
     int policy;                /* GEMM */
     int reduce_kind, dim;      /* REDUCE; SCAN: dim */
     bool reverse, exclusive;   /* SCAN: suffix sums; each element's sum without itself */
+    AtomicKind atomic;         /* ATOMIC: on element `target` with `value` (and `compare`); its old value in
+                                  the let `sym`, or none (NULL) */
+    Node *compare;
     Node *value;               /* FILL value, LET/VAR init, STORE rhs, IF cond, ATOMIC_ADD scalar */
     Node *target;              /* STORE lhs (a var name or an element) */
     AstOp assign_op;           /* STORE: OP_ASSIGN, OP_ADD_ASSIGN ... */

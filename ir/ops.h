@@ -7,6 +7,7 @@
     X(REDUCE, "reduce", 1)         \
     X(SCAN, "scan", 1)             \
     X(ATOMIC_ADD, "atomic_add", 1) \
+    X(ATOMIC, "atomic", 0)         \
     X(FOR, "for", 0)               \
     X(PARALLEL, "parallel", 0)     \
     X(IF, "if", 0)                 \

@@ -114,6 +114,19 @@ static void print_stmt(FILE *o, const IrStmt *s, int d) {
         print_region(o, &s->dst);
         if (!s->clear) fputs(" accumulate", o);
         break;
+    case IR_ATOMIC: {
+        static const char *const kinds[] = {"add", "max", "min", "exch", "cas"};
+        if (s->sym) fprintf(o, "let %s = ", s->sym->name->s);
+        fprintf(o, "atomic_%s ", kinds[s->atomic]);
+        expr_print(o, s->target);
+        if (s->compare) {
+            fputs(" if == ", o);
+            expr_print(o, s->compare);
+        }
+        fputs(" <- ", o);
+        expr_print(o, s->value);
+        break;
+    }
     case IR_SCAN:
         fputs("scan ", o);
         print_region(o, &s->src);

@@ -110,6 +110,7 @@ void block_visit_indices(IrBlock *b, IndexVisit fn, void *arg) {
     for (int i = 0; i < b->len; i++) {
         IrStmt *s = b->items[i];
         expr_visit_indices(s->value, fn, arg);
+        expr_visit_indices(s->compare, fn, arg);
         expr_visit_indices(s->target, fn, arg);
         for (int a = 0; a < s->print_args.len; a++) expr_visit_indices(s->print_args.items[a], fn, arg);
         block_visit_indices(&s->body, fn, arg);

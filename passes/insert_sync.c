@@ -93,6 +93,7 @@ static void touches(IrStmt *s, Touch *t) {
     default: break;
     }
     expr_visit_indices(s->value, note_index, t);
+    expr_visit_indices(s->compare, note_index, t);
     for (int a = 0; a < s->print_args.len; a++) expr_visit_indices(s->print_args.items[a], note_index, t);
     if (s->target) {
         if (target_shared(s->target)) t->writes = true;

@@ -284,7 +284,10 @@ static void find_gemm(IrStmt *s, void *arg) {
     if (s->op == IR_GEMM && !*(IrStmt **)arg) *(IrStmt **)arg = s;
 }
 
-static void note_scan(IrStmt *s, void *arg) { *(bool *)arg |= s->op == IR_SCAN; }
+/* a statement the warp-specialised path has no place for: a scan deals
+ * rows to all the block's warps, an atomic outside a parallel loop is the
+ * block's one (lower_scan.c, lower_atomic.c) */
+static void note_scan(IrStmt *s, void *arg) { *(bool *)arg |= s->op == IR_SCAN || s->op == IR_ATOMIC; }
 
 void pass_plan_warpgroups(IrKernel *k) {
     IrStmt *gemm = NULL;
@@ -311,11 +314,10 @@ void pass_plan_warpgroups(IrKernel *k) {
         k->hopper_declined = "no pipelined loop at the top level of the kernel";
         return;
     }
-    /* cumsum's scan deals rows to all the block's warps (lower_scan.c) */
     bool scans = false;
     ir_walk(&k->body, note_scan, &scans);
     if (scans) {
-        k->hopper_declined = "a cumsum";
+        k->hopper_declined = "a cumsum or an atomic that returns its old value";
         return;
     }
     k->hopper_declined = plan(k, k->body.items[at], at);

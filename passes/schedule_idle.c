@@ -75,6 +75,7 @@ static void scan_stmt(IrStmt *s, void *arg) {
     case IR_PRINT: sc->why = "a print"; return;
     case IR_ATOMIC_ADD: sc->why = "an atomic"; return;
     case IR_SCAN: sc->why = "a cumsum"; return;
+    case IR_ATOMIC: sc->why = "an atomic"; return;
     case IR_STORE:
         if (s->target->kind == N_INDEX && s->target->sym->kind == SYM_TENSOR) sc->why = "an element stored to a tensor";
         else if (s->target->kind == N_INDEX && s->target->sym->kind == SYM_BUFFER &&
