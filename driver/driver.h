@@ -60,7 +60,19 @@ typedef struct CmdLine {
     Options opts;
     Override overrides[MAX_OVERRIDES];
     int n_overrides;
+    bool no_warnings, warnings_are_errors;  /* -w, -Werror */
 } CmdLine;
+
+/* The spill warning of kernel k compiled into bin (ptxas's count; none
+ * on a cache hit, whose count is not known): EXIT_OK, or EXIT_SOURCE
+ * where -Werror made it an error. */
+static inline int warn_spills(Ctx *c, const KernelInfo *k, const LibBinary *bin, const char *arch) {
+    if (bin->spill_bytes <= 0) return EXIT_OK;
+    int errors = c->errors;
+    diag_warning(c, k->node->loc, "kernel '%s' spills %d bytes of registers to local memory on %s (ptxas): smaller "
+                 "tiles or fewer stages leave more registers a thread", k->name->s, bin->spill_bytes, arch);
+    return c->errors == errors ? EXIT_OK : EXIT_SOURCE;
+}
 
 /* pipeline.c: the action of the command line on pipeline p (checked);
  * --check's lowering of its stages. */

@@ -58,6 +58,8 @@ static const char usage[] =
     "                       override sizes, scalar parameters, where constants and tunables\n"
     "  --specialise         compile the kernel's dynamic sizes in, at their values\n"
     "  -q, -v               quiet, verbose\n"
+    "  -w, -Werror          no warnings; warnings as errors (a warning says where the\n"
+    "                       code leaves a fast path the source asks for, and why)\n"
     "  --help, --version    this text; the version\n"
     "\n"
     "Schedule of the sm_90a path (default: auto, the compiler's choice; for measuring):\n"
@@ -127,6 +129,18 @@ static int opt_version(CmdLine *cl, const char *v) {
 }
 
 static int opt_quiet(CmdLine *cl, const char *v) { return (void)cl, (void)v, CONTINUE; }
+
+static int opt_no_warnings(CmdLine *cl, const char *v) {
+    (void)v;
+    cl->no_warnings = true;
+    return CONTINUE;
+}
+
+static int opt_werror(CmdLine *cl, const char *v) {
+    (void)v;
+    cl->warnings_are_errors = true;
+    return CONTINUE;
+}
 
 static int opt_verbose(CmdLine *cl, const char *v) {
     (void)cl, (void)v;
@@ -352,6 +366,8 @@ static const OptionSpec options[] = {
     {"--check", NULL, false, NULL, false, opt_check},
     {"-q", NULL, false, NULL, true, opt_quiet},
     {"-v", NULL, false, NULL, true, opt_verbose},
+    {"-w", NULL, false, NULL, false, opt_no_warnings},
+    {"-Werror", NULL, false, NULL, false, opt_werror},
     {"--emit-ast", NULL, false, NULL, false, opt_emit_ast},
     {"--emit-ir", NULL, false, NULL, false, opt_emit_ir},
     {"--emit-cuda", NULL, false, NULL, false, opt_emit_cuda},

@@ -161,6 +161,7 @@ int act_on_pipeline(Ctx *c, Node *prog, KernelInfo *p, CmdLine *cl) {
         }
         if (runs) {
             rc = lib_obtain_cubin(c, &s->ck, &b, &s->bin);
+            if (rc == EXIT_OK) rc = warn_spills(c, s->k, &s->bin, cl->arch);
             if (rc != EXIT_OK) break;
             compile_s += s->bin.cache_hit ? rt_now_s() - t0 : s->bin.compile_s + (rt_now_s() - t0);
             all_hit &= s->bin.cache_hit;

@@ -102,6 +102,7 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
         LibBuild b = build_options(opts, arch);
         LibBinary bin;
         rc = lib_obtain_cubin(c, &ck, &b, &bin);
+        if (rc == EXIT_OK) rc = warn_spills(c, info, &bin, arch);
         if (rc == EXIT_OK && act == ACT_SASS) rc = sass_print(bin.cubin, bin.size, stdout);
         if (rc == EXIT_OK && (act == ACT_RUN || act == ACT_PROFILE) && !opts->have_device) {
             /* everything up to the launch works without a GPU */
@@ -262,6 +263,8 @@ int main(int argc, char **argv) {
 
     Ctx c;
     ctx_init(&c, stderr);
+    c.no_warnings = cl.no_warnings;
+    c.warnings_are_errors = cl.warnings_are_errors;
     const char *why;
     if (!source_read(&c.src, cl.file, &why)) {
         if (c.src.too_large) {

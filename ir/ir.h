@@ -168,6 +168,7 @@ struct IrStmt {
                                   producer warpgroup evaluates it too), or at the top of a pipelined loop's body
                                   (evaluated for the iteration a copy is issued for; at most IR_MAX_LOOP_LETS) */
     bool sync_before;          /* a block-wide barrier is needed before it */
+    const char *not_pipelined; /* COPY at the top of a pipelined loop's body, loading in its own iteration: why */
     NodeList print_args;       /* PRINT */
 };
 
@@ -318,6 +319,8 @@ void block_visit_indices(IrBlock *b, IndexVisit fn, void *arg);
  * call arguments included). */
 typedef bool (*ExprPred)(const Node *e, const void *arg);
 bool expr_any(const Node *e, ExprPred pred, const void *arg);
+/* The first node (in that order) for which pred holds, or NULL. */
+const Node *expr_find(const Node *e, ExprPred pred, const void *arg);
 /* e without the conditionals its specialisation decided: the taken arm of
  * `c ? a : b` with a constant c, x for `true && x` or `x || false` (x a
  * boolean), repeatedly; e itself otherwise. The front end leaves the tree

@@ -85,26 +85,38 @@ void expr_visit_indices(Node *e, IndexVisit fn, void *arg) {
     }
 }
 
-bool expr_any(const Node *e, ExprPred pred, const void *arg) {
-    if (!e) return false;
-    if (pred(e, arg)) return true;
+const Node *expr_find(const Node *e, ExprPred pred, const void *arg) {
+    if (!e) return NULL;
+    if (pred(e, arg)) return e;
+    const Node *kids[3] = {0};
     switch (e->kind) {
     case N_INDEX:
-        for (int i = 0; i < e->u.index.idx.len; i++)
-            if (expr_any(e->u.index.idx.items[i], pred, arg)) return true;
-        return false;
+        for (int i = 0; i < e->u.index.idx.len; i++) {
+            const Node *f = expr_find(e->u.index.idx.items[i], pred, arg);
+            if (f) return f;
+        }
+        return NULL;
     case N_CALL:
-        for (int i = 0; i < e->u.call.args.len; i++)
-            if (expr_any(e->u.call.args.items[i], pred, arg)) return true;
-        return false;
-    case N_NAMED_ARG: return expr_any(e->u.named.value, pred, arg);
-    case N_UNARY: return expr_any(e->u.op.a, pred, arg);
-    case N_BINARY: return expr_any(e->u.op.a, pred, arg) || expr_any(e->u.op.b, pred, arg);
-    case N_COND: return expr_any(e->u.cond.c, pred, arg) || expr_any(e->u.cond.a, pred, arg) || expr_any(e->u.cond.b, pred, arg);
-    case N_SLICE: return expr_any(e->u.slice.lo, pred, arg) || expr_any(e->u.slice.hi, pred, arg);
-    default: return false;
+        for (int i = 0; i < e->u.call.args.len; i++) {
+            const Node *f = expr_find(e->u.call.args.items[i], pred, arg);
+            if (f) return f;
+        }
+        return NULL;
+    case N_NAMED_ARG: kids[0] = e->u.named.value; break;
+    case N_UNARY: kids[0] = e->u.op.a; break;
+    case N_BINARY: kids[0] = e->u.op.a, kids[1] = e->u.op.b; break;
+    case N_COND: kids[0] = e->u.cond.c, kids[1] = e->u.cond.a, kids[2] = e->u.cond.b; break;
+    case N_SLICE: kids[0] = e->u.slice.lo, kids[1] = e->u.slice.hi; break;
+    default: return NULL;
     }
+    for (int i = 0; i < 3; i++) {
+        const Node *f = expr_find(kids[i], pred, arg);
+        if (f) return f;
+    }
+    return NULL;
 }
+
+bool expr_any(const Node *e, ExprPred pred, const void *arg) { return expr_find(e, pred, arg) != NULL; }
 
 void block_visit_indices(IrBlock *b, IndexVisit fn, void *arg) {
     for (int i = 0; i < b->len; i++) {

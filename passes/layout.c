@@ -88,7 +88,16 @@ bool access_is_own(const IrStmt *p, const IrBuf *b, const Node *e) {
            layout_equal(&b->layout, &l);
 }
 
+const char *gemm_mma_why_not(int arch, Dtype a, Dtype b, Dtype c, int64_t k, int64_t b_row, int64_t wtm, int64_t wtn) {
+    if (arch < 80) return "the target is older than sm_80";
+    if (!((a == DT_F16 || a == DT_BF16) && b == a && c == DT_F32))
+        return "mma.sync multiplies f16 or bf16 operands of one type into f32 here";
+    if (k % 16 != 0) return "its K is not a multiple of 16";
+    if (b_row % 8 != 0) return "B's rows are not whole groups of 8 elements";
+    if (wtm % 16 != 0 || wtn % 8 != 0) return "a warp's share of the accumulator is not whole 16 x 8 blocks";
+    return NULL;
+}
+
 bool gemm_mma_ok(int arch, Dtype a, Dtype b, Dtype c, int64_t k, int64_t b_row, int64_t wtm, int64_t wtn) {
-    return arch >= 80 && (a == DT_F16 || a == DT_BF16) && b == a && c == DT_F32 && k % 16 == 0 && b_row % 8 == 0 &&
-           wtm % 16 == 0 && wtn % 8 == 0;
+    return !gemm_mma_why_not(arch, a, b, c, k, b_row, wtm, wtn);
 }

@@ -47,6 +47,7 @@ void pass_insert_sync(IrKernel *k);
  * schedule: persistence, split and half tiles, clusters, the tile order,
  * idle warpgroups */
 void pass_plan_schedule(IrKernel *k);
+void pass_warn_fast_paths(IrKernel *k);
 
 /* The parts of the schedule, in the order plan_schedule decides them. */
 /* schedule_split.c: Schedule.split_ways, where a grid of less than a wave
@@ -111,6 +112,8 @@ int acc_warp_rows(int64_t m, int64_t n, int warps, int policy);
  * blocks (otherwise the multiply-add fallback; codegen's cg_gemm, and
  * stage_operands, which stages a fragment A for that fallback). */
 bool gemm_mma_ok(int arch, Dtype a, Dtype b, Dtype c, int64_t k, int64_t b_row, int64_t wtm, int64_t wtn);
+/* NULL where gemm_mma_ok, else why not (for the warning). */
+const char *gemm_mma_why_not(int arch, Dtype a, Dtype b, Dtype c, int64_t k, int64_t b_row, int64_t wtm, int64_t wtn);
 typedef enum ReducePath { REDUCE_PATH_ACC_ROWS, REDUCE_PATH_BLOCKED_ROWS, REDUCE_PATH_STAGED } ReducePath;
 ReducePath reduce_path(const IrStmt *s, int64_t threads);
 /* Whether s copies a whole fragment into one that other operations laid

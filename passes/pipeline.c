@@ -20,6 +20,7 @@ static const Pass passes[] = {
     {"plan_store", pass_plan_store},
     {"insert_sync", pass_insert_sync},
     {"plan_schedule", pass_plan_schedule},
+    {"warn_fast_paths", pass_warn_fast_paths},
 };
 enum { NPASSES = sizeof passes / sizeof *passes };
 
@@ -29,7 +30,7 @@ bool pass_exists(const char *name) {
     return false;
 }
 
-const char *pass_names(void) { return "stage_operands, plan_warpgroups, infer_layout, stage_elements, plan_pipeline, plan_shared, plan_store, insert_sync, plan_schedule"; }
+const char *pass_names(void) { return "stage_operands, plan_warpgroups, infer_layout, stage_elements, plan_pipeline, plan_shared, plan_store, insert_sync, plan_schedule, warn_fast_paths"; }
 
 static bool wanted(const char *list, const char *name) {
     if (!list) return false;

@@ -76,18 +76,31 @@ static void plan_loop(IrKernel *k, IrStmt *loop) {
         IrStmt *s = loop->body.items[i];
         if (s->op != IR_COPY || s->src.buf->scope != SCOPE_GLOBAL || s->dst.buf->scope != SCOPE_SHARED) continue;
         if (s->mech == COPY_TMA) continue; /* planned by plan_warpgroups */
-        bool depends = false;
-        for (int d = 0; d < s->src.buf->rank; d++) depends |= uses_any(s->src.idx[d], &defs);
-        if (depends) continue;
+        const Node *dep = NULL;
+        for (int d = 0; d < s->src.buf->rank && !dep; d++)
+            if (s->src.idx[d]) dep = expr_find(s->src.idx[d], loop_dependent, &defs);
+        if (dep) {
+            s->not_pipelined = dep->kind == N_INDEX
+                ? arena_printf(&k->c->arena, "its corner reads memory ('%s[...]'), which an earlier iteration may change",
+                               dep->sym ? dep->sym->name->s : "?")
+                : arena_printf(&k->c->arena, "its corner uses '%s', which the loop's body sets", dep->sym->name->s);
+            continue;
+        }
         /* The ring of buffers is private to this copy: nothing else may
          * write it, and nothing outside the loop may read it. */
-        if (buf_use_count(&k->body, s->dst.buf) != buf_use_count(&loop->body, s->dst.buf)) continue;
+        if (buf_use_count(&k->body, s->dst.buf) != buf_use_count(&loop->body, s->dst.buf)) {
+            s->not_pipelined = arena_printf(&k->c->arena, "'%s' is used outside the loop too", s->dst.buf->sym->name->s);
+            continue;
+        }
         bool written_elsewhere = false;
         for (int j = 0; j < loop->body.len; j++) {
             IrStmt *o = loop->body.items[j];
             if (o != s && o->op == IR_COPY && o->dst.buf == s->dst.buf) written_elsewhere = true;
         }
-        if (written_elsewhere) continue;
+        if (written_elsewhere) {
+            s->not_pipelined = arena_printf(&k->c->arena, "another copy in the loop writes '%s' too", s->dst.buf->sym->name->s);
+            continue;
+        }
         s->pipeline = loop;
         s->mech = cp_async_ok(k, s) ? COPY_CP_ASYNC : COPY_SYNC;
         s->dst.buf->stages = loop->stages;

@@ -10,6 +10,8 @@ void ctx_init(Ctx *c, FILE *err) {
 }
 
 void ctx_free(Ctx *c) {
+    free(c->warned);
+    c->warned = NULL;
     arena_free(&c->arena);
     free(c->src.text);
     c->src.text = NULL;
@@ -63,6 +65,13 @@ static void report(Ctx *c, const char *kind, Loc loc, const char *fmt, va_list a
     show_line(c, loc);
 }
 
+static void diag_print(Ctx *c, const char *kind, Loc loc, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    report(c, kind, loc, fmt, ap);
+    va_end(ap);
+}
+
 void diag_verror(Ctx *c, Loc loc, const char *fmt, va_list ap) {
     if (c->too_many) return;
     c->errors++;
@@ -79,6 +88,26 @@ void diag_error(Ctx *c, Loc loc, const char *fmt, ...) {
     va_start(ap, fmt);
     diag_verror(c, loc, fmt, ap);
     va_end(ap);
+}
+
+void diag_warning(Ctx *c, Loc loc, const char *fmt, ...) {
+    if (c->no_warnings || c->too_many) return;
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    uint64_t h = 1469598103934665603ull ^ ((uint64_t)loc.off << 1);
+    for (const char *p = text; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    for (int i = 0; i < c->nwarned; i++)
+        if (c->warned[i] == h) return;
+    if (c->nwarned == c->warned_cap) {
+        c->warned_cap = c->warned_cap ? 2 * c->warned_cap : 16;
+        c->warned = xrealloc(c->warned, sizeof *c->warned * (size_t)c->warned_cap);
+    }
+    c->warned[c->nwarned++] = h;
+    if (c->warnings_are_errors) diag_error(c, loc, "%s [-Werror]", text);
+    else diag_print(c, "warning", loc, "%s", text);
 }
 
 void diag_note(Ctx *c, Loc loc, const char *fmt, ...) {

@@ -89,6 +89,11 @@ typedef struct Ctx {
     FILE *err;          /* where diagnostics go (stderr) */
     int errors;         /* errors reported so far */
     bool too_many;      /* the error limit was reached; stop reporting */
+    /* Warnings (-w: none, -Werror: errors); each said once, though a
+     * kernel may be lowered several times (a pipeline's stages). */
+    bool no_warnings, warnings_are_errors;
+    uint64_t *warned;   /* hashes of the warnings said */
+    int nwarned, warned_cap;
 } Ctx;
 
 void ctx_init(Ctx *c, FILE *err);
@@ -99,6 +104,11 @@ void diag_error(Ctx *c, Loc loc, const char *fmt, ...)
 void diag_verror(Ctx *c, Loc loc, const char *fmt, va_list ap);
 /* A note attached to the previous error (same format, "note:"). */
 void diag_note(Ctx *c, Loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* FILE:LINE:COL: warning: MESSAGE and the caret, where the compiled code
+ * leaves a fast path the source asks for; silenced by no_warnings, an
+ * error (with " [-Werror]") by warnings_are_errors. */
+void diag_warning(Ctx *c, Loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Internal compiler errors are bugs: say so and abort. */
 _Noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

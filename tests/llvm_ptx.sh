@@ -29,7 +29,7 @@ for f in "$root"/tests/llvm/*.tile; do
   for k in $(sed -n 's/^kernel \([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' "$f"); do
     name="$(basename "$f" .tile) $k"
     for b in llvm nvrtc; do
-        "$tilec" --emit-ptx --backend $b --arch sm_80 --kernel "$k" "$f" 2> "$tmp/$b.err" | tr -d '\0' > "$tmp/$b.ptx"
+        "$tilec" --emit-ptx -w --backend $b --arch sm_80 --kernel "$k" "$f" 2> "$tmp/$b.err" | tr -d '\0' > "$tmp/$b.ptx"
     done
     if [ -s "$tmp/llvm.err" ] || [ ! -s "$tmp/llvm.ptx" ]; then
         echo "FAIL $name: $(head -1 "$tmp/llvm.err")"; fail=1; continue
@@ -59,7 +59,7 @@ for f in "$root"/examples/*.tile "$root"/tests/frontend/valid/*.tile; do
     name="$(basename "$f" .tile) $k sm_90a"
     "$tilec" --emit-ptx --arch sm_90a --kernel "$k" "$f" 2> /dev/null | tr -d '\0' > "$tmp/nvrtc.ptx"
     grep -q 'wgmma.mma_async' "$tmp/nvrtc.ptx" || continue
-    "$tilec" --emit-ptx --backend llvm --arch sm_90a --kernel "$k" "$f" 2> "$tmp/llvm.err" > "$tmp/llvm.ptx"
+    "$tilec" --emit-ptx -w --backend llvm --arch sm_90a --kernel "$k" "$f" 2> "$tmp/llvm.err" > "$tmp/llvm.ptx"
     if [ ! -s "$tmp/llvm.ptx" ]; then
         echo "FAIL $name: $(head -1 "$tmp/llvm.err")"; fail=1; continue
     fi

@@ -22,20 +22,24 @@ ITEM = re.compile(r"(\w+)\s*=\s*[^,\[\n]+?\s+in\s+\[([^\]]*)\]")
 
 
 def space(path):
-    m = TUNE.search(open(path).read())
+    """The settings of the file's tune space, and the kernel it belongs to
+    (in a file with a pipeline, one of its stages)."""
+    text = open(path).read()
+    m = TUNE.search(text)
     if not m:
-        return []
+        return [], None
+    kernel = re.findall(r"^kernel (\w+)\(", text[: m.start()], re.M)[-1]
     names, values = [], []
     for name, vals in ITEM.findall(m.group(1)):
         names.append(name)
         values.append([v.strip() for v in vals.split(",") if v.strip()])
-    return [",".join(f"{n}={v}" for n, v in zip(names, combo)) for combo in itertools.product(*values)]
+    return [",".join(f"{n}={v}" for n, v in zip(names, combo)) for combo in itertools.product(*values)], kernel
 
 
 def check(job):
-    path, setting, out = job
+    path, kernel, setting, out = job
     r = subprocess.run([tilec, "-v", "--no-cache", "--emit-cubin", "-o", out, "--arch", "sm_90a", "--specialise", "--set", setting,
-                        path],
+                        "--kernel", kernel, path],
                        capture_output=True, text=True, timeout=300)
     log = r.stdout + r.stderr
     if r.returncode == 1 and ": error: " in log:
@@ -53,8 +57,9 @@ with tempfile.TemporaryDirectory() as tmp:
     jobs = []
     for f in sorted(os.listdir(examples)):
         if f.endswith(".tile"):
-            for i, s in enumerate(space(os.path.join(examples, f))):
-                jobs.append((os.path.join(examples, f), s, os.path.join(tmp, f"{f}.{i}.cubin")))
+            settings, kernel = space(os.path.join(examples, f))
+            for i, s in enumerate(settings):
+                jobs.append((os.path.join(examples, f), kernel, s, os.path.join(tmp, f"{f}.{i}.cubin")))
     counts = {"ok": 0, "skip": 0, "fail": 0}
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         for status, path, setting, why in pool.map(check, jobs):
