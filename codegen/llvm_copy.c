@@ -160,10 +160,21 @@ static LLVMValueRef frag_part(Lg *g, const IrRegion *fr, LgVal *fc) {
 
 /* The pointer to an element of a non-fragment region; *cond: its bounds
  * test (global), NULL otherwise. */
+/* Row `rel` of a gather region: the tensor row element rel of its index
+ * buffer names (shared or local), as lower_copy.c's gathered_row. */
+static LgVal gathered_row(Lg *g, const IrBuf *rows, LgVal rel) {
+    LLVMTypeRef et = lg_storage_type(g, rows->dtype);
+    LLVMValueRef ptr = rows->scope == SCOPE_SHARED
+                           ? lg_gep(g, et, lg_buf_base(g, rows), as_ll(g, lg_shared_offset(g, rows, &rel, NULL)).v)
+                           : lg_frag_reg_ptr(g, rows, as_ll(g, rel).v);
+    return as_ll(g, lg_from_storage(g, rows->dtype, LLVMBuildLoad2(g->b, et, ptr, "")));
+}
+
 static LLVMValueRef region_ptr(Lg *g, const IrRegion *r, LgVal *coords, LLVMValueRef *cond) {
     const IrBuf *b = r->buf;
     LLVMTypeRef et = lg_storage_type(g, b->dtype);
     *cond = NULL;
+    if (r->gather) coords[0] = gathered_row(g, r->gather, coords[0]); /* the region's row: its start is 0 */
     if (b->scope == SCOPE_GLOBAL) {
         *cond = lg_global_inbounds(g, b, coords);
         return lg_gep(g, et, lg_buf_base(g, b), lg_global_offset(g, b, coords));

@@ -69,9 +69,17 @@ static char *frag_part(Cg *g, const IrRegion *fr, char **fc) {
 }
 
 /* An element of a non-fragment region as a C lvalue; cond: bounds (global). */
+/* Row `rel` of a gather region: the tensor row element rel of its index
+ * buffer names (shared or local). */
+static char *gathered_row(Cg *g, const IrBuf *rows, char *rel) {
+    const char *at = rows->scope == SCOPE_SHARED ? cg_shared_offset(g, rows, &rel) : rel;
+    return arena_printf(arena(g), "((long long)%s[%s])", rows->cname, at);
+}
+
 static char *region_ref(Cg *g, const IrRegion *r, char **coords, char **cond) {
     const IrBuf *b = r->buf;
     *cond = NULL;
+    if (r->gather) coords[0] = gathered_row(g, r->gather, coords[0]); /* the region's row: its start is 0 */
     if (b->scope == SCOPE_GLOBAL) {
         *cond = cg_global_inbounds(g, b, coords);
         return arena_printf(arena(g), "%s[%s]", b->cname, cg_global_offset(g, b, coords));

@@ -38,6 +38,7 @@ typedef struct Sema {
     PtrVec undefined;        /* Name*s reported undefined in this kernel: reported once */
     Node *program;           /* the whole file (a pipeline's stages are its kernels) */
     const Node *let_value;   /* the value of the let being checked: where an atomic's old value may go */
+    bool gather_ok;          /* checking a copy's operands: a gather region may stand here */
 } Sema;
 
 /* sema.c */

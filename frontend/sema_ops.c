@@ -118,6 +118,7 @@ typedef struct Region {
     bool point;              /* extents from the other operand */
     int rank;                /* of the region's shape (points dropped) */
     int64_t ext[MAX_RANK];
+    Sym *gather;             /* a gather (scatter) region's row indices: X[rows, k] */
 } Region;
 
 static bool is_buffer_sym(const Sym *sym) { return sym && (sym->kind == SYM_TENSOR || sym->kind == SYM_BUFFER); }
@@ -189,6 +190,20 @@ static bool region_in_bounds(Sema *s, const Region *r) {
     return true;
 }
 
+/* The row indices of a gather copy, X[rows, k]: a 1-D buffer of integers
+ * (a fragment, or a shared or local buffer). */
+static bool gather_rows(Sema *s, Node *ix, Sym *rows) {
+    ix->sym = rows;
+    rows->used = true;
+    if (rows->broken) return false;
+    if (rows->rank != 1 || !dtype_is_int(rows->dtype)) {
+        diag_error(s->c, ix->loc, "a gather's row indices are a 1-D buffer of integers; '%s' is %s with %d dimension%s",
+                   rows->name->s, dtype_name(rows->dtype), rows->rank, rows->rank == 1 ? "" : "s");
+        return false;
+    }
+    return true;
+}
+
 /* Resolves a tile operand. `what` names it for errors ("the source of copy"). */
 static bool get_region(Sema *s, Node *e, const char *what, Region *r) {
     memset(r, 0, sizeof *r);
@@ -252,6 +267,16 @@ static bool get_region(Sema *s, Node *e, const char *what, Region *r) {
     for (int i = 0; i < idx->len; i++) {
         Node *ix = idx->items[i];
         dim_ext[i] = 1;
+        Sym *rows = i == 0 && sym->kind == SYM_TENSOR && ix->kind == N_NAME ? sym_lookup(ix->u.name) : NULL;
+        if (rows && rows->kind == SYM_BUFFER) {
+            if (!s->gather_ok) {
+                diag_error(s->c, ix->loc, "rows picked by a buffer of indices (a gather) are for copy only");
+                return false;
+            }
+            if (!gather_rows(s, ix, rows)) return false;
+            r->gather = rows;
+            continue;
+        }
         if (ix->kind != N_SLICE) {
             ok &= check_int(s, ix, "an index");
             continue;
@@ -274,6 +299,10 @@ static bool get_region(Sema *s, Node *e, const char *what, Region *r) {
         r->ext[r->rank++] = ext;
         dim_ext[i] = ext;
     }
+    if (any_slice && r->gather) {
+        diag_error(s->c, e->loc, "a gather region is written as a corner, X[rows, k], its shape the other operand's");
+        return false;
+    }
     if (any_slice) set_region_ext(s, e, dim_ext, idx->len);
     r->point = !any_slice;
     if (r->point) r->rank = 0;
@@ -290,7 +319,7 @@ static bool region_fits(Sema *s, const Region *r) {
     const Sym *t = r->sym;
     if (t->kind != SYM_TENSOR || s->dead) return true;
     const NodeList *idx = &r->node->u.index.idx;
-    for (int d = 0; d < t->rank; d++) {
+    for (int d = r->gather ? 1 : 0; d < t->rank; d++) {
         int64_t ext = r->ext[d], n = t->shape[d];
         if (ext <= n || (t->dim_sym[d] && t->dim_sym[d]->dynamic) || expr_multiple_of(idx->items[d], ext)) continue;
         const Sym *size = t->dim_sym[d];
@@ -325,6 +354,12 @@ static bool resolve_point(Sema *s, Region *r, const Region *other) {
     }
     r->point = false;
     set_region_ext(s, r->node, r->ext, r->rank);
+    if (r->gather && r->gather->shape[0] != r->ext[0]) {
+        diag_error(s->c, r->node->u.index.idx.items[0]->loc, "'%s' gives %lld row%s, but this region has %lld",
+                   r->gather->name->s, (long long)r->gather->shape[0], r->gather->shape[0] == 1 ? "" : "s",
+                   (long long)r->ext[0]);
+        return false;
+    }
     return region_fits(s, r) && region_in_bounds(s, r);
 }
 
@@ -561,8 +596,10 @@ static void check_cumsum(Sema *s, Node *call, Node **arg) {
 
 static void check_copy(Sema *s, Node *call, Node **arg) {
     Region src, dst;
+    s->gather_ok = true;
     bool ok = get_region(s, arg[0], "the source of copy", &src);
     ok &= get_region(s, arg[1], "the destination of copy", &dst);
+    s->gather_ok = false;
     if (ok && out_read_ok(s, arg[0]->loc, src.sym) && writable(s, &dst, "copy"))
         pair_shapes(s, call, "copy", &src, &dst);
     if (ok && !s->dead) dst.sym->body_written = true; /* a dead branch writes nothing */

@@ -148,9 +148,22 @@ static IrRegion region_of(IrKernel *k, Node *e) {
     if (e->kind == N_INDEX)
         for (int i = 0; i < e->u.index.idx.len; i++) {
             Node *ix = e->u.index.idx.items[i];
+            if (i == 0 && ix->kind == N_NAME && ix->sym && ix->sym->kind == SYM_BUFFER) { /* rows gathered */
+                r.gather = ir_buf_of(k, ix->sym);
+                continue;
+            }
             r.idx[i] = ix->kind == N_SLICE ? ix->u.slice.lo : ix;
         }
     return r;
+}
+
+/* A gather's row indices in a fragment are other threads' elements: the
+ * copy reads them from a shared copy made just before it. */
+static void stage_gather_rows(IrKernel *k, Loc at, IrRegion *r, IrBlock *out) {
+    if (!r->gather || r->gather->scope != SCOPE_FRAGMENT) return;
+    IrBuf *tmp = ir_new_staging_buffer(k, r->gather, 1, r->gather->shape);
+    ir_block_push(k->c, out, ir_new_copy(k, at, ir_whole_region(r->gather), ir_whole_region(tmp)));
+    r->gather = tmp;
 }
 
 /* Named or positional argument `pos`/`name` of a call (sema bound them). */
@@ -202,6 +215,8 @@ static void build_call(IrKernel *k, Node *call, IrBlock *out) {
         s = new_stmt(k, IR_COPY, call->loc);
         s->src = region_of(k, arg_of(call, 0, "src"));
         s->dst = region_of(k, arg_of(call, 1, "dst"));
+        stage_gather_rows(k, call->loc, &s->src, out);
+        stage_gather_rows(k, call->loc, &s->dst, out);
     } else if (!strcmp(f, "gemm")) {
         s = new_stmt(k, IR_GEMM, call->loc);
         s->a = region_of(k, arg_of(call, 0, "A"));

@@ -116,11 +116,16 @@ typedef struct IrBuf {
     Loc loc;
 } IrBuf;
 
-/* A tile operand: buf[idx0 + 0 : idx0 + ext0, ...]; idx NULL means 0. */
+/* A tile operand: buf[idx0 + 0 : idx0 + ext0, ...]; idx NULL means 0.
+ * A gather (scatter) region of a tensor takes its row r along dim 0 from
+ * element r of `gather`, a 1-D integer buffer in shared or local memory
+ * (idx[0] is then NULL); a row index past the tensor reads 0, writes
+ * nothing. */
 typedef struct IrRegion {
     IrBuf *buf;
     Node *idx[MAX_RANK];
     int64_t ext[MAX_RANK];
+    IrBuf *gather;
 } IrRegion;
 
 typedef struct IrStmt IrStmt;

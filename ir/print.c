@@ -59,7 +59,8 @@ static void print_region(FILE *o, const IrRegion *r) {
     fprintf(o, "%s[", r->buf->sym->name->s);
     for (int d = 0; d < r->buf->rank; d++) {
         if (d) fputs(", ", o);
-        if (r->idx[d]) expr_print(o, r->idx[d]);
+        if (d == 0 && r->gather) fprintf(o, "gather %s", r->gather->sym->name->s);
+        else if (r->idx[d]) expr_print(o, r->idx[d]);
         else fputc('0', o);
         fprintf(o, " +%lld", (long long)r->ext[d]);
     }

@@ -45,7 +45,7 @@ static void count_uses(IrStmt *s, void *arg) {
     Uses *u = arg;
     const IrRegion *regions[] = {&s->src, &s->dst, &s->a, &s->b, &s->c};
     for (int i = 0; i < 5; i++)
-        if (regions[i]->buf == u->buf) u->count++;
+        if (regions[i]->buf == u->buf || regions[i]->gather == u->buf) u->count++;
     expr_visit_indices(s->value, count_element, u);
     expr_visit_indices(s->target, count_element, u);
 }

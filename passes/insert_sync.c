@@ -76,6 +76,9 @@ static void touches(IrStmt *s, Touch *t) {
         if (s->pipeline || s->mech == COPY_TMA) break;
         t->reads |= shared(&s->src);
         t->writes |= shared(&s->dst);
+        /* the row indices of a gather or scatter */
+        t->reads |= (s->src.gather && s->src.gather->scope == SCOPE_SHARED) ||
+                    (s->dst.gather && s->dst.gather->scope == SCOPE_SHARED);
         t->greads |= written_global(t->k, &s->src);
         t->gwrites |= written_global(t->k, &s->dst);
         break;

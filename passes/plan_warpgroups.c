@@ -159,6 +159,8 @@ static const char *operand_ok(IrKernel *k, IrStmt *loop, int loop_at, Plan *p, I
         if (!c || only_copy_into(&loop->body, b)) return "a gemm operand is not filled by exactly one copy";
     }
     Reach reach = {.k = k, .lv = lv, .loop_at = loop_at};
+    if (c->src.gather)
+        return "a gemm operand's rows are gathered by index: cp.async copies them (TMA's gather4 is not used)";
     if (!tma_copy_ok(&reach, c))
         return "a copy into a gemm operand is not one TMA can do (f16/bf16/8-bit rows of 16-byte units, a whole 2-D tile "
                "of a multiple of 32 bytes a row and at most 256 rows, its corner from block indices and "

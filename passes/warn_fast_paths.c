@@ -45,10 +45,20 @@ static void walk(Walk *w, IrBlock *b) {
     }
 }
 
+/* Whether a copy in loop body b gathers rows by index into buffer s (the
+ * sm_90a path loads no such operand, and the source could not change it). */
+static bool gathered(const IrBlock *b, const IrBuf *s) {
+    for (int i = 0; i < b->len; i++) {
+        const IrStmt *c = b->items[i];
+        if (c->op == IR_COPY && c->dst.buf == s && c->src.gather) return true;
+    }
+    return false;
+}
+
 /* The first gemm of a pipelined loop at the kernel's top level whose
- * operands the sm_90a path takes (16- or 8-bit, in shared memory) into an
- * accumulator of the rows its warpgroups can own (64, 128 or 192), or
- * NULL: the gemms the path was made for. */
+ * operands the sm_90a path takes (16- or 8-bit, in shared memory, not
+ * gathered) into an accumulator of the rows its warpgroups can own (64,
+ * 128 or 192), or NULL: the gemms the path was made for. */
 static const IrStmt *hopper_candidate(IrKernel *k) {
     for (int i = 0; i < k->body.len; i++) {
         const IrStmt *loop = k->body.items[i];
@@ -57,7 +67,7 @@ static const IrStmt *hopper_candidate(IrKernel *k) {
             const IrStmt *g = loop->body.items[j];
             if (g->op != IR_GEMM || g->b.buf->scope != SCOPE_SHARED) continue;
             int64_t rows = g->c.buf->shape[0];
-            if (rows % 64 != 0 || rows > 192) continue;
+            if (rows % 64 != 0 || rows > 192 || gathered(&loop->body, g->a.buf) || gathered(&loop->body, g->b.buf)) continue;
             Dtype t = g->a.buf->dtype;
             if (t == DT_F16 || t == DT_BF16 || dtype_is_fp8(t) || t == DT_I8 || t == DT_U8) return g;
         }
