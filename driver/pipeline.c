@@ -1,6 +1,6 @@
 /* pipeline.c - the command's actions on a pipeline (LANGUAGE.md §8): each
  * stage's kernel specialised with the sizes its arguments give it
- * (PipelineStage.sizes), lowered and compiled as any kernel; --check
+ * (lib_specialise_stage), lowered and compiled as any kernel; --check
  * lowers them, the --emit actions print every stage's output under a
  * header line, --run and --profile run the stages in order on the
  * pipeline's buffers (profiler/pipeline.c). */
@@ -18,24 +18,6 @@ typedef struct Stage {
     StageRun run;
 } Stage;
 
-/* Stage ps's kernel checked with the sizes the pipeline gives it; NULL
- * after its errors (located in the kernel) and a note at the stage. */
-static KernelInfo *specialise_stage(Ctx *c, Node *prog, const KernelInfo *p, const PipelineStage *ps, const Options *o) {
-    Override ov[MAX_RANK * 64];
-    int n = ps->nsizes < (int)(sizeof ov / sizeof *ov) ? ps->nsizes : (int)(sizeof ov / sizeof *ov);
-    for (int i = 0; i < n; i++) ov[i] = ps->sizes[i], ov[i].used = false, ov[i].invalid = NULL;
-    int errors = c->errors;
-    SemaOptions so = {.overrides = ov, .n_overrides = n, .only_kernel = ps->kernel->s, .specialise = o->specialise};
-    PtrVec ks = sema_check(c, prog, &so);
-    for (int i = 0; i < n; i++)
-        if (ov[i].invalid)
-            diag_error(c, ps->call->loc, "stage '%s' cannot take %s = %lld from the shapes passed: %s", ps->kernel->s,
-                       ov[i].name, (long long)ov[i].i, ov[i].invalid);
-    if (c->errors == errors && ks.len == 1) return ks.items[0];
-    diag_note(c, ps->call->loc, "in this stage of pipeline '%s'", p->name->s);
-    return NULL;
-}
-
 /* The kernel of stage s lowered into s->ck; EXIT_OK or the failure's code. */
 static int lower_stage(Ctx *c, Stage *s, const char *file, const Options *o, FILE *ir_out) {
     IrKernel *ir = ir_build(c, s->k, &o->target, &o->plan);
@@ -46,8 +28,8 @@ static int lower_stage(Ctx *c, Stage *s, const char *file, const Options *o, FIL
     return rc;
 }
 
-/* Where stage s's parameters come from: the pipeline's tensors (in
- * parameter order), then its scratch buffers; scalars by value. */
+/* Where stage s's parameters come from (lib_stage_bind): the pipeline's
+ * tensors (in parameter order), then its scratch buffers; scalars by value. */
 static void bind_stage(Ctx *c, const KernelInfo *p, Stage *s) {
     StageRun *r = &s->run;
     const PipelineStage *ps = s->ps;
@@ -55,22 +37,14 @@ static void bind_stage(Ctx *c, const KernelInfo *p, Stage *s) {
     r->nparams = s->k->params.len;
     r->buffer = arena_alloc(&c->arena, sizeof(int) * (size_t)(r->nparams + 1));
     r->scalar = arena_alloc(&c->arena, sizeof(ScalarArg) * (size_t)(r->nparams + 1));
+    LibArg *args = arena_alloc(&c->arena, sizeof(LibArg) * (size_t)(r->nparams + 1));
+    lib_stage_bind(p, ps, r->nparams, args);
     for (int a = 0; a < r->nparams; a++) {
         const Sym *kp = s->k->params.items[a];
-        r->buffer[a] = -1;
-        if (ps->tensor[a]) {
-            int index = 0;
-            for (int i = 0; i < p->params.len; i++) {
-                const Sym *t = p->params.items[i];
-                if (t == ps->tensor[a]) r->buffer[a] = index;
-                index += t->kind == SYM_TENSOR;
-            }
-            for (int i = 0; i < p->scratch.len; i++)
-                if (p->scratch.items[i] == ps->tensor[a]) r->buffer[a] = index + i;
-            continue;
-        }
-        const Node *v = ps->value[a];
-        const Sym *from = v->kind == N_NAME && v->sym && v->sym->kind == SYM_SCALAR ? v->sym : NULL;
+        r->buffer[a] = args[a].buffer;
+        if (args[a].buffer >= 0) continue;
+        const Node *v = args[a].value;
+        const Sym *from = args[a].scalar >= 0 ? v->sym : NULL;
         double x = from ? (from->value_float ? from->value.f : (double)from->value.i)
                         : (v->const_float ? v->cval.f : (double)v->cval.i);
         dtype_scalar_arg(kp->dtype, x, &r->scalar[a]);
@@ -130,7 +104,7 @@ int act_on_pipeline(Ctx *c, Node *prog, KernelInfo *p, CmdLine *cl) {
         Stage *s = &st[i];
         s->ps = p->stages.items[i];
         double t0 = rt_now_s();
-        s->k = specialise_stage(c, prog, p, s->ps, o);
+        s->k = lib_specialise_stage(c, prog, p, s->ps, o->specialise);
         if (!s->k) {
             rc = EXIT_SOURCE;
             break;
@@ -214,7 +188,7 @@ int check_pipeline_stages(Ctx *c, Node *prog, KernelInfo *p, CmdLine *cl) {
     int rc = EXIT_OK;
     for (int i = 0; i < p->stages.len; i++) {
         Stage s = {.ps = p->stages.items[i]};
-        s.k = specialise_stage(c, prog, p, s.ps, &cl->opts);
+        s.k = lib_specialise_stage(c, prog, p, s.ps, cl->opts.specialise);
         int r = s.k ? lower_stage(c, &s, cl->file, &cl->opts, NULL) : EXIT_SOURCE;
         if (s.generated) cg_kernel_free(&s.ck);
         if (r != EXIT_OK && rc == EXIT_OK) rc = r;

@@ -17,6 +17,13 @@ void tilec_kernel_free(tilec_kernel *k) {
         for (int d = 0; d < MAX_RANK; d++) free(k->params[i].dim_name[d]);
     }
     free(k->params);
+    for (int i = 0; i < k->nstages; i++) {
+        tilec_kernel_free(k->stages[i].k);
+        free(k->stages[i].arg);
+        free(k->stages[i].value);
+    }
+    free(k->stages);
+    free(k->scratch);
     for (int i = 0; i < k->ndynamic; i++) free(k->dynamic_name[i]);
     free(k->name);
     free(k->symbol);
@@ -62,6 +69,8 @@ int tilec_get(const tilec_kernel *k, const char *what, const void **data, size_t
     } else if (!strcmp(what, "params")) {
         *data = k->params_json;
         *size = k->params_json_len;
+    } else if (k->stages && (!strcmp(what, "cubin") || !strcmp(what, "ptx"))) {
+        return LIB_USAGE; /* a pipeline: each stage has its own (compile the stage's kernel by name) */
     } else if (!strcmp(what, "cubin")) {
         *data = k->cubin;
         *size = k->cubin_size;

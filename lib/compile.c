@@ -64,9 +64,9 @@ static int load_source(Ctx *c, const char *source, const char *file) {
     return LIB_OK;
 }
 
-/* Parse and check; *info is the one kernel to compile. */
-static int check_program(Ctx *c, const char *name, Request *r, KernelInfo **info) {
-    Node *prog = fe_parse(c);
+/* Parse and check; *info is the one kernel (or pipeline) to compile. */
+static int check_program(Ctx *c, const char *name, Request *r, KernelInfo **info, Node **program) {
+    Node *prog = *program = fe_parse(c);
     if (c->errors) return LIB_SOURCE;
     if (name && !lib_kernel_found(c->err, prog, name, c->src.name)) return LIB_USAGE;
     SemaOptions so = {.overrides = r->ov, .n_overrides = r->nov, .only_kernel = name};
@@ -80,6 +80,14 @@ static int check_program(Ctx *c, const char *name, Request *r, KernelInfo **info
         fprintf(c->err, "tilec: %s has no kernel\n", c->src.name);
         return LIB_SOURCE;
     }
+    /* a file with one pipeline compiles it: its kernels are its stages */
+    int pipelines = 0;
+    for (int i = 0; i < kernels.len && !name; i++) pipelines += ((KernelInfo *)kernels.items[i])->pipeline;
+    for (int i = 0; i < kernels.len && pipelines == 1 && kernels.len > 1; i++)
+        if (((KernelInfo *)kernels.items[i])->pipeline) {
+            *info = kernels.items[i];
+            return LIB_OK;
+        }
     if (kernels.len != 1) {
         fprintf(c->err, "tilec: %s has %d kernels; choose one by name:", c->src.name, kernels.len);
         for (int i = 0; i < kernels.len; i++) fprintf(c->err, " %s", ((KernelInfo *)kernels.items[i])->name->s);
@@ -235,6 +243,74 @@ static int lower(Ctx *c, KernelInfo *info, Request *r, tilec_kernel **out) {
     return rc;
 }
 
+/* A pipeline: each stage specialised and compiled into a kernel of its
+ * own; the pipeline's object has their code (each under a header line),
+ * the pipeline's parameters and scratch, and no module. */
+static int lower_pipeline(Ctx *c, Node *prog, KernelInfo *p, Request *r, tilec_kernel **out) {
+    tilec_kernel *k = xcalloc(1, sizeof *k);
+    pthread_mutex_init(&k->lock, NULL);
+    k->name = xstrdup(p->name->s);
+    k->arch = xstrdup(r->arch);
+    k->cache_dir = lib_strdup(r->cache_dir);
+    k->grid[0] = k->grid[1] = k->grid[2] = 1;
+    k->ndynamic = p->dynamic.len;
+    for (int i = 0; i < p->dynamic.len; i++) {
+        const Sym *v = p->dynamic.items[i];
+        k->dynamic_name[i] = xstrdup(v->name->s);
+        k->dynamic_divisor[i] = v->divisor;
+    }
+    record_params(k, p);
+    k->nscratch = p->scratch.len;
+    k->scratch = xcalloc((size_t)k->nscratch + 1, sizeof *k->scratch);
+    for (int i = 0; i < k->nscratch; i++) {
+        const Sym *t = p->scratch.items[i];
+        LibScratch *s = &k->scratch[i];
+        s->dtype = t->dtype, s->rank = t->rank;
+        for (int d = 0; d < t->rank; d++) {
+            s->shape[d] = t->shape[d];
+            s->dyn[d] = -1;
+            for (int j = 0; j < p->dynamic.len; j++)
+                if (p->dynamic.items[j] == t->dim_sym[d]) s->dyn[d] = j;
+        }
+    }
+    k->stages = xcalloc((size_t)p->stages.len + 1, sizeof *k->stages);
+    LibText cuda, ir;
+    FILE *cf = lib_text_open(&cuda), *irf = lib_text_open(&ir);
+    int rc = LIB_OK;
+    for (int i = 0; i < p->stages.len && rc == LIB_OK; i++) {
+        const PipelineStage *ps = p->stages.items[i];
+        KernelInfo *info = lib_specialise_stage(c, prog, p, ps, false);
+        if (!info) {
+            rc = LIB_SOURCE;
+            break;
+        }
+        LibStage *s = &k->stages[k->nstages];
+        s->arg = xcalloc((size_t)info->params.len + 1, sizeof *s->arg);
+        s->value = xcalloc((size_t)info->params.len + 1, sizeof *s->value);
+        lib_stage_bind(p, ps, info->params.len, s->arg);
+        for (int a = 0; a < info->params.len; a++) {
+            const Node *v = s->arg[a].value;
+            if (s->arg[a].buffer < 0 && s->arg[a].scalar < 0) s->value[a] = v->const_float ? v->cval.f : (double)v->cval.i;
+        }
+        rc = lower(c, info, r, &s->k);
+        if (rc != LIB_OK) break;
+        k->nstages++;
+        fprintf(cf, "// ---- stage %d of pipeline '%s': %s ----\n%s", i + 1, k->name, s->k->name, s->k->cuda);
+        fprintf(irf, "// ---- stage %d of pipeline '%s': %s ----\n%s", i + 1, k->name, s->k->name, s->k->ir);
+    }
+    lib_text_close(&cuda, &k->cuda);
+    lib_text_close(&ir, &k->ir);
+    k->cuda_len = k->cuda ? strlen(k->cuda) : 0;
+    k->ir_len = k->ir ? strlen(k->ir) : 0;
+    params_json(k);
+    if (rc != LIB_OK) {
+        tilec_kernel_free(k);
+        return rc;
+    }
+    *out = k;
+    return LIB_OK;
+}
+
 int tilec_compile(const char *source, const char *filename, const char *name, const tilec_options *opt,
                   tilec_kernel **out, char **diagnostics) {
     if (out) *out = NULL;
@@ -249,10 +325,11 @@ int tilec_compile(const char *source, const char *filename, const char *name, co
     const char *file = filename ? filename : "<string>";
     Request *r = xcalloc(1, sizeof *r);
     KernelInfo *info = NULL;
+    Node *prog = NULL;
     if (rc == LIB_OK) rc = read_options(&c, opt, r);
     if (rc == LIB_OK) rc = load_source(&c, source, file);
-    if (rc == LIB_OK) rc = check_program(&c, name, r, &info);
-    if (rc == LIB_OK) rc = lower(&c, info, r, out);
+    if (rc == LIB_OK) rc = check_program(&c, name, r, &info, &prog);
+    if (rc == LIB_OK) rc = info->pipeline ? lower_pipeline(&c, prog, info, r, out) : lower(&c, info, r, out);
     free(r);
     ctx_free(&c);
     lib_text_close(&diag, diagnostics);

@@ -88,6 +88,11 @@ int tilec_launch(tilec_kernel *k, const tilec_tensor *tensors, int ntensors, con
         fprintf(out, "tilec: kernel '%s' has %d parameters; tilec_launch takes at most 64\n", k->name, k->nparams);
         rc = LIB_USAGE;
     }
+    if (rc == LIB_OK && k->stages) {
+        rc = lib_launch_pipeline(k, tensors, ntensors, scalars, nscalars, stream, out);
+        lib_text_close(&diag, diagnostics);
+        return rc;
+    }
     int64_t dims[RT_MAX_DYNAMIC] = {0};
     long long grid[3];
     if (rc == LIB_OK) rc = lib_check_args(k, tensors, ntensors, scalars, nscalars, dims, grid, out);

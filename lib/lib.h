@@ -25,6 +25,31 @@ typedef struct LibParam {
     ParamMode mode;            /* tensors: in, out, inout */
 } LibParam;
 
+/* Where a stage's parameter comes from (lib_stage_bind): the pipeline's
+ * buffer `buffer` (its tensors in parameter order, then its scratch), or a
+ * scalar: the pipeline's scalar parameter `scalar` (counting its scalars)
+ * or, that being -1, the constant `value`. */
+typedef struct LibArg {
+    int buffer;
+    int scalar;
+    const Node *value;
+} LibArg;
+
+/* A pipeline's scratch buffer: its extents, each compiled in or, where
+ * dyn[d] >= 0, the pipeline's dynamic size dyn[d] at launch. */
+typedef struct LibScratch {
+    Dtype dtype;
+    int rank;
+    int64_t shape[MAX_RANK];
+    int dyn[MAX_RANK];
+} LibScratch;
+
+typedef struct LibStage {
+    struct tilec_kernel *k;
+    LibArg *arg;               /* per parameter of k */
+    double *value;             /* per parameter: a constant scalar's value */
+} LibStage;
+
 struct tilec_kernel {
     char *name;                /* the kernel's name in the program */
     char *symbol;              /* the extern "C" name in the module */
@@ -52,6 +77,12 @@ struct tilec_kernel {
     RtModule *module;          /* loaded on the first launch */
     RtKernel fn;
     long long launch_grid[3];  /* grid after the persistent/cluster limit */
+    /* A pipeline: no module of its own, but its stages in order and its
+     * scratch buffers, allocated for each launch on its stream. */
+    int nstages;
+    LibStage *stages;
+    int nscratch;
+    LibScratch *scratch;
 };
 
 /* ---- overrides.c: the `set` string (--set) ---- */
@@ -108,6 +139,19 @@ const char *lib_backend_name(CgBackend b);
  * target, a build without LLVM) or LIB_CUDA (LLVM failed: a bug), said on
  * k's error stream. */
 int lib_generate(IrKernel *k, const char *file, CgBackend backend, CgKernel *out);
+
+/* ---- pipeline.c: pipelines (LANGUAGE.md §8), for the library and the
+ * command alike ---- */
+/* Stage ps of pipeline p: its kernel checked with the sizes the pipeline
+ * gives it; NULL after its errors (located in the kernel) and a note at
+ * the stage. */
+KernelInfo *lib_specialise_stage(Ctx *c, Node *prog, const KernelInfo *p, const PipelineStage *ps, bool specialise);
+/* Where each of the nparams parameters of stage ps comes from. */
+void lib_stage_bind(const KernelInfo *p, const PipelineStage *ps, int nparams, LibArg *args);
+/* tilec_launch of a pipeline: its scratch allocated on the stream and
+ * zeroed, every stage launched in order, the scratch freed after them. */
+int lib_launch_pipeline(tilec_kernel *k, const tilec_tensor *tensors, int ntensors, const double *scalars, int nscalars,
+                        void *stream, FILE *out);
 
 /* ---- strings.c ---- */
 /* A growing message: open_memstream, or err when that fails. */

@@ -697,7 +697,9 @@ void rt_event_destroy(RtEvent *e) {
     X(graph_launch, cuGraphLaunch)                                            \
     X(graph_exec_destroy, cuGraphExecDestroy)                                 \
     X(graph_destroy, cuGraphDestroy)                                          \
-    X(memset_d8_async, cuMemsetD8Async)
+    X(memset_d8_async, cuMemsetD8Async)                                       \
+    X(mem_alloc_async, cuMemAllocAsync)                                       \
+    X(mem_free_async, cuMemFreeAsync)
 
 #define TIMING_DECLARE_FIELD(field, symbol) __typeof__(&symbol) field;
 typedef struct TimingDriverApi {
@@ -718,7 +720,8 @@ static void load_timing_functions(void) {
         void *fn = dlsym(driver.library, timing_symbols[i].name);
         if (!fn) {
             snprintf(timing.load_error, sizeof timing.load_error,
-                     "the CUDA driver (" DRIVER_LIBRARY ") is too old to time kernels: it has no %s",
+                     "the CUDA driver (" DRIVER_LIBRARY ") is too old for streams, graphs and stream-ordered "
+                     "memory: it has no %s",
                      timing_symbols[i].name);
             memset(&timing.api, 0, sizeof timing.api);
             return;
@@ -767,6 +770,22 @@ bool rt_memset8_async(uint64_t dst, unsigned char value, size_t n, void *stream,
     CUresult rc = timing.api.memset_d8_async((CUdeviceptr)dst, value, n, (CUstream)stream);
     if (rc != CUDA_SUCCESS) return cu_fail(err, rc, "could not set %zu bytes of device memory", n);
     return true;
+}
+
+bool rt_malloc_async(uint64_t *ptr, size_t bytes, void *stream, char err[256]) {
+    *ptr = 0;
+    if (bytes == 0) return true;
+    if (!timing_ready(err)) return false;
+    CUdeviceptr p;
+    CUresult rc = timing.api.mem_alloc_async(&p, bytes, (CUstream)stream);
+    if (rc != CUDA_SUCCESS) return cu_fail(err, rc, "could not allocate %zu bytes of device memory on the stream", bytes);
+    *ptr = (uint64_t)p;
+    return true;
+}
+
+void rt_free_async(uint64_t ptr, void *stream) {
+    char err[256];
+    if (ptr && timing_ready(err)) timing.api.mem_free_async((CUdeviceptr)ptr, (CUstream)stream);
 }
 
 bool rt_capture_begin(void *stream, char err[256]) {

@@ -183,6 +183,11 @@ bool rt_stream_synchronize(void *stream, char err[256]);
 void rt_stream_destroy(void *stream);  /* NULL is fine; pending work still completes */
 /* Sets n bytes to value, in stream order; returns at once. */
 bool rt_memset8_async(uint64_t dst, unsigned char value, size_t n, void *stream, char err[256]);
+/* Stream-ordered device memory (cuMemAllocAsync, cuMemFreeAsync, CUDA
+ * 11.2): usable by work queued on the stream after it, freed once the work
+ * queued before the free is done. */
+bool rt_malloc_async(uint64_t *ptr, size_t bytes, void *stream, char err[256]);
+void rt_free_async(uint64_t ptr, void *stream);
 
 typedef struct RtGraph { void *exec; } RtGraph;  /* an instantiated CUDA graph (CUgraphExec) */
 /* Between rt_capture_begin and rt_capture_end (same thread, non-NULL

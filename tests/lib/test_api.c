@@ -245,6 +245,59 @@ static void *compile_job(void *arg) {
     return NULL;
 }
 
+/* A pipeline through the library: compiled whole (each stage its own
+ * kernel), its code under stage headers, its parameters, no cubin of its
+ * own, its launch's checks; launched (4 without a GPU, one line; with one,
+ * Z = X * a + Y checked). */
+static void test_pipeline(const char *axpy) {
+    char *diag = NULL;
+    tilec_kernel *k = NULL;
+    int rc = compile(axpy, NULL, "L=5000", NULL, NULL, &diag, &k);
+    CHECK(rc == 0 && k, "the pipeline compiles: %d %s", rc, diag);
+    tilec_free_string(diag);
+    if (!k) return;
+    const void *data;
+    size_t size;
+    CHECK(tilec_get(k, "cuda", &data, &size) == 0 && contains(data, "---- stage 1 of pipeline 'axpy': scale_by") &&
+              contains(data, "---- stage 2 of pipeline 'axpy': add_vectors"),
+          "the stages' code");
+    CHECK(tilec_get(k, "params", &data, &size) == 0 && contains(data, "\"name\":\"axpy\"") && contains(data, "\"a\""),
+          "the pipeline's parameters: %s", (const char *)data);
+    CHECK(tilec_get(k, "cubin", &data, &size) == 2, "a pipeline has no cubin of its own");
+    int64_t n = 5000, other = 4000;
+    void *fake = (void *)(uintptr_t)0x1000;
+    tilec_tensor t[3] = {{fake, 1, &n}, {fake, 1, &n}, {fake, 1, &n}};
+    double a = 3;
+    launch_fails(k, t, 2, &a, 1, "takes 3 tensors (X, Y, Z), given 2", "a pipeline given two tensors");
+    t[1].shape = &other;
+    launch_fails(k, t, 3, &a, 1, "dimension 0 (L) is 4000", "a pipeline's fixed size broken");
+    t[1].shape = &n;
+    RtDevice dev;
+    char err[256];
+    bool gpu = rt_device_open(&dev, err);
+    uint64_t buf[3] = {0, 0, 0};
+    float host[5000];
+    if (gpu)
+        for (int i = 0; i < 3; i++) {
+            for (int j = 0; j < 5000; j++) host[j] = (float)(i + 1);
+            CHECK(rt_malloc(&buf[i], sizeof host, err) && rt_memcpy_htod(buf[i], host, sizeof host, err), "%s", err);
+            t[i].data = (void *)(uintptr_t)buf[i];
+        }
+    rc = tilec_launch(k, t, 3, &a, 1, NULL, &diag);
+    if (gpu) {
+        CHECK(rc == 0 && rt_synchronize(err) && rt_memcpy_dtoh(host, buf[2], sizeof host, err), "the pipeline on the GPU: %d %s",
+              rc, diag);
+        CHECK(host[0] == 5 && host[4999] == 5, "Z = 1 * 3 + 2: %g %g", host[0], host[4999]);
+        for (int i = 0; i < 3; i++) rt_free(buf[i]);
+    } else {
+        size_t len = diag ? strlen(diag) : 0;
+        CHECK(rc == 4 && len > 0 && strchr(diag, '\n') == diag + len - 1 && contains(diag, "pipeline 'axpy'"),
+              "without a GPU: rc %d, one line wanted: %s", rc, diag);
+    }
+    tilec_free_string(diag);
+    tilec_kernel_free(k);
+}
+
 static void test_threads(const char *gemm) {
     snprintf(cache_dir, sizeof cache_dir, "/tmp/tilec_test_api_threads_XXXXXX");
     if (!mkdtemp(cache_dir)) {
@@ -296,6 +349,10 @@ int main(int argc, char **argv) {
     test_errors(gemm);
     test_launch_checks(gemm, rmsnorm);
     test_threads(gemm);
+    snprintf(path, sizeof path, "%s/tests/frontend/valid/v_pipeline.tile", argv[1]);
+    char *axpy = read_file(path);
+    test_pipeline(axpy);
+    free(axpy);
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", keep);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", keep);
