@@ -98,6 +98,8 @@ LibBuild build_options(const Options *opts, const char *arch);
 /* `--emit-lib DIR`: DIR/NAME.h and DIR/NAME.c for kernel k, its cubins for
  * each of archs embedded, with a launcher that needs only the CUDA driver.
  * Returns the exit code. */
+int emit_lib_pipeline(Ctx *c, Node *prog, KernelInfo *p, const char *file, const char *dir, const char *const *archs,
+                      int narchs, const Options *opts);
 int emit_lib(Ctx *c, KernelInfo *k, const char *file, const char *dir, const char *const *archs, int narchs,
              const Options *opts);
 

@@ -743,13 +743,8 @@ static void check_variant(const KernelInfo *k, const CgKernel *ck) {
     }
 }
 
-int emit_lib(Ctx *c, KernelInfo *k, const char *file, const char *dir, const char *const *archs, int narchs,
-             const Options *opts) {
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "tilec: --emit-lib: '%s' is not a directory\n", dir);
-        return EXIT_USAGE;
-    }
+/* No fp8 scalar: the launcher has no conversion to it. */
+static int scalars_ok(const KernelInfo *k) {
     for (int i = 0; i < k->params.len; i++) {
         const Sym *p = k->params.items[i];
         if (p->kind == SYM_SCALAR && dtype_is_fp8(p->dtype)) {
@@ -758,6 +753,13 @@ int emit_lib(Ctx *c, KernelInfo *k, const char *file, const char *dir, const cha
             return EXIT_USAGE;
         }
     }
+    return EXIT_OK;
+}
+
+/* Kernel k compiled for every arch, and its launcher `name` as C in *text
+ * (malloc'd). */
+static int kernel_source(Ctx *c, KernelInfo *k, const char *name, const char *file, const char *const *archs, int narchs,
+                         const Options *opts, char **text) {
     Variant vars[MAX_EMIT_ARCHS];
     int nv = 0, rc = EXIT_OK;
     for (int a = 0; a < narchs && rc == EXIT_OK; a++) {
@@ -777,29 +779,222 @@ int emit_lib(Ctx *c, KernelInfo *k, const char *file, const char *dir, const cha
         if (rc != EXIT_OK) cg_kernel_free(&vars[nv].ck);
         else nv++;
     }
-    const char *name = k->name->s;
-    char *text = NULL;
-    size_t len = 0;
+    *text = NULL;
     if (rc == EXIT_OK) {
-        FILE *m = open_memstream(&text, &len);
-        if (!m) die("out of memory");
-        write_header(m, name, k, file);
-        fclose(m);
-        rc = write_out(dir, name, "h", text, len);
-        free(text);
-    }
-    if (rc == EXIT_OK) {
-        FILE *m = open_memstream(&text, &len);
+        size_t len = 0;
+        FILE *m = open_memstream(text, &len);
         if (!m) die("out of memory");
         write_source(m, &c->arena, name, k, file, vars, nv);
         fclose(m);
-        rc = write_out(dir, name, "c", text, len);
-        free(text);
     }
     for (int v = 0; v < nv; v++) {
         cg_kernel_free(&vars[v].ck);
         free(vars[v].bin.cubin);
     }
+    return rc;
+}
+
+static int check_dir(const char *dir) {
+    struct stat st;
+    if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) return EXIT_OK;
+    fprintf(stderr, "tilec: --emit-lib: '%s' is not a directory\n", dir);
+    return EXIT_USAGE;
+}
+
+/* DIR/NAME.h, the launcher's declaration. */
+static int write_header_file(const char *dir, const char *name, const KernelInfo *k, const char *file) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m) die("out of memory");
+    write_header(m, name, k, file);
+    fclose(m);
+    int rc = write_out(dir, name, "h", text, len);
+    free(text);
+    return rc;
+}
+
+int emit_lib(Ctx *c, KernelInfo *k, const char *file, const char *dir, const char *const *archs, int narchs,
+             const Options *opts) {
+    int rc = check_dir(dir);
+    if (rc == EXIT_OK) rc = scalars_ok(k);
+    const char *name = k->name->s;
+    char *text = NULL;
+    if (rc == EXIT_OK) rc = kernel_source(c, k, name, file, archs, narchs, opts, &text);
+    if (rc == EXIT_OK) rc = write_header_file(dir, name, k, file);
+    if (rc == EXIT_OK) rc = write_out(dir, name, "c", text, strlen(text));
+    free(text);
+    if (rc == EXIT_OK && verbose) fprintf(stderr, "tilec: wrote %s/%s.h and %s/%s.c\n", dir, name, dir, name);
+    return rc;
+}
+
+/* ---- pipelines ---- */
+
+/* Stage text: its own includes left out, its tl_ and TL_ names made
+ * tl<n>_ and TL<n>_, so that every stage's launcher lives in the one file
+ * beside the others (the names are all the launcher's own). */
+static void write_stage(FILE *o, const char *text, int n) {
+    const char *body = strstr(text, ".h\"\n\n");
+    body = body ? body + 5 : text;
+    for (const char *p = body; *p; p++) {
+        bool start = p == body || !(p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z') ||
+                                    (p[-1] >= '0' && p[-1] <= '9'));
+        if (start && (!strncmp(p, "tl_", 3) || !strncmp(p, "TL_", 3))) {
+            fprintf(o, "%c%c%d_", p[0], p[1], n);
+            p += 2;
+            continue;
+        }
+        fputc(*p, o);
+    }
+}
+
+/* What the pipeline's launcher does beyond its stages' launchers: the
+ * counts, the dynamic sizes read from its tensors (each stage checks its
+ * own shapes and promises), its scratch allocated on the stream and
+ * zeroed, the stages launched in order, the scratch freed behind them. */
+static void write_pipeline_launcher(FILE *o, const char *name, const KernelInfo *p, int nstages,
+                                    const LibArg *const *args, const int *nargs, const Node *const *const *consts) {
+    int nt = 0, ns = 0;
+    for (int i = 0; i < p->params.len; i++) ((const Sym *)p->params.items[i])->kind == SYM_TENSOR ? nt++ : ns++;
+    fputs("/* ---- the pipeline ---- */\n", o);
+    fprintf(o, "#define TLP_NTENSORS %d\n#define TLP_NSCALARS %d\n#define TLP_NSCRATCH %d\n\n", nt, ns, p->scratch.len);
+    /* the dynamic sizes: where each is first read */
+    fprintf(o, "static const int tlp_dynamic_at[%d][2] = {", p->dynamic.len + 1);
+    for (int i = 0; i < p->dynamic.len; i++) {
+        int t = 0, at_t = -1, at_d = -1;
+        for (int j = 0; j < p->params.len && at_t < 0; j++) {
+            const Sym *s = p->params.items[j];
+            if (s->kind != SYM_TENSOR) continue;
+            for (int d = 0; d < s->rank && at_t < 0; d++)
+                if (s->dim_sym[d] == p->dynamic.items[i]) at_t = t, at_d = d;
+            t++;
+        }
+        fprintf(o, "{%d, %d}, ", at_t, at_d);
+    }
+    fputs("{0}};\n", o);
+    fputs("/* the scratch: element bytes, rank, extents (-1 - i: dynamic size i) */\n", o);
+    fprintf(o, "static const struct { int bytes, rank; long long shape[8]; } tlp_scratch[%d] = {", p->scratch.len + 1);
+    for (int i = 0; i < p->scratch.len; i++) {
+        const Sym *t = p->scratch.items[i];
+        fprintf(o, "{%d, %d, {", dtype_bytes(t->dtype), t->rank);
+        for (int d = 0; d < t->rank; d++) {
+            long long v = t->shape[d];
+            for (int j = 0; j < p->dynamic.len; j++)
+                if (p->dynamic.items[j] == t->dim_sym[d]) v = -1 - j;
+            fprintf(o, "%s%lld", d ? ", " : "", v);
+        }
+        fputs("}}, ", o);
+    }
+    fputs("{0}};\n\n", o);
+    fprintf(o, "int %s(const tilec_tensor *tensors, int ntensors, const double *scalars, int nscalars, CUstream stream) {\n",
+            name);
+    fputs("    if (ntensors != TLP_NTENSORS || nscalars != TLP_NSCALARS || (ntensors && !tensors) || (nscalars && !scalars)) {\n"
+          "        fprintf(stderr, \"%s: takes %d tensors and %d scalars, not %d and %d\\n\", ", o);
+    fprintf(o, "\"%s\", TLP_NTENSORS, TLP_NSCALARS,\n                ntensors, nscalars);\n        return 2;\n    }\n", name);
+    fprintf(o, "    long long size[%d] = {0};\n", p->dynamic.len + 1);
+    fprintf(o, "    for (int i = 0; i < %d; i++) {\n", p->dynamic.len);
+    fputs("        const tilec_tensor *t = &tensors[tlp_dynamic_at[i][0]];\n"
+          "        if (!t->shape || t->ndim <= tlp_dynamic_at[i][1]) {\n", o);
+    fprintf(o, "            fprintf(stderr, \"%s: a tensor's shape is missing or short\\n\");\n            return 2;\n        }\n"
+               "        size[i] = (long long)t->shape[tlp_dynamic_at[i][1]];\n    }\n", name);
+    fputs("    CUdeviceptr scratch[TLP_NSCRATCH + 1] = {0};\n"
+          "    int64_t shape[TLP_NSCRATCH + 1][8];\n"
+          "    int rc = 0;\n"
+          "    CUresult r = cuInit(0);\n"
+          "    for (int i = 0; i < TLP_NSCRATCH && r == CUDA_SUCCESS; i++) {\n"
+          "        size_t bytes = (size_t)tlp_scratch[i].bytes;\n"
+          "        for (int d = 0; d < tlp_scratch[i].rank; d++) {\n"
+          "            long long v = tlp_scratch[i].shape[d];\n"
+          "            shape[i][d] = (int64_t)(v < 0 ? size[-1 - v] : v);\n"
+          "            bytes *= (size_t)shape[i][d];\n"
+          "        }\n"
+          "        if ((r = cuMemAllocAsync(&scratch[i], bytes ? bytes : 1, stream)) == CUDA_SUCCESS)\n"
+          "            r = cuMemsetD8Async(scratch[i], 0, bytes, stream);\n"
+          "    }\n"
+          "    if (r != CUDA_SUCCESS) {\n"
+          "        const char *s = NULL;\n"
+          "        cuGetErrorString(r, &s);\n", o);
+    fprintf(o, "        fprintf(stderr, \"%s: could not allocate its scratch memory: %%s\\n\", s ? s : \"?\");\n"
+               "        rc = 4;\n    }\n", name);
+    for (int st = 0; st < nstages; st++) {
+        fprintf(o, "    if (rc == 0) { /* stage %d */\n", st + 1);
+        fprintf(o, "        tilec_tensor t[%d];\n        double v[%d];\n", nargs[st] + 1, nargs[st] + 1);
+        int ti = 0, vi = 0;
+        for (int a = 0; a < nargs[st]; a++) {
+            const LibArg *g = &args[st][a];
+            if (g->buffer >= 0 && g->buffer < nt) fprintf(o, "        t[%d] = tensors[%d];\n", ti++, g->buffer);
+            else if (g->buffer >= 0) {
+                int i = g->buffer - nt;
+                fprintf(o, "        t[%d].data = (void *)(uintptr_t)scratch[%d], t[%d].ndim = %d, t[%d].shape = shape[%d];\n",
+                        ti, i, ti, ((const Sym *)p->scratch.items[i])->rank, ti, i);
+                ti++;
+            } else if (g->scalar >= 0) {
+                fprintf(o, "        v[%d] = scalars[%d];\n", vi++, g->scalar);
+            } else {
+                const Node *c = consts[st][a];
+                fprintf(o, "        v[%d] = %.17g;\n", vi++, c->const_float ? c->cval.f : (double)c->cval.i);
+            }
+        }
+        if (!ti) fputs("        (void)t;\n", o);
+        if (!vi) fputs("        (void)v;\n", o);
+        fprintf(o, "        rc = %s_stage%d(t, %d, v, %d, stream);\n    }\n", name, st + 1, ti, vi);
+    }
+    fputs("    for (int i = 0; i < TLP_NSCRATCH; i++)\n"
+          "        if (scratch[i]) cuMemFreeAsync(scratch[i], stream);\n"
+          "    return rc;\n}\n", o);
+}
+
+int emit_lib_pipeline(Ctx *c, Node *prog, KernelInfo *p, const char *file, const char *dir, const char *const *archs,
+                      int narchs, const Options *opts) {
+    int rc = check_dir(dir);
+    if (rc == EXIT_OK) rc = scalars_ok(p);
+    const char *name = p->name->s;
+    int n = p->stages.len;
+    char **texts = xcalloc((size_t)n + 1, sizeof *texts);
+    const LibArg **args = xcalloc((size_t)n + 1, sizeof *args);
+    const Node ***consts = xcalloc((size_t)n + 1, sizeof *consts);
+    int *nargs = xcalloc((size_t)n + 1, sizeof *nargs);
+    for (int i = 0; i < n && rc == EXIT_OK; i++) {
+        const PipelineStage *ps = p->stages.items[i];
+        KernelInfo *k = lib_specialise_stage(c, prog, p, ps, opts->specialise);
+        if (!k) {
+            rc = EXIT_SOURCE;
+            break;
+        }
+        rc = scalars_ok(k);
+        const char *fn = arena_printf(&c->arena, "%s_stage%d", name, i + 1);
+        if (rc == EXIT_OK) rc = kernel_source(c, k, fn, file, archs, narchs, opts, &texts[i]);
+        LibArg *a = arena_alloc(&c->arena, sizeof(LibArg) * (size_t)(k->params.len + 1));
+        const Node **v = arena_alloc(&c->arena, sizeof(Node *) * (size_t)(k->params.len + 1));
+        lib_stage_bind(p, ps, k->params.len, a);
+        for (int j = 0; j < k->params.len; j++) v[j] = a[j].value;
+        args[i] = a, consts[i] = v, nargs[i] = k->params.len;
+    }
+    if (rc == EXIT_OK) rc = write_header_file(dir, name, p, file);
+    if (rc == EXIT_OK) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&text, &len);
+        if (!m) die("out of memory");
+        fprintf(m, "/* %s.c - generated by tilec %s from %s (tilec --emit-lib): pipeline '%s' of %d stages.\n"
+                   " * Needs only the CUDA driver (11.2 or later: stream-ordered scratch): cc -c\n"
+                   " * -I<cuda>/include; link with -lcuda -lpthread. */\n", name, TILEC_VERSION, file, name, n);
+        fprintf(m, "#include <limits.h>\n#include <pthread.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <string.h>\n\n"
+                   "#include \"%s.h\"\n\n", name);
+        for (int i = 0; i < n; i++) {
+            const PipelineStage *ps = p->stages.items[i];
+            fprintf(m, "/* ---- stage %d: kernel '%s' ---- */\n", i + 1, ps->kernel->s);
+            fprintf(m, "static int %s_stage%d(const tilec_tensor *, int, const double *, int, CUstream);\n", name, i + 1);
+            write_stage(m, texts[i], i + 1);
+            fputc('\n', m);
+        }
+        write_pipeline_launcher(m, name, p, n, args, nargs, (const Node *const *const *)consts);
+        fclose(m);
+        rc = write_out(dir, name, "c", text, len);
+        free(text);
+    }
+    for (int i = 0; i < n; i++) free(texts[i]);
+    free(texts), free(args), free(consts), free(nargs);
     if (rc == EXIT_OK && verbose) fprintf(stderr, "tilec: wrote %s/%s.h and %s/%s.c\n", dir, name, dir, name);
     return rc;
 }

@@ -69,9 +69,14 @@ static void stages_free(Stage *st, int n) {
 int act_on_pipeline(Ctx *c, Node *prog, KernelInfo *p, CmdLine *cl) {
     Options *o = &cl->opts;
     Action act = cl->act;
-    if (act == ACT_CUBIN || act == ACT_SASS || act == ACT_LIB || act == ACT_AUTOTUNE) {
+    if (act == ACT_LIB) {
+        static const char *const both[] = {"sm_80", "sm_90a"};
+        return cl->narchs ? emit_lib_pipeline(c, prog, p, cl->file, cl->lib_dir, cl->archs, cl->narchs, o)
+                          : emit_lib_pipeline(c, prog, p, cl->file, cl->lib_dir, both, 2, o);
+    }
+    if (act == ACT_CUBIN || act == ACT_SASS || act == ACT_AUTOTUNE) {
         static const char *const what[] = {[ACT_CUBIN] = "--emit-cubin", [ACT_SASS] = "--emit-sass",
-                                           [ACT_LIB] = "--emit-lib", [ACT_AUTOTUNE] = "--autotune"};
+                                           [ACT_AUTOTUNE] = "--autotune"};
         fprintf(stderr, "tilec: %s works on one kernel; '%s' is a pipeline of %d: give a stage's kernel with --kernel\n",
                 what[act], p->name->s, p->stages.len);
         return EXIT_USAGE;

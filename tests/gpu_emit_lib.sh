@@ -3,7 +3,8 @@
 # linked into a C program with -lcuda and nothing of tilec, runs and
 # verifies on the GPU (tests/emit_lib/run_gemm_layernorm.c; a GEMM of
 # dynamic sizes emitted once and run at several sizes,
-# tests/emit_lib/run_gemm_dynamic.c). Exit 77 without a GPU.
+# tests/emit_lib/run_gemm_dynamic.c; a pipeline, tests/emit_lib/run_axpy.c).
+# Exit 77 without a GPU.
 set -u
 tilec=$1
 root=$2
@@ -24,5 +25,10 @@ rc=$?
 ${CC:-cc} -std=c11 -O1 -Wall -Wextra -Werror -I"$cuda_include" -I"$out" "$root/tests/emit_lib/run_gemm_dynamic.c" \
     "$out/gemm_dyn.c" -L"$stubs" -lcuda -lpthread -lm -o "$out/run_dynamic" || exit 1
 "$out/run_dynamic" || rc=1
+# a pipeline: its stages' launchers and its scratch in one file
+"$tilec" --emit-lib "$out" --set L=5000 "$root/tests/frontend/valid/v_pipeline.tile" || exit 1
+${CC:-cc} -std=c11 -O1 -Wall -Wextra -Werror -I"$cuda_include" -I"$out" "$root/tests/emit_lib/run_axpy.c" \
+    "$out/axpy.c" -L"$stubs" -lcuda -lpthread -lm -o "$out/run_axpy" || exit 1
+"$out/run_axpy" || rc=1
 rm -rf "$out"
 exit $rc
