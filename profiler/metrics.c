@@ -368,6 +368,18 @@ static const PeakRate peak_rates[] = {
 };
 /* tf32 (half the f16 rate) has no tilec dtype yet: f32 gemms run on CUDA cores. */
 
+void prof_device_info(DeviceInfo *d, const RtDevice *dev, Dtype input_dtype) {
+    snprintf(d->name, sizeof d->name, "%s", dev->name);
+    d->cc_major = dev->cc_major;
+    d->cc_minor = dev->cc_minor;
+    d->sms = dev->sms;
+    d->sm_clock_mhz = dev->sm_clock_khz / 1000.0;
+    d->mem_clock_mhz = dev->mem_clock_khz / 1000.0;
+    d->bus_width_bits = dev->bus_width_bits;
+    d->l2_bytes = dev->l2_bytes;
+    prof_device_peaks(d, dev->cc_major, dev->cc_minor, input_dtype);
+}
+
 void prof_device_peaks(DeviceInfo *d, int cc_major, int cc_minor, Dtype input_dtype) {
     static char none[160];
     d->peak_gbps = d->mem_clock_mhz > 0 && d->bus_width_bits > 0

@@ -235,18 +235,6 @@ static bool launch_one(void *arg, void *stream, char err[256]) {
     return launch_stage(o->s, o->i, stream, err);
 }
 
-static void device_info(DeviceInfo *d, const RtDevice *dev, KernelInfo *p) {
-    snprintf(d->name, sizeof d->name, "%s", dev->name);
-    d->cc_major = dev->cc_major;
-    d->cc_minor = dev->cc_minor;
-    d->sms = dev->sms;
-    d->sm_clock_mhz = dev->sm_clock_khz / 1000.0;
-    d->mem_clock_mhz = dev->mem_clock_khz / 1000.0;
-    d->bus_width_bits = dev->bus_width_bits;
-    d->l2_bytes = dev->l2_bytes;
-    prof_device_peaks(d, dev->cc_major, dev->cc_minor, prof_input_dtype(p));
-}
-
 /* The root cause and opportunities of a pipeline: where its time goes. */
 static void diagnose(Profile *pr, const StageProfile *sp, int n) {
     int top = 0;
@@ -317,7 +305,7 @@ int prof_pipeline_profile(KernelInfo *p, StageRun *stages, int n, const ProfileT
         }
     }
     if (!prof_bench_launch(launch_all, &s, dev->l2_bytes, &o->bench, &pr.bench, err)) goto cuda_failed;
-    device_info(&pr.device, dev, p);
+    prof_device_info(&pr.device, dev, prof_input_dtype(p));
     prof_derive_work(p, &pr.derived);
     prof_derive_rates(&pr.derived, &pr.device, pr.bench.median_ms);
     double sum = 0;

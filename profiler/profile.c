@@ -82,15 +82,7 @@ int prof_profile(KernelInfo *k, const ProfileTarget *t, const RtDevice *dev, con
     }
 
     DeviceInfo *d = &p.device;
-    snprintf(d->name, sizeof d->name, "%s", dev->name);
-    d->cc_major = dev->cc_major;
-    d->cc_minor = dev->cc_minor;
-    d->sms = dev->sms;
-    d->sm_clock_mhz = dev->sm_clock_khz / 1000.0;
-    d->mem_clock_mhz = dev->mem_clock_khz / 1000.0;
-    d->bus_width_bits = dev->bus_width_bits;
-    d->l2_bytes = dev->l2_bytes;
-    prof_device_peaks(d, dev->cc_major, dev->cc_minor, prof_input_dtype(k));
+    prof_device_info(d, dev, prof_input_dtype(k));
 
     prof_derive_work(k, &p.derived);
     prof_derive_rates(&p.derived, d, p.bench.median_ms);

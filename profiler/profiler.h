@@ -399,6 +399,8 @@ Dtype prof_input_dtype(const KernelInfo *k);
  * f16, bf16, f8, and f32 on CUDA cores). Uses d->sms, d->sm_clock_mhz,
  * d->mem_clock_mhz and d->bus_width_bits. */
 void prof_device_peaks(DeviceInfo *d, int cc_major, int cc_minor, Dtype input_dtype);
+/* d from the opened device's figures, with the peaks for input_dtype. */
+void prof_device_info(DeviceInfo *d, const RtDevice *dev, Dtype input_dtype);
 /* TFLOP/s, GB/s, % of the peaks, arithmetic intensity, ridge point
  * (peak_flops / peak_bytes) and the bound: "latency" under 10 us or below
  * 10% of both roofs, else "compute" when the intensity exceeds the ridge

@@ -10,12 +10,11 @@
  *   (frontend/float_format.c).
  * The reference knows the formats only by their definitions (the value
  * of each code) and rounds by searching for the nearest value. */
-#include <llvm-c/Analysis.h>
 #include <llvm-c/ExecutionEngine.h>
 #include <llvm-c/Target.h>
-#include <llvm-c/Transforms/PassBuilder.h>
 #include <stdint.h>
 
+#include "host_jit.h"
 #include "llvm_codegen.h"
 #include "test_util.h"
 
@@ -121,48 +120,18 @@ typedef struct Jit {
     WidenFn widen[2];
 } Jit;
 
-static void *fn_address(LLVMExecutionEngineRef ee, const char *name) {
-    uint64_t a = LLVMGetFunctionAddress(ee, name);
-    if (!a) {
-        fprintf(stderr, "no JIT address for %s\n", name);
-        exit(1);
-    }
-    return (void *)(uintptr_t)a;
-}
-
 static Jit jit_build(LLVMContextRef ctx, bool o3) {
     LLVMModuleRef m = LLVMModuleCreateWithNameInContext("fp8", ctx);
     add_conversion(ctx, m, "narrow_e4m3", DT_F8E4M3, true);
     add_conversion(ctx, m, "narrow_e5m2", DT_F8E5M2, true);
     add_conversion(ctx, m, "widen_e4m3", DT_F8E4M3, false);
     add_conversion(ctx, m, "widen_e5m2", DT_F8E5M2, false);
-    char *err = NULL;
-    if (LLVMVerifyModule(m, LLVMReturnStatusAction, &err)) {
-        fprintf(stderr, "invalid module: %s\n", err);
-        exit(1);
-    }
-    LLVMDisposeMessage(err);
-    if (o3) {
-        LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
-        LLVMErrorRef e = LLVMRunPasses(m, "default<O3>", NULL, opts);
-        LLVMDisposePassBuilderOptions(opts);
-        if (e) {
-            char *msg = LLVMGetErrorMessage(e);
-            fprintf(stderr, "O3: %s\n", msg);
-            exit(1);
-        }
-    }
-    struct LLVMMCJITCompilerOptions jo;
-    LLVMInitializeMCJITCompilerOptions(&jo, sizeof jo);
     Jit j;
-    if (LLVMCreateMCJITCompilerForModule(&j.ee, m, &jo, sizeof jo, &err)) {
-        fprintf(stderr, "no JIT: %s\n", err);
-        exit(1);
-    }
-    j.narrow[0] = (NarrowFn)fn_address(j.ee, "narrow_e4m3");
-    j.narrow[1] = (NarrowFn)fn_address(j.ee, "narrow_e5m2");
-    j.widen[0] = (WidenFn)fn_address(j.ee, "widen_e4m3");
-    j.widen[1] = (WidenFn)fn_address(j.ee, "widen_e5m2");
+    j.ee = host_jit(m, o3);
+    j.narrow[0] = (NarrowFn)host_jit_address(j.ee, "narrow_e4m3");
+    j.narrow[1] = (NarrowFn)host_jit_address(j.ee, "narrow_e5m2");
+    j.widen[0] = (WidenFn)host_jit_address(j.ee, "widen_e4m3");
+    j.widen[1] = (WidenFn)host_jit_address(j.ee, "widen_e5m2");
     return j;
 }
 

@@ -3,13 +3,12 @@
  * run by LLVM's JIT, as built and after O3, against frontend/random.c
  * (what the reference evaluator computes): bit for bit on 3M seeds and
  * offsets, random ones and ones at the edges of their halves. */
-#include <llvm-c/Analysis.h>
 #include <llvm-c/ExecutionEngine.h>
 #include <llvm-c/Target.h>
-#include <llvm-c/Transforms/PassBuilder.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "host_jit.h"
 #include "llvm_codegen.h"
 #include "test_util.h"
 
@@ -27,15 +26,6 @@ static void add_draw(LLVMContextRef ctx, LLVMModuleRef m, const char *name, Rand
     LLVMDisposeBuilder(b);
 }
 
-static void *fn_address(LLVMExecutionEngineRef ee, const char *name) {
-    uint64_t a = LLVMGetFunctionAddress(ee, name);
-    if (!a) {
-        fprintf(stderr, "no JIT address for %s\n", name);
-        exit(1);
-    }
-    return (void *)(uintptr_t)a;
-}
-
 typedef struct Jit {
     LLVMExecutionEngineRef ee;
     IntFn randint;
@@ -47,32 +37,11 @@ static Jit jit_build(LLVMContextRef ctx, bool o3) {
     add_draw(ctx, m, "draw_int", RANDOM_INT);
     add_draw(ctx, m, "draw_uniform", RANDOM_UNIFORM);
     add_draw(ctx, m, "draw_normal", RANDOM_NORMAL);
-    char *err = NULL;
-    if (LLVMVerifyModule(m, LLVMReturnStatusAction, &err)) {
-        fprintf(stderr, "invalid module: %s\n", err);
-        exit(1);
-    }
-    LLVMDisposeMessage(err);
-    if (o3) {
-        LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
-        LLVMErrorRef e = LLVMRunPasses(m, "default<O3>", NULL, opts);
-        LLVMDisposePassBuilderOptions(opts);
-        if (e) {
-            char *msg = LLVMGetErrorMessage(e);
-            fprintf(stderr, "O3: %s\n", msg);
-            exit(1);
-        }
-    }
-    struct LLVMMCJITCompilerOptions jo;
-    LLVMInitializeMCJITCompilerOptions(&jo, sizeof jo);
     Jit j;
-    if (LLVMCreateMCJITCompilerForModule(&j.ee, m, &jo, sizeof jo, &err)) {
-        fprintf(stderr, "no JIT: %s\n", err);
-        exit(1);
-    }
-    j.randint = (IntFn)fn_address(j.ee, "draw_int");
-    j.rand = (FloatFn)fn_address(j.ee, "draw_uniform");
-    j.randn = (FloatFn)fn_address(j.ee, "draw_normal");
+    j.ee = host_jit(m, o3);
+    j.randint = (IntFn)host_jit_address(j.ee, "draw_int");
+    j.rand = (FloatFn)host_jit_address(j.ee, "draw_uniform");
+    j.randn = (FloatFn)host_jit_address(j.ee, "draw_normal");
     return j;
 }
 
