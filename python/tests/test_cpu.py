@@ -14,6 +14,7 @@ import tilec  # noqa: E402
 
 GEMM = os.path.join(ROOT, "examples", "gemm.tile")
 LAYERNORM = os.path.join(ROOT, "examples", "layernorm.tile")
+LAYERNORM_BWD = os.path.join(ROOT, "examples", "layernorm_bwd.tile")
 
 
 class FakeCuda:
@@ -49,6 +50,18 @@ class CompileTests(unittest.TestCase):
                           path="bad.tile")
         self.assertEqual(e.exception.code, 1)
         self.assertIn("bad.tile:1:", e.exception.diagnostics)
+
+    def test_pipeline(self):
+        k = tilec.compile(LAYERNORM_BWD, set={"M": 64, "N": 1024})
+        self.assertEqual(k.name, "layernorm_bwd")
+        self.assertIn("---- stage 1 of pipeline 'layernorm_bwd': ln_bwd_rows", k.cuda)
+        self.assertIn("---- stage 2 of pipeline 'layernorm_bwd': ln_bwd_cols", k.cuda)
+        with self.assertRaises(tilec.CompileError):
+            k.cubin  # each stage has its own
+        with self.assertRaises(tilec.LaunchError) as e:
+            k(FakeCuda((64, 1024)), FakeCuda((1024,)), FakeCuda((64, 1024)), FakeCuda((64, 1024)), FakeCuda((1024,),
+              "<f4"), FakeCuda((1024,), "<f4"))
+        self.assertIn("eps", str(e.exception))
 
     def test_bad_set(self):
         with self.assertRaises(tilec.CompileError) as e:

@@ -37,6 +37,23 @@ class Examples(unittest.TestCase):
             kern(a, b, c)
             torch.testing.assert_close(c.float(), (a.float() @ b.float()), rtol=1e-2, atol=1e-1)
 
+    def test_layernorm_backward_pipeline(self):
+        kern = tilec.compile(example("layernorm_bwd"), set={"M": 1000, "N": 1024})
+        x = torch.randn(1000, 1024, device="cuda", dtype=torch.float16)
+        w = torch.randn(1024, device="cuda", dtype=torch.float16)
+        dy = torch.randn(1000, 1024, device="cuda", dtype=torch.float16)
+        dx = torch.empty_like(x)
+        dw = torch.empty(1024, device="cuda", dtype=torch.float32)
+        db = torch.empty(1024, device="cuda", dtype=torch.float32)
+        kern(x, w, dy, dx, dw, db, eps=1e-5)
+        xf = x.float().requires_grad_()
+        wf = w.float().requires_grad_()
+        bf = torch.zeros(1024, device="cuda", requires_grad=True)
+        F.layer_norm(xf, (1024,), wf, bf, 1e-5).backward(dy.float())
+        torch.testing.assert_close(dx.float(), xf.grad, rtol=2e-2, atol=5e-2)
+        torch.testing.assert_close(dw, wf.grad, rtol=1e-2, atol=1e-1)
+        torch.testing.assert_close(db, bf.grad, rtol=1e-3, atol=1e-2)
+
     def test_layernorm_eps_at_run_time(self):
         kern = tilec.compile(example("layernorm"), set={"M": 512, "N": 1024})
         before = tilec.compile_count()
