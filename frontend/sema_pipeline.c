@@ -107,6 +107,7 @@ static bool bind_tensor(Sema *s, PipelineStage *st, int i, Node *a, const Node *
                    dtype_name(p->u.param.dt), dims->len);
         return false;
     }
+    if (p->u.param.mode != MODE_IN) t->body_written = true;
     if (p->u.param.mode != MODE_IN && t->mode == MODE_IN) {
         diag_error(s->c, a->loc, "'%s' writes its parameter '%s', but '%s' is an input of the pipeline (declare it "
                    "inout)", kname, pname, t->name->s);
@@ -201,5 +202,11 @@ void check_pipeline_body(Sema *s, KernelInfo *k) {
                        "and stages (kernel(arguments);), nothing else");
     }
     if (!k->stages.len && !s->c->errors) diag_error(s->c, k->node->loc, "pipeline '%s' has no stages", k->name->s);
+    for (int i = 0; i < k->params.len && k->stages.len && !s->c->errors; i++) {
+        const Sym *t = k->params.items[i];
+        if (t->kind == SYM_TENSOR && t->mode == MODE_OUT && !t->body_written)
+            diag_error(s->c, t->loc, "no stage writes the output '%s' (pass it to a kernel's out or inout parameter)",
+                       t->name->s);
+    }
     scope_pop(s);
 }
