@@ -322,7 +322,21 @@ static void build_pipelined_span(IrKernel *k, IrStmt *loop, Node *start, Node *s
     name->sym = counter;
     name->dtype = DT_I32;
     loop->sym = counter;
-    loop->hi = int_node(c, loop->loc, OP_SUB, stop, start);
+    /* b - a iterations, none where b <= a (the split and persistent
+     * schedules count them as they count any trip count) */
+    Node *span = int_node(c, loop->loc, OP_SUB, stop, start), *zero = node_new(c, N_INT, loop->loc);
+    zero->dtype = DT_I32, zero->is_const = true;
+    Node *more = int_node(c, loop->loc, OP_GT, stop, start);
+    more->dtype = DT_BOOL;
+    if (more->is_const) {
+        loop->hi = more->cval.i ? span : zero;
+    } else {
+        Node *hi = node_new(c, N_COND, loop->loc);
+        hi->u.cond.c = more, hi->u.cond.a = span, hi->u.cond.b = zero;
+        hi->dtype = DT_I32;
+        hi->depth = span->depth + 1;
+        loop->hi = hi;
+    }
     IrStmt *let = new_stmt(k, IR_LET, loop->loc);
     let->sym = var;
     let->value = int_node(c, loop->loc, OP_ADD, start, name);
