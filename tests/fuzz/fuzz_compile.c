@@ -1,13 +1,26 @@
 /* fuzz_compile.c - a libFuzzer target over the whole compile path: parse,
- * check, build the IR, run the passes, generate CUDA C. Any crash, hang,
- * leak or sanitizer report is a bug; diagnostics are the expected outcome
- * for most inputs. Build and run: see tests/fuzz/README.md. */
+ * check, build the IR, run the passes, generate CUDA C (and LLVM's PTX);
+ * a pipeline's stages specialised as the command specialises them, after
+ * the kernels. Any crash, hang, leak or sanitizer report is a bug;
+ * diagnostics are the expected outcome for most inputs. Build and run:
+ * see tests/fuzz/README.md. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "codegen.h"
+#include "lib.h"
 
 static FILE *sink;
+
+static void lower(Ctx *c, KernelInfo *info, const Target *target, const PlanOptions *plan) {
+    IrKernel *k = ir_build(c, info, target, plan);
+    if (!pass_run_all(k, NULL)) return;
+    CgKernel ck;
+    if (cg_emit(k, "fuzz.tile", &ck)) cg_kernel_free(&ck);
+#ifdef TILEC_HAVE_LLVM
+    if (cg_llvm_emit(k, "fuzz.tile", &ck)) cg_kernel_free(&ck);
+#endif
+}
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
@@ -23,14 +36,14 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
         Target target;
         target_preset("sm_90a", &target);
         PlanOptions plan = plan_defaults();
+        for (int i = 0; i < kernels.len && !c.errors; i++)
+            if (!((KernelInfo *)kernels.items[i])->pipeline) lower(&c, kernels.items[i], &target, &plan);
         for (int i = 0; i < kernels.len && !c.errors; i++) {
-            IrKernel *k = ir_build(&c, kernels.items[i], &target, &plan);
-            if (!pass_run_all(k, NULL)) break;
-            CgKernel ck;
-            if (cg_emit(k, "fuzz.tile", &ck)) cg_kernel_free(&ck);
-#ifdef TILEC_HAVE_LLVM
-            if (cg_llvm_emit(k, "fuzz.tile", &ck)) cg_kernel_free(&ck);
-#endif
+            KernelInfo *p = kernels.items[i];
+            for (int s = 0; p->pipeline && s < p->stages.len && !c.errors; s++) {
+                KernelInfo *stage = lib_specialise_stage(&c, prog, p, p->stages.items[s], false);
+                if (stage) lower(&c, stage, &target, &plan);
+            }
         }
     }
     ctx_free(&c);
