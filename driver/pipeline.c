@@ -82,22 +82,6 @@ int act_on_pipeline(Ctx *c, Node *prog, KernelInfo *p, CmdLine *cl) {
         return EXIT_USAGE;
     }
     bool runs = act == ACT_RUN || act == ACT_PROFILE;
-    for (int i = 0; i < p->params.len && runs; i++) {
-        const Sym *s = p->params.items[i];
-        if (s->kind == SYM_SCALAR && !s->has_value) {
-            fprintf(stderr, "tilec: scalar parameter '%s' of pipeline '%s' has no value to run with: give it in "
-                            "`where` (%s = ...) or with --set %s=...\n", s->name->s, p->name->s, s->name->s, s->name->s);
-            return EXIT_USAGE;
-        }
-    }
-    for (int i = 0; i < p->dynamic.len && runs; i++) {
-        const Sym *v = p->dynamic.items[i];
-        if (!v->has_value) {
-            fprintf(stderr, "tilec: dynamic size '%s' of pipeline '%s' has no value to run with: give it in `where` "
-                            "(%s = ...) or with --set %s=...\n", v->name->s, p->name->s, v->name->s, v->name->s);
-            return EXIT_USAGE;
-        }
-    }
     int n = p->stages.len, rc = EXIT_OK;
     Stage *st = xcalloc((size_t)n + 1, sizeof *st);
     LibText text;

@@ -164,26 +164,27 @@ static int overrides_used(const CmdLine *cl, const PtrVec *kernels) {
 /* The one checked kernel an action that lowers works on: autotuned, or
  * run with a stored autotuning result unless --set fixes it. */
 static int act_on_kernel(Ctx *c, Node *prog, KernelInfo *k, CmdLine *cl) {
-    if (k->pipeline) return act_on_pipeline(c, prog, k, cl);
     Options *o = &cl->opts;
     /* scalars are run-time arguments: tilec's own runs need their values */
     bool runs = cl->act == ACT_RUN || cl->act == ACT_PROFILE || cl->act == ACT_AUTOTUNE;
+    const char *kind = k->pipeline ? "pipeline" : "kernel";
     for (int i = 0; i < k->params.len && runs; i++) {
         const Sym *p = k->params.items[i];
         if (p->kind == SYM_SCALAR && !p->has_value) {
-            fprintf(stderr, "tilec: scalar parameter '%s' of kernel '%s' has no value to run with: give it in `where` "
-                            "(%s = ...) or with --set %s=...\n", p->name->s, k->name->s, p->name->s, p->name->s);
+            fprintf(stderr, "tilec: scalar parameter '%s' of %s '%s' has no value to run with: give it in `where` "
+                            "(%s = ...) or with --set %s=...\n", p->name->s, kind, k->name->s, p->name->s, p->name->s);
             return EXIT_USAGE;
         }
     }
     for (int i = 0; i < k->dynamic.len && runs; i++) {
         const Sym *v = k->dynamic.items[i];
         if (!v->has_value) {
-            fprintf(stderr, "tilec: dynamic size '%s' of kernel '%s' has no value to run with: give it in `where` "
-                            "(%s = ...) or with --set %s=...\n", v->name->s, k->name->s, v->name->s, v->name->s);
+            fprintf(stderr, "tilec: dynamic size '%s' of %s '%s' has no value to run with: give it in `where` "
+                            "(%s = ...) or with --set %s=...\n", v->name->s, kind, k->name->s, v->name->s, v->name->s);
             return EXIT_USAGE;
         }
     }
+    if (k->pipeline) return act_on_pipeline(c, prog, k, cl);
     if (cl->act == ACT_LIB) {
         static const char *const both[] = {"sm_80", "sm_90a"};
         return cl->narchs ? emit_lib(c, k, cl->file, cl->lib_dir, cl->archs, cl->narchs, o)
