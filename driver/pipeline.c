@@ -44,13 +44,9 @@ static void bind_stage(Ctx *c, const KernelInfo *p, Stage *s) {
         r->buffer[a] = args[a].buffer;
         if (args[a].buffer >= 0) continue;
         const Node *v = args[a].value;
-        const Sym *from = args[a].scalar >= 0 ? v->sym : NULL;
-        double x = from ? (from->value_float ? from->value.f : (double)from->value.i)
-                        : (v->const_float ? v->cval.f : (double)v->cval.i);
-        dtype_scalar_arg(kp->dtype, x, &r->scalar[a]);
-        bool wide = kp->dtype == DT_I64 || kp->dtype == DT_U64;
-        if (wide && from && !from->value_float) r->scalar[a].i64 = from->value.i; /* exact past 2^53 */
-        else if (wide && !from && !v->const_float) r->scalar[a].i64 = v->cval.i;
+        const Sym *from = args[a].scalar >= 0 ? v->sym : NULL; /* the pipeline's scalar, else a constant */
+        if (from) prof_scalar_arg(kp->dtype, from->value_float, from->value.f, from->value.i, &r->scalar[a]);
+        else prof_scalar_arg(kp->dtype, v->const_float, v->cval.f, v->cval.i, &r->scalar[a]);
     }
     /* its work, for the Stages table (the strings are metrics.c's until its next call) */
     prof_derive_work(s->k, &r->work);

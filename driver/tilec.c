@@ -231,12 +231,8 @@ static int act_on_program(Ctx *c, Node *prog, CmdLine *cl) {
         return rc;
     }
     if (cl->act < ACT_IR && !cl->print_after) return rc;
-    /* a file with one pipeline runs it: its kernels are its stages */
-    int pipelines = 0;
-    for (int i = 0; i < kernels.len && !cl->kernel; i++) pipelines += ((KernelInfo *)kernels.items[i])->pipeline;
-    if (pipelines == 1 && kernels.len > 1)
-        for (int i = 0; i < kernels.len; i++)
-            if (((KernelInfo *)kernels.items[i])->pipeline) return act_on_kernel(c, prog, kernels.items[i], cl);
+    KernelInfo *only = cl->kernel ? NULL : lib_only_pipeline(&kernels);
+    if (only) return act_on_kernel(c, prog, only, cl);
     if (kernels.len == 0) {
         fprintf(stderr, "tilec: %s has no kernel\n", cl->file);
         return EXIT_SOURCE;

@@ -80,14 +80,11 @@ static int check_program(Ctx *c, const char *name, Request *r, KernelInfo **info
         fprintf(c->err, "tilec: %s has no kernel\n", c->src.name);
         return LIB_SOURCE;
     }
-    /* a file with one pipeline compiles it: its kernels are its stages */
-    int pipelines = 0;
-    for (int i = 0; i < kernels.len && !name; i++) pipelines += ((KernelInfo *)kernels.items[i])->pipeline;
-    for (int i = 0; i < kernels.len && pipelines == 1 && kernels.len > 1; i++)
-        if (((KernelInfo *)kernels.items[i])->pipeline) {
-            *info = kernels.items[i];
-            return LIB_OK;
-        }
+    KernelInfo *only = name ? NULL : lib_only_pipeline(&kernels);
+    if (only) {
+        *info = only;
+        return LIB_OK;
+    }
     if (kernels.len != 1) {
         fprintf(c->err, "tilec: %s has %d kernels; choose one by name:", c->src.name, kernels.len);
         for (int i = 0; i < kernels.len; i++) fprintf(c->err, " %s", ((KernelInfo *)kernels.items[i])->name->s);
@@ -291,6 +288,7 @@ static int lower_pipeline(Ctx *c, Node *prog, KernelInfo *p, Request *r, tilec_k
         for (int a = 0; a < info->params.len; a++) {
             const Node *v = s->arg[a].value;
             if (s->arg[a].buffer < 0 && s->arg[a].scalar < 0) s->value[a] = v->const_float ? v->cval.f : (double)v->cval.i;
+            s->arg[a].value = NULL; /* the syntax tree goes with the compile's arena; the constant is in value[a] */
         }
         rc = lower(c, info, r, &s->k);
         if (rc != LIB_OK) break;

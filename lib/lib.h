@@ -146,6 +146,9 @@ int lib_generate(IrKernel *k, const char *file, CgBackend backend, CgKernel *out
  * gives it; NULL after its errors (located in the kernel) and a note at
  * the stage. */
 KernelInfo *lib_specialise_stage(Ctx *c, Node *prog, const KernelInfo *p, const PipelineStage *ps, bool specialise);
+/* The one pipeline of a file's checked kernels where it has one and more
+ * kernels (its stages): what to act on when no name is given; else NULL. */
+KernelInfo *lib_only_pipeline(const PtrVec *kernels);
 /* Where each of the nparams parameters of stage ps comes from. */
 void lib_stage_bind(const KernelInfo *p, const PipelineStage *ps, int nparams, LibArg *args);
 /* tilec_launch of a pipeline: its scratch allocated on the stream and

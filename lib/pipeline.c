@@ -26,6 +26,17 @@ KernelInfo *lib_specialise_stage(Ctx *c, Node *prog, const KernelInfo *p, const 
     return NULL;
 }
 
+KernelInfo *lib_only_pipeline(const PtrVec *kernels) {
+    KernelInfo *only = NULL;
+    for (int i = 0; i < kernels->len; i++) {
+        KernelInfo *k = kernels->items[i];
+        if (!k->pipeline) continue;
+        if (only) return NULL;
+        only = k;
+    }
+    return kernels->len > 1 ? only : NULL;
+}
+
 void lib_stage_bind(const KernelInfo *p, const PipelineStage *ps, int nparams, LibArg *args) {
     for (int a = 0; a < nparams; a++) {
         LibArg *g = &args[a];

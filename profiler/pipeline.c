@@ -106,12 +106,7 @@ static int session_open(PipeSession *s, KernelInfo *p, StageRun *stages, int n, 
 /* Inputs to their generated values, outputs poisoned (0xFF: NaN for
  * floats), scratch zeroed. */
 static bool session_reset(PipeSession *s, char err[256]) {
-    for (int t = 0; t < s->n; t++) {
-        const HostTensor *h = &s->in[t];
-        bool ok = h->sym->mode == MODE_OUT ? rt_memset8(s->dev[t], 0xFF, s->bytes[t], err)
-                                           : rt_memcpy_htod(s->dev[t], h->storage, s->bytes[t], err);
-        if (!ok) return false;
-    }
+    if (!prof_tensors_to_device(s->in, s->dev, s->n, err)) return false;
     for (int b = s->n; b < s->nbuf; b++)
         if (!rt_memset8(s->dev[b], 0, s->bytes[b], err)) return false;
     return true;
@@ -129,14 +124,7 @@ static bool launch_all(void *arg, void *stream, char err[256]) {
 }
 
 /* The outputs of the last run to the host (got). */
-static bool copy_back(PipeSession *s, char err[256]) {
-    for (int t = 0; t < s->n; t++) {
-        if (s->in[t].sym->mode == MODE_IN) continue;
-        if (!s->got[t].storage) s->got[t].storage = xmalloc(s->bytes[t]);
-        if (!rt_memcpy_dtoh(s->got[t].storage, s->dev[t], s->bytes[t], err)) return false;
-    }
-    return true;
-}
+static bool copy_back(PipeSession *s, char err[256]) { return prof_outputs_to_host(s->in, s->got, s->dev, s->n, err); }
 
 /* reset, the stages, results back, verification against the reference */
 static int session_verify(PipeSession *s, const RunOptions *o, VerifyResult *res, bool *verified) {
@@ -147,25 +135,7 @@ static int session_verify(PipeSession *s, const RunOptions *o, VerifyResult *res
         fprintf(stderr, "tilec: %s\n", err);
         return 4;
     }
-    if (!s->p->has_reference) return 0;
-    RefEval *ref = prof_ref_new(s->p, s->in, s->n);
-    if (!ref) return 4;
-    prof_verify(s->p, ref, s->got, s->n, o->rtol, o->atol, o->max_full, res);
-    prof_ref_free(ref);
-    *verified = true;
-    return res->passed ? 0 : 3;
-}
-
-static uint64_t outputs_digest(const PipeSession *s, size_t *bytes) {
-    uint64_t h = 1469598103934665603ull;
-    *bytes = 0;
-    for (int t = 0; t < s->n; t++) {
-        if (s->in[t].sym->mode == MODE_IN || !s->got[t].storage) continue;
-        const unsigned char *b = s->got[t].storage;
-        for (size_t i = 0; i < s->bytes[t]; i++) h = (h ^ b[i]) * 1099511628211ull;
-        *bytes += s->bytes[t];
-    }
-    return h;
+    return prof_check_outputs(s->p, s->in, s->got, s->n, o, res, verified);
 }
 
 int prof_pipeline_run(KernelInfo *p, StageRun *stages, int n, const RunOptions *o) {
@@ -178,9 +148,7 @@ int prof_pipeline_run(KernelInfo *p, StageRun *stages, int n, const RunOptions *
     if (rc != 4) {
         if (verified) prof_verify_print(stdout, &res);
         else printf("verify: not verified: pipeline '%s' has no reference block\n", p->name->s);
-        size_t bytes;
-        uint64_t h = outputs_digest(&s, &bytes);
-        printf("outputs: digest %016llx (FNV-1a of their %zu bytes)\n", (unsigned long long)h, bytes);
+        prof_print_digest(s.in, s.got, s.n);
     }
     session_close(&s);
     return rc;
@@ -191,14 +159,14 @@ int prof_pipeline_run(KernelInfo *p, StageRun *stages, int n, const RunOptions *
 static int consistency(PipeSession *s, int runs, bool *consistent) {
     char err[256];
     size_t bytes;
-    uint64_t want = outputs_digest(s, &bytes);
+    uint64_t want = prof_outputs_digest(s->in, s->got, s->n, &bytes);
     *consistent = true;
     for (int r = 1; r < runs && *consistent; r++) {
         if (!session_reset(s, err) || !launch_all(s, NULL, err) || !rt_synchronize(err) || !copy_back(s, err)) {
             fprintf(stderr, "tilec: %s\n", err);
             return 4;
         }
-        *consistent = outputs_digest(s, &bytes) == want;
+        *consistent = prof_outputs_digest(s->in, s->got, s->n, &bytes) == want;
     }
     return 0;
 }
@@ -323,14 +291,7 @@ int prof_pipeline_profile(KernelInfo *p, StageRun *stages, int n, const ProfileT
     pr.nstages = n;
     diagnose(&pr, sp, n);
     prof_report_terminal(stdout, &pr);
-    const struct { const char *path; bool (*write)(const char *, const Profile *, char *); } outs[] = {
-        {o->json, prof_write_json}, {o->report, prof_write_markdown}, {o->trace, prof_write_trace},
-        {o->roofline, prof_write_roofline_svg}};
-    for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
-        if (outs[i].path && !outs[i].write(outs[i].path, &pr, err)) {
-            fprintf(stderr, "tilec: %s\n", err);
-            rc = 2;
-        }
+    rc = prof_write_outputs(&pr, o);
     goto done;
 cuda_failed:
     fprintf(stderr, "tilec: %s\n", err);

@@ -6,6 +6,20 @@
 
 #include "profiler.h"
 
+int prof_write_outputs(const Profile *p, const ProfileOptions *o) {
+    const struct { const char *path; bool (*write)(const char *, const Profile *, char *); } outs[] = {
+        {o->json, prof_write_json}, {o->report, prof_write_markdown}, {o->trace, prof_write_trace},
+        {o->roofline, prof_write_roofline_svg}};
+    int rc = 0;
+    char err[256];
+    for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
+        if (outs[i].path && !outs[i].write(outs[i].path, p, err)) {
+            fprintf(stderr, "tilec: %s\n", err);
+            rc = 2;
+        }
+    return rc;
+}
+
 int prof_profile(KernelInfo *k, const ProfileTarget *t, const RtDevice *dev, const ProfileOptions *o) {
     Profile p;
     memset(&p, 0, sizeof p);
@@ -91,15 +105,7 @@ int prof_profile(KernelInfo *k, const ProfileTarget *t, const RtDevice *dev, con
         fprintf(stderr, "tilec: --compare cublas: %s\n", err);
     prof_diagnose(&p);
     prof_report_terminal(stdout, &p);
-
-    const struct { const char *path; bool (*write)(const char *, const Profile *, char *); } outs[] = {
-        {o->json, prof_write_json}, {o->report, prof_write_markdown}, {o->trace, prof_write_trace},
-        {o->roofline, prof_write_roofline_svg}};
-    for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
-        if (outs[i].path && !outs[i].write(outs[i].path, &p, err)) {
-            fprintf(stderr, "tilec: %s\n", err);
-            rc = 2;
-        }
+    rc = prof_write_outputs(&p, o);
     prof_bench_free(&p.bench);
 done:
     prof_session_close(&s);

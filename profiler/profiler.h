@@ -201,6 +201,27 @@ typedef struct LaunchSpec {
     int dynamic_value[RT_MAX_DYNAMIC];
 } LaunchSpec;
 
+/* The pieces of a verified run, for kernels and pipelines alike. A scalar
+ * argument of dtype t from a value (exact for 64-bit integers, which a
+ * double would round). */
+void prof_scalar_arg(Dtype t, bool is_float, double f, int64_t i, ScalarArg *a);
+/* Tensors in[0..n) to their device buffers dev[]: inputs and inout tensors
+ * their generated values, out tensors 0xFF bytes (NaN for floats), so
+ * elements a kernel never writes cannot pass as correct. */
+bool prof_tensors_to_device(const HostTensor *in, const uint64_t *dev, int n, char err[256]);
+/* The out and inout tensors' device buffers into got[t].storage. */
+bool prof_outputs_to_host(const HostTensor *in, HostTensor *got, const uint64_t *dev, int n, char err[256]);
+/* got against k's reference on inputs in (verified: a reference existed):
+ * 0, 3 (mismatch) or 4. */
+int prof_check_outputs(KernelInfo *k, HostTensor *in, HostTensor *got, int n, const RunOptions *o, VerifyResult *res,
+                       bool *verified);
+/* A digest of the bytes of every output (FNV-1a, 64 bits), in order: two
+ * runs, or two backends, on the same inputs gave bitwise the same outputs
+ * where the digests agree; *bytes is how many it covers. The print is the
+ * "outputs: digest ..." line of --run. */
+uint64_t prof_outputs_digest(const HostTensor *in, const HostTensor *got, int n, size_t *bytes);
+void prof_print_digest(const HostTensor *in, const HostTensor *got, int n);
+
 /* Loads the cubin and prepares inputs and buffers (the device must be
  * open). Each returns an exit code: 0, 3 (mismatch) or 4 (a CUDA failure,
  * said in one sentence on stderr). */
@@ -457,6 +478,9 @@ typedef struct ProfileTarget {
     int spill_bytes;          /* from ptxas; -1 when unknown (cache hit) */
 } ProfileTarget;
 
+/* The files o asks for (--json, --report, --trace, --roofline) of
+ * profile p: 0, or 2 where one could not be written (said on stderr). */
+int prof_write_outputs(const Profile *p, const ProfileOptions *o);
 /* Verify, consistency, benchmark, report; returns the exit code (0; 2 an
  * output file could not be written; 3 mismatch or inconsistent; 4 CUDA). */
 int prof_profile(KernelInfo *k, const ProfileTarget *t, const RtDevice *dev, const ProfileOptions *o);

@@ -8,10 +8,9 @@
 
 #include "profiler.h"
 
-/* Exact for 64-bit integers, which a double would round. */
-static void scalar_arg(const Sym *p, ScalarArg *a) {
-    dtype_scalar_arg(p->dtype, p->value_float ? p->value.f : (double)p->value.i, a);
-    if ((p->dtype == DT_I64 || p->dtype == DT_U64) && !p->value_float) a->i64 = p->value.i;
+void prof_scalar_arg(Dtype t, bool is_float, double f, int64_t i, ScalarArg *a) {
+    dtype_scalar_arg(t, is_float ? f : (double)i, a);
+    if ((t == DT_I64 || t == DT_U64) && !is_float) a->i64 = i; /* exact past 2^53, where a double would round */
 }
 
 int prof_session_open(Session *s, KernelInfo *k, const char *kernel_name, const void *cubin, size_t cubin_size,
@@ -42,7 +41,7 @@ int prof_session_open(Session *s, KernelInfo *k, const char *kernel_name, const 
     for (int i = 0, t = 0; i < k->params.len; i++) {
         Sym *p = k->params.items[i];
         if (p->kind != SYM_TENSOR) {
-            scalar_arg(p, &s->scalars[i]);
+            prof_scalar_arg(p->dtype, p->value_float, p->value.f, p->value.i, &s->scalars[i]);
             s->params[i] = &s->scalars[i];
             continue;
         }
@@ -75,21 +74,42 @@ int prof_session_open(Session *s, KernelInfo *k, const char *kernel_name, const 
     return 0;
 }
 
-/* Inputs (and inout tensors' old values) to the device; outputs to 0xFF
- * bytes (NaN for floats), so elements the kernel never writes cannot pass
- * as correct. */
+bool prof_tensors_to_device(const HostTensor *in, const uint64_t *dev, int n, char err[256]) {
+    for (int t = 0; t < n; t++) {
+        const HostTensor *h = &in[t];
+        bool ok = h->sym->mode == MODE_OUT ? rt_memset8(dev[t], 0xFF, h->storage_bytes, err)
+                                           : rt_memcpy_htod(dev[t], h->storage, h->storage_bytes, err);
+        if (!ok) return false;
+    }
+    return true;
+}
+
+bool prof_outputs_to_host(const HostTensor *in, HostTensor *got, const uint64_t *dev, int n, char err[256]) {
+    for (int t = 0; t < n; t++) {
+        if (in[t].sym->mode == MODE_IN) continue;
+        if (!got[t].storage) got[t].storage = xmalloc(in[t].storage_bytes);
+        if (!rt_memcpy_dtoh(got[t].storage, dev[t], in[t].storage_bytes, err)) return false;
+    }
+    return true;
+}
+
+int prof_check_outputs(KernelInfo *k, HostTensor *in, HostTensor *got, int n, const RunOptions *o, VerifyResult *res,
+                       bool *verified) {
+    *verified = false;
+    if (!k->has_reference) return 0;
+    RefEval *ref = prof_ref_new(k, in, n);
+    if (!ref) return 4;
+    prof_verify(k, ref, got, n, o->rtol, o->atol, o->max_full, res);
+    prof_ref_free(ref);
+    *verified = true;
+    return res->passed ? 0 : 3;
+}
+
 int prof_session_reset(Session *s) {
     char err[256];
-    for (int t = 0; t < s->n; t++) {
-        HostTensor *h = &s->in[t];
-        bool ok = h->sym->mode == MODE_OUT ? rt_memset8(s->dev[t], 0xFF, h->storage_bytes, err)
-                                           : rt_memcpy_htod(s->dev[t], h->storage, h->storage_bytes, err);
-        if (!ok) {
-            fprintf(stderr, "tilec: %s\n", err);
-            return 4;
-        }
-    }
-    return 0;
+    if (prof_tensors_to_device(s->in, s->dev, s->n, err)) return 0;
+    fprintf(stderr, "tilec: %s\n", err);
+    return 4;
 }
 
 int prof_session_verify(Session *s, const RunOptions *o, VerifyResult *res, bool *verified) {
@@ -98,25 +118,12 @@ int prof_session_verify(Session *s, const RunOptions *o, VerifyResult *res, bool
     memset(res, 0, sizeof *res);
     int rc = prof_session_reset(s);
     if (rc) return rc;
-    if (!rt_launch(&s->fn, s->grid, s->block, s->smem, s->params, NULL, err) || !rt_synchronize(err)) {
+    if (!rt_launch(&s->fn, s->grid, s->block, s->smem, s->params, NULL, err) || !rt_synchronize(err) ||
+        !prof_outputs_to_host(s->in, s->got, s->dev, s->n, err)) {
         fprintf(stderr, "tilec: %s\n", err);
         return 4;
     }
-    for (int t = 0; t < s->n; t++) {
-        if (s->in[t].sym->mode == MODE_IN) continue;
-        if (!s->got[t].storage) s->got[t].storage = xmalloc(s->in[t].storage_bytes);
-        if (!rt_memcpy_dtoh(s->got[t].storage, s->dev[t], s->in[t].storage_bytes, err)) {
-            fprintf(stderr, "tilec: %s\n", err);
-            return 4;
-        }
-    }
-    if (!s->k->has_reference) return 0;
-    RefEval *ref = prof_ref_new(s->k, s->in, s->n);
-    if (!ref) return 4;
-    prof_verify(s->k, ref, s->got, s->n, o->rtol, o->atol, o->max_full, res);
-    prof_ref_free(ref);
-    *verified = true;
-    return res->passed ? 0 : 3;
+    return prof_check_outputs(s->k, s->in, s->got, s->n, o, res, verified);
 }
 
 void prof_session_close(Session *s) {
@@ -132,18 +139,21 @@ void prof_session_close(Session *s) {
     memset(s, 0, sizeof *s);
 }
 
-/* A digest of the bytes of every output (FNV-1a, 64 bits), in order: two
- * runs, or two backends, on the same inputs gave bitwise the same outputs
- * where the digests agree. */
-static void print_output_digest(const Session *s) {
+uint64_t prof_outputs_digest(const HostTensor *in, const HostTensor *got, int n, size_t *bytes) {
     uint64_t h = 1469598103934665603ull;
-    size_t bytes = 0;
-    for (int t = 0; t < s->n; t++) {
-        if (s->in[t].sym->mode == MODE_IN || !s->got[t].storage) continue;
-        const unsigned char *b = s->got[t].storage;
-        for (size_t i = 0; i < s->in[t].storage_bytes; i++) h = (h ^ b[i]) * 1099511628211ull;
-        bytes += s->in[t].storage_bytes;
+    *bytes = 0;
+    for (int t = 0; t < n; t++) {
+        if (in[t].sym->mode == MODE_IN || !got[t].storage) continue;
+        const unsigned char *b = got[t].storage;
+        for (size_t i = 0; i < in[t].storage_bytes; i++) h = (h ^ b[i]) * 1099511628211ull;
+        *bytes += in[t].storage_bytes;
     }
+    return h;
+}
+
+void prof_print_digest(const HostTensor *in, const HostTensor *got, int n) {
+    size_t bytes;
+    uint64_t h = prof_outputs_digest(in, got, n, &bytes);
     printf("outputs: digest %016llx (FNV-1a of their %zu bytes)\n", (unsigned long long)h, bytes);
 }
 
@@ -158,7 +168,7 @@ int prof_run(KernelInfo *k, const char *kernel_name, const void *cubin, size_t c
     if (rc != 4) {
         if (verified) prof_verify_print(stdout, &res);
         else printf("verify: not verified: kernel '%s' has no reference block\n", k->name->s);
-        print_output_digest(&s);
+        prof_print_digest(s.in, s.got, s.n);
     }
     prof_session_close(&s);
     return rc;

@@ -201,14 +201,21 @@ static double gen_value(const FillJob *j, int64_t i) {
     }
 }
 
+/* Elements lo .. hi-1 of t: their values rounded to the dtype, then
+ * stored in its device format. */
+static void round_and_store(HostTensor *t, int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; i++) t->values[i] = prof_round_to(t->dtype, t->values[i]);
+    size_t b = (size_t)dtype_bytes(t->dtype);
+    prof_to_storage(t->dtype, t->values + lo, (char *)t->storage + (size_t)lo * b, hi - lo);
+}
+
 static void fill_chunk(void *arg, int64_t c) {
     const FillJob *j = arg;
     HostTensor *t = j->t;
     int64_t lo = c * j->chunk, hi = lo + j->chunk;
     if (hi > t->elems) hi = t->elems;
-    for (int64_t i = lo; i < hi; i++) t->values[i] = prof_round_to(t->dtype, gen_value(j, i));
-    size_t b = (size_t)dtype_bytes(t->dtype);
-    prof_to_storage(t->dtype, t->values + lo, (char *)t->storage + (size_t)lo * b, hi - lo);
+    for (int64_t i = lo; i < hi; i++) t->values[i] = gen_value(j, i);
+    round_and_store(t, lo, hi);
 }
 
 /* ---- the `inputs` clause ---- */
@@ -295,10 +302,7 @@ static void dist_chunk(void *arg, int64_t c) {
     } else {
         for (int64_t i = r0 * j->row; i < r1 * j->row; i++) t->values[i] = dist_value(j, i);
     }
-    for (int64_t i = r0 * j->row; i < r1 * j->row; i++) t->values[i] = prof_round_to(t->dtype, t->values[i]);
-    size_t b = (size_t)dtype_bytes(t->dtype);
-    prof_to_storage(t->dtype, t->values + r0 * j->row, (char *)t->storage + (size_t)(r0 * j->row) * b,
-                    (r1 - r0) * j->row);
+    round_and_store(t, r0 * j->row, r1 * j->row);
 }
 
 /* Fills tensor t as its `inputs` clause says, from key. */
