@@ -1,7 +1,8 @@
 /* llvm_gemm.c - gemm off the sm_90a path for the LLVM backend, ldmatrix +
- * mma.sync m16n8k16 on tensor cores for f16/bf16 operands with f32
- * accumulation, an FMA loop otherwise (lower_gemm.c is the model, decision
- * for decision: cg_gemm_plan, cg_ldm_swizzle); and the software-pipelined
+ * mma.sync on tensor cores (m16n8k16 for f16/bf16 into f32, m16n8k32 for
+ * 8-bit integers and fp8: gemm_mma_form), an FMA loop otherwise
+ * (lower_gemm.c is the model, decision for decision: cg_gemm_plan,
+ * cg_ldm_swizzle); and the software-pipelined
  * loop of cp.async copies (emit_stmt.c's cg_pipelined).
  *
  * Fragment facts used here (PTX ISA, mma.m16n8k16 and ldmatrix):
@@ -89,25 +90,43 @@ static LLVMValueRef frag_reg(Lg *g, const IrBuf *b, int64_t reg) {
     return lg_frag_reg_ptr(g, b, LLVMConstInt(g->i64, (unsigned long long)reg, 0));
 }
 
-/* tl_mma_{f16,bf16}_16816 on C's registers base .. base + 3. */
-static void mma(Lg *g, bool bf, const IrBuf *C, int64_t base, LLVMValueRef *a, LLVMValueRef *b) {
-    const char *text = bf ? "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-                            "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-                          : "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-                            "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};";
+/* tl_mma_* (lower_gemm.c) on C's registers base .. base + 3: the
+ * mma.sync of form f (f32 or s32 sums). */
+static void mma(Lg *g, const MmaForm *f, const IrBuf *C, int64_t base, LLVMValueRef *a, LLVMValueRef *b) {
+    char text[160];
+    snprintf(text, sizeof text,
+             "mma.sync.aligned.m16n8k%d.row.col.%s.%s.%s.%s {%%0, %%1, %%2, %%3}, {%%4, %%5, %%6, %%7}, {%%8, %%9}, "
+             "{%%0, %%1, %%2, %%3};",
+             f->k, f->c, f->a, f->b, f->c);
+    bool ints = !strcmp(f->c, "s32");
+    LLVMTypeRef ct = ints ? g->i32 : g->f32;
     LLVMValueRef args[10], ptr[4];
     for (int i = 0; i < 4; i++) args[i] = a[i];
     args[4] = b[0];
     args[5] = b[1];
     for (int i = 0; i < 4; i++) {
         ptr[i] = frag_reg(g, C, base + i);
-        args[6 + i] = LLVMBuildLoad2(g->b, g->f32, ptr[i], "");
+        args[6 + i] = LLVMBuildLoad2(g->b, ct, ptr[i], "");
     }
-    LLVMTypeRef fields[4] = {g->f32, g->f32, g->f32, g->f32};
+    LLVMTypeRef fields[4] = {ct, ct, ct, ct};
     LLVMTypeRef ret = LLVMStructTypeInContext(g->ctx, fields, 4, 0);
     /* the accumulator is read and written: outputs 0-3 tied to inputs 6-9 */
-    LLVMValueRef d = lg_asm(g, ret, text, "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3", args, 10, false);
+    LLVMValueRef d = lg_asm(g, ret, text, ints ? "=r,=r,=r,=r,r,r,r,r,r,r,0,1,2,3" : "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3", args,
+                            10, false);
     for (int i = 0; i < 4; i++) LLVMBuildStore(g->b, LLVMBuildExtractValue(g->b, d, (unsigned)i, ""), ptr[i]);
+}
+
+/* lower_gemm.c's gather_bytes: elements (k + i, mn), i = 0..3, of an
+ * 8-bit buffer packed into one register, the first in the low byte. */
+static LLVMValueRef gather_bytes(Lg *g, const IrBuf *b, LgVal k, LgVal mn) {
+    LLVMValueRef r = LLVMConstInt(g->i32, 0, 0);
+    for (int i = 0; i < 4; i++) {
+        LgVal coords[MAX_RANK] = {addc(g, k, i), mn};
+        LLVMValueRef p = lg_gep(g, g->i8, lg_buf_base(g, b), lg_cast(g, lg_shared_offset(g, b, coords, NULL), LT_LL).v);
+        LLVMValueRef byte = LLVMBuildZExt(g->b, LLVMBuildLoad2(g->b, g->i8, p, ""), g->i32, "");
+        r = LLVMBuildOr(g->b, r, LLVMBuildShl(g->b, byte, LLVMConstInt(g->i32, (unsigned long long)(8 * i), 0), ""), "");
+    }
+    return r;
 }
 
 /* tl_pack_half2 / tl_pack_bf162 of two 16-bit registers of fragment A:
@@ -122,12 +141,12 @@ static LLVMValueRef pack_pair(Lg *g, const IrBuf *A, int64_t reg) {
     return LLVMBuildBitCast(g->b, v, g->i32, "");
 }
 
-/* One k16 step of gemm_mma at kk (an int: a constant when A is in
- * registers). */
-static void mma_step(Lg *g, IrStmt *s, LgVal kk, int64_t kk_const, LgVal wm, LgVal wn) {
+/* One k step (16 or 32: f->k) of gemm_mma at kk (an int: a constant when
+ * A is in registers). */
+static void mma_step(Lg *g, IrStmt *s, const MmaForm *f, LgVal kk, int64_t kk_const, LgVal wm, LgVal wn) {
     const IrBuf *A = s->a.buf, *B = s->b.buf, *C = s->c.buf;
     const Layout *l = &C->layout;
-    bool bf = A->dtype == DT_BF16;
+    int ks = f->k, pc = ks / 2; /* k per mma; a 16-byte chunk is half of it */
     int MI = l->mi, NI = l->ni;
     LgVal lane = {g->lane, LT_INT};
     /* A for the whole warp tile, then B two n8 tiles at a time, each used
@@ -145,9 +164,13 @@ static void mma_step(Lg *g, IrStmt *s, LgVal kk, int64_t kk_const, LgVal wm, LgV
                 addr = ldm_addr(g, A, num(g, mi * 16), add(g, wm, modc(g, lane, 16)), mulc(g, kk, 2), divc(g, lane, 16), NULL, 0);
                 if (!addr)
                     addr = smem_addr_at(g, A, add(g, addc(g, wm, mi * 16), modc(g, lane, 16)),
-                                        add(g, mulc(g, kk, 16), mulc(g, divc(g, lane, 16), 8)));
+                                        add(g, mulc(g, kk, ks), mulc(g, divc(g, lane, 16), pc)));
+            } else if (ks == 32) { /* 8-bit, stored [K][M] */
+                for (int h = 0; h < 4; h++) /* h: rows +8 when odd, k +16 from 2 */
+                    av[mi][h] = gather_bytes(g, A, add(g, addc(g, mulc(g, kk, 32), h / 2 * 16), mulc(g, modc(g, lane, 4), 4)),
+                                             add(g, addc(g, wm, mi * 16 + h % 2 * 8), divc(g, lane, 4)));
+                continue;
             } else { /* stored [K][M]: transposed loads */
-                int pc = 16 / dtype_bytes(A->dtype);
                 LgVal wc = divc(g, wm, pc);
                 addr = ldm_addr(g, A, mulc(g, kk, 16), add(g, mulc(g, divc(g, lane, 16), 8), modc(g, lane, 8)), num(g, mi * 2),
                                 modc(g, divc(g, lane, 8), 2), &wc, l->wtm / pc);
@@ -162,10 +185,14 @@ static void mma_step(Lg *g, IrStmt *s, LgVal kk, int64_t kk_const, LgVal wm, LgV
     for (int nj = 0; nj < (NI + 1) / 2; nj++) {
         bool pair = 2 * nj + 1 < NI;
         LLVMValueRef t[4] = {0};
-        if (!s->trans_b) { /* stored [K][N] */
+        if (!s->trans_b && ks == 32) { /* 8-bit, stored [K][N] */
+            for (int half = 0; half < (pair ? 2 : 1); half++)
+                for (int r = 0; r < 2; r++)
+                    t[2 * half + r] = gather_bytes(g, B, add(g, addc(g, mulc(g, kk, 32), r * 16), mulc(g, modc(g, lane, 4), 4)),
+                                                   add(g, addc(g, wn, (2 * nj + half) * 8), divc(g, lane, 4)));
+        } else if (!s->trans_b) { /* stored [K][N] */
             LgVal row = add(g, add(g, mulc(g, kk, 16), mulc(g, modc(g, divc(g, lane, 8), 2), 8)), modc(g, lane, 8));
             if (pair) {
-                int pc = 16 / dtype_bytes(B->dtype);
                 LgVal wc = divc(g, wn, pc);
                 LLVMValueRef addr = ldm_addr(g, B, mulc(g, kk, 16), add(g, mulc(g, modc(g, divc(g, lane, 8), 2), 8), modc(g, lane, 8)),
                                              num(g, nj * 2), divc(g, lane, 16), &wc, l->wtn / pc);
@@ -175,7 +202,7 @@ static void mma_step(Lg *g, IrStmt *s, LgVal kk, int64_t kk_const, LgVal wm, LgV
                 ldmatrix(g, 2, true, smem_addr_at(g, B, row, addc(g, wn, nj * 16)), t);
             }
         } else { /* stored [N][K] */
-            LgVal col = add(g, mulc(g, kk, 16), mulc(g, modc(g, divc(g, lane, 8), 2), 8));
+            LgVal col = add(g, mulc(g, kk, ks), mulc(g, modc(g, divc(g, lane, 8), 2), pc));
             if (pair) {
                 LLVMValueRef addr = ldm_addr(g, B, num(g, nj * 16), add(g, add(g, wn, mulc(g, divc(g, lane, 16), 8)), modc(g, lane, 8)),
                                              mulc(g, kk, 2), modc(g, divc(g, lane, 8), 2), NULL, 0);
@@ -187,7 +214,7 @@ static void mma_step(Lg *g, IrStmt *s, LgVal kk, int64_t kk_const, LgVal wm, LgV
             }
         }
         for (int half = 0; half < (pair ? 2 : 1); half++)
-            for (int mi = 0; mi < MI; mi++) mma(g, bf, C, ((int64_t)mi * NI + 2 * nj + half) * 4, av[mi], &t[2 * half]);
+            for (int mi = 0; mi < MI; mi++) mma(g, f, C, ((int64_t)mi * NI + 2 * nj + half) * 4, av[mi], &t[2 * half]);
     }
 }
 
@@ -195,18 +222,20 @@ static void gemm_mma(Lg *g, IrStmt *s) {
     const IrBuf *A = s->a.buf;
     const Layout *l = &s->c.buf->layout;
     int64_t K = s->trans_a ? A->shape[0] : A->shape[1];
+    MmaForm f;
+    gemm_mma_form(g->k->arch, A->dtype, s->b.buf->dtype, s->c.buf->dtype, &f);
     LgVal warp = {g->warp, LT_INT};
     LgVal wm = mulc(g, divc(g, warp, l->wn), l->wtm), wn = mulc(g, modc(g, warp, l->wn), l->wtn);
     if (A->scope == SCOPE_FRAGMENT) { /* register indices must be constants: unrolled */
-        for (int64_t kk = 0; kk < K / 16 && !g->failed; kk++) mma_step(g, s, num(g, kk), kk, wm, wn);
+        for (int64_t kk = 0; kk < K / f.k && !g->failed; kk++) mma_step(g, s, &f, num(g, kk), kk, wm, wn);
         return;
     }
-    /* A rolled k16 loop: unrolled, the compiler hoists every ldmatrix
+    /* A rolled k loop: unrolled, the compiler hoists every ldmatrix
      * address of every k step out of the main loop and spills */
-    LgLoop l16;
-    rolled_begin(g, &l16, K / 16, "kk");
-    mma_step(g, s, l16.var, 0, wm, wn);
-    rolled_end(g, &l16);
+    LgLoop lk;
+    rolled_begin(g, &lk, K / f.k, "kk");
+    mma_step(g, s, &f, lk.var, 0, wm, wn);
+    rolled_end(g, &lk);
 }
 
 /* ---- without tensor cores ---- */

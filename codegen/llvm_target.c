@@ -109,8 +109,9 @@ bool lg_module_to_ptx(LLVMContextRef ctx, LLVMModuleRef m, int arch, bool arch_s
     }
     char cpu[16];
     snprintf(cpu, sizeof cpu, "sm_%d%s", arch, arch_specific ? "a" : "");
-    /* PTX ISA 8.0: what sm_90a's wgmma and TMA need, and ptxas 12+ reads */
-    tm = LLVMCreateTargetMachine(target, TRIPLE, cpu, "+ptx80", LLVMCodeGenLevelAggressive, LLVMRelocDefault,
+    /* PTX ISA 8.4: what sm_90a's wgmma and TMA (8.0) and fp8 mma.sync
+     * (8.4) need, and the ptxas of CUDA 12.4 and later reads */
+    tm = LLVMCreateTargetMachine(target, TRIPLE, cpu, "+ptx84", LLVMCodeGenLevelAggressive, LLVMRelocDefault,
                                  LLVMCodeModelDefault);
     if (!tm) {
         snprintf(err, 256, "LLVM cannot target %s", cpu);

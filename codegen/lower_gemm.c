@@ -1,5 +1,6 @@
-/* lower_gemm.c - gemm: ldmatrix + mma.sync m16n8k16 on tensor cores for
- * f16/bf16 operands with f32 accumulation, an FMA loop otherwise.
+/* lower_gemm.c - gemm: ldmatrix + mma.sync on tensor cores (m16n8k16 for
+ * f16/bf16 operands into f32; m16n8k32 for 8-bit integers into i32 and
+ * fp8 into f32: gemm_mma_form), an FMA loop otherwise.
  *
  * Fragment facts used here (PTX ISA, mma.m16n8k16 and ldmatrix):
  * - ldmatrix .x4 loads four 8x8 b16 matrices; lanes 8i..8i+7 give the row
@@ -64,31 +65,52 @@ static bool whole(const IrRegion *r) {
     return true;
 }
 
+/* An 8-bit operand's k32 fragment register where the bytes run across the
+ * buffer's rows (A stored [K][M], B stored [K][N]): element (k + i, mn)
+ * for i = 0..3 (transposed: the rows are k), packed, read byte by byte
+ * since ldmatrix's .trans moves 16-bit elements. */
+static char *gather_bytes(Cg *g, const IrBuf *b, const char *k, const char *mn) {
+    char *parts[4];
+    for (int i = 0; i < 4; i++) {
+        char *coords[2] = {arena_printf(arena(g), "%s + %d", k, i), (char *)mn};
+        parts[i] = arena_printf(arena(g), "((const unsigned char *)%s)[%s]", b->cname, cg_shared_offset(g, b, coords));
+    }
+    return arena_printf(arena(g), "tl_pack_u8x4(%s, %s, %s, %s)", parts[0], parts[1], parts[2], parts[3]);
+}
+
 static void gemm_mma(Cg *g, IrStmt *s) {
     const IrBuf *A = s->a.buf, *B = s->b.buf, *C = s->c.buf;
     const Layout *l = &C->layout;
     int64_t K = s->trans_a ? A->shape[0] : A->shape[1];
-    bool bf = A->dtype == DT_BF16;
-    const char *mma = bf ? "tl_mma_bf16_16816" : "tl_mma_f16_16816";
-    const char *pack = bf ? "tl_pack_bf162" : "tl_pack_half2";
+    MmaForm f;
+    gemm_mma_form(g->k->arch, A->dtype, B->dtype, C->dtype, &f);
+    /* ks: k per mma; half of it is one 16-byte chunk of a row (8 16-bit or
+     * 16 8-bit elements), so the ldmatrix addresses in chunks are the same
+     * for both */
+    int ks = f.k, pc = ks / 2;
+    const char *mma = ks == 32                    ? arena_printf(arena(g), "tl_mma_%s_%s_16832", f.a, f.b)
+                      : A->dtype == DT_BF16        ? "tl_mma_bf16_16816"
+                                                   : "tl_mma_f16_16816";
+    const char *acc_type = !strcmp(f.c, "s32") ? "int" : "float";
+    const char *pack = A->dtype == DT_BF16 ? "tl_pack_bf162" : "tl_pack_half2";
     int MI = l->mi, NI = l->ni;
     const char *kk = cg_tmp(g, "kk"), *wm = cg_tmp(g, "wm"), *wn = cg_tmp(g, "wn");
     cg_line(g, "{");
     g->ind++;
     cg_line(g, "const int %s = warp / %d * %lld, %s = warp %% %d * %lld;", wm, l->wn, (long long)l->wtm, wn, l->wn,
             (long long)l->wtn);
-    /* A rolled k16 loop: unrolled, the compiler hoists every ldmatrix
+    /* A rolled k loop: unrolled, the compiler hoists every ldmatrix
      * address of every k step out of the main loop and spills. With A in
      * registers it must unroll: register indices must be constants. */
     cg_line(g, A->scope == SCOPE_FRAGMENT ? "#pragma unroll" : "#pragma unroll 1");
-    cg_line(g, "for (int %s = 0; %s < %lld; ++%s) {", kk, kk, (long long)(K / 16), kk);
+    cg_line(g, "for (int %s = 0; %s < %lld; ++%s) {", kk, kk, (long long)(K / ks), kk);
     g->ind++;
     /* A for the whole warp tile, then B two n8 tiles at a time, each used
      * at once: only 4 B registers live, which keeps big tiles unspilled */
     const char *av = cg_tmp(g, "a"); /* not `a`: a user's fragment may have that name */
     cg_line(g, "unsigned %s[%d][4];", av, MI);
     /* A operand */
-    if (A->scope == SCOPE_FRAGMENT) {
+    if (A->scope == SCOPE_FRAGMENT) { /* 16-bit only (cg_gemm_plan) */
         int ni_a = A->layout.ni;
         for (int mi = 0; mi < MI; mi++)
             for (int h = 0; h < 4; h++) {
@@ -101,14 +123,18 @@ static void gemm_mma(Cg *g, IrStmt *s) {
         for (int mi = 0; mi < MI; mi++) {
             if (!s->trans_a) {
                 char *row = arena_printf(arena(g), "%s + %d + lane %% 16", wm, mi * 16);
-                char *col = arena_printf(arena(g), "%s * 16 + lane / 16 * 8", kk);
+                char *col = arena_printf(arena(g), "%s * %d + lane / 16 * %d", kk, ks, pc);
                 char *fast = ldm_addr(g, A, arena_printf(arena(g), "%d", mi * 16), arena_printf(arena(g), "%s + lane %% 16", wm),
                                       arena_printf(arena(g), "%s * 2", kk), "lane / 16", "0", 0);
                 cg_line(g, "tl_ldmatrix_x4(%s[%d], %s);", av, mi, fast ? fast : smem_addr(g, A, row, col));
+            } else if (ks == 32) { /* 8-bit, stored [K][M] */
+                for (int h = 0; h < 4; h++) /* h: rows +8 when odd, k +16 from 2 */
+                    cg_line(g, "%s[%d][%d] = %s;", av, mi, h,
+                            gather_bytes(g, A, arena_printf(arena(g), "%s * 32 + %d + lane %% 4 * 4", kk, h / 2 * 16),
+                                         arena_printf(arena(g), "%s + %d + lane / 4", wm, mi * 16 + h % 2 * 8)));
             } else { /* stored [K][M]: transposed loads */
                 char *row = arena_printf(arena(g), "%s * 16 + lane / 16 * 8 + lane %% 8", kk);
                 char *col = arena_printf(arena(g), "%s + %d + lane / 8 %% 2 * 8", wm, mi * 16);
-                int pc = 16 / dtype_bytes(A->dtype);
                 char *fast = ldm_addr(g, A, arena_printf(arena(g), "%s * 16", kk), "lane / 16 * 8 + lane % 8",
                                       arena_printf(arena(g), "%d", mi * 2), "lane / 8 % 2",
                                       arena_printf(arena(g), "%s / %d", wm, pc), l->wtm / pc);
@@ -124,10 +150,15 @@ static void gemm_mma(Cg *g, IrStmt *s) {
         g->ind++;
         cg_line(g, "unsigned %s[4];", t);
         const char *bn = cg_tmp(g, "b");
-        if (!s->trans_b) { /* stored [K][N] */
+        if (!s->trans_b && ks == 32) { /* 8-bit, stored [K][N] */
+            for (int half = 0; half < (pair ? 2 : 1); half++)
+                for (int r = 0; r < 2; r++)
+                    cg_line(g, "%s[%d] = %s;", t, 2 * half + r,
+                            gather_bytes(g, B, arena_printf(arena(g), "%s * 32 + %d + lane %% 4 * 4", kk, r * 16),
+                                         arena_printf(arena(g), "%s + %d + lane / 4", wn, (2 * nj + half) * 8)));
+        } else if (!s->trans_b) { /* stored [K][N] */
             char *row = arena_printf(arena(g), "%s * 16 + lane / 8 %% 2 * 8 + lane %% 8", kk);
             char *col = arena_printf(arena(g), "%s + %d + lane / 16 * 8", wn, nj * 16);
-            int pc = 16 / dtype_bytes(B->dtype);
             char *fast = ldm_addr(g, B, arena_printf(arena(g), "%s * 16", kk), "lane / 8 % 2 * 8 + lane % 8",
                                   arena_printf(arena(g), "%d", nj * 2), "lane / 16", arena_printf(arena(g), "%s / %d", wn, pc),
                                   l->wtn / pc);
@@ -137,20 +168,19 @@ static void gemm_mma(Cg *g, IrStmt *s) {
                                    arena_printf(arena(g), "%s + %d", wn, nj * 16)));
         } else { /* stored [N][K] */
             char *row = arena_printf(arena(g), "%s + %d + lane / 16 * 8 + lane %% 8", wn, nj * 16);
-            char *col = arena_printf(arena(g), "%s * 16 + lane / 8 %% 2 * 8", kk);
+            char *col = arena_printf(arena(g), "%s * %d + lane / 8 %% 2 * %d", kk, ks, pc);
             char *fast = ldm_addr(g, B, arena_printf(arena(g), "%d", nj * 16),
                                   arena_printf(arena(g), "%s + lane / 16 * 8 + lane %% 8", wn),
                                   arena_printf(arena(g), "%s * 2", kk), "lane / 8 % 2", "0", 0);
             if (pair) cg_line(g, "tl_ldmatrix_x4(%s, %s);", t, fast ? fast : smem_addr(g, B, row, col));
             else cg_line(g, "tl_ldmatrix_x2(*(unsigned (*)[2])%s, %s);", t,
-                         smem_addr(g, B, arena_printf(arena(g), "%s + %d + lane %% 8", wn, nj * 16),
-                                   arena_printf(arena(g), "%s * 16 + lane / 8 %% 2 * 8", kk)));
+                         smem_addr(g, B, arena_printf(arena(g), "%s + %d + lane %% 8", wn, nj * 16), col));
         }
         cg_line(g, "const unsigned %s[2][2] = {{%s[0], %s[1]}, {%s[2], %s[3]}};", bn, t, t, t, t);
         for (int half = 0; half < (pair ? 2 : 1); half++)
             for (int mi = 0; mi < MI; mi++)
-                cg_line(g, "%s(*(float (*)[4])&%s[%d], %s[%d], %s[%d]);", mma, C->cname, (mi * NI + 2 * nj + half) * 4, av,
-                        mi, bn, half);
+                cg_line(g, "%s(*(%s (*)[4])&%s[%d], %s[%d], %s[%d]);", mma, acc_type, C->cname, (mi * NI + 2 * nj + half) * 4,
+                        av, mi, bn, half);
         g->ind--;
         cg_line(g, "}");
     }
@@ -223,8 +253,9 @@ const char *cg_gemm_plan(const IrKernel *k, const IrStmt *s, bool *tensor_cores)
     if (C->layout.kind != LAYOUT_ACC) return arena_printf(a, "gemm accumulator '%s' has no accumulator layout", C->sym->name->s);
     int64_t K = s->trans_a ? A->shape[0] : A->shape[1];
     bool tc = gemm_mma_ok(k->arch, A->dtype, B->dtype, C->dtype, K, B->shape[1], C->layout.wtm, C->layout.wtn) &&
-              (A->scope == SCOPE_FRAGMENT || A->shape[1] % 8 == 0);
-    if (A->scope == SCOPE_FRAGMENT && (!tc || A->layout.kind != LAYOUT_ACC || A->layout.wn != 1))
+              (A->scope == SCOPE_FRAGMENT || A->shape[1] * dtype_bytes(A->dtype) % 16 == 0);
+    if (A->scope == SCOPE_FRAGMENT &&
+        (!tc || dtype_bytes(A->dtype) != 2 || A->layout.kind != LAYOUT_ACC || A->layout.wn != 1))
         return arena_printf(a, "gemm with A in registers ('%s') needs f16/bf16 tensor-core shapes", A->sym->name->s);
     if (!tc && (A->scope != SCOPE_SHARED || B->scope != SCOPE_SHARED))
         return "gemm without tensor cores needs A and B in shared memory";

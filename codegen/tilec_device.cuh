@@ -208,6 +208,37 @@ static __device__ __forceinline__ void tl_mma_bf16_16816(float (&d)[4],
                    "r"(b[1]));
 }
 
+/* m16n8k32 with 8-bit operands: in bytes, A (16x32, row) and B (32x8, col)
+ * are laid out as m16n8k16's 16-bit fragments (a register holds four
+ * neighbouring k, the lowest in its low byte), so the same ldmatrix loads
+ * fill them; C is the same 16x8 layout, int for integer operands. The
+ * integer forms exist from sm_80, the fp8 ones (f32 sums) from sm_89. */
+#define TL_MMA_16832(NAME, TYPES, T, CONS)                                     \
+    static __device__ __forceinline__ void NAME(T (&d)[4],                    \
+                                                const unsigned (&a)[4],        \
+                                                const unsigned (&b)[2])        \
+    {                                                                          \
+        asm volatile("mma.sync.aligned.m16n8k32.row.col." TYPES                \
+                     " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "         \
+                     "{%0, %1, %2, %3};\n"                                     \
+                     : CONS(d[0]), CONS(d[1]), CONS(d[2]), CONS(d[3])          \
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]),             \
+                       "r"(b[0]), "r"(b[1]));                                  \
+    }
+TL_MMA_16832(tl_mma_s8_s8_16832, "s32.s8.s8.s32", int, "+r")
+TL_MMA_16832(tl_mma_u8_u8_16832, "s32.u8.u8.s32", int, "+r")
+TL_MMA_16832(tl_mma_e4m3_e4m3_16832, "f32.e4m3.e4m3.f32", float, "+f")
+TL_MMA_16832(tl_mma_e5m2_e5m2_16832, "f32.e5m2.e5m2.f32", float, "+f")
+#undef TL_MMA_16832
+
+/* Four bytes into one register, the first in the low byte: an 8-bit
+ * operand's k32 fragment register where ldmatrix cannot transpose bytes. */
+static __device__ __forceinline__ unsigned tl_pack_u8x4(unsigned char b0, unsigned char b1,
+                                                        unsigned char b2, unsigned char b3)
+{
+    return (unsigned)b0 | (unsigned)b1 << 8 | (unsigned)b2 << 16 | (unsigned)b3 << 24;
+}
+
 /* ------------------------------------------------------------------------ */
 /* 5. Packing two floats into one 32-bit register                           */
 /* ------------------------------------------------------------------------ */

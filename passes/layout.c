@@ -88,12 +88,47 @@ bool access_is_own(const IrStmt *p, const IrBuf *b, const Node *e) {
            layout_equal(&b->layout, &l);
 }
 
+/* The PTX name of an mma.sync operand type. */
+static const char *mma_operand_name(Dtype t) {
+    switch (t) {
+    case DT_F16: return "f16";
+    case DT_BF16: return "bf16";
+    case DT_I8: return "s8";
+    case DT_U8: return "u8";
+    case DT_F8E4M3: return "e4m3";
+    case DT_F8E5M2: return "e5m2";
+    default: return NULL;
+    }
+}
+
+/* The mma.sync shapes (PTX ISA, "Matrix multiply-accumulate operation
+ * using mma instruction"), for operands of one type (as gemm has):
+ * m16n8k16 for f16/bf16 into f32, from sm_80; m16n8k32 for 8-bit integers
+ * into s32, from sm_80, and for fp8 (e4m3, e5m2) into f32, from sm_89. */
+bool gemm_mma_form(int arch, Dtype a, Dtype b, Dtype c, MmaForm *f) {
+    const char *an = mma_operand_name(a), *bn = mma_operand_name(b);
+    if (arch < 80 || !an || b != a) return false;
+    bool half = (a == DT_F16 || a == DT_BF16) && c == DT_F32;
+    bool ints = (a == DT_I8 || a == DT_U8) && c == DT_I32;
+    bool fp8 = dtype_is_fp8(a) && c == DT_F32 && arch >= 89;
+    if (!half && !ints && !fp8) return false;
+    f->k = half ? 16 : 32;
+    f->a = an;
+    f->b = bn;
+    f->c = ints ? "s32" : "f32";
+    return true;
+}
+
 const char *gemm_mma_why_not(int arch, Dtype a, Dtype b, Dtype c, int64_t k, int64_t b_row, int64_t wtm, int64_t wtn) {
     if (arch < 80) return "the target is older than sm_80";
-    if (!((a == DT_F16 || a == DT_BF16) && b == a && c == DT_F32))
-        return "mma.sync multiplies f16 or bf16 operands of one type into f32 here";
-    if (k % 16 != 0) return "its K is not a multiple of 16";
-    if (b_row % 8 != 0) return "B's rows are not whole groups of 8 elements";
+    MmaForm f;
+    if (!gemm_mma_form(arch, a, b, c, &f)) {
+        if (dtype_is_fp8(a) && c == DT_F32) return "fp8 tensor cores need sm_89 or newer";
+        return "mma.sync multiplies f16 or bf16 into f32, 8-bit integers into i32, or fp8 into f32";
+    }
+    if (k % f.k != 0) return f.k == 16 ? "its K is not a multiple of 16" : "its K is not a multiple of 32";
+    /* ldmatrix reads rows of 16 bytes */
+    if (b_row * dtype_bytes(b) % 16 != 0) return "B's rows are not whole 16-byte units";
     if (wtm % 16 != 0 || wtn % 8 != 0) return "a warp's share of the accumulator is not whole 16 x 8 blocks";
     return NULL;
 }

@@ -106,10 +106,19 @@ bool int_eval(const IrKernel *k, const Node *e, const int64_t *at, bool lets, in
  * gemm accumulator under `policy`: the squarest warp tile that splits it
  * into multiples of 16 x 8; -1 when none does. */
 int acc_warp_rows(int64_t m, int64_t n, int warps, int policy);
-/* Whether sm_<arch>'s mma.sync path multiplies these operands: f16 or bf16
- * of one type into f32, K a multiple of 16, B's rows (b_row elements)
- * whole groups of 8, a warp tile of the accumulator of whole 16 x 8
- * blocks (otherwise the multiply-add fallback; codegen's cg_gemm, and
+/* The mma.sync instruction a gemm of these dtypes takes on sm_<arch>
+ * (f16/bf16 into f32, 8-bit integers into i32, fp8 into f32 from sm_89):
+ * k per instruction and the PTX names of the operands' and accumulator's
+ * types; false where there is none. */
+typedef struct MmaForm {
+    int k;
+    const char *a, *b, *c;
+} MmaForm;
+bool gemm_mma_form(int arch, Dtype a, Dtype b, Dtype c, MmaForm *f);
+/* Whether sm_<arch>'s mma.sync path multiplies these operands: a
+ * gemm_mma_form, K a multiple of its k, B's rows (b_row elements) whole
+ * 16-byte units, a warp tile of the accumulator of whole 16 x 8 blocks
+ * (otherwise the multiply-add fallback; codegen's cg_gemm, and
  * stage_operands, which stages a fragment A for that fallback). */
 bool gemm_mma_ok(int arch, Dtype a, Dtype b, Dtype c, int64_t k, int64_t b_row, int64_t wtm, int64_t wtn);
 /* NULL where gemm_mma_ok, else why not (for the warning). */

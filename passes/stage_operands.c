@@ -114,12 +114,13 @@ static void find_split_copies(IrStmt *s, void *arg) {
 
 /* Whether the tensor cores can multiply gemm s with its A in registers
  * (gemm_mma_ok, with the warp tile infer_layout will give the
- * accumulator); elsewhere the multiply-add fallback reads A from shared
- * memory. */
+ * accumulator, and 16-bit: an 8-bit A's k32 fragment holds four
+ * neighbouring columns a thread, an accumulator's two); elsewhere A is
+ * read from shared memory. */
 static bool mma_from_registers(const IrKernel *k, const IrStmt *s) {
     int warps = (int)(k->threads / 32);
     int wm = warps > 0 ? acc_warp_rows(s->c.ext[0], s->c.ext[1], warps, s->policy) : -1;
-    return wm > 0 && gemm_mma_ok(k->arch, s->a.buf->dtype, s->b.buf->dtype, s->c.buf->dtype, s->a.ext[s->a.buf->rank - 1],
+    return wm > 0 && dtype_bytes(s->a.buf->dtype) == 2 && gemm_mma_ok(k->arch, s->a.buf->dtype, s->b.buf->dtype, s->c.buf->dtype, s->a.ext[s->a.buf->rank - 1],
                                  s->b.ext[s->b.buf->rank - 1], s->c.ext[0] / wm, s->c.ext[1] / (warps / wm));
 }
 

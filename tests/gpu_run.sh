@@ -101,18 +101,22 @@ ragged() {
     rowvec|two_rowmax|relu_then_gemm|row_scaled_gemm) echo "--set M=200" ;;  # row vectors through shared memory, partial tiles
     col_stats) echo "--set BN=128"; echo "--set M=64,N=100" ;;
     fp8_gelu) echo "--set M=999" ;;
-    fp8_gemm_nt) echo "--set M=200,N=136,K=200" ;;
+    fp8_gemm_nt) echo "--set M=200,N=136,K=200"; echo "--arch sm_90 --set M=200,N=136,K=200" ;;  # the second: mma.sync m16n8k32
     narrow_casts|narrow_vars) echo "--set N=999" ;;
     gemm_a) echo "--set M=100,N=200,K=100" ;;
     let_extent) echo "--set M=100,K=200" ;;
     narrow_consts) echo "--set N=999" ;;
     sum_slices) echo "--set M=7,K=3,N=1000" ;;
-    gemm_s8) echo "--set M=200,N=136,K=496" ;;  # TMA boxes past every edge
-    gemm_u8_dequant) echo "--set M=100,N=200,K=240" ;;
-    fp8_e5m2_gemm) echo "--set M=200,N=136,K=496" ;;  # TMA boxes past every edge (rows of 496 bytes)
+    gemm_s8) echo "--set M=200,N=136,K=496"  # TMA boxes past every edge
+        echo "--arch sm_90"; echo "--arch sm_90 --set M=200,N=136,K=496" ;;  # mma.sync m16n8k32, partial tiles
+    mma8_u8_kn|mma8_fp8_tt|mma8_fp8_nn) echo "--set M=200,N=136,K=200"; echo "--arch sm_90" ;;
+    gemm_u8_dequant) echo "--set M=100,N=200,K=240"; echo "--arch sm_90 --set M=100,N=200,K=240" ;;
+    fp8_e5m2_gemm) echo "--set M=200,N=136,K=496"  # TMA boxes past every edge (rows of 496 bytes)
+        echo "--arch sm_90 --set M=200,N=136,K=496" ;;  # mma.sync m16n8k32
     gemm_fp8) echo "--set M=1000,N=1016,K=4096 --atol 3e-2"  # split tiles: 64 in 2 pieces (sums of 4096 fp8 products near 0: 1-3 of 37160 past atol 1e-2, as without the split)
         echo "--set M=1000,N=1016,K=1008"; echo "--set M=999,N=1001,K=997 --specialise"  # the second: rows TMA cannot take
-        echo "--set M=1000,N=1016,K=1008,BK=256,stages=2" ;;  # K tiles of two promotion runs
+        echo "--set M=1000,N=1016,K=1008,BK=256,stages=2"  # K tiles of two promotion runs
+        echo "--set M=1000,N=1016,K=1000 --specialise" ;;  # rows of 1000 bytes: cp.async and mma.sync m16n8k32
     fp8_gemm_k160) echo "--set M=200,N=136,K=1120" ;;  # partial tiles
     fp8_casts) echo "--set N=1000" ;;
     f64_gemm) echo "--set M=100,N=70,K=50" ;;  # the multiply-add path in f64, partial tiles
