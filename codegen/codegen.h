@@ -421,5 +421,13 @@ void cg_tma_store_plan(const IrKernel *k, const IrStmt *s, CgTmaStorePlan *p);
 /* The byte offset of k step kk in a K-major tile (its column block, 32
  * bytes a step inside it). */
 int64_t cg_wgmma_kmajor_offset(const IrBuf *b, int64_t kk);
+/* The descriptor offset of k step kk in operand tile b: K-major, as
+ * cg_wgmma_kmajor_offset; MN-major (B as K x N, A as K x M with
+ * transpose_a), 16 rows of a column block down. */
+int64_t cg_wgmma_step_bytes(const IrBuf *b, bool kmajor, int64_t kk);
+/* How far apart the consumer warpgroups' parts of gemm gm's A tile start,
+ * in bytes: K-major (M x K), 64 rows down every column block; M-major
+ * (transpose_a), 64 columns on: whole column blocks (plan_warpgroups). */
+int64_t cg_wgmma_a_wg_bytes(const IrStmt *gm);
 
 #endif

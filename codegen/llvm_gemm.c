@@ -221,7 +221,7 @@ static void mma_step(Lg *g, IrStmt *s, const MmaForm *f, LgVal kk, int64_t kk_co
 static void gemm_mma(Lg *g, IrStmt *s) {
     const IrBuf *A = s->a.buf;
     const Layout *l = &s->c.buf->layout;
-    int64_t K = s->trans_a ? A->shape[0] : A->shape[1];
+    int64_t K = gemm_k(s);
     MmaForm f;
     gemm_mma_form(g->k->arch, A->dtype, s->b.buf->dtype, s->c.buf->dtype, &f);
     LgVal warp = {g->warp, LT_INT};
@@ -245,7 +245,7 @@ static void gemm_mma(Lg *g, IrStmt *s) {
  * the loops are ordered and rolled as they are). */
 static void gemm_fma(Lg *g, IrStmt *s) {
     const IrBuf *A = s->a.buf, *B = s->b.buf, *C = s->c.buf;
-    int64_t K = s->trans_a ? A->shape[0] : A->shape[1];
+    int64_t K = gemm_k(s);
     bool k_outer = C->dtype == DT_F32;
     /* the sum's C type: double for f64, long long for integers, else float */
     LgType sum = C->dtype == DT_F64 ? LT_DOUBLE : dtype_is_int(C->dtype) ? LT_LL : LT_FLOAT;

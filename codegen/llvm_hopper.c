@@ -231,7 +231,7 @@ static void producer(Lg *g) {
 
 /* ---- wgmma descriptors (tl_wgmma_desc, tl_wgmma_desc_at) ---- */
 
-enum DescRole { DESC_A, DESC_KMAJOR_B, DESC_NMAJOR_B };
+enum DescRole { DESC_A, DESC_MMAJOR_A, DESC_KMAJOR_B, DESC_NMAJOR_B };
 
 /* start address, LBO and SBO (16-byte units, 14 bits each) and the
  * swizzle mode in bits 62-63 */
@@ -256,16 +256,16 @@ static LLVMValueRef desc_base(Lg *g, const IrBuf *b, int role) {
     return NULL;
 }
 
-static void declare_desc_base(Lg *g, const IrBuf *b, int role) {
+static void declare_desc_base(Lg *g, const IrStmt *gm, const IrBuf *b, int role) {
     if (desc_base(g, b, role) || g->ndesc == 16) return;
     int64_t rb = cg_tma_blk_row_bytes(b);
     LLVMValueRef d;
     if (role == DESC_NMAJOR_B) {
         d = wgmma_desc(g, lg_buf_base(g, b), cg_tma_blk_bytes(b), 8 * rb, cg_tma_swizzle_mode(rb));
-    } else { /* an A tile: this warpgroup's 64 rows start 64 rows down every column block */
+    } else { /* K-major, or an A tile from this warpgroup's part on (cg_wgmma_a_wg_bytes) */
         LLVMValueRef p = lg_buf_base(g, b);
-        if (role == DESC_A) p = byte_gep(g, p, lg_cast(g, lg_binc(g, OP_MUL, g->wg, 64 * rb), LT_LL).v);
-        d = wgmma_desc(g, p, 16, 8 * rb, cg_tma_swizzle_mode(rb));
+        if (role != DESC_KMAJOR_B) p = byte_gep(g, p, lg_cast(g, lg_binc(g, OP_MUL, g->wg, cg_wgmma_a_wg_bytes(gm)), LT_LL).v);
+        d = wgmma_desc(g, p, role == DESC_MMAJOR_A ? cg_tma_blk_bytes(b) : 16, 8 * rb, cg_tma_swizzle_mode(rb));
     }
     g->desc_buf[g->ndesc] = b;
     g->desc_role[g->ndesc] = role;
@@ -280,8 +280,8 @@ static void declare_desc_bases(Lg *g) {
     for (int i = 0; i < body->len; i++) {
         const IrStmt *gm = body->items[i];
         if (gm->op != IR_GEMM || !gm->wgmma) continue;
-        if (gm->a.buf->scope != SCOPE_FRAGMENT) declare_desc_base(g, gm->a.buf, DESC_A);
-        declare_desc_base(g, gm->b.buf, gm->trans_b ? DESC_KMAJOR_B : DESC_NMAJOR_B);
+        if (gm->a.buf->scope != SCOPE_FRAGMENT) declare_desc_base(g, gm, gm->a.buf, gm->trans_a ? DESC_MMAJOR_A : DESC_A);
+        declare_desc_base(g, gm, gm->b.buf, gm->trans_b ? DESC_KMAJOR_B : DESC_NMAJOR_B);
     }
 }
 
@@ -438,12 +438,11 @@ static void wgmma_steps(Lg *g, IrStmt *gm, LgVal slot, int64_t lo, int64_t hi, L
             for (int i = 0; i < 4; i++) a[i] = aregs[kk * 4 + i];
             na = 4;
         } else {
-            a[0] = desc_at(g, desc_base(g, A, DESC_A), lg_binc(g, OP_ADD, a_slot, cg_wgmma_kmajor_offset(A, kk)));
+            a[0] = desc_at(g, desc_base(g, A, gm->trans_a ? DESC_MMAJOR_A : DESC_A),
+                           lg_binc(g, OP_ADD, a_slot, cg_wgmma_step_bytes(A, !gm->trans_a, kk)));
         }
-        LLVMValueRef b = gm->trans_b
-                             ? desc_at(g, desc_base(g, B, DESC_KMAJOR_B), lg_binc(g, OP_ADD, b_slot, cg_wgmma_kmajor_offset(B, kk)))
-                             /* N-major: a k16 step is 16 rows of a column block down */
-                             : desc_at(g, desc_base(g, B, DESC_NMAJOR_B), lg_binc(g, OP_ADD, b_slot, kk * 16 * cg_tma_blk_row_bytes(B)));
+        LLVMValueRef b = desc_at(g, desc_base(g, B, gm->trans_b ? DESC_KMAJOR_B : DESC_NMAJOR_B),
+                                 lg_binc(g, OP_ADD, b_slot, cg_wgmma_step_bytes(B, gm->trans_b, kk)));
         wgmma(g, gm, n, promotes ? NULL : C, part, a, na, b, (gm->clear || promotes) && kk == lo ? 0 : 1);
     }
     plain_asm(g, "wgmma.commit_group.sync.aligned;");
@@ -453,7 +452,7 @@ static void wgmma_steps(Lg *g, IrStmt *gm, LgVal slot, int64_t lo, int64_t hi, L
  * products, each added to the accumulator in f32. */
 static void lg_wgmma(Lg *g, IrStmt *gm, LgVal slot) {
     const IrBuf *A = gm->a.buf, *C = gm->c.buf;
-    int64_t steps = A->shape[1] / cg_wgmma_k(gm);
+    int64_t steps = gemm_k(gm) / cg_wgmma_k(gm);
     LLVMValueRef *aregs = arena_alloc(arena(g), sizeof(LLVMValueRef) * (size_t)(A->shape[1] / 16 * 4 + 4));
     if (!cg_wgmma_promotes(gm)) {
         wgmma_steps(g, gm, slot, 0, steps, NULL, aregs);

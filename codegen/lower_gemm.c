@@ -81,7 +81,7 @@ static char *gather_bytes(Cg *g, const IrBuf *b, const char *k, const char *mn) 
 static void gemm_mma(Cg *g, IrStmt *s) {
     const IrBuf *A = s->a.buf, *B = s->b.buf, *C = s->c.buf;
     const Layout *l = &C->layout;
-    int64_t K = s->trans_a ? A->shape[0] : A->shape[1];
+    int64_t K = gemm_k(s);
     MmaForm f;
     gemm_mma_form(g->k->arch, A->dtype, B->dtype, C->dtype, &f);
     /* ks: k per mma; half of it is one 16-byte chunk of a row (8 16-bit or
@@ -201,7 +201,7 @@ static void gemm_mma(Cg *g, IrStmt *s) {
  * code, which took NVRTC 30 s at 128 x 40. */
 static void gemm_fma(Cg *g, IrStmt *s) {
     const IrBuf *A = s->a.buf, *B = s->b.buf, *C = s->c.buf;
-    int64_t K = s->trans_a ? A->shape[0] : A->shape[1];
+    int64_t K = gemm_k(s);
     const char *r = cg_tmp(g, "r"), *k = cg_tmp(g, "k"), *acc = cg_tmp(g, "acc");
     char *cc[MAX_RANK], *valid;
     bool k_outer = C->dtype == DT_F32;
@@ -251,7 +251,7 @@ const char *cg_gemm_plan(const IrKernel *k, const IrStmt *s, bool *tensor_cores)
         return arena_printf(a, "gemm: the accumulator C is a part of the fragment '%s'; it takes a whole fragment",
                             C->sym->name->s);
     if (C->layout.kind != LAYOUT_ACC) return arena_printf(a, "gemm accumulator '%s' has no accumulator layout", C->sym->name->s);
-    int64_t K = s->trans_a ? A->shape[0] : A->shape[1];
+    int64_t K = gemm_k(s);
     bool tc = gemm_mma_ok(k->arch, A->dtype, B->dtype, C->dtype, K, B->shape[1], C->layout.wtm, C->layout.wtn) &&
               (A->scope == SCOPE_FRAGMENT || A->shape[1] * dtype_bytes(A->dtype) % 16 == 0);
     if (A->scope == SCOPE_FRAGMENT &&

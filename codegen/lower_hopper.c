@@ -133,15 +133,17 @@ bool cg_wgmma_int(const IrStmt *gm) { return gm->c.buf->dtype == DT_I32; }
 int64_t cg_wgmma_n(const IrStmt *gm, bool half) { return gm->c.buf->shape[1] / (half ? 2 : 1); }
 
 static const char *wgmma_name(Arena *a, const IrStmt *gm, int64_t n) {
-    return arena_printf(a, "tl_wgmma_m64n%lldk%lld_%s_%s%s", (long long)n, (long long)cg_wgmma_k(gm),
-                        cg_wgmma_type(gm->a.buf->dtype), a_in_registers(gm) ? "rs" : "ss", gm->trans_b ? "_kb" : "_nb");
+    return arena_printf(a, "tl_wgmma_m64n%lldk%lld_%s_%s%s%s", (long long)n, (long long)cg_wgmma_k(gm),
+                        cg_wgmma_type(gm->a.buf->dtype), a_in_registers(gm) ? "rs" : "ss", gm->trans_b ? "_kb" : "_nb",
+                        gm->trans_a ? "_ma" : "");
 }
 
 /* One wgmma.mma_async of this shape: m64 x n x k, f32 (i8/u8: s32)
  * accumulators (n / 2 per thread, in the order of mma.sync's n8 tiles), A
  * from a descriptor ("ss") or from four registers of f16 pairs ("rs",
  * mma.sync's A fragment layout), B from a descriptor, read N-major
- * (imm-trans-b 1) unless the gemm transposes B. 8-bit wgmmas read both
+ * (imm-trans-b 1) unless the gemm transposes B, A M-major (imm-trans-a 1)
+ * where the gemm transposes A (16-bit only). 8-bit wgmmas read both
  * operands K-major only and take no transpose operands, the integer ones
  * no negation (imm-scale) operands either: they wrap on overflow as C's
  * int arithmetic does (no .satfinite). scale_d 0 ignores the accumulator's
@@ -166,7 +168,7 @@ char *cg_wgmma_instr(Arena *ar, const IrStmt *gm, int64_t n) {
     else if (bytes)
         fprintf(o, "}, %%%lld, %%%lld, p, 1, 1;", (long long)a, (long long)b);
     else
-        fprintf(o, "}, %%%lld, %%%lld, p, 1, 1, 0, %d;", (long long)a, (long long)b, gm->trans_b ? 0 : 1);
+        fprintf(o, "}, %%%lld, %%%lld, p, 1, 1, %d, %d;", (long long)a, (long long)b, gm->trans_a ? 1 : 0, gm->trans_b ? 0 : 1);
     fclose(o);
     char *copy = arena_printf(ar, "%s", out);
     free(out);
@@ -215,15 +217,25 @@ void cg_hopper_helpers(const IrKernel *k, FILE *o) {
  * wgmma, with both consumer warpgroups drained (SASS of the 4096^3 GEMM).
  *
  * K-major tiles (rows x K): 8-row groups one swizzle atom (8 rows of a
- * column block) apart, LBO unused. N-major (B as K x N): column blocks of
- * K rows x one span LBO apart, 8-row groups (an atom) 8 spans apart. */
-enum DescRole { DESC_A, DESC_KMAJOR_B, DESC_NMAJOR_B };
+ * column block) apart, LBO unused. MN-major (B as K x N, A as K x M with
+ * transpose_a): column blocks of K rows x one span LBO apart, 8-row groups
+ * (an atom) 8 spans apart. */
+enum DescRole { DESC_A, DESC_MMAJOR_A, DESC_KMAJOR_B, DESC_NMAJOR_B };
 
 static const char *desc_base(Cg *g, const IrBuf *b, enum DescRole role) {
-    return arena_printf(arena(g), "tl_%cdesc_%s", "akn"[role], b->cname);
+    return arena_printf(arena(g), "tl_%cdesc_%s", "amkn"[role], b->cname);
 }
 
-static void declare_desc_base(Cg *g, const IrBuf *b, enum DescRole role, const char **seen, int *nseen) {
+int64_t cg_wgmma_a_wg_bytes(const IrStmt *gm) {
+    const IrBuf *A = gm->a.buf;
+    return gm->trans_a ? 64 / cg_tma_blk_cols(A) * cg_tma_blk_bytes(A) : 64 * cg_tma_blk_row_bytes(A);
+}
+
+int64_t cg_wgmma_step_bytes(const IrBuf *b, bool kmajor, int64_t kk) {
+    return kmajor ? cg_wgmma_kmajor_offset(b, kk) : kk * 16 * cg_tma_blk_row_bytes(b);
+}
+
+static void declare_desc_base(Cg *g, const IrStmt *gm, const IrBuf *b, enum DescRole role, const char **seen, int *nseen) {
     const char *name = desc_base(g, b, role);
     for (int i = 0; i < *nseen; i++)
         if (!strcmp(seen[i], name)) return;
@@ -231,11 +243,11 @@ static void declare_desc_base(Cg *g, const IrBuf *b, enum DescRole role, const c
     if (role == DESC_NMAJOR_B)
         cg_line(g, "const unsigned long long %s = tl_wgmma_desc(%s, %lld, %lld, %d);", name, b->cname,
                 (long long)cg_tma_blk_bytes(b), (long long)(8 * cg_tma_blk_row_bytes(b)), cg_tma_swizzle_mode(cg_tma_blk_row_bytes(b)));
-    else /* an A tile: this warpgroup's 64 rows start 64 rows down every column block */
-        cg_line(g, "const unsigned long long %s = tl_wgmma_desc((const unsigned char *)%s%s, 16, %lld, %d);", name,
-                b->cname,
-                role == DESC_A ? arena_printf(arena(g), " + tl_wg * %lld", (long long)(64 * cg_tma_blk_row_bytes(b))) : "",
-                (long long)(8 * cg_tma_blk_row_bytes(b)), cg_tma_swizzle_mode(cg_tma_blk_row_bytes(b)));
+    else /* K-major, or an A tile from this warpgroup's 64 rows on (cg_wgmma_a_wg_bytes) */
+        cg_line(g, "const unsigned long long %s = tl_wgmma_desc((const unsigned char *)%s%s, %lld, %lld, %d);", name,
+                b->cname, role == DESC_KMAJOR_B ? "" : arena_printf(arena(g), " + tl_wg * %lld", (long long)cg_wgmma_a_wg_bytes(gm)),
+                (long long)(role == DESC_MMAJOR_A ? cg_tma_blk_bytes(b) : 16), (long long)(8 * cg_tma_blk_row_bytes(b)),
+                cg_tma_swizzle_mode(cg_tma_blk_row_bytes(b)));
 }
 
 /* The consumers' descriptor bases: one per shared operand and role. The
@@ -250,8 +262,8 @@ static void declare_desc_bases(Cg *g) {
     for (int i = 0; i < body->len && nseen + 2 <= 2 * 8; i++) {
         const IrStmt *gm = body->items[i];
         if (gm->op != IR_GEMM || !gm->wgmma) continue;
-        if (!a_in_registers(gm)) declare_desc_base(g, gm->a.buf, DESC_A, seen, &nseen);
-        declare_desc_base(g, gm->b.buf, gm->trans_b ? DESC_KMAJOR_B : DESC_NMAJOR_B, seen, &nseen);
+        if (!a_in_registers(gm)) declare_desc_base(g, gm, gm->a.buf, gm->trans_a ? DESC_MMAJOR_A : DESC_A, seen, &nseen);
+        declare_desc_base(g, gm, gm->b.buf, gm->trans_b ? DESC_KMAJOR_B : DESC_NMAJOR_B, seen, &nseen);
     }
 }
 
@@ -262,9 +274,11 @@ int64_t cg_wgmma_kmajor_offset(const IrBuf *b, int64_t kk) {
     return (kk * step / cols) * cg_tma_blk_bytes(b) + (kk * step % cols) * dtype_bytes(b->dtype);
 }
 
-static char *kmajor_desc(Cg *g, const char *slot_off, const IrBuf *b, enum DescRole role, int64_t kk) {
+/* The descriptor of k step kk of operand b in `role`, its ring slot at slot_off. */
+static char *step_desc(Cg *g, const char *slot_off, const IrBuf *b, enum DescRole role, int64_t kk) {
+    bool kmajor = role == DESC_A || role == DESC_KMAJOR_B;
     return arena_printf(arena(g), "tl_wgmma_desc_at(%s, %s%lld)", desc_base(g, b, role), slot_off,
-                        (long long)cg_wgmma_kmajor_offset(b, kk));
+                        (long long)cg_wgmma_step_bytes(b, kmajor, kk));
 }
 
 /* ---- the rings of mbarriers ----
@@ -553,7 +567,7 @@ bool cg_wgmma_promotes(const IrStmt *gm) { return dtype_is_fp8(gm->a.buf->dtype)
  * synchronise and pack a register A. */
 static void cg_wgmma_steps(Cg *g, IrStmt *gm, const char *slot, int64_t kk_lo, int64_t kk_hi) {
     const IrBuf *A = gm->a.buf, *B = gm->b.buf, *C = gm->c.buf;
-    int64_t K = A->shape[1];
+    int64_t K = gemm_k(gm);
     const char *name = wgmma_name(arena(g), gm, cg_wgmma_n(gm, g->half)), *acc = cg_wgmma_promotes(gm) ? "tl_part" : C->cname;
     const char *a_slot = A->scope == SCOPE_SHARED ? operand_slot(g, A, slot) : NULL, *b_slot = operand_slot(g, B, slot);
     const char *a_regs = "tl_a_regs";
@@ -571,13 +585,8 @@ static void cg_wgmma_steps(Cg *g, IrStmt *gm, const char *slot, int64_t kk_lo, i
         char *a = A->scope == SCOPE_FRAGMENT
                       ? arena_printf(arena(g), "%s[%lld][0], %s[%lld][1], %s[%lld][2], %s[%lld][3]", a_regs, (long long)kk,
                                      a_regs, (long long)kk, a_regs, (long long)kk, a_regs, (long long)kk)
-                      : kmajor_desc(g, a_slot, A, DESC_A, kk);
-        char *b;
-        if (gm->trans_b)
-            b = kmajor_desc(g, b_slot, B, DESC_KMAJOR_B, kk);
-        else /* N-major: a k16 step is 16 rows of a column block down */
-            b = arena_printf(arena(g), "tl_wgmma_desc_at(%s, %s%lld)", desc_base(g, B, DESC_NMAJOR_B), b_slot,
-                             (long long)(kk * 16 * cg_tma_blk_row_bytes(B)));
+                      : step_desc(g, a_slot, A, gm->trans_a ? DESC_MMAJOR_A : DESC_A, kk);
+        char *b = step_desc(g, b_slot, B, gm->trans_b ? DESC_KMAJOR_B : DESC_NMAJOR_B, kk);
         cg_line(g, "%s(%s, %s, %s, %d);", name, acc, a, b, (gm->clear || cg_wgmma_promotes(gm)) && kk == kk_lo ? 0 : 1);
     }
     cg_line(g, "tl_wgmma_commit();");
@@ -585,7 +594,7 @@ static void cg_wgmma_steps(Cg *g, IrStmt *gm, const char *slot, int64_t kk_lo, i
 
 /* Issues all of gemm gm (not promoting) as one commit group. */
 static void cg_wgmma_issue(Cg *g, IrStmt *gm, const char *slot) {
-    cg_wgmma_steps(g, gm, slot, 0, gm->a.buf->shape[1] / cg_wgmma_k(gm));
+    cg_wgmma_steps(g, gm, slot, 0, gemm_k(gm) / cg_wgmma_k(gm));
 }
 
 /* Waits until at most `pending` commit groups of this warpgroup's wgmmas
@@ -609,7 +618,7 @@ static void cg_wgmma(Cg *g, IrStmt *gm, const char *slot) {
         cg_wgmma_issue(g, gm, slot);
         cg_wgmma_wait(g, gm, 0);
     } else {
-        int64_t steps = gm->a.buf->shape[1] / cg_wgmma_k(gm), run = CG_WGMMA_PROMOTE_K / cg_wgmma_k(gm);
+        int64_t steps = gemm_k(gm) / cg_wgmma_k(gm), run = CG_WGMMA_PROMOTE_K / cg_wgmma_k(gm);
         cg_line(g, "float tl_part[%lld];  // the sums of %d products (promotes)", (long long)C->layout.regs, CG_WGMMA_PROMOTE_K);
         for (int64_t lo = 0; lo < steps; lo += run) {
             int64_t hi = lo + run < steps ? lo + run : steps;

@@ -315,6 +315,8 @@ int64_t buf_bytes(const IrBuf *b); /* buf_elems times the element size */
 int buf_use_count(IrBlock *b, const IrBuf *buf);
 /* Whether a statement of b, or one nested in it, is a gemm. */
 bool block_has_gemm(const IrBlock *b);
+/* The K of gemm s: the columns of its A, or the rows with transpose_a. */
+int64_t gemm_k(const IrStmt *s);
 /* Calls fn for every element access (N_INDEX) inside the expression. */
 typedef void (*IndexVisit)(Node *index, void *arg);
 void expr_visit_indices(Node *e, IndexVisit fn, void *arg);

@@ -190,6 +190,8 @@ bool region_is_whole(const IrRegion *r) {
     return true;
 }
 
+int64_t gemm_k(const IrStmt *s) { return s->a.buf->shape[s->trans_a ? 0 : 1]; }
+
 bool block_has_gemm(const IrBlock *b) {
     for (int i = 0; i < b->len; i++) {
         const IrStmt *s = b->items[i];

@@ -201,7 +201,6 @@ static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
     for (int i = 0; i < p.ngemm; i++) {
         IrStmt *g = p.gemms[i];
         IrBuf *A = g->a.buf, *B = g->b.buf, *C = g->c.buf;
-        if (g->trans_a) return "a gemm has transpose_a";
         if (!region_is_whole(&g->a) || !region_is_whole(&g->b) || !region_is_whole(&g->c)) return "a gemm works on parts of buffers";
         if (A->dtype != B->dtype || !wgmma_dtype(A->dtype) || B->scope != SCOPE_SHARED ||
             (A->scope != SCOPE_SHARED && A->scope != SCOPE_FRAGMENT))
@@ -214,10 +213,11 @@ static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
         /* 8-bit wgmmas read both operands from shared memory, K-major only
          * (A as M x K, B as N x K: transpose_b) */
         bool bytes = is_byte_operand(A->dtype);
-        if (bytes && (A->scope != SCOPE_SHARED || !g->trans_b))
+        if (bytes && (A->scope != SCOPE_SHARED || !g->trans_b || g->trans_a))
             return "an 8-bit gemm's operands are not both K-major in shared memory (A as M x K, B as N x K with "
                    "transpose_b)";
-        int64_t m = C->shape[0], n = C->shape[1], kd = A->shape[1];
+        if (g->trans_a && A->scope != SCOPE_SHARED) return "a gemm with transpose_a reads A from registers";
+        int64_t m = C->shape[0], n = C->shape[1], kd = gemm_k(g);
         if (bm >= 0 && m != bm) return "the gemms' accumulators have different row counts";
         bm = m;
         /* one m64 wgmma per consumer warpgroup, at most 3 of them (4
@@ -246,6 +246,9 @@ static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
          * swizzle atom is 8 rows of one span) */
         if (!g->trans_b && !pass_swizzle_span(n * dtype_bytes(B->dtype)))
             return "B's rows are not a multiple of 32 bytes (use transpose_b or wider tiles)";
+        /* M-major A (transpose_a: K x M): its rows of m 16-bit values, m a
+         * multiple of 64, are whole 128-byte column blocks, one a
+         * consumer warpgroup (cg_wgmma_a_wg_bytes) */
     }
     for (int i = 0; i < p.ngemm; i++) {
         IrStmt *g = p.gemms[i];

@@ -21,7 +21,7 @@ static void warn_gemm(IrKernel *k, const IrStmt *s) {
     if (s->wgmma) return;
     const IrBuf *A = s->a.buf, *B = s->b.buf, *C = s->c.buf;
     if (C->layout.kind != LAYOUT_ACC) return; /* an error of its own, in code generation */
-    int64_t K = s->trans_a ? A->shape[0] : A->shape[1];
+    int64_t K = gemm_k(s);
     const char *why = gemm_mma_why_not(k->arch, A->dtype, B->dtype, C->dtype, K, B->shape[1], C->layout.wtm, C->layout.wtn);
     if (!why && A->scope != SCOPE_FRAGMENT && A->shape[1] * dtype_bytes(A->dtype) % 16 != 0)
         why = "A's rows are not whole 16-byte units";

@@ -110,6 +110,8 @@ ragged() {
     gemm_s8) echo "--set M=200,N=136,K=496"  # TMA boxes past every edge
         echo "--arch sm_90"; echo "--arch sm_90 --set M=200,N=136,K=496" ;;  # mma.sync m16n8k32, partial tiles
     mma8_u8_kn|mma8_fp8_tt|mma8_fp8_nn) echo "--set M=200,N=136,K=200"; echo "--arch sm_90" ;;
+    gemm_ta|gemm_tt_192) echo "--set M=200,N=136,K=200"; echo "--arch sm_90 --set M=200,N=136,K=200"  # M-major A: TMA boxes past every edge; mma.sync
+        echo "--set M=1000,N=1000,K=1000 --clusters=on" ;;
     gemm_u8_dequant) echo "--set M=100,N=200,K=240"; echo "--arch sm_90 --set M=100,N=200,K=240" ;;
     fp8_e5m2_gemm) echo "--set M=200,N=136,K=496"  # TMA boxes past every edge (rows of 496 bytes)
         echo "--arch sm_90 --set M=200,N=136,K=496" ;;  # mma.sync m16n8k32
