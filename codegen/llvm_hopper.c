@@ -101,7 +101,7 @@ static int tma_coords(Lg *g, const IrRegion *r, int64_t col_off, bool half, cons
             v = lg_binary(g, OP_ADD, v, lg_int(g, col_off));
             if (half) v = lg_binary(g, OP_ADD, v, g->tile_hcol);
         }
-        if (d == rank - 2 && row_extra) v = lg_binary(g, OP_ADD, v, *row_extra);
+        if (d == region_row_dim(r) && row_extra) v = lg_binary(g, OP_ADD, v, *row_extra);
         out[n++] = lg_cast(g, v, LT_INT).v;
     }
     return n;

@@ -58,15 +58,17 @@ static char *tma_coords(Cg *g, const IrRegion *r, int64_t col_off, bool half, co
                                 (long long)col_off, half ? " + tl_hcol" : "");
     for (int d = rank - 2; d >= 0; d--)
         coords = arena_printf(arena(g), "%s, (int)(%s)%s", coords, r->idx[d] ? cg_expr_str(g, r->idx[d]) : "0",
-                              d == rank - 2 ? row_extra : "");
+                              d == region_row_dim(r) ? row_extra : "");
     return coords;
 }
 
 /* ---- tensor maps: the loads', then the stores' ---- */
 
 /* The map of global tensor t (a parameter) with boxes of box_cols x
- * box_rows elements (1 in the other dimensions). */
-static void tensor_map(const IrKernel *k, const IrBuf *t, int64_t box_cols, int64_t box_rows, RtTensorMapSpec *m) {
+ * box_rows elements, the rows along dimension row_dim (1 in the other
+ * dimensions). */
+static void tensor_map(const IrKernel *k, const IrBuf *t, int64_t box_cols, int64_t box_rows, int row_dim,
+                       RtTensorMapSpec *m) {
     memset(m, 0, sizeof *m);
     for (int p = 0; p < k->info->params.len; p++)
         if (k->info->params.items[p] == t->sym) m->param = p;
@@ -82,7 +84,7 @@ static void tensor_map(const IrKernel *k, const IrBuf *t, int64_t box_cols, int6
         m->box[d] = 1;
     }
     m->box[0] = (uint32_t)box_cols;
-    m->box[1] = (uint32_t)box_rows;
+    m->box[t->rank - 1 - row_dim] = (uint32_t)box_rows;
     m->swizzle_bytes = (int)(box_cols * m->elem_bytes);
 }
 
@@ -92,13 +94,15 @@ void cg_hopper_tensor_maps(const IrKernel *k, CgKernel *out) {
         const IrStmt *c = k->tma_copies.items[i];
         const IrBuf *dst = c->dst.buf;
         /* a multicast copy: each block of the cluster loads half the rows */
-        tensor_map(k, c->src.buf, cg_tma_blk_cols(dst), c->multicast ? dst->shape[0] / 2 : dst->shape[0], &out->tma[out->ntma++]);
+        tensor_map(k, c->src.buf, cg_tma_blk_cols(dst), c->multicast ? dst->shape[0] / 2 : dst->shape[0],
+                   region_row_dim(&c->src), &out->tma[out->ntma++]);
     }
     for (int i = 0; i < k->tma_stores.len && out->ntma < CG_MAX_TMA; i++) {
         const IrStmt *c = k->tma_stores.items[i];
         const IrBuf *t = c->dst.buf;
         /* each consumer warpgroup stores its 64 rows */
-        tensor_map(k, t, pass_swizzle_cols(c->src.buf->shape[1], dtype_bytes(t->dtype)), 64, &out->tma[out->ntma++]);
+        tensor_map(k, t, pass_swizzle_cols(c->src.buf->shape[1], dtype_bytes(t->dtype)), 64, region_row_dim(&c->dst),
+                   &out->tma[out->ntma++]);
     }
 }
 

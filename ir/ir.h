@@ -315,6 +315,10 @@ int64_t buf_bytes(const IrBuf *b); /* buf_elems times the element size */
 int buf_use_count(IrBlock *b, const IrBuf *buf);
 /* Whether a statement of b, or one nested in it, is a gemm. */
 bool block_has_gemm(const IrBlock *b);
+/* The dimension of tensor region r that a 2-D tile's rows lie on: the
+ * last but one whose extent is not 1 (Q[b, i : i + 64, h, 0 : D]: 1), the
+ * last but one where there is none. The columns lie on the last. */
+int region_row_dim(const IrRegion *r);
 /* The K of gemm s: the columns of its A, or the rows with transpose_a. */
 int64_t gemm_k(const IrStmt *s);
 /* Calls fn for every element access (N_INDEX) inside the expression. */

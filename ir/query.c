@@ -190,6 +190,12 @@ bool region_is_whole(const IrRegion *r) {
     return true;
 }
 
+int region_row_dim(const IrRegion *r) {
+    for (int d = r->buf->rank - 2; d >= 0; d--)
+        if (r->ext[d] != 1) return d;
+    return r->buf->rank - 2;
+}
+
 int64_t gemm_k(const IrStmt *s) { return s->a.buf->shape[s->trans_a ? 0 : 1]; }
 
 bool block_has_gemm(const IrBlock *b) {

@@ -37,11 +37,11 @@ static const char *why_not(IrKernel *k, int at) {
     for (int d = 0; d < 2; d++)
         if (s->src.idx[d] || s->src.ext[d] != f->shape[d]) return "a part of the fragment";
     if (t->dtype != DT_F16 && t->dtype != DT_BF16 && t->dtype != DT_F32) return "not an f16, bf16 or f32 tensor";
-    int lead = t->rank - 2;
-    if (lead < 0 || t->rank > 5) return "the tensor's rank";
-    for (int d = 0; d < lead; d++)
-        if (s->dst.ext[d] != 1) return "the region is not a 2-D tile";
-    if (s->dst.ext[lead] != f->shape[0] || s->dst.ext[lead + 1] != f->shape[1])
+    if (t->rank < 2 || t->rank > 5) return "the tensor's rank";
+    int rows = region_row_dim(&s->dst); /* any dimension: TMA takes its pitch */
+    for (int d = 0; d < t->rank - 1; d++)
+        if (d != rows && s->dst.ext[d] != 1) return "the region is not a 2-D tile";
+    if (s->dst.ext[rows] != f->shape[0] || s->dst.ext[t->rank - 1] != f->shape[1])
         return "the region is not the fragment's shape";
     int64_t esize = dtype_bytes(t->dtype), row_bytes = f->shape[1] * esize;
     if (!buf_row_bytes_multiple_of(t, 16)) return "its row pitch is not a multiple of 16 bytes (TMA)";

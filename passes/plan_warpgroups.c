@@ -108,8 +108,10 @@ static Dtype wgmma_acc_dtype(Dtype t) { return t == DT_I8 || t == DT_U8 ? DT_I32
 
 /* A global -> shared copy TMA can do: an f16/bf16/8-bit tensor of rank 2 to 5
  * whose rows are whole 16-byte units (TMA strides), the tile a whole 2-D
- * shared buffer taken from the tensor's last two dimensions (the others
- * extent 1), its corner computable by the producer. */
+ * shared buffer whose columns are the tensor's last dimension and whose
+ * rows any other (region_row_dim: the rows of Q[b, i : i + 64, h, 0 : D]
+ * are H * D elements apart, TMA's pitch for that dimension), the others
+ * extent 1, its corner computable by the producer. */
 static bool tma_copy_ok(Reach *r, const IrStmt *c) {
     const IrBuf *g = c->src.buf, *s = c->dst.buf;
     if (g->scope != SCOPE_GLOBAL || s->scope != SCOPE_SHARED || g->rank < 2 || g->rank > 5 || s->rank != 2) return false;
@@ -117,7 +119,7 @@ static bool tma_copy_ok(Reach *r, const IrStmt *c) {
     if (!buf_row_bytes_multiple_of(g, 16) || !region_is_whole(&c->dst) || !tma_tile_ok(s))
         return false;
     for (int d = 0; d < g->rank; d++) {
-        int64_t want = d == g->rank - 2 ? s->shape[0] : d == g->rank - 1 ? s->shape[1] : 1;
+        int64_t want = d == region_row_dim(&c->src) ? s->shape[0] : d == g->rank - 1 ? s->shape[1] : 1;
         if (c->src.ext[d] != want || !producer_computable(r, c->src.idx[d])) return false;
     }
     return true;
