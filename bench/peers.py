@@ -101,6 +101,87 @@ def int8_gemm(n, name):
     emit(name, bench(lambda: torch._int_mm(a, b.t())), flops=2 * n ** 3, peer="cublas int8")
 
 
+def gemm_mnk(m, n, k, name, peer="cublas"):
+    a = torch.randn(m, k, device=dev, dtype=torch.float16)
+    b = torch.randn(k, n, device=dev, dtype=torch.float16)
+    emit(name, bench(lambda: torch.matmul(a, b)), flops=2 * m * n * k, peer=peer)
+
+
+def fp8_gemm_mnk(m, n, k, name):
+    """fp8_gemm at M x N x K; cuBLASLt's fp8 GEMM needs K a multiple of 16,
+    so a K that is not (1000, 3000) is timed at the next one up (1008,
+    3008: the peer does up to 0.8 % more work); flops count the K asked."""
+    kp = (k + 15) // 16 * 16
+    a = torch.randn(m, kp, device=dev).to(torch.float8_e4m3fn)
+    b = torch.randn(n, kp, device=dev).to(torch.float8_e4m3fn)
+    one = torch.tensor(1.0, device=dev)
+    run = lambda: torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+    emit(name, bench(run), flops=2 * m * n * k, peer="cublas fp8", k_timed=kp)
+
+
+def v2_peers():
+    """The peers of the version-2 examples (issues 35 and 36)."""
+    x = torch.empty(1 << 30, dtype=torch.uint8, device=dev)
+    y = torch.empty_like(x)
+
+    def copy_same(wl, moved):
+        xs, ys = x[: moved // 2], y[: moved // 2]
+        emit(wl, bench(lambda: ys.copy_(xs)), nbytes=moved, peer="copy, same bytes")
+
+    # flash_decoding.tile's defaults: one query token, B 64, H 32, G 8 KV heads, S 8192, D 128
+    b, h, g, s, d = 64, 32, 8, 8192, 128
+    q = torch.randn(b, h, 1, d, device=dev, dtype=torch.float16)
+    k = torch.randn(b, g, s, d, device=dev, dtype=torch.float16)
+    v = torch.randn_like(k)
+    moved = 2 * k.numel() * 2 + 2 * q.numel() * 2
+    emit("decode_gqa", bench(lambda: F.scaled_dot_product_attention(q, k, v, enable_gqa=True)), nbytes=moved,
+         peer="SDPA enable_gqa")
+    copy_same("decode_gqa", moved)
+    # attention forward BSHD with grouped KV heads: B 8, S 4096, H 32, HK 8, D 128;
+    # SDPA gets them as (B, heads, S, D), contiguous (its fastest form)
+    b, s, h, hk, d = 8, 4096, 32, 8, 128
+    q = torch.randn(b, h, s, d, device=dev, dtype=torch.float16)
+    k = torch.randn(b, hk, s, d, device=dev, dtype=torch.float16)
+    v = torch.randn_like(k)
+    for causal in (False, True):
+        f = 4 * b * h * s * s * d / (2 if causal else 1)
+        emit(f"gqa_bshd_s4096_d128{'_causal' if causal else ''}",
+             bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=True)), flops=f,
+             peer="SDPA enable_gqa")
+    del q, k, v
+    # layernorm backward 8192 x 4096 f16: X, DY read, DX written (DW, DB: N floats)
+    m, n = 8192, 4096
+    xx = torch.randn(m, n, device=dev, dtype=torch.float16, requires_grad=True)
+    w = torch.randn(n, device=dev, dtype=torch.float16, requires_grad=True)
+    bb = torch.randn(n, device=dev, dtype=torch.float16, requires_grad=True)
+    dy = torch.randn(m, n, device=dev, dtype=torch.float16)
+    out = F.layer_norm(xx, (n,), w, bb, 1e-5)
+    moved = 3 * m * n * 2
+    emit("layernorm_bwd_8192x4096", bench(lambda: torch.autograd.grad(out, (xx, w, bb), dy, retain_graph=True)),
+         nbytes=moved, peer="F.layer_norm backward")
+    copy_same("layernorm_bwd_8192x4096", moved)
+    # dropout 8192 x 4096 f16
+    xd = torch.randn(m, n, device=dev, dtype=torch.float16)
+    emit("dropout_8192x4096", bench(lambda: F.dropout(xd, 0.1, training=True)), nbytes=2 * m * n * 2, peer="F.dropout")
+    copy_same("dropout_8192x4096", 2 * m * n * 2)
+    # cumsum 8192 x 4096: f16 in, f32 out
+    emit("cumsum_8192x4096", bench(lambda: torch.cumsum(xd, dim=-1, dtype=torch.float32)), nbytes=6 * m * n,
+         peer="torch.cumsum")
+    copy_same("cumsum_8192x4096", 6 * m * n)
+    # the MoE expert GEMM: 8 experts of 4096 rows each, K 4096, N 14336, as
+    # cuBLAS on rows already grouped (the gather not counted for the peer)
+    e, rows, kk, nn = 8, 4096, 4096, 14336
+    xs = torch.randn(e, rows, kk, device=dev, dtype=torch.float16)
+    ws = torch.randn(e, kk, nn, device=dev, dtype=torch.float16)
+    emit("moe_gemm", bench(lambda: torch.bmm(xs, ws)), flops=2 * e * rows * kk * nn, peer="cublas bmm (grouped rows)")
+    del xs, ws
+    # small and ragged GEMMs, fp8 at K 1000 and 3000
+    for mm, nn, kk in ((1000, 1500, 700), (3000, 2000, 1000), (2048, 2048, 2048)):
+        gemm_mnk(mm, nn, kk, f"gemm_f16_{mm}x{nn}x{kk}")
+    for kk in (1000, 3000):
+        fp8_gemm_mnk(4096, 4096, kk, f"gemm_fp8_4096x4096x{kk}")
+
+
 def triton_gemm(n, name):
     """A plain Triton matmul (128 x 256 x 64 tiles, 3 stages, 8 warps: the
     configuration GPU.md lists), written here so the peer is known code."""
@@ -174,6 +255,8 @@ def main(which):
             x = torch.randn(rows, 4096, device=dev, dtype=torch.float16)
             emit(f"layernorm_f16_{rows}x4096", bench(lambda: F.layer_norm(x, (4096,), w, w, 1e-5)), nbytes=2 * 2 * x.numel(),
                  peer="F.layer_norm")
+    if "v2" in which:
+        v2_peers()
     if "attn" in which:
         # (batch, heads, sequence, head dim) as bench/run.sh gives them to examples/flash_attn.tile
         for b, h, s, d in ((8, 16, 4096, 128), (2, 16, 16384, 128), (8, 16, 4096, 64), (8, 16, 4096, 96)):

@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# gpu_backends.sh TILEC ROOT LIST - the two code generators give bitwise
+# gpu_backends.sh TILEC ROOT LIST [I/N] - the two code generators give bitwise
 # the same outputs: every kernel of the examples and of the contract
 # programs runs once through each (`--run`, the same generated inputs) and
 # the digests of their outputs (`outputs: digest ...`) must agree. Where
 # the arithmetic is not done in the same order on both, LIST says so
 # ("file kernel reason" per line, # comments); a listed kernel must differ
-# (when it stops, its line goes), so the list only shrinks. Exits 77
-# (skipped) without a GPU or without the llvm backend.
+# (when it stops, its line goes), so the list only shrinks. I/N runs
+# shard I of N (files round-robin). Exits 77 (skipped) without a GPU or
+# without the llvm backend.
 set -u
 tilec=$1
 root=$2
 list=$3
+shard=${4:-0/1}
+shard_i=${shard%/*}
+shard_n=${shard#*/}
 probe=$("$tilec" --run --set N=1024 "$root/examples/add.tile" 2>&1)
 if [ $? = 4 ] && printf '%s' "$probe" | grep -qiE "no CUDA|GPU"; then
     echo "no GPU: $probe"
@@ -24,7 +28,10 @@ listed=0
 digest() {  # backend file kernel
     timeout 300 "$tilec" --run --backend "$1" --kernel "$3" "$2" 2>&1 | sed -n 's/^outputs: digest \([0-9a-f]*\).*/\1/p'
 }
+nfile=0
 for f in "$root"/examples/*.tile "$root"/tests/frontend/valid/*.tile; do
+    nfile=$((nfile + 1))
+    [ $(((nfile - 1) % shard_n)) = "$shard_i" ] || continue
     for k in $(sed -n 's/^kernel \([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' "$f"); do
         label="$(basename "$f") $k"
         n=$(digest nvrtc "$f" "$k")

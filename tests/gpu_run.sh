@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
-# gpu_run.sh TILEC ROOT [BACKEND] - every example and every program of the
-# contract runs on the GPU and verifies against its reference, at its
+# gpu_run.sh TILEC ROOT [BACKEND [I/N]] - every example and every program of
+# the contract runs on the GPU and verifies against its reference, at its
 # default sizes and at ragged ones (sizes that are not multiples of the
 # tiles), through code generator BACKEND (nvrtc, the default, or llvm).
-# Exits 77 (skipped) when there is no GPU.
+# I/N runs shard I of N (files round-robin, the schedule checks in shard
+# 0), so that N processes share the work. Exits 77 (skipped) when there is
+# no GPU.
 set -u
 tilec=$1
 root=$2
 backend=${3:-nvrtc}
+shard=${4:-0/1}
+shard_i=${shard%/*}
+shard_n=${shard#*/}
 probe=$("$tilec" --run "$root/examples/add.tile" --set N=1024 2>&1)
 if [ $? = 4 ] && printf '%s' "$probe" | grep -qiE "no CUDA|GPU"; then
     echo "no GPU: $probe"
@@ -161,7 +166,10 @@ tolerance() {
     *) ;;
     esac
 }
+nfile=0
 for f in "$root"/examples/*.tile "$root"/tests/frontend/valid/*.tile; do
+    nfile=$((nfile + 1))
+    [ $(((nfile - 1) % shard_n)) = "$shard_i" ] || continue
     for k in $(sed -n 's/^\(kernel\|pipeline\) \([A-Za-z_][A-Za-z0-9_]*\).*/\2/p' "$f"); do
         tol=$(tolerance "$k")
         run "$f" "$k" $tol
@@ -177,6 +185,7 @@ done
 # attention, at default sizes and at ragged ones with an even and an odd
 # number of tiles
 for xs in --clusters=on "--clusters=on --persistent=on" --persistent=on; do
+    [ "$shard_i" = 0 ] || break
     for args in "gemm" "gemm --set M=1000,N=1016,K=1000" "gemm --set M=999,N=1001,K=997,BN=128 --specialise" \
         "gemm --set M=3000,N=2000,K=1000,BM=192,BN=128" \
         "gemm_bf16" "gemm_fp8" "gemm_fp8 --set M=1000,N=1016,K=1008" "gemm_bias_gelu --set BN=256" "flash_attn --set BN=128" "flash_attn --set B=1,H=3,S=1000" \
