@@ -180,6 +180,12 @@ def v2_peers():
         gemm_mnk(mm, nn, kk, f"gemm_f16_{mm}x{nn}x{kk}")
     for kk in (1000, 3000):
         fp8_gemm_mnk(4096, 4096, kk, f"gemm_fp8_4096x4096x{kk}")
+    # W4A16's peer: cuBLAS's f16 GEMM on the weights already dequantised (N x K)
+    for mm in (16, 4096):
+        a = torch.randn(mm, 8192, device=dev, dtype=torch.float16)
+        wt = torch.randn(8192, 8192, device=dev, dtype=torch.float16)
+        emit(f"gemm_w4a16_m{mm}", bench(lambda: torch.matmul(a, wt.t())), flops=2 * mm * 8192 * 8192,
+             peer="cublas f16 (dequantised weights)")
 
 
 def triton_gemm(n, name):
