@@ -309,6 +309,7 @@ static void parallel(Lg *g, IrStmt *s) {
         LgLoop l;
         deal_rounds(g, s, vw ? vw : 1, &l);
         g->driver = NULL;
+        g->par = s; /* each iteration one thread's */
         g->owner = NULL;
         if (vw) vector_round(g, s, &plan, vw);
         else lg_block_emit(g, &s->body);

@@ -312,7 +312,9 @@ void cg_parallel(Cg *g, IrStmt *s) {
         vw = cg_vector_width(g->k, s, &plan);
         deal_rounds(g, s, vw ? vw : 1);
         g->driver = NULL;
+        g->par = s; /* each iteration one thread's */
         g->reg = NULL;
+        g->owner = NULL;
     }
     if (vw) vector_round(g, s, &plan, vw);
     else cg_block(g, &s->body);

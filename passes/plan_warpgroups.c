@@ -138,6 +138,15 @@ static IrStmt *only_copy_into(IrBlock *block, const IrBuf *b) {
     return found;
 }
 
+/* Whether a copy in block (nested ones too) writes b. */
+static bool copies_into(const IrBlock *block, const IrBuf *b) {
+    for (int i = 0; i < block->len; i++) {
+        const IrStmt *s = block->items[i];
+        if ((s->op == IR_COPY && s->dst.buf == b) || copies_into(&s->body, b) || copies_into(&s->els, b)) return true;
+    }
+    return false;
+}
+
 typedef struct Plan {
     IrStmt *gemms[8];
     int ngemm;
@@ -158,6 +167,8 @@ static const char *operand_ok(IrKernel *k, IrStmt *loop, int loop_at, Plan *p, I
         IrBlock before = {.items = k->body.items, .len = loop_at};
         c = only_copy_into(&before, b);
         lv = NULL;
+        if (!c && !copies_into(&loop->body, b) && !copies_into(&before, b))
+            return "a gemm operand is written by the kernel itself, not copied (the path takes TMA-loaded operands only)";
         if (!c || only_copy_into(&loop->body, b)) return "a gemm operand is not filled by exactly one copy";
     }
     Reach reach = {.k = k, .lv = lv, .loop_at = loop_at};

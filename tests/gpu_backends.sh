@@ -25,8 +25,10 @@ known=$(sed 's/#.*//' "$list" | awk 'NF >= 2 {print $1 " " $2}')
 same=0
 fail=0
 listed=0
-digest() {  # backend file kernel
-    timeout 300 "$tilec" --run --backend "$1" --kernel "$3" "$2" 2>&1 | sed -n 's/^outputs: digest \([0-9a-f]*\).*/\1/p'
+digest() {  # backend file kernel; the file's `// run-args:` (gpu_run.sh) too
+    # shellcheck disable=SC2046
+    timeout 300 "$tilec" --run --backend "$1" --kernel "$3" $(sed -n 's#^// run-args: ##p' "$2" | head -1) "$2" 2>&1 |
+        sed -n 's/^outputs: digest \([0-9a-f]*\).*/\1/p'
 }
 nfile=0
 for f in "$root"/examples/*.tile "$root"/tests/frontend/valid/*.tile; do

@@ -171,8 +171,12 @@ nfile=0
 for f in "$root"/examples/*.tile "$root"/tests/frontend/valid/*.tile; do
     nfile=$((nfile + 1))
     [ $(((nfile - 1) % shard_n)) = "$shard_i" ] || continue
+    # a file's `// run-args:` line: values its runs need (a size or scalar
+    # that the program leaves to its caller)
+    # shellcheck disable=SC2046
+    set -- $(sed -n 's#^// run-args: ##p' "$f" | head -1)
     for k in $(sed -n 's/^\(kernel\|pipeline\) \([A-Za-z_][A-Za-z0-9_]*\).*/\2/p' "$f"); do
-        tol=$(tolerance "$k")
+        tol="$(tolerance "$k") $*"
         run "$f" "$k" $tol
         while read -r extra; do
             [ -n "$extra" ] && run "$f" "$k" $tol $extra
