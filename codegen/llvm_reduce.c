@@ -131,15 +131,17 @@ static LgVal combine(Lg *g, int merge, LgVal a, LgVal b, LgType t) {
 /* shfl.sync over the whole warp with CUDA's default width 32: bfly is
  * __shfl_xor_sync(0xffffffffu, v, off) (its c operand 0x1f), up is
  * __shfl_up_sync(0xffffffffu, v, off) (c 0). */
-static LLVMValueRef shfl32(Lg *g, LLVMValueRef v, bool flt, bool up, int64_t off) {
+static LLVMValueRef shfl32(Lg *g, LLVMValueRef v, bool flt, LgShuffle mode, int64_t off) {
+    static const char *const names[] = {"up", "bfly", "idx"};
+    /* the c operand: 0 for up (the lowest lane), 0x1f for bfly and idx (the whole warp) */
     LLVMValueRef args[4] = {LLVMConstInt(g->i32, 0xffffffffu, 0), v, LLVMConstInt(g->i32, (unsigned long long)off, 0),
-                            LLVMConstInt(g->i32, up ? 0 : 0x1f, 0)};
+                            LLVMConstInt(g->i32, mode == LG_SHFL_UP ? 0 : 0x1f, 0)};
     char name[40];
-    snprintf(name, sizeof name, "llvm.nvvm.shfl.sync.%s.%s", up ? "up" : "bfly", flt ? "f32" : "i32");
+    snprintf(name, sizeof name, "llvm.nvvm.shfl.sync.%s.%s", names[mode], flt ? "f32" : "i32");
     return lg_intrinsic(g, name, NULL, 0, args, 4);
 }
 
-LgVal lg_shuffle(Lg *g, LgVal v, bool up, int64_t off) {
+LgVal lg_shuffle(Lg *g, LgVal v, LgShuffle up, int64_t off) {
     if (v.t == LT_FLOAT) return (LgVal){shfl32(g, v.v, true, up, off), v.t};
     if (v.t != LT_DOUBLE && v.t != LT_LL && v.t != LT_ULL) return (LgVal){shfl32(g, v.v, false, up, off), v.t};
     LLVMBuilderRef B = g->b;
@@ -156,7 +158,7 @@ LgVal lg_shuffle(Lg *g, LgVal v, bool up, int64_t off) {
 
 /* v = combine(v, the same partial of lane ^ off) */
 static LgVal butterfly(Lg *g, Red *r, LgVal v, int64_t off) {
-    return combine(g, r->merge, v, lg_shuffle(g, v, false, off), r->t);
+    return combine(g, r->merge, v, lg_shuffle(g, v, LG_SHFL_XOR, off), r->t);
 }
 
 /* Register `reg` of fragment b as the reduction's type:
