@@ -241,9 +241,11 @@ bool node_const_true(const Node *e);
  * nodes. */
 typedef bool (*IntNameFn)(void *ctx, const Sym *sym, int64_t *value, const Node **expr);
 bool node_int_value(const Node *e, IntNameFn name, void *ctx, int *budget, int64_t *out);
-/* Whether checked expression e is provably a multiple of m (NULL counts
- * as 0): constants, lets of such values, dynamic sizes by their promise,
- * products with such a factor, sums and differences of such terms. */
+/* Whether checked expression e is provably a multiple of m > 0 (NULL
+ * counts as 0): constants, lets of such values, dynamic sizes by their
+ * promise, products with such a factor, sums and differences of such
+ * terms, quotients by a constant c of multiples of m * c, and left shifts
+ * by a constant. */
 bool expr_multiple_of(const Node *e, int64_t m);
 void list_push(Ctx *c, NodeList *l, Node *n);
 /* Records n as a child of parent for the depth limit; reports once when

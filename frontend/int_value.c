@@ -80,6 +80,18 @@ bool expr_multiple_of(const Node *e, int64_t m) {
     case OP_MUL: return expr_multiple_of(e->u.op.a, m) || expr_multiple_of(e->u.op.b, m);
     case OP_ADD:
     case OP_SUB: return expr_multiple_of(e->u.op.a, m) && expr_multiple_of(e->u.op.b, m);
+    case OP_DIV: { /* by a positive constant c: a multiple of m * c divides exactly (k * BK / 2) */
+        const Node *c = e->u.op.b;
+        if (!c->is_const || c->const_float || c->cval.i <= 0 || c->cval.i > (INT64_MAX / 4) / m) return false;
+        return expr_multiple_of(e->u.op.a, m * c->cval.i);
+    }
+    case OP_SHL: { /* by a constant c: 2^c times the left side */
+        const Node *c = e->u.op.b;
+        if (!c->is_const || c->const_float || c->cval.i < 0 || c->cval.i > 62) return false;
+        int64_t p = (int64_t)1 << c->cval.i, rest = m;
+        while (rest % 2 == 0 && p > 1) rest /= 2, p /= 2;
+        return rest == 1 || expr_multiple_of(e->u.op.a, rest);
+    }
     default: return false;
     }
 }

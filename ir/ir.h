@@ -174,6 +174,7 @@ struct IrStmt {
                                   (evaluated for the iteration a copy is issued for; at most IR_MAX_LOOP_LETS) */
     bool sync_before;          /* a block-wide barrier is needed before it */
     const char *not_pipelined; /* COPY at the top of a pipelined loop's body, loading in its own iteration: why */
+    const char *not_async;     /* COPY issued ahead with plain loads (COPY_SYNC), not cp.async: why */
     NodeList print_args;       /* PRINT */
 };
 

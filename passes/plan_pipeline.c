@@ -64,15 +64,19 @@ static bool written_in(IrBlock *b, const IrBuf *buf) {
 }
 
 /* 16-byte cp.async needs every chunk contiguous and aligned: whole 16-byte
- * pieces of rows in both the tensor and the tile. */
-static bool cp_async_ok(const IrKernel *k, const IrStmt *c) {
+ * pieces of rows in both the tensor and the tile. NULL, or why not. */
+static const char *cp_async_why_not(const IrKernel *k, const IrStmt *c) {
     const IrBuf *g = c->src.buf;
     int eb = dtype_bytes(g->dtype), vec = 16 / eb;
-    if (k->arch < 80 || g->dtype != c->dst.buf->dtype || eb > 16) return false;
+    if (k->arch < 80) return "cp.async needs sm_80";
+    if (g->dtype != c->dst.buf->dtype) return "it converts between dtypes";
     int last = g->rank - 1;
-    if (!buf_row_bytes_multiple_of(g, 16) || c->src.ext[last] % vec != 0) return false;
+    if (!buf_row_bytes_multiple_of(g, 16)) return "the tensor's rows are not whole 16-byte units";
+    if (c->src.ext[last] % vec != 0) return "the tile's rows are not whole 16-byte units";
     /* the start of the row piece must be a multiple of vec elements */
-    return expr_multiple_of(c->src.idx[last], vec);
+    if (!expr_multiple_of(c->src.idx[last], vec))
+        return "its column start is not provably a multiple of 16 bytes (write it as a multiple of a constant)";
+    return NULL;
 }
 
 static void plan_loop(IrKernel *k, IrStmt *loop) {
@@ -126,7 +130,8 @@ static void plan_loop(IrKernel *k, IrStmt *loop) {
             continue;
         }
         s->pipeline = loop;
-        s->mech = cp_async_ok(k, s) ? COPY_CP_ASYNC : COPY_SYNC;
+        s->not_async = cp_async_why_not(k, s);
+        s->mech = s->not_async ? COPY_SYNC : COPY_CP_ASYNC;
         s->dst.buf->stages = loop->stages;
     }
 }

@@ -3,7 +3,8 @@
  * with the reason (-w silences them, -Werror makes them errors):
  *   - a copy from global to shared memory in a `pipelined` loop that loads
  *     in its own iteration, not ahead (plan_pipeline's reason, or: it is
- *     under a condition or in an inner loop);
+ *     under a condition or in an inner loop), or ahead but with plain
+ *     loads instead of cp.async (plan_pipeline's reason);
  *   - a gemm on scalar multiply-adds instead of the tensor cores;
  *   - on sm_90a, a pipeline of gemms that could take the TMA/wgmma path
  *     and stays on mma.sync (plan_warpgroups' reason).
@@ -38,6 +39,9 @@ static void walk(Walk *w, IrBlock *b) {
                 diag_warning(w->k->c, s->loc, "this copy in a pipelined loop loads in its own iteration, not %d ahead: %s",
                              w->loop->stages - 1, why);
         }
+        if (s->op == IR_COPY && s->pipeline && s->mech == COPY_SYNC && s->not_async && w->k->arch >= 80)
+            diag_warning(w->k->c, s->loc, "this copy in a pipelined loop is issued ahead with plain loads, not cp.async: %s",
+                         s->not_async);
         if (s->op == IR_GEMM) warn_gemm(w->k, s);
         bool pipelined = s->op == IR_FOR && s->loop == LOOP_PIPELINED;
         Walk inner = pipelined ? (Walk){w->k, s, 0} : (Walk){w->k, w->loop, w->depth + (w->loop != NULL)};
