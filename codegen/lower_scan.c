@@ -45,6 +45,7 @@ void cg_scan(Cg *g, IrStmt *s) {
             p.rows ? "row" : "column");
     g->ind++;
     cg_line(g, "%s %s = 0;  // the groups before", t, carry);
+    cg_line(g, "#pragma unroll 1");  /* unrolled, NVRTC spilled at --specialise sizes */
     cg_line(g, "for (int %s = 0; %s < %lld; ++%s) {  // 32 elements at a time", e, e, (long long)p.groups, e);
     g->ind++;
     cg_line(g, "const int %s = %s * 32 + lane;", q, e);
