@@ -88,9 +88,8 @@ static void gemm_mma(Cg *g, IrStmt *s) {
      * 16 8-bit elements), so the ldmatrix addresses in chunks are the same
      * for both */
     int ks = f.k, pc = ks / 2;
-    const char *mma = ks == 32                    ? arena_printf(arena(g), "tl_mma_%s_%s_16832", f.a, f.b)
-                      : A->dtype == DT_BF16        ? "tl_mma_bf16_16816"
-                                                   : "tl_mma_f16_16816";
+    const char *mma = ks == 32 ? arena_printf(arena(g), "tl_mma_%s_%s_16832", f.a, f.b)
+                      : A->dtype == DT_BF16 ? "tl_mma_bf16_16816" : "tl_mma_f16_16816";
     const char *acc_type = !strcmp(f.c, "s32") ? "int" : "float";
     const char *pack = A->dtype == DT_BF16 ? "tl_pack_bf162" : "tl_pack_half2";
     int MI = l->mi, NI = l->ni;
