@@ -82,15 +82,18 @@ bool literal_fits(Sema *s, const Node *v, Dtype to);
 bool out_read_ok(Sema *s, Loc loc, const Sym *t);
 /* Affine form c0 + sum(ci * xi) of an integer expression (sema_expr.c):
  * for telling that `k * BK + BK` minus `k * BK` is the constant BK, and
- * which values a buffer index takes. A let stands for its value (not
- * where that reads a var); ok false where the form is not affine or has
- * more than eight names. */
+ * which values a buffer index takes. A let stands for its value where
+ * that is affine and reads no var, else for itself (a let never changes:
+ * `let h = bx % 2` makes `h * 256 + 256` minus `h * 256` 256), which
+ * `opaque` says; ok false where the form is not affine or has more than
+ * eight names. */
 typedef struct Affine {
     int n;
     const Sym *var[8];
     int64_t coef[8];
     int64_t c;
     bool ok;
+    bool opaque; /* a let stands for itself */
 } Affine;
 Affine affine_of(const Node *e);
 /* The values an index takes, where it is affine in loop variables with

@@ -207,6 +207,7 @@ static bool add_scaled(int64_t *to, int64_t x, int64_t scale) {
 
 void affine_add(Affine *r, const Affine *a, int64_t scale) {
     if (!a->ok || !add_scaled(&r->c, a->c, scale)) { r->ok = false; return; }
+    r->opaque |= a->opaque;
     for (int i = 0; i < a->n; i++) {
         int j = 0;
         while (j < r->n && r->var[j] != a->var[i]) j++;
@@ -222,15 +223,20 @@ void affine_add(Affine *r, const Affine *a, int64_t scale) {
 /* e as a sum of constant multiples of names plus a constant. A let stands
  * for its value (depth: how many lets deep), so `let ke = kb + 64` makes
  * ke - kb 64; not where the value reads a var, which may have changed
- * since the let. */
+ * since the let, or is not affine: there the let stands for itself. */
 static Affine affine_at(const Node *e, int depth) {
     Affine r = {.ok = true};
     if (e->is_const && !e->const_float) { r.c = e->cval.i; return r; }
     if (e->kind == N_NAME && e->sym) {
         const Sym *v = e->sym;
-        if (v->kind == SYM_LET && v->decl && v->decl->kind == N_LET && v->decl->u.decl.value && depth < 16)
-            return affine_at(v->decl->u.decl.value, depth + 1);
-        if (v->kind == SYM_VAR && depth > 0) { r.ok = false; return r; }
+        if (v->kind == SYM_LET && v->decl && v->decl->kind == N_LET && v->decl->u.decl.value && depth < 16) {
+            Affine x = affine_at(v->decl->u.decl.value, depth + 1);
+            if (x.ok) return x;
+            r.opaque = true;
+        } else if (v->kind == SYM_VAR && depth > 0) {
+            r.ok = false;
+            return r;
+        }
         r.n = 1; r.var[0] = v; r.coef[0] = 1;
         return r;
     }
@@ -331,7 +337,7 @@ static bool enumerated_range(const Sema *s, const Node *e, int64_t *lo, int64_t 
 bool index_range(const Sema *s, const Node *e, int64_t *lo, int64_t *hi) {
     const int64_t BIG = SEMA_INDEX_LIMIT;
     Affine a = affine_of(e);
-    if (!a.ok) return enumerated_range(s, e, lo, hi);
+    if (!a.ok || a.opaque) return enumerated_range(s, e, lo, hi);
     if (a.c <= -BIG || a.c >= BIG) return false;
     *lo = *hi = a.c;
     for (int i = 0; i < a.n; i++) {
