@@ -87,7 +87,8 @@ typedef struct Cg {
     const IrBuf *stage_buf[16];
     const char *stage_expr[16];
     int nstage;
-    /* Inside a parallel loop over a driver: the loop, the register variable. */
+    /* Inside a parallel loop: the loop (each iteration one thread's, or
+     * its owner's: below); over a driver also the register variable. */
     const IrStmt *par;
     const IrBuf *driver;
     const char *reg;
@@ -401,7 +402,6 @@ bool cg_hopper_half_copy(const IrKernel *k, const IrStmt *c);
  * whether it promotes (fp8: sums of CG_WGMMA_PROMOTE_K products added in
  * f32). */
 int64_t cg_wgmma_k(const IrStmt *gm);
-const char *cg_wgmma_type(Dtype t);
 int64_t cg_wgmma_n(const IrStmt *gm, bool half);
 bool cg_wgmma_int(const IrStmt *gm);
 bool cg_wgmma_promotes(const IrStmt *gm);

@@ -64,8 +64,8 @@ typedef struct Lg {
     const IrBuf *stage_buf[LG_MAX_STAGE];
     LgVal stage_val[LG_MAX_STAGE];
     int nstage;
-    /* inside a parallel loop over a driver: the loop, the driver, the
-     * register (a constant), and the owner condition (NULL: all own) */
+    /* inside a parallel loop: the loop; over a driver also the driver,
+     * the register (a constant), and the owner condition (NULL: all own) */
     const IrStmt *par;
     const IrBuf *driver;
     int64_t reg;

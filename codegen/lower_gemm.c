@@ -250,9 +250,7 @@ const char *cg_gemm_plan(const IrKernel *k, const IrStmt *s, bool *tensor_cores)
         return arena_printf(a, "gemm: the accumulator C is a part of the fragment '%s'; it takes a whole fragment",
                             C->sym->name->s);
     if (C->layout.kind != LAYOUT_ACC) return arena_printf(a, "gemm accumulator '%s' has no accumulator layout", C->sym->name->s);
-    int64_t K = gemm_k(s);
-    bool tc = gemm_mma_ok(k->arch, A->dtype, B->dtype, C->dtype, K, B->shape[1], C->layout.wtm, C->layout.wtn) &&
-              (A->scope == SCOPE_FRAGMENT || A->shape[1] * dtype_bytes(A->dtype) % 16 == 0);
+    bool tc = !gemm_stmt_mma_why_not(k->arch, s);
     if (A->scope == SCOPE_FRAGMENT &&
         (!tc || dtype_bytes(A->dtype) != 2 || A->layout.kind != LAYOUT_ACC || A->layout.wn != 1))
         return arena_printf(a, "gemm with A in registers ('%s') needs f16/bf16 tensor-core shapes", A->sym->name->s);

@@ -119,17 +119,6 @@ static bool a_in_registers(const IrStmt *gm) { return gm->a.buf->scope == SCOPE_
  * whatever the dtype. */
 int64_t cg_wgmma_k(const IrStmt *gm) { return 32 / dtype_bytes(gm->a.buf->dtype); }
 
-const char *cg_wgmma_type(Dtype t) {
-    switch (t) {
-    case DT_BF16: return "bf16";
-    case DT_F8E4M3: return "e4m3";
-    case DT_F8E5M2: return "e5m2";
-    case DT_I8: return "s8";
-    case DT_U8: return "u8";
-    default: return "f16";
-    }
-}
-
 bool cg_wgmma_int(const IrStmt *gm) { return gm->c.buf->dtype == DT_I32; }
 
 /* The n of gemm gm's wgmmas: its accumulator's columns, half of them in
@@ -138,7 +127,7 @@ int64_t cg_wgmma_n(const IrStmt *gm, bool half) { return gm->c.buf->shape[1] / (
 
 static const char *wgmma_name(Arena *a, const IrStmt *gm, int64_t n) {
     return arena_printf(a, "tl_wgmma_m64n%lldk%lld_%s_%s%s%s", (long long)n, (long long)cg_wgmma_k(gm),
-                        cg_wgmma_type(gm->a.buf->dtype), a_in_registers(gm) ? "rs" : "ss", gm->trans_b ? "_kb" : "_nb",
+                        mma_ptx_type(gm->a.buf->dtype), a_in_registers(gm) ? "rs" : "ss", gm->trans_b ? "_kb" : "_nb",
                         gm->trans_a ? "_ma" : "");
 }
 
@@ -157,7 +146,7 @@ char *cg_wgmma_instr(Arena *ar, const IrStmt *gm, int64_t n) {
     int64_t regs = n / 2;
     bool rs = a_in_registers(gm), ints = cg_wgmma_int(gm), bytes = dtype_bytes(gm->a.buf->dtype) == 1;
     int64_t a = regs, b = regs + (rs ? 4 : 1);
-    const char *ty = cg_wgmma_type(gm->a.buf->dtype);
+    const char *ty = mma_ptx_type(gm->a.buf->dtype);
     char *out = NULL;
     size_t len = 0;
     FILE *o = open_memstream(&out, &len);

@@ -88,8 +88,7 @@ bool access_is_own(const IrStmt *p, const IrBuf *b, const Node *e) {
            layout_equal(&b->layout, &l);
 }
 
-/* The PTX name of an mma.sync operand type. */
-static const char *mma_operand_name(Dtype t) {
+const char *mma_ptx_type(Dtype t) {
     switch (t) {
     case DT_F16: return "f16";
     case DT_BF16: return "bf16";
@@ -106,7 +105,7 @@ static const char *mma_operand_name(Dtype t) {
  * m16n8k16 for f16/bf16 into f32, from sm_80; m16n8k32 for 8-bit integers
  * into s32, from sm_80, and for fp8 (e4m3, e5m2) into f32, from sm_89. */
 bool gemm_mma_form(int arch, Dtype a, Dtype b, Dtype c, MmaForm *f) {
-    const char *an = mma_operand_name(a), *bn = mma_operand_name(b);
+    const char *an = mma_ptx_type(a), *bn = mma_ptx_type(b);
     if (arch < 80 || !an || b != a) return false;
     bool half = (a == DT_F16 || a == DT_BF16) && c == DT_F32;
     bool ints = (a == DT_I8 || a == DT_U8) && c == DT_I32;
@@ -131,6 +130,15 @@ const char *gemm_mma_why_not(int arch, Dtype a, Dtype b, Dtype c, int64_t k, int
     if (b_row * dtype_bytes(b) % 16 != 0) return "B's rows are not whole 16-byte units";
     if (wtm % 16 != 0 || wtn % 8 != 0) return "a warp's share of the accumulator is not whole 16 x 8 blocks";
     return NULL;
+}
+
+const char *gemm_stmt_mma_why_not(int arch, const IrStmt *s) {
+    const IrBuf *A = s->a.buf, *B = s->b.buf, *C = s->c.buf;
+    const char *why = gemm_mma_why_not(arch, A->dtype, B->dtype, C->dtype, gemm_k(s), B->shape[1], C->layout.wtm,
+                                       C->layout.wtn);
+    if (!why && A->scope != SCOPE_FRAGMENT && A->shape[1] * dtype_bytes(A->dtype) % 16 != 0)
+        why = "A's rows are not whole 16-byte units";
+    return why;
 }
 
 bool gemm_mma_ok(int arch, Dtype a, Dtype b, Dtype c, int64_t k, int64_t b_row, int64_t wtm, int64_t wtn) {

@@ -106,6 +106,9 @@ bool int_eval(const IrKernel *k, const Node *e, const int64_t *at, bool lets, in
  * gemm accumulator under `policy`: the squarest warp tile that splits it
  * into multiples of 16 x 8; -1 when none does. */
 int acc_warp_rows(int64_t m, int64_t n, int warps, int policy);
+/* The PTX name of a tensor-core operand type (mma.sync and wgmma): f16,
+ * bf16, e4m3, e5m2, s8, u8; NULL for the others. */
+const char *mma_ptx_type(Dtype t);
 /* The mma.sync instruction a gemm of these dtypes takes on sm_<arch>
  * (f16/bf16 into f32, 8-bit integers into i32, fp8 into f32 from sm_89):
  * k per instruction and the PTX names of the operands' and accumulator's
@@ -123,6 +126,10 @@ bool gemm_mma_form(int arch, Dtype a, Dtype b, Dtype c, MmaForm *f);
 bool gemm_mma_ok(int arch, Dtype a, Dtype b, Dtype c, int64_t k, int64_t b_row, int64_t wtm, int64_t wtn);
 /* NULL where gemm_mma_ok, else why not (for the warning). */
 const char *gemm_mma_why_not(int arch, Dtype a, Dtype b, Dtype c, int64_t k, int64_t b_row, int64_t wtm, int64_t wtn);
+/* Why gemm s, its accumulator laid out, runs on multiply-adds, not
+ * mma.sync (gemm_mma_why_not, or A's rows in shared memory not whole
+ * 16-byte units for ldmatrix); NULL where the tensor cores take it. */
+const char *gemm_stmt_mma_why_not(int arch, const IrStmt *s);
 typedef enum ReducePath { REDUCE_PATH_ACC_ROWS, REDUCE_PATH_BLOCKED_ROWS, REDUCE_PATH_STAGED } ReducePath;
 ReducePath reduce_path(const IrStmt *s, int64_t threads);
 /* Whether s copies a whole fragment into one that other operations laid

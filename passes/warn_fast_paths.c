@@ -20,12 +20,8 @@ typedef struct Walk {
 
 static void warn_gemm(IrKernel *k, const IrStmt *s) {
     if (s->wgmma) return;
-    const IrBuf *A = s->a.buf, *B = s->b.buf, *C = s->c.buf;
-    if (C->layout.kind != LAYOUT_ACC) return; /* an error of its own, in code generation */
-    int64_t K = gemm_k(s);
-    const char *why = gemm_mma_why_not(k->arch, A->dtype, B->dtype, C->dtype, K, B->shape[1], C->layout.wtm, C->layout.wtn);
-    if (!why && A->scope != SCOPE_FRAGMENT && A->shape[1] * dtype_bytes(A->dtype) % 16 != 0)
-        why = "A's rows are not whole 16-byte units";
+    if (s->c.buf->layout.kind != LAYOUT_ACC) return; /* an error of its own, in code generation */
+    const char *why = gemm_stmt_mma_why_not(k->arch, s);
     if (why) diag_warning(k->c, s->loc, "this gemm runs on scalar multiply-adds, not the tensor cores: %s", why);
 }
 
@@ -39,7 +35,7 @@ static void walk(Walk *w, IrBlock *b) {
                 diag_warning(w->k->c, s->loc, "this copy in a pipelined loop loads in its own iteration, not %d ahead: %s",
                              w->loop->stages - 1, why);
         }
-        if (s->op == IR_COPY && s->pipeline && s->mech == COPY_SYNC && s->not_async && w->k->arch >= 80)
+        if (s->op == IR_COPY && s->pipeline && s->not_async && w->k->arch >= 80)
             diag_warning(w->k->c, s->loc, "this copy in a pipelined loop is issued ahead with plain loads, not cp.async: %s",
                          s->not_async);
         if (s->op == IR_GEMM) warn_gemm(w->k, s);

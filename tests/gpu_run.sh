@@ -178,10 +178,10 @@ for f in "$root"/examples/*.tile "$root"/tests/frontend/valid/*.tile; do
     # shellcheck disable=SC2046
     set -- $(sed -n 's#^// run-args: ##p' "$f" | head -1)
     for k in $(sed -n 's/^\(kernel\|pipeline\) \([A-Za-z_][A-Za-z0-9_]*\).*/\2/p' "$f"); do
-        tol="$(tolerance "$k") $*"
-        run "$f" "$k" $tol
+        every="$(tolerance "$k") $*"  # tolerances and run-args: every run of the kernel
+        run "$f" "$k" $every
         while read -r extra; do
-            [ -n "$extra" ] && run "$f" "$k" $tol $extra
+            [ -n "$extra" ] && run "$f" "$k" $every $extra
         done < <(ragged "$k" "$f")
     done
 done
