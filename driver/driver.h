@@ -63,8 +63,8 @@ typedef struct CmdLine {
     bool no_warnings, warnings_are_errors;  /* -w, -Werror */
 } CmdLine;
 
-/* The spill warning of kernel k compiled into bin (ptxas's count; none
- * on a cache hit, whose count is not known): EXIT_OK, or EXIT_SOURCE
+/* The spill warning of kernel k compiled into bin (ptxas's count, also
+ * on a cache hit; none where it is unknown): EXIT_OK, or EXIT_SOURCE
  * where -Werror made it an error. */
 static inline int warn_spills(Ctx *c, const KernelInfo *k, const LibBinary *bin, const char *arch) {
     if (bin->spill_bytes <= 0) return EXIT_OK;

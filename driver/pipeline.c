@@ -35,6 +35,7 @@ static void bind_stage(Ctx *c, const KernelInfo *p, Stage *s) {
     const PipelineStage *ps = s->ps;
     r->kernel = ps->kernel->s;
     r->nparams = s->k->params.len;
+    r->float_atomic = s->k->float_atomic;
     r->buffer = arena_alloc(&c->arena, sizeof(int) * (size_t)(r->nparams + 1));
     r->scalar = arena_alloc(&c->arena, sizeof(ScalarArg) * (size_t)(r->nparams + 1));
     LibArg *args = arena_alloc(&c->arena, sizeof(LibArg) * (size_t)(r->nparams + 1));

@@ -384,6 +384,11 @@ typedef struct KernelInfo {
     int64_t threads;
     PtrVec buffers;     /* Sym* of alloc_* buffers */
     bool has_reference;
+    /* The first atomic_add into a floating-point tensor, else NULL: the
+     * order the additions land in changes the last bits of the sums, so
+     * runs on the same inputs may differ (the profiler then checks them
+     * against the verification tolerance, not bitwise). */
+    const Node *float_atomic;
     /* A pipeline (LANGUAGE.md §8): its params, values and reference as a
      * kernel's, no body of its own but stages. */
     bool pipeline;

@@ -98,6 +98,8 @@ bool check_atomic(Sema *s, Node *call, bool stmt) {
     dst->sym = t;
     t->used = true;
     if (!s->dead) t->body_written = true;
+    if (!strcmp(op, "atomic_add") && dtype_is_float(t->dtype) && !s->dead && !s->k->float_atomic)
+        s->k->float_atomic = call;
     call->dtype = t->dtype;
     return true;
 }

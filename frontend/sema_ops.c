@@ -635,6 +635,7 @@ static void check_atomic_add(Sema *s, Node *call, Node **arg) {
                    "bf16, f32 and f64 tensors", dtype_name(dt), dst.sym->name->s);
         return;
     }
+    if (dtype_is_float(dt) && !s->dead && !s->k->float_atomic) s->k->float_atomic = call;
     Node *src = arg[1];
     Sym *ssym = src->kind == N_NAME ? sym_lookup(src->u.name) : NULL;
     bool tile_src = is_buffer_sym(ssym) || (src->kind == N_INDEX && !s->in_parallel);

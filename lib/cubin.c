@@ -51,6 +51,30 @@ static void cubin_key(const CgKernel *ck, const LibBuild *b, char key[HASH_KEY_S
     hash_key(key, parts, 8);
 }
 
+/* ptxas's register and spill counts are known only when it runs: they
+ * are kept beside the cubin (KEY.info), so that a cache hit still
+ * reports them. */
+static void cache_resources(const RtCache *cache, const char *key, int registers, int spill_bytes) {
+    char text[64];
+    int n = snprintf(text, sizeof text, "%d %d\n", registers, spill_bytes);
+    rt_cache_put_ext(cache, key, "info", text, (size_t)n);
+}
+
+/* Leaves bin's counts at -1 (unknown) when the entry is missing or damaged. */
+static void cached_resources(const RtCache *cache, const char *key, LibBinary *bin) {
+    void *data;
+    size_t size;
+    if (!rt_cache_get_ext(cache, key, "info", &data, &size)) return;
+    char text[64] = "";
+    memcpy(text, data, size < sizeof text - 1 ? size : sizeof text - 1);
+    free(data);
+    int registers, spills;
+    if (sscanf(text, "%d %d", &registers, &spills) == 2 && registers >= 0 && spills >= 0) {
+        bin->registers = registers;
+        bin->spill_bytes = spills;
+    }
+}
+
 int lib_obtain_cubin(Ctx *c, const CgKernel *ck, const LibBuild *b, LibBinary *bin) {
     memset(bin, 0, sizeof *bin);
     bin->registers = bin->spill_bytes = -1;
@@ -62,6 +86,7 @@ int lib_obtain_cubin(Ctx *c, const CgKernel *ck, const LibBuild *b, LibBinary *b
         cubin_key(ck, b, key);
         if (rt_cache_get(&cache, key, &bin->cubin, &bin->size)) {
             bin->cache_hit = true;
+            cached_resources(&cache, key, bin);
             if (b->verbose) fprintf(b->err, "tilec: cache hit for %s (%s/%s.cubin)\n", ck->name, cache.dir, key);
             return LIB_OK;
         }
@@ -84,6 +109,7 @@ int lib_obtain_cubin(Ctx *c, const CgKernel *ck, const LibBuild *b, LibBinary *b
                 (long long)ck->smem_bytes, llvm ? arena_printf(&c->arena, "PTX assembled by %s", rt_ptx_assembler()) : "compiled by NVRTC", res.seconds);
     if (b->verbose && res.perf_warning[0]) fprintf(b->err, "tilec: ptxas: %s\n", res.perf_warning);
     rt_cache_put(&cache, key, res.cubin, res.cubin_size);
+    if (cache.enabled) cache_resources(&cache, key, res.registers, res.spill_store_bytes);
     bin->cubin = res.cubin;
     bin->size = res.cubin_size;
     res.cubin = NULL;

@@ -123,7 +123,7 @@ typedef struct LibBinary {
     size_t size;
     bool cache_hit;
     double compile_s;
-    int registers, spill_bytes;   /* from ptxas; -1 on a cache hit */
+    int registers, spill_bytes;   /* from ptxas (kept in the cache beside the cubin); -1 when unknown */
 } LibBinary;
 /* LIB_OK, or LIB_CUDA after an NVRTC failure (said on b->err). */
 int lib_obtain_cubin(Ctx *c, const CgKernel *ck, const LibBuild *b, LibBinary *bin);

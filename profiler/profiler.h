@@ -231,6 +231,18 @@ int prof_session_open(Session *s, KernelInfo *k, const char *kernel_name, const 
 int prof_session_reset(Session *s);
 /* reset, one launch, results back, verification (verified: a reference existed). */
 int prof_session_verify(Session *s, const RunOptions *o, VerifyResult *res, bool *verified);
+/* Runs whose outputs differ by design (KernelInfo.float_atomic): `runs`
+ * more runs from the same inputs, each one's outputs compared element by
+ * element with the verified run's (s->got) within the verification
+ * tolerance (o's, else each output dtype's default). *within: every run
+ * agreed; *max_diff: the largest difference seen. 0, or 4 (said). */
+/* Whether the out/inout tensors of a and b (their storage, for the
+ * tensors in) agree element by element within o's tolerance (else each
+ * dtype's default): |a - b| <= atol + rtol * |a|, NaN matching NaN.
+ * *max_diff grows to the largest difference seen. */
+bool prof_outputs_within(const HostTensor *in, const HostTensor *a, const HostTensor *b, int n, const RunOptions *o,
+                         double *max_diff);
+int prof_session_consistency_within(Session *s, const RunOptions *o, int runs, bool *within, double *max_diff);
 void prof_session_close(Session *s);
 /* `--run`: open, verify, print, close. */
 int prof_run(KernelInfo *k, const char *kernel_name, const void *cubin, size_t cubin_size, const LaunchSpec *launch,
@@ -333,6 +345,11 @@ typedef struct Profile {
     VerifyResult verify;
     bool verified;            /* a reference existed and was checked */
     bool consistent; int consistency_runs;
+    /* The runs differ bitwise by design (KernelInfo.float_atomic) and were
+     * compared within the verification tolerance instead: consistent then
+     * says they agreed; consistency_max_diff is the largest difference. */
+    bool consistency_tolerant;
+    double consistency_max_diff;
     BenchResult bench;
     DeviceInfo device;
     Resources res;
@@ -475,7 +492,7 @@ typedef struct ProfileTarget {
     LaunchSpec launch;
     bool cache_hit;
     double compile_s;
-    int spill_bytes;          /* from ptxas; -1 when unknown (cache hit) */
+    int spill_bytes;          /* from ptxas; -1 when unknown (a cache entry without them) */
 } ProfileTarget;
 
 /* The files o asks for (--json, --report, --trace, --roofline) of
@@ -500,6 +517,7 @@ typedef struct StageRun {
                                  scratch buffers), -1 for a scalar */
     ScalarArg *scalar;        /* per parameter: a scalar's value */
     Derived work;             /* flops and bytes, with their models (prof_derive_work of the stage kernel) */
+    const Node *float_atomic; /* the stage kernel's (KernelInfo.float_atomic) */
 } StageRun;
 
 /* `--run` of pipeline p (KernelInfo.pipeline): its inputs generated, its

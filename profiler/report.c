@@ -186,7 +186,11 @@ static void term_correctness(const Term *t, const Profile *p) {
     } else {
         row(t, "verify", "%snot verified%s: the kernel has no reference", c_on(t, "\x1b[33m"), c_off(t));
     }
-    if (p->consistency_runs > 0)
+    if (p->consistency_runs > 0 && p->consistency_tolerant)
+        row(t, "consistent", "%s%s%s over %d runs compared within the verification tolerance (float atomics make "
+            "bitwise equality impossible; largest difference %.3g)", c_on(t, p->consistent ? "\x1b[32m" : "\x1b[31m"),
+            p->consistent ? "yes" : "NO", c_off(t), p->consistency_runs, p->consistency_max_diff);
+    else if (p->consistency_runs > 0)
         row(t, "consistent", "%s%s%s over %d runs compared bitwise", c_on(t, p->consistent ? "\x1b[32m" : "\x1b[31m"),
             p->consistent ? "yes" : "NO", c_off(t), p->consistency_runs);
     else
@@ -217,7 +221,7 @@ static void term_timings(const Term *t, const Profile *p) {
         row(t, "SM clock", "%.0f MHz median (max %.0f), %d throttled sample%s", b->sm_clock_mhz,
             p->device.sm_clock_mhz, b->throttled_samples, b->throttled_samples == 1 ? "" : "s");
     else
-        row(t, "SM clock", "not measured");
+        row(t, "SM clock", "unknown (not measured)");
     if (prof_bench_part_at_full_clock(b))
         row(t, "full clock", "%d of %d samples at %.0f MHz or within 5%%: median %s ms", b->full_clock_samples,
             b->samples, b->full_clock_mhz, num(b1, "%.4g", b->full_clock_median_ms));
@@ -245,15 +249,18 @@ static void term_resources(const Term *t, const Profile *p) {
     if (p->nstages) return; /* a pipeline's stages each have their own (--emit-sass, their --profile) */
     heading(t, "Resources");
     if (!res_known(p)) {
-        row(t, "registers", "not known");
+        row(t, "registers", "unknown");
         return;
     }
-    row(t, "registers", "%d per thread, %d bytes spilled%s", r->registers, r->spill_bytes,
-        r->local_bytes > 0 ? "" : "");
+    if (r->spill_bytes >= 0) row(t, "registers", "%d per thread, %d bytes spilled", r->registers, r->spill_bytes);
+    else row(t, "registers", "%d per thread, spills unknown (ptxas's counts are not in the cache entry)", r->registers);
     if (r->local_bytes > 0) row(t, "local", "%d bytes per thread", r->local_bytes);
     row(t, "shared mem", "%d static + %lld dynamic bytes per block", r->static_smem, r->dynamic_smem);
-    row(t, "occupancy", "%s%% (%d block%s/SM), %s waves over %d SMs", num(b1, "%.0f", 100 * r->occupancy),
-        r->blocks_per_sm, r->blocks_per_sm == 1 ? "" : "s", num(b2, "%.2f", r->waves), p->device.sms);
+    if (r->blocks_per_sm > 0)
+        row(t, "occupancy", "%s%% (%d block%s/SM), %s waves over %d SMs", num(b1, "%.0f", 100 * r->occupancy),
+            r->blocks_per_sm, r->blocks_per_sm == 1 ? "" : "s", num(b2, "%.2f", r->waves), p->device.sms);
+    else
+        row(t, "occupancy", "unknown (the driver's occupancy query failed)");
 }
 
 /* The Throughput section: work, bytes and the rates against the peaks. */
@@ -361,7 +368,8 @@ static void write_json(FILE *f, const Profile *p) {
     if (res_known(p)) {
         jintk(&j, "registers", r->registers);
         jintk(&j, "shared_bytes", (long long)r->static_smem + r->dynamic_smem);
-        jintk(&j, "spill_bytes", r->spill_bytes);
+        if (r->spill_bytes >= 0) jintk(&j, "spill_bytes", r->spill_bytes);
+        else jnullk(&j, "spill_bytes");
         jposk(&j, "occupancy", r->occupancy);
     } else {
         jnullk(&j, "registers");
@@ -393,6 +401,9 @@ static void write_json(FILE *f, const Profile *p) {
     if (p->consistency_runs > 0) jboolk(&j, "passed", p->consistent);
     else jnullk(&j, "passed");
     jintk(&j, "runs", p->consistency_runs);
+    /* false: compared within the verification tolerance (float atomics) */
+    if (p->consistency_runs > 0) jboolk(&j, "bitwise", !p->consistency_tolerant);
+    else jnullk(&j, "bitwise");
     jclose(&j);
 
     jopen(&j, "bench");
@@ -531,8 +542,13 @@ static void md_correctness(FILE *f, const Profile *p) {
         mdrow(f, "verify", "not verified: no reference");
     }
     if (p->consistency_runs > 0) {
-        snprintf(v, sizeof v, "%s over %d runs", p->consistent ? "bitwise identical" : "INCONSISTENT",
-                 p->consistency_runs);
+        if (p->consistency_tolerant)
+            snprintf(v, sizeof v, "%s over %d runs (within the verification tolerance: float atomics; largest "
+                     "difference %.3g)", p->consistent ? "agree" : "INCONSISTENT", p->consistency_runs,
+                     p->consistency_max_diff);
+        else
+            snprintf(v, sizeof v, "%s over %d runs", p->consistent ? "bitwise identical" : "INCONSISTENT",
+                     p->consistency_runs);
         mdrow(f, "consistent", v);
     } else {
         mdrow(f, "consistent", "not checked");
@@ -597,7 +613,7 @@ static void md_timings(FILE *f, const Profile *p) {
     if (b->sm_clock_mhz > 0)
         snprintf(v, sizeof v, "%.0f MHz median, %d throttled samples", b->sm_clock_mhz, b->throttled_samples);
     else
-        snprintf(v, sizeof v, "not measured");
+        snprintf(v, sizeof v, "unknown (not measured)");
     mdrow(f, "SM clock", v);
     if (prof_bench_part_at_full_clock(b)) {
         snprintf(v, sizeof v, "%s (%d of %d samples at %.0f MHz or within 5%%)",
@@ -612,19 +628,23 @@ static void md_resources(FILE *f, const Profile *p) {
     const Resources *r = &p->res;
     fputs("\n### Resources\n| Metric | Value |\n|---|---|\n", f);
     if (!res_known(p)) {
-        mdrow(f, "registers per thread", "not known");
+        mdrow(f, "registers per thread", "unknown");
         return;
     }
     snprintf(v, sizeof v, "%d", r->registers);
     mdrow(f, "registers per thread", v);
-    snprintf(v, sizeof v, "%d", r->spill_bytes);
+    if (r->spill_bytes >= 0) snprintf(v, sizeof v, "%d", r->spill_bytes);
+    else snprintf(v, sizeof v, "unknown");
     mdrow(f, "spill bytes per thread", v);
     snprintf(v, sizeof v, "%d static + %lld dynamic", r->static_smem, r->dynamic_smem);
     mdrow(f, "shared memory per block (bytes)", v);
-    snprintf(v, sizeof v, "%s%% (%d block%s/SM)", num(b1, "%.0f", 100 * r->occupancy), r->blocks_per_sm,
-             r->blocks_per_sm == 1 ? "" : "s");
+    if (r->blocks_per_sm > 0)
+        snprintf(v, sizeof v, "%s%% (%d block%s/SM)", num(b1, "%.0f", 100 * r->occupancy), r->blocks_per_sm,
+                 r->blocks_per_sm == 1 ? "" : "s");
+    else
+        snprintf(v, sizeof v, "unknown");
     mdrow(f, "occupancy", v);
-    mdrow(f, "waves", num(b1, "%.2f", r->waves));
+    mdrow(f, "waves", r->blocks_per_sm > 0 ? num(b1, "%.2f", r->waves) : "unknown");
 }
 
 /* The Throughput table: FLOPs and bytes with their models, the rates against the peaks. */

@@ -126,6 +126,62 @@ int prof_session_verify(Session *s, const RunOptions *o, VerifyResult *res, bool
     return prof_check_outputs(s->k, s->in, s->got, s->n, o, res, verified);
 }
 
+/* Whether a and b (n elements of dtype t in device format) agree within
+ * atol + rtol * |a| everywhere (NaN matching NaN); *max_diff grows to the
+ * largest difference seen. */
+static bool storages_within(Dtype t, const void *a, const void *b, int64_t n, double rtol, double atol, double *max_diff) {
+    enum { CHUNK = 4096 };
+    double x[CHUNK], y[CHUNK];
+    size_t esize = (size_t)dtype_bytes(t);
+    bool within = true;
+    for (int64_t i = 0; i < n; i += CHUNK) {
+        int64_t m = n - i < CHUNK ? n - i : CHUNK;
+        prof_from_storage(t, (const char *)a + i * esize, x, m);
+        prof_from_storage(t, (const char *)b + i * esize, y, m);
+        for (int64_t e = 0; e < m; e++) {
+            if (x[e] == y[e] || (isnan(x[e]) && isnan(y[e]))) continue;
+            double d = fabs(x[e] - y[e]);
+            if (!(d <= atol + rtol * fabs(x[e]))) within = false;
+            if (!(d <= *max_diff)) *max_diff = isnan(d) ? INFINITY : d;
+        }
+    }
+    return within;
+}
+
+bool prof_outputs_within(const HostTensor *in, const HostTensor *a, const HostTensor *b, int n, const RunOptions *o,
+                         double *max_diff) {
+    bool within = true;
+    for (int t = 0; t < n; t++) {
+        const HostTensor *h = &in[t];
+        if (h->sym->mode == MODE_IN || !a[t].storage || !b[t].storage) continue;
+        double rtol = o->rtol >= 0 ? o->rtol : prof_default_rtol(h->dtype);
+        double atol = o->atol >= 0 ? o->atol : prof_default_atol(h->dtype);
+        within &= storages_within(h->dtype, a[t].storage, b[t].storage, h->elems, rtol, atol, max_diff);
+    }
+    return within;
+}
+
+int prof_session_consistency_within(Session *s, const RunOptions *o, int runs, bool *within, double *max_diff) {
+    char err[256];
+    *within = true;
+    *max_diff = 0;
+    HostTensor *now = xcalloc((size_t)s->n, sizeof *now);
+    int rc = 0;
+    for (int r = 0; r < runs && rc == 0; r++) {
+        if ((rc = prof_session_reset(s))) break;
+        if (!rt_launch(&s->fn, s->grid, s->block, s->smem, s->params, NULL, err) || !rt_synchronize(err) ||
+            !prof_outputs_to_host(s->in, now, s->dev, s->n, err)) {
+            fprintf(stderr, "tilec: %s\n", err);
+            rc = 4;
+            break;
+        }
+        *within &= prof_outputs_within(s->in, s->got, now, s->n, o, max_diff);
+    }
+    for (int t = 0; t < s->n; t++) free(now[t].storage);
+    free(now);
+    return rc;
+}
+
 void prof_session_close(Session *s) {
     for (int t = 0; s->dev && t < s->n; t++) rt_free(s->dev[t]);
     for (int t = 0; s->got && t < s->n; t++) free(s->got[t].storage);

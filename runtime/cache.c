@@ -61,16 +61,24 @@ bool rt_cache_init(RtCache *c, const char *cli_dir, bool disabled, char warn[256
     return true;
 }
 
-static void entry_path(const RtCache *c, const char *key, char *out, size_t n) {
-    snprintf(out, n, "%s/%s.cubin", c->dir, key);
+static void entry_path(const RtCache *c, const char *key, const char *ext, char *out, size_t n) {
+    snprintf(out, n, "%s/%s.%s", c->dir, key, ext);
 }
 
 bool rt_cache_get(const RtCache *c, const char *key, void **data, size_t *size) {
+    return rt_cache_get_ext(c, key, "cubin", data, size);
+}
+
+void rt_cache_put(const RtCache *c, const char *key, const void *data, size_t size) {
+    rt_cache_put_ext(c, key, "cubin", data, size);
+}
+
+bool rt_cache_get_ext(const RtCache *c, const char *key, const char *ext, void **data, size_t *size) {
     *data = NULL;
     *size = 0;
     if (!c->enabled) return false;
     char path[4200];
-    entry_path(c, key, path, sizeof path);
+    entry_path(c, key, ext, path, sizeof path);
     FILE *f = fopen(path, "rb");
     if (!f) return false;
     unsigned char head[HEAD_BYTES], digest[HASH_DIGEST_BYTES];
@@ -115,10 +123,10 @@ static void write_entry(FILE *f, const void *arg) {
 
 /* Private (0600) like the directory; a failed write leaves no entry, and
  * the next compile simply misses. */
-void rt_cache_put(const RtCache *c, const char *key, const void *data, size_t size) {
+void rt_cache_put_ext(const RtCache *c, const char *key, const char *ext, const void *data, size_t size) {
     if (!c->enabled) return;
     char path[4200];
-    entry_path(c, key, path, sizeof path);
+    entry_path(c, key, ext, path, sizeof path);
     Entry e = {data, size};
     file_write_atomic_fn(path, 0600, write_entry, &e);
 }

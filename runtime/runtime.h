@@ -220,5 +220,9 @@ bool rt_cache_init(RtCache *c, const char *cli_dir, bool disabled, char warn[256
 bool rt_cache_get(const RtCache *c, const char *key, void **data, size_t *size);
 /* Stores atomically; failures only mean the next run compiles again. */
 void rt_cache_put(const RtCache *c, const char *key, const void *data, size_t size);
+/* The same for entries that are not cubins, named KEY.EXT ("info", ...):
+ * what a compile learnt besides its binary. */
+bool rt_cache_get_ext(const RtCache *c, const char *key, const char *ext, void **data, size_t *size);
+void rt_cache_put_ext(const RtCache *c, const char *key, const char *ext, const void *data, size_t size);
 
 #endif
