@@ -8,7 +8,7 @@
 #include "profiler.h"
 #include "runtime.h"
 
-enum { EXIT_OK = 0, EXIT_SOURCE = 1, EXIT_USAGE = 2, EXIT_VERIFY = 3, EXIT_CUDA = 4 };
+enum { EXIT_OK = 0, EXIT_SOURCE = 1, EXIT_USAGE = 2, EXIT_VERIFY = 3, EXIT_CUDA = 4, EXIT_SLOWER = 5 };
 
 extern bool verbose;
 

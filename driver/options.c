@@ -48,6 +48,10 @@ static const char usage[] =
     "  --bench-backend event|graph, --max-noise PCT, --max-time S\n"
     "                       how samples are taken and when sampling stops (0.5%, 2 s)\n"
     "  --compare cublas     also time cuBLAS on the same problem (matmul-shaped references)\n"
+    "  --baseline FILE.json compare with a saved --json of an earlier run: a Metric |\n"
+    "                       Previous | Current | Change table and a verdict (faster, slower,\n"
+    "                       same or noisy, from both runs' samples)\n"
+    "  --fail-if-slower PCT with --baseline: exit 5 when slower by more than PCT percent\n"
     "  --ncu                also run once under Nsight Compute (where present) for its counters\n"
     "  --json FILE, --report FILE, --trace FILE, --roofline FILE.svg\n"
     "                       schema-1 JSON, markdown report, Chrome trace, roofline plot\n"
@@ -74,7 +78,8 @@ static const char usage[] =
     "                               and their tiles come last (auto)\n"
     "\n"
     "Exit codes: 0 success, 1 the source has errors, 2 bad command line,\n"
-    "3 verification failed, 4 CUDA, driver or NVRTC failure.\n";
+    "3 verification failed, 4 CUDA, driver or NVRTC failure, 5 slower than the\n"
+    "--baseline by more than --fail-if-slower.\n";
 
 bool verbose;
 
@@ -277,6 +282,16 @@ static int opt_compare(CmdLine *cl, const char *v) {
     return CONTINUE;
 }
 
+static int opt_baseline(CmdLine *cl, const char *v) { return cl->opts.profile.baseline = v, CONTINUE; }
+
+static int opt_fail_if_slower(CmdLine *cl, const char *v) {
+    char *end;
+    double x = strtod(v, &end);
+    if (!*v || *end || !(x >= 0) || x > 1000) return usage_error("--fail-if-slower: '%s' is not a percentage >= 0", v);
+    cl->opts.profile.fail_if_slower = x;
+    return CONTINUE;
+}
+
 static int opt_ncu(CmdLine *cl, const char *v) {
     (void)v;
     cl->opts.ncu = true;
@@ -396,6 +411,8 @@ static const OptionSpec options[] = {
     {"--max-noise", NULL, true, "a percentage", true, opt_max_noise},
     {"--max-time", NULL, true, "seconds", true, opt_max_time},
     {"--compare", NULL, true, "cublas", true, opt_compare},
+    {"--baseline", NULL, true, "a --json file", true, opt_baseline},
+    {"--fail-if-slower", NULL, true, "a percentage", true, opt_fail_if_slower},
     {"--ncu", NULL, false, NULL, true, opt_ncu},
     {"--json", NULL, true, "a file", true, opt_json},
     {"--trace", NULL, true, "a file", true, opt_trace},
@@ -432,7 +449,7 @@ void cmdline_init(CmdLine *cl, int argc, char **argv) {
     memset(cl, 0, sizeof *cl);
     cl->act = ACT_CHECK;
     cl->opts = (Options){.run = {.supply = SUPPLY_NORMAL, .rtol = -1, .atol = -1, .max_full = 1 << 24},
-                         .profile = {.bench = prof_bench_defaults(), .consistency = 10},
+                         .profile = {.bench = prof_bench_defaults(), .consistency = 10, .fail_if_slower = -1},
                          .plan = plan_defaults(),
                          .argc = argc,
                          .argv = argv};
@@ -460,6 +477,10 @@ int cmdline_parse(CmdLine *cl, int argc, char **argv) {
         if (rc != CONTINUE) return rc;
     }
     if (!cl->file) return usage_error("%s", "no input file");
+    if (cl->opts.profile.fail_if_slower >= 0 && !cl->opts.profile.baseline)
+        return usage_error("%s compares with a --baseline FILE.json; give one", "--fail-if-slower");
+    if (cl->opts.profile.baseline && cl->act != ACT_PROFILE)
+        return usage_error("%s compares a --profile run with an earlier one; add --profile", "--baseline");
     if (cl->act == ACT_CUBIN && !cl->out_path) return usage_error("%s needs -o FILE", "--emit-cubin");
     if (cl->act == ACT_LLVM && cl->opts.backend != CG_LLVM)
         return usage_error("%s prints the llvm backend's module, not --backend nvrtc's", "--emit-llvm");

@@ -316,8 +316,12 @@ int prof_pipeline_profile(KernelInfo *p, StageRun *stages, int n, const ProfileT
     pr.stages = sp;
     pr.nstages = n;
     diagnose(&pr, sp, n);
+    Baseline base;
+    int baseline_rc = prof_apply_baseline(&pr, o, &base);
     prof_report_terminal(stdout, &pr);
     rc = prof_write_outputs(&pr, o);
+    if (rc == 0) rc = baseline_rc;
+    prof_baseline_free(&base);
     goto done;
 cuda_failed:
     fprintf(stderr, "tilec: %s\n", err);

@@ -120,8 +120,12 @@ int prof_profile(KernelInfo *k, const ProfileTarget *t, const RtDevice *dev, con
     if (o->compare && !prof_compare_cublas(k, &s, dev->l2_bytes, &o->bench, p.bench.median_ms, &p.compare, err))
         fprintf(stderr, "tilec: --compare cublas: %s\n", err);
     prof_diagnose(&p);
+    Baseline base;
+    int baseline_rc = prof_apply_baseline(&p, o, &base);
     prof_report_terminal(stdout, &p);
     rc = prof_write_outputs(&p, o);
+    if (rc == 0) rc = baseline_rc;
+    prof_baseline_free(&base);
     prof_bench_free(&p.bench);
 done:
     prof_session_close(&s);

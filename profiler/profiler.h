@@ -318,6 +318,16 @@ typedef struct Resources {
     int block_threads;
 } Resources;
 
+/* The verdict on a duration against an earlier run's (baseline.c). */
+typedef enum Verdict { VERDICT_SAME, VERDICT_FASTER, VERDICT_SLOWER, VERDICT_NOISY } Verdict;
+typedef struct TimeChange {
+    Verdict verdict;
+    double change;            /* current / previous median - 1 */
+    double threshold;         /* the relative change the noise explains */
+    double p_value;           /* the rank test's (NAN without both runs' samples) */
+} TimeChange;
+enum { MAX_BASELINE_STAGES = 64 };
+
 typedef struct CompareResult {
     bool present;
     const char *name;         /* "cublas" */
@@ -358,6 +368,9 @@ typedef struct Profile {
     const char *opportunities[3];
     int n_opportunities;
     const char *root_cause;   /* two sentences */
+    const struct Baseline *baseline;  /* --baseline: the earlier run (NULL: none) */
+    TimeChange vs_baseline;           /* this run's duration against it */
+    TimeChange stage_vs_baseline[MAX_BASELINE_STAGES];
 } Profile;
 
 /* ---- bench.c ---- */
@@ -482,6 +495,8 @@ typedef struct ProfileOptions {
     int consistency;          /* runs compared bitwise (0 or 1: skip) */
     const char *json, *report, *trace, *roofline;  /* output files, or NULL */
     const char *compare;      /* "cublas", or NULL */
+    const char *baseline;     /* --baseline FILE.json, or NULL */
+    double fail_if_slower;    /* --fail-if-slower PCT (< 0: not given) */
 } ProfileOptions;
 
 /* The compiled kernel being profiled. */
@@ -501,6 +516,52 @@ int prof_write_outputs(const Profile *p, const ProfileOptions *o);
 /* Verify, consistency, benchmark, report; returns the exit code (0; 2 an
  * output file could not be written; 3 mismatch or inconsistent; 4 CUDA). */
 int prof_profile(KernelInfo *k, const ProfileTarget *t, const RtDevice *dev, const ProfileOptions *o);
+
+/* ---- baseline.c: --baseline ---- */
+
+/* One run's durations: the median, the relative standard deviation and
+ * the samples (NULL when the file has none). */
+typedef struct TimingSet {
+    double median_ms, rel_stddev;
+    const double *samples;
+    int n;
+} TimingSet;
+
+/* A saved --json profile (schema 1, or 2 with its stages), as read back.
+ * Unknown numbers are NAN. */
+typedef struct Baseline {
+    const char *path;
+    JsonValue *root;          /* owns the strings below */
+    int schema;
+    const char *kernel, *device;
+    TimingSet time;
+    double sm_clock_mhz, tflops, gbps, registers, spill_bytes, occupancy;
+    int nstages;
+    struct { const char *kernel; TimingSet time; } *stages;
+} Baseline;
+
+const char *prof_verdict_name(Verdict v); /* "same", "faster", "slower", "noisy" */
+/* The two-sided p-value of the Mann-Whitney rank test (normal
+ * approximation, ties averaged) that a and b come from one distribution;
+ * NAN with fewer than 2 samples in either. */
+double prof_rank_test(const double *a, int na, const double *b, int nb);
+/* cur against prev: the change of the median; "faster"/"slower" when it
+ * exceeds both runs' relative standard deviations and 1 % and, where both
+ * have samples, the rank test tells them apart (p < 0.01); else "same",
+ * or "noisy" when either run's deviation exceeds 5 % (a change that size
+ * could hide in it). */
+TimeChange prof_compare_times(const TimingSet *prev, const TimingSet *cur);
+/* Reads a --json file; false with one sentence in err (unreadable, not
+ * whole JSON, not a tilec profile, never timed). */
+bool prof_baseline_load(const char *path, Baseline *b, char err[256]);
+void prof_baseline_free(Baseline *b);
+/* o->baseline against profile p (timed, its device known): loads it into
+ * *b (freed by the caller with prof_baseline_free), refuses another kernel,
+ * schema, device or stage count, and sets p->baseline, p->vs_baseline and
+ * the stages' verdicts. Returns 0; 2 when the file was refused (said on
+ * stderr; p has no baseline); 5 when the verdict is slower by more than
+ * o->fail_if_slower percent (said on stderr). */
+int prof_apply_baseline(Profile *p, const ProfileOptions *o, Baseline *b);
 
 /* ---- pipeline.c: a pipeline's stages on the GPU ---- */
 

@@ -292,10 +292,100 @@ static void term_diagnosis(const Term *t, const Profile *p) {
     for (int i = 0; i < p->n_opportunities && i < 3; i++) fprintf(t->o, "  %d. %s\n", i + 1, p->opportunities[i]);
 }
 
+
+/* ---- the comparison with --baseline, shared by the terminal and markdown ---- */
+
+typedef struct BaseRow {
+    char metric[64], prev[48], cur[48], change[64];
+} BaseRow;
+enum { MAX_BASE_ROWS = 12 + MAX_BASELINE_STAGES };
+
+/* "unknown" for what was not measured (NAN, or below zero for counts). */
+static const char *known_or(char buf[48], const char *fmt, double v) {
+    if (!known(v) || v < 0) return "unknown";
+    snprintf(buf, 48, fmt, v);
+    return buf;
+}
+
+static void base_row(BaseRow *r, const char *metric, const char *fmt, double prev, double cur, bool relative) {
+    snprintf(r->metric, sizeof r->metric, "%s", metric);
+    snprintf(r->prev, sizeof r->prev, "%s", known_or(r->prev, fmt, prev));
+    snprintf(r->cur, sizeof r->cur, "%s", known_or(r->cur, fmt, cur));
+    if (!known(prev) || !known(cur) || prev < 0 || cur < 0 || (relative && prev == 0)) snprintf(r->change, sizeof r->change, "n/a");
+    else if (relative) snprintf(r->change, sizeof r->change, "%+.1f%%", 100 * (cur / prev - 1));
+    else snprintf(r->change, sizeof r->change, "%+g", cur - prev);
+}
+
+/* The Metric | Previous | Current | Change rows of p against its baseline. */
+static int baseline_rows(const Profile *p, BaseRow *rows) {
+    const Baseline *b = p->baseline;
+    const Resources *r = &p->res;
+    int n = 0;
+    base_row(&rows[n], "duration (ms, median)", "%.4g", b->time.median_ms, p->bench.median_ms, true);
+    snprintf(rows[n].change + strlen(rows[n].change), sizeof rows[n].change - strlen(rows[n].change), " %s",
+             prof_verdict_name(p->vs_baseline.verdict));
+    n++;
+    base_row(&rows[n++], "rel stddev (%)", "%.2f", 100 * b->time.rel_stddev, 100 * p->bench.rel_stddev, false);
+    base_row(&rows[n++], "TFLOP/s", "%.4g", b->tflops, p->derived.tflops, true);
+    base_row(&rows[n++], "GB/s", "%.4g", b->gbps, p->derived.gbps, true);
+    if (!p->nstages) {
+        base_row(&rows[n++], "registers per thread", "%.0f", b->registers, res_known(p) ? r->registers : NAN, false);
+        base_row(&rows[n++], "spill bytes per thread", "%.0f", b->spill_bytes, res_known(p) ? r->spill_bytes : NAN, false);
+        base_row(&rows[n++], "occupancy (%)", "%.0f", 100 * b->occupancy,
+                 res_known(p) && r->blocks_per_sm > 0 ? 100 * r->occupancy : NAN, false);
+    }
+    base_row(&rows[n++], "SM clock (MHz, median)", "%.0f", b->sm_clock_mhz,
+             p->bench.sm_clock_mhz > 0 ? p->bench.sm_clock_mhz : NAN, false);
+    for (int i = 0; i < p->nstages && i < b->nstages && i < MAX_BASELINE_STAGES; i++) {
+        char m[64];
+        snprintf(m, sizeof m, "stage %d %.40s (us)", i + 1, p->stages[i].kernel);
+        base_row(&rows[n], m, "%.2f", 1e3 * b->stages[i].time.median_ms, 1e3 * p->stages[i].bench.median_ms, true);
+        size_t l = strlen(rows[n].change);
+        snprintf(rows[n].change + l, sizeof rows[n].change - l, " %s", prof_verdict_name(p->stage_vs_baseline[i].verdict));
+        n++;
+    }
+    return n;
+}
+
+/* One sentence: the verdict and what decided it. */
+static void verdict_sentence(char *buf, size_t n, const TimeChange *c) {
+    char pv[48] = "";
+    if (known(c->p_value)) snprintf(pv, sizeof pv, ", rank test p = %.2g", c->p_value);
+    switch (c->verdict) {
+    case VERDICT_FASTER:
+    case VERDICT_SLOWER:
+        snprintf(buf, n, "%s by %.1f%%: beyond the noise (threshold %.1f%%%s)",
+                 c->verdict == VERDICT_FASTER ? "faster" : "slower", 100 * fabs(c->change), 100 * c->threshold, pv);
+        break;
+    case VERDICT_SAME:
+        snprintf(buf, n, "same: the change of %+.1f%% is within the noise (threshold %.1f%%%s)", 100 * c->change,
+                 100 * c->threshold, pv);
+        break;
+    case VERDICT_NOISY:
+        snprintf(buf, n, "noisy: a change of %+.1f%% cannot be told from the runs' noise (relative stddev above 5%%%s); "
+                 "profile again with a longer --max-time", 100 * c->change, pv);
+        break;
+    }
+}
+
 /* The vs Baseline section: the --compare peer's median and the speedup, or why there is none. */
 static void term_baseline(const Term *t, const Profile *p) {
     char b1[48];
     heading(t, "vs Baseline");
+    if (p->baseline) {
+        BaseRow rows[MAX_BASE_ROWS];
+        int n = baseline_rows(p, rows);
+        fprintf(t->o, "  %s (%s)\n", p->baseline->path, p->baseline->device);
+        fprintf(t->o, "  %-28s %14s %14s  %s\n", "Metric", "Previous", "Current", "Change");
+        for (int i = 0; i < n; i++)
+            fprintf(t->o, "  %-28s %14s %14s  %s\n", rows[i].metric, rows[i].prev, rows[i].cur, rows[i].change);
+        char v[256];
+        verdict_sentence(v, sizeof v, &p->vs_baseline);
+        fprintf(t->o, "  verdict: %s%s%s\n", c_on(t, p->vs_baseline.verdict == VERDICT_SLOWER ? "\x1b[31m"
+                                                   : p->vs_baseline.verdict == VERDICT_FASTER ? "\x1b[32m" : ""),
+                v, c_off(t));
+    }
+    if (p->baseline && !p->compare.present && !p->compare.name) return;
     if (p->compare.present) {
         const char *nm = p->compare.name ? p->compare.name : "baseline";
         row(t, nm, "%s ms", num(b1, "%.4g", p->compare.median_ms));
@@ -332,6 +422,16 @@ static void jstrk(JsonWriter *j, const char *k, const char *v) { json_key(j, k),
 static void jnullk(JsonWriter *j, const char *k) { json_key(j, k), json_null(j); }
 /* A positive measurement, or null (0 means "not measured" in these fields). */
 static void jposk(JsonWriter *j, const char *k, double v) { jnumk(j, k, v > 0 ? v : NAN); }
+
+static void samples_array(JsonWriter *j, const BenchResult *b) {
+    if (!b->sample) {
+        json_null(j);
+        return;
+    }
+    json_array(j, JSON_COMPACT);
+    for (int i = 0; i < b->samples; i++) json_number(j, b->sample[i].ms);
+    json_end(j);
+}
 
 static void write_json(FILE *f, const Profile *p) {
     JsonWriter j;
@@ -420,6 +520,8 @@ static void write_json(FILE *f, const Profile *p) {
         jintk(&j, "throttled_samples", b->throttled_samples);
         jposk(&j, "full_clock_median_ms", b->full_clock_median_ms);
         jintk(&j, "full_clock_samples", b->full_clock_samples);
+        json_key(&j, "samples_ms"); /* for a later --baseline's rank test */
+        samples_array(&j, b);
     } else {
         static const char *const bk[] = {"backend", "samples", "median_ms", "min_ms", "max_ms",
                                          "p95_ms", "rel_stddev", "l2_flush", "sm_clock_mhz", "throttled_samples",
@@ -457,9 +559,36 @@ static void write_json(FILE *f, const Profile *p) {
             jnumk(&j, "pct_peak_compute", s->derived.pct_peak_compute);
             jnumk(&j, "pct_peak_bandwidth", s->derived.pct_peak_bandwidth);
             jstrk(&j, "bound", s->derived.bound);
+            json_key(&j, "samples_ms");
+            samples_array(&j, &s->bench);
             json_end(&j);
         }
         json_end(&j);
+    }
+
+    if (p->baseline) { /* --baseline's comparison (absent without one) */
+        const TimeChange *c = &p->vs_baseline;
+        jopen(&j, "baseline");
+        jstrk(&j, "file", p->baseline->path);
+        jnumk(&j, "median_ms", p->baseline->time.median_ms);
+        jnumk(&j, "sm_clock_mhz", p->baseline->sm_clock_mhz);
+        jnumk(&j, "change", c->change);
+        jnumk(&j, "threshold", c->threshold);
+        jnumk(&j, "p_value", c->p_value);
+        jstrk(&j, "verdict", prof_verdict_name(c->verdict));
+        if (p->nstages) {
+            json_key(&j, "stages");
+            json_array(&j, JSON_COMPACT);
+            for (int i = 0; i < p->nstages && i < MAX_BASELINE_STAGES; i++) {
+                json_object(&j, JSON_COMPACT);
+                jnumk(&j, "median_ms", p->baseline->stages[i].time.median_ms);
+                jnumk(&j, "change", p->stage_vs_baseline[i].change);
+                jstrk(&j, "verdict", prof_verdict_name(p->stage_vs_baseline[i].verdict));
+                json_end(&j);
+            }
+            json_end(&j);
+        }
+        jclose(&j);
     }
 
     /* Asked for (a name) but not measured: the object with null numbers. */
@@ -680,6 +809,22 @@ static void md_diagnosis(FILE *f, const Profile *p) {
 static void md_baseline(FILE *f, const Profile *p) {
     char b1[48], b2[48], b3[48];
     fputs("\n### vs Baseline\n", f);
+    if (p->baseline) {
+        BaseRow rows[MAX_BASE_ROWS];
+        int n = baseline_rows(p, rows);
+        fputs("Previous: `", f);
+        mdcell(f, p->baseline->path);
+        fputs("`\n\n| Metric | Previous | Current | Change |\n|---|---|---|---|\n", f);
+        for (int i = 0; i < n; i++) {
+            fputs("| ", f);
+            mdcell(f, rows[i].metric);
+            fprintf(f, " | %s | %s | %s |\n", rows[i].prev, rows[i].cur, rows[i].change);
+        }
+        char v[256];
+        verdict_sentence(v, sizeof v, &p->vs_baseline);
+        fprintf(f, "\nVerdict: %s\n\n", v);
+    }
+    if (p->baseline && !p->compare.present && !p->compare.name) return;
     if (p->compare.present) {
         const char *nm = p->compare.name ? p->compare.name : "baseline";
         fputs("| Metric | ", f);

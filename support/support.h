@@ -202,4 +202,26 @@ void json_int(JsonWriter *w, long long v);
 void json_bool(JsonWriter *w, bool v);
 void json_null(JsonWriter *w);
 
+/* ---- json_read.c ---- */
+typedef enum JsonType { JSON_NULL_V, JSON_BOOL_V, JSON_NUMBER_V, JSON_STRING_V, JSON_ARRAY_V, JSON_OBJECT_V } JsonType;
+typedef struct JsonValue {
+    JsonType type;
+    bool boolean;
+    double number;
+    char *str;                 /* JSON_STRING_V: UTF-8, NUL-terminated (may hold NULs: str_len) */
+    size_t str_len;
+    int len;                   /* arrays and objects: members */
+    struct JsonValue **items;
+    char **keys;               /* objects: each member's name */
+} JsonValue;
+/* The value of text[0..len) (RFC 8259, nested at most 64 deep), or NULL
+ * with "line N: why" in err (truncated, malformed, trailing text). */
+JsonValue *json_parse(const char *text, size_t len, char err[256]);
+void json_value_free(JsonValue *v);
+/* An object's member (the last of that name), or NULL (v not an object). */
+const JsonValue *json_member(const JsonValue *obj, const char *key);
+/* A finite number, else `otherwise`; a string, else `otherwise`. */
+double json_number_or(const JsonValue *v, double otherwise);
+const char *json_string_or(const JsonValue *v, const char *otherwise);
+
 #endif

@@ -261,7 +261,7 @@ static JV *jvalue(JP *p, int depth) {
 }
 
 /* The whole text must be one JSON value; NULL when it is not. */
-static JV *json_parse(const char *text) {
+static JV *tj_parse(const char *text) {
     JP p = {text, false};
     JV *v = jvalue(&p, 0);
     jws(&p);
@@ -269,10 +269,10 @@ static JV *json_parse(const char *text) {
     return v;
 }
 
-static void json_free(JV *v) {
+static void tj_free(JV *v) {
     if (!v) return;
     for (int i = 0; i < v->n; i++) {
-        json_free(v->items[i]);
+        tj_free(v->items[i]);
         if (v->keys) free(v->keys[i]);
     }
     free(v->items);
@@ -739,7 +739,7 @@ static void test_json(KernelInfo *k) {
     CHECK(prof_write_json(path, &p, err), "%s", err);
     char *text = slurp(path, NULL);
     CHECK(text != NULL, "no %s", path);
-    JV *j = text ? json_parse(text) : NULL;
+    JV *j = text ? tj_parse(text) : NULL;
     CHECK(j && j->t == JOBJ, "the JSON does not parse:\n%s", text ? text : "");
     check_python_json(path);
     static const char *const fields[] = {
@@ -779,7 +779,7 @@ static void test_json(KernelInfo *k) {
     CHECK((v = jpath(j, "derived.flops")) && v->t == JNUM && v->num == 2.0 * 4096 * 4096 * 2048 + 4096 * 4096, "flops");
     CHECK((v = jpath(j, "derived.bound")) && v->t == JSTR && !strcmp(v->str, "compute"), "bound");
     CHECK((v = jpath(j, "verify.checked")) && v->t == JNUM && v->num == 4096.0 * 4096, "checked");
-    json_free(j);
+    tj_free(j);
     free(text);
 
     /* Without a reference, a timing, resources or clock: nulls, never zeros;
@@ -795,7 +795,7 @@ static void test_json(KernelInfo *k) {
     prof_derive_rates(&p.derived, &p.device, 0);
     CHECK(prof_write_json(path, &p, err), "%s", err);
     text = slurp(path, NULL);
-    j = text ? json_parse(text) : NULL;
+    j = text ? tj_parse(text) : NULL;
     CHECK(j != NULL, "the JSON does not parse:\n%s", text ? text : "");
     for (size_t i = 0; j && i < sizeof fields / sizeof fields[0]; i++)
         CHECK(jpath(j, fields[i]) != NULL, "no field %s", fields[i]);
@@ -808,7 +808,7 @@ static void test_json(KernelInfo *k) {
     CHECK((v = jpath(j, "compare.name")) && v->t == JSTR && !strcmp(v->str, "cublas"), "compare.name");
     CHECK((v = jpath(j, "compare.speedup")) && v->t == JNUM && v->num == p.compare.speedup, "compare.speedup");
     CHECK(jpath(j, "compare.median_ms") != NULL, "compare.median_ms");
-    json_free(j);
+    tj_free(j);
     free(text);
 
     /* --compare asked for but not available: the object, numbers null. */
@@ -816,11 +816,11 @@ static void test_json(KernelInfo *k) {
     p.compare.note = "not implemented";
     CHECK(prof_write_json(path, &p, err), "%s", err);
     text = slurp(path, NULL);
-    j = text ? json_parse(text) : NULL;
+    j = text ? tj_parse(text) : NULL;
     CHECK((v = jpath(j, "compare.name")) && v->t == JSTR && !strcmp(v->str, "cublas"), "compare.name");
     CHECK((v = jpath(j, "compare.median_ms")) && v->t == JNULL, "compare.median_ms null");
     CHECK((v = jpath(j, "compare.speedup")) && v->t == JNULL, "compare.speedup null");
-    json_free(j);
+    tj_free(j);
     free(text);
     CHECK(count_files(".tmp.") == 0, "a temporary file was left behind");
 }
@@ -832,7 +832,7 @@ static void test_trace(KernelInfo *k) {
     snprintf(path, sizeof path, "%s/p.trace.json", tmpdir);
     CHECK(prof_write_trace(path, &p, err), "%s", err);
     char *text = slurp(path, NULL);
-    JV *j = text ? json_parse(text) : NULL;
+    JV *j = text ? tj_parse(text) : NULL;
     CHECK(j != NULL, "the trace does not parse:\n%s", text ? text : "");
     check_python_json(path);
     JV *ev = jpath(j, "traceEvents");
@@ -867,7 +867,7 @@ static void test_trace(KernelInfo *k) {
     }
     CHECK(compiles == 1 && warm == 1 && flushes == 40 && kernels == 40 && x == 82,
           "compile %d, warm-up %d, flushes %d, kernels %d, X events %d", compiles, warm, flushes, kernels, x);
-    json_free(j);
+    tj_free(j);
     free(text);
 }
 
@@ -895,7 +895,7 @@ static void test_stages(KernelInfo *k) {
     snprintf(path, sizeof path, "%s/stages.json", tmpdir);
     CHECK(prof_write_json(path, &p, err), "%s", err);
     char *text = slurp(path, NULL);
-    JV *j = text ? json_parse(text) : NULL, *v;
+    JV *j = text ? tj_parse(text) : NULL, *v;
     CHECK((v = jpath(j, "schema")) && v->t == JNUM && v->num == 2, "schema 2");
     JV *st = jpath(j, "stages");
     CHECK(st && st->t == JARR && st->n == 2, "two stages");
@@ -908,7 +908,7 @@ static void test_stages(KernelInfo *k) {
         for (size_t q = 0; q < sizeof keys / sizeof keys[0]; q++) CHECK(jfield(s, keys[q]) != NULL, "no %s", keys[q]);
     }
     CHECK(jpath(j, "bench.median_ms") != NULL && jpath(j, "derived.bound") != NULL, "schema 1 fields stay");
-    json_free(j);
+    tj_free(j);
     free(text);
 
     snprintf(path, sizeof path, "%s/stages.md", tmpdir);
@@ -921,7 +921,7 @@ static void test_stages(KernelInfo *k) {
     snprintf(path, sizeof path, "%s/stages.trace.json", tmpdir);
     CHECK(prof_write_trace(path, &p, err), "%s", err);
     text = slurp(path, NULL);
-    j = text ? json_parse(text) : NULL;
+    j = text ? tj_parse(text) : NULL;
     JV *ev = jpath(j, "traceEvents");
     int spans = 0;
     double gpu_end = -1;
@@ -935,7 +935,7 @@ static void test_stages(KernelInfo *k) {
         if (cat->t == JSTR && !strcmp(cat->str, "stage")) spans++;
     }
     CHECK(spans == 2, "%d stage spans", spans);
-    json_free(j);
+    tj_free(j);
     free(text);
 
     char *term = NULL;
