@@ -49,6 +49,14 @@ typedef struct Options {
     char device_err[256];   /* why there is no device */
 } Options;
 
+/* One --sweep NAME=LIST: its values as overrides, and as given. */
+typedef struct SweepAxis {
+    const char *name;
+    Override value[SWEEP_MAX_POINTS];
+    char text[SWEEP_MAX_POINTS][32];
+    int n;
+} SweepAxis;
+
 /* The command line, parsed. */
 enum { MAX_OVERRIDES = 64, MAX_EMIT_ARCHS = 8 };
 typedef struct CmdLine {
@@ -61,6 +69,9 @@ typedef struct CmdLine {
     Override overrides[MAX_OVERRIDES];
     int n_overrides;
     bool no_warnings, warnings_are_errors;  /* -w, -Werror */
+    SweepAxis sweeps[SWEEP_MAX_AXES];     /* --sweep, in order (the first is the plot's x axis) */
+    int nsweeps;
+    const char *csv, *plot;               /* --csv FILE, --plot FILE.svg */
 } CmdLine;
 
 /* The spill warning of kernel k compiled into bin (ptxas's count, also
@@ -78,6 +89,18 @@ static inline int warn_spills(Ctx *c, const KernelInfo *k, const LibBinary *bin,
  * --check's lowering of its stages. */
 int act_on_pipeline(Ctx *c, Node *prog, KernelInfo *p, CmdLine *cl);
 int check_pipeline_stages(Ctx *c, Node *prog, KernelInfo *p, CmdLine *cl);
+
+/* sweep.c */
+/* --sweep's value into cl->sweeps: -1 to go on, else EXIT_USAGE (said). */
+int sweep_option(CmdLine *cl, const char *v);
+/* What profiles one point: tilec.c's action on a checked kernel. */
+typedef int (*SweepAct)(Ctx *c, Node *prog, KernelInfo *k, CmdLine *cl);
+/* `--profile --sweep`: every point checked first (an unknown name or a
+ * value the kernel refuses ends it before anything runs), then each
+ * profiled with act, the table printed and --json/--csv/--plot written.
+ * Returns 0, or the first failing point's exit code (the others still
+ * run), or 2 when a file could not be written. */
+int sweep_run(Ctx *c, Node *prog, KernelInfo *k, CmdLine *cl, SweepAct act);
 
 /* options.c */
 /* "tilec: " and the message (fmt with one %s), a pointer to --help; EXIT_USAGE. */

@@ -52,6 +52,12 @@ static const char usage[] =
     "                       Previous | Current | Change table and a verdict (faster, slower,\n"
     "                       same or noisy, from both runs' samples)\n"
     "  --fail-if-slower PCT with --baseline: exit 5 when slower by more than PCT percent\n"
+    "  --sweep NAME=LIST    profile every value of LIST (repeatable: every combination):\n"
+    "                       1024,2048,4096 or ranges 512..16384*2, 64..512+64; one table,\n"
+    "                       --json writes an array; at most 64 points\n"
+    "  --csv FILE, --plot FILE.svg\n"
+    "                       with --sweep: the table as CSV; the rate against the first swept\n"
+    "                       size, the --compare peer and the roofline ceiling as a plot\n"
     "  --ncu                also run once under Nsight Compute (where present) for its counters\n"
     "  --json FILE, --report FILE, --trace FILE, --roofline FILE.svg\n"
     "                       schema-1 JSON, markdown report, Chrome trace, roofline plot\n"
@@ -292,6 +298,10 @@ static int opt_fail_if_slower(CmdLine *cl, const char *v) {
     return CONTINUE;
 }
 
+static int opt_sweep(CmdLine *cl, const char *v) { return sweep_option(cl, v); }
+static int opt_csv(CmdLine *cl, const char *v) { return cl->csv = v, CONTINUE; }
+static int opt_plot(CmdLine *cl, const char *v) { return cl->plot = v, CONTINUE; }
+
 static int opt_ncu(CmdLine *cl, const char *v) {
     (void)v;
     cl->opts.ncu = true;
@@ -413,6 +423,9 @@ static const OptionSpec options[] = {
     {"--compare", NULL, true, "cublas", true, opt_compare},
     {"--baseline", NULL, true, "a --json file", true, opt_baseline},
     {"--fail-if-slower", NULL, true, "a percentage", true, opt_fail_if_slower},
+    {"--sweep", NULL, true, "NAME=LIST", true, opt_sweep},
+    {"--csv", NULL, true, "a file", true, opt_csv},
+    {"--plot", NULL, true, "a file", true, opt_plot},
     {"--ncu", NULL, false, NULL, true, opt_ncu},
     {"--json", NULL, true, "a file", true, opt_json},
     {"--trace", NULL, true, "a file", true, opt_trace},
@@ -479,6 +492,25 @@ int cmdline_parse(CmdLine *cl, int argc, char **argv) {
     if (!cl->file) return usage_error("%s", "no input file");
     if (cl->opts.profile.fail_if_slower >= 0 && !cl->opts.profile.baseline)
         return usage_error("%s compares with a --baseline FILE.json; give one", "--fail-if-slower");
+    if (cl->nsweeps > 0) {
+        int points = 1;
+        for (int a = 0; a < cl->nsweeps; a++) points *= cl->sweeps[a].n;
+        char n[32];
+        snprintf(n, sizeof n, "%d", points);
+        if (points > SWEEP_MAX_POINTS)
+            return usage_error("--sweep: %s points; at most 64 are profiled in one run (shorten a list)", n);
+        if (cl->act != ACT_PROFILE) return usage_error("%s profiles every point; add --profile", "--sweep");
+        if (cl->opts.profile.baseline) return usage_error("%s compares one run; it does not go with --sweep", "--baseline");
+        if (cl->opts.profile.report || cl->opts.profile.trace || cl->opts.profile.roofline || cl->opts.ncu)
+            return usage_error("%s writes one table; --report, --trace, --roofline and --ncu describe a single run",
+                               "--sweep");
+        for (int a = 0; a < cl->nsweeps; a++)
+            for (int i = 0; i < cl->n_overrides; i++)
+                if (!strcmp(cl->overrides[i].name, cl->sweeps[a].name))
+                    return usage_error("'%s' is both swept and --set", cl->sweeps[a].name);
+    }
+    if ((cl->csv || cl->plot) && cl->nsweeps == 0)
+        return usage_error("%s writes a sweep's table; add --sweep NAME=LIST", cl->csv ? "--csv" : "--plot");
     if (cl->opts.profile.baseline && cl->act != ACT_PROFILE)
         return usage_error("%s compares a --profile run with an earlier one; add --profile", "--baseline");
     if (cl->act == ACT_CUBIN && !cl->out_path) return usage_error("%s needs -o FILE", "--emit-cubin");

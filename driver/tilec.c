@@ -164,6 +164,7 @@ static int overrides_used(const CmdLine *cl, const PtrVec *kernels) {
 /* The one checked kernel an action that lowers works on: autotuned, or
  * run with a stored autotuning result unless --set fixes it. */
 static int act_on_kernel(Ctx *c, Node *prog, KernelInfo *k, CmdLine *cl) {
+    if (cl->nsweeps > 0) return sweep_run(c, prog, k, cl, act_on_kernel);
     Options *o = &cl->opts;
     /* scalars are run-time arguments: tilec's own runs need their values */
     bool runs = cl->act == ACT_RUN || cl->act == ACT_PROFILE || cl->act == ACT_AUTOTUNE;

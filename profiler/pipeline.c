@@ -158,7 +158,7 @@ int prof_pipeline_run(KernelInfo *p, StageRun *stages, int n, const RunOptions *
  * same inputs, its outputs' digest each time against the verified run's.
  * Where a stage adds floats atomically (pr->consistency_tolerant is then
  * set) the runs are compared within the verification tolerance instead. */
-static int consistency(PipeSession *s, int runs, const RunOptions *o, Profile *pr) {
+static int consistency(PipeSession *s, int runs, const RunOptions *o, Profile *pr, FILE *out) {
     char err[256];
     size_t bytes;
     uint64_t want = prof_outputs_digest(s->in, s->got, s->n, &bytes);
@@ -187,12 +187,12 @@ static int consistency(PipeSession *s, int runs, const RunOptions *o, Profile *p
     free(verified);
     if (rc) return rc;
     if (pr->consistency_tolerant)
-        printf("consistency: %s over %d runs on the same inputs: the runs differ bitwise, as the float atomic_add at "
+        fprintf(out, "consistency: %s over %d runs on the same inputs: the runs differ bitwise, as the float atomic_add at "
                "line %d makes them (the order of its additions changes the rounding); compared within the "
                "verification tolerance instead, largest difference %.3g\n", pr->consistent ? "PASSED" : "FAILED",
                runs, atomic->loc.line, pr->consistency_max_diff);
     else
-        printf("consistency: %s over %d runs on the same inputs\n",
+        fprintf(out, "consistency: %s over %d runs on the same inputs\n",
                pr->consistent ? "PASSED (bitwise identical)" : "FAILED (outputs differ)", runs);
     return 0;
 }
@@ -264,6 +264,7 @@ static void diagnose(Profile *pr, const StageProfile *sp, int n) {
 
 int prof_pipeline_profile(KernelInfo *p, StageRun *stages, int n, const ProfileTarget *t, const RtDevice *dev,
                           const ProfileOptions *o) {
+    FILE *out = o->out ? o->out : stdout;
     Profile pr;
     memset(&pr, 0, sizeof pr);
     pr.file = t->file;
@@ -280,18 +281,18 @@ int prof_pipeline_profile(KernelInfo *p, StageRun *stages, int n, const ProfileT
     char err[256];
     rc = session_verify(&s, &o->run, &pr.verify, &pr.verified);
     if (rc == 4) goto done;
-    if (pr.verified) prof_verify_print(stdout, &pr.verify);
-    else printf("verify: NOT VERIFIED: pipeline '%s' has no reference block; its output is timed unchecked\n", pr.kernel);
+    if (pr.verified) prof_verify_print(out, &pr.verify);
+    else fprintf(out, "verify: NOT VERIFIED: pipeline '%s' has no reference block; its output is timed unchecked\n", pr.kernel);
     if (rc == 3) {
-        printf("not timed: the output does not match the reference\n");
+        fprintf(out, "not timed: the output does not match the reference\n");
         goto done;
     }
     pr.consistent = true;
     if (o->consistency >= 2) {
         pr.consistency_runs = o->consistency;
-        if ((rc = consistency(&s, o->consistency, &o->run, &pr))) goto done;
+        if ((rc = consistency(&s, o->consistency, &o->run, &pr, out))) goto done;
         if (!pr.consistent) {
-            printf(pr.consistency_tolerant ? "not timed: runs on the same inputs differ by more than the verification "
+            fprintf(out, pr.consistency_tolerant ? "not timed: runs on the same inputs differ by more than the verification "
                                              "tolerance\n"
                                            : "not timed: the pipeline gives different results on the same inputs (a race?)\n");
             rc = 3;
@@ -316,12 +317,7 @@ int prof_pipeline_profile(KernelInfo *p, StageRun *stages, int n, const ProfileT
     pr.stages = sp;
     pr.nstages = n;
     diagnose(&pr, sp, n);
-    Baseline base;
-    int baseline_rc = prof_apply_baseline(&pr, o, &base);
-    prof_report_terminal(stdout, &pr);
-    rc = prof_write_outputs(&pr, o);
-    if (rc == 0) rc = baseline_rc;
-    prof_baseline_free(&base);
+    rc = prof_finish(&pr, o);
     goto done;
 cuda_failed:
     fprintf(stderr, "tilec: %s\n", err);

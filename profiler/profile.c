@@ -1,6 +1,7 @@
 /* profile.c - `tilec --profile`: verify first (a wrong kernel is never
  * timed as if it were right), check that runs are bitwise consistent,
  * time, derive the rates against the device's roofs, and report. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +21,29 @@ int prof_write_outputs(const Profile *p, const ProfileOptions *o) {
     return rc;
 }
 
+/* What a sweep keeps of one point. */
+static void summarise(const Profile *p, ProfileSummary *s) {
+    const Derived *d = &p->derived;
+    *s = (ProfileSummary){.timed = p->bench.samples > 0, .median_ms = p->bench.median_ms, .flops = d->flops,
+                          .bytes = d->bytes, .tflops = d->tflops, .gbps = d->gbps, .bound = d->bound,
+                          .peak_tflops = p->device.peak_tflops, .peak_gbps = p->device.peak_gbps,
+                          .compare_ms = p->compare.present ? p->compare.median_ms : NAN,
+                          .cache_hit = p->cache_hit, .compile_s = p->compile_s, .verified = p->verified};
+}
+
+int prof_finish(Profile *p, const ProfileOptions *o) {
+    Baseline base;
+    int baseline_rc = prof_apply_baseline(p, o, &base);
+    prof_report_terminal(o->out ? o->out : stdout, p);
+    int rc = prof_write_outputs(p, o);
+    if (o->json_stream) prof_json_print(o->json_stream, p);
+    if (o->summary) summarise(p, o->summary);
+    prof_baseline_free(&base);
+    return rc ? rc : baseline_rc;
+}
+
 int prof_profile(KernelInfo *k, const ProfileTarget *t, const RtDevice *dev, const ProfileOptions *o) {
+    FILE *out = o->out ? o->out : stdout;
     Profile p;
     memset(&p, 0, sizeof p);
     p.file = t->file;
@@ -37,10 +60,10 @@ int prof_profile(KernelInfo *k, const ProfileTarget *t, const RtDevice *dev, con
 
     rc = prof_session_verify(&s, &o->run, &p.verify, &p.verified);
     if (rc == 4) goto done;
-    if (p.verified) prof_verify_print(stdout, &p.verify);
-    else printf("verify: NOT VERIFIED: kernel '%s' has no reference block; its output is timed unchecked\n", p.kernel);
+    if (p.verified) prof_verify_print(out, &p.verify);
+    else fprintf(out, "verify: NOT VERIFIED: kernel '%s' has no reference block; its output is timed unchecked\n", p.kernel);
     if (rc == 3) {
-        printf("not timed: the output does not match the reference\n");
+        fprintf(out, "not timed: the output does not match the reference\n");
         goto done;
     }
 
@@ -69,21 +92,21 @@ int prof_profile(KernelInfo *k, const ProfileTarget *t, const RtDevice *dev, con
             p.consistency_tolerant = true;
             rc = prof_session_consistency_within(&s, &o->run, o->consistency, &p.consistent, &p.consistency_max_diff);
             if (rc) goto done;
-            printf("consistency: %s over %d runs on the same inputs: the runs differ bitwise, as the float atomic_add "
+            fprintf(out, "consistency: %s over %d runs on the same inputs: the runs differ bitwise, as the float atomic_add "
                    "at line %d makes them (the order of its additions changes the rounding); compared within the "
                    "verification tolerance instead, largest difference %.3g\n",
                    p.consistent ? "PASSED" : "FAILED", o->consistency, k->float_atomic->loc.line, p.consistency_max_diff);
             if (!p.consistent) {
-                printf("not timed: runs on the same inputs differ by more than the verification tolerance\n");
+                fprintf(out, "not timed: runs on the same inputs differ by more than the verification tolerance\n");
                 rc = 3;
                 goto done;
             }
         } else {
-            printf("consistency: %s over %d runs on the same inputs\n",
+            fprintf(out, "consistency: %s over %d runs on the same inputs\n",
                    p.consistent ? "PASSED (bitwise identical)" : "FAILED (outputs differ)", o->consistency);
         }
         if (!p.consistent) {
-            printf("not timed: the kernel gives different results on the same inputs (a race?)\n");
+            fprintf(out, "not timed: the kernel gives different results on the same inputs (a race?)\n");
             rc = 3;
             goto done;
         }
@@ -120,12 +143,7 @@ int prof_profile(KernelInfo *k, const ProfileTarget *t, const RtDevice *dev, con
     if (o->compare && !prof_compare_cublas(k, &s, dev->l2_bytes, &o->bench, p.bench.median_ms, &p.compare, err))
         fprintf(stderr, "tilec: --compare cublas: %s\n", err);
     prof_diagnose(&p);
-    Baseline base;
-    int baseline_rc = prof_apply_baseline(&p, o, &base);
-    prof_report_terminal(stdout, &p);
-    rc = prof_write_outputs(&p, o);
-    if (rc == 0) rc = baseline_rc;
-    prof_baseline_free(&base);
+    rc = prof_finish(&p, o);
     prof_bench_free(&p.bench);
 done:
     prof_session_close(&s);

@@ -478,6 +478,8 @@ void prof_report_terminal(FILE *o, const Profile *p);
  * does not apply or was not measured; compare null when not asked for (no
  * compare.name), its numbers null when asked for but not measured. */
 bool prof_write_json(const char *path, const Profile *p, char err[256]);
+/* The same object printed to f (a sweep collects them into an array). */
+void prof_json_print(FILE *f, const Profile *p);
 /* --report: the same sections as markdown tables (the profile-report contract). */
 bool prof_write_markdown(const char *path, const Profile *p, char err[256]);
 /* --trace: Chrome trace events (us): compile on a host track; warm-up, every
@@ -497,7 +499,19 @@ typedef struct ProfileOptions {
     const char *compare;      /* "cublas", or NULL */
     const char *baseline;     /* --baseline FILE.json, or NULL */
     double fail_if_slower;    /* --fail-if-slower PCT (< 0: not given) */
+    FILE *out;                /* where the report and its lines go (NULL: stdout) */
+    FILE *json_stream;        /* a sweep's: the profile's JSON object is appended here (NULL: none) */
+    struct ProfileSummary *summary;  /* a sweep's: what it keeps of the point (NULL: none) */
 } ProfileOptions;
+
+/* One profiled point of a sweep. NAN for what was not measured. */
+typedef struct ProfileSummary {
+    bool timed, verified, cache_hit;
+    double median_ms, flops, bytes, tflops, gbps, peak_tflops, peak_gbps;
+    double compare_ms;        /* the --compare peer's median */
+    double compile_s;
+    const char *bound;        /* static storage */
+} ProfileSummary;
 
 /* The compiled kernel being profiled. */
 typedef struct ProfileTarget {
@@ -513,8 +527,14 @@ typedef struct ProfileTarget {
 /* The files o asks for (--json, --report, --trace, --roofline) of
  * profile p: 0, or 2 where one could not be written (said on stderr). */
 int prof_write_outputs(const Profile *p, const ProfileOptions *o);
+/* The end of a timed profile, kernel or pipeline: --baseline applied,
+ * the report printed (to o->out), the files written, the sweep's JSON
+ * object and summary kept. Returns 0, 2 (a file, or the baseline
+ * refused) or 5 (slower than --fail-if-slower allows). */
+int prof_finish(Profile *p, const ProfileOptions *o);
 /* Verify, consistency, benchmark, report; returns the exit code (0; 2 an
- * output file could not be written; 3 mismatch or inconsistent; 4 CUDA). */
+ * output file could not be written; 3 mismatch or inconsistent; 4 CUDA;
+ * 5 as prof_finish). */
 int prof_profile(KernelInfo *k, const ProfileTarget *t, const RtDevice *dev, const ProfileOptions *o);
 
 /* ---- baseline.c: --baseline ---- */
@@ -562,6 +582,41 @@ void prof_baseline_free(Baseline *b);
  * stderr; p has no baseline); 5 when the verdict is slower by more than
  * o->fail_if_slower percent (said on stderr). */
 int prof_apply_baseline(Profile *p, const ProfileOptions *o, Baseline *b);
+
+/* ---- sweep.c: --sweep's table, --csv and --plot ---- */
+
+enum { SWEEP_MAX_AXES = 4, SWEEP_MAX_POINTS = 64 };
+/* What was swept: the kernel, the swept names in order, the peer
+ * (--compare's name, or NULL) and the device. */
+typedef struct Sweep {
+    const char *kernel;
+    const char *axis[SWEEP_MAX_AXES];
+    int naxes;
+    const char *peer, *device;
+} Sweep;
+/* One point: its values as given, x (the first axis's value), the other
+ * axes' values as one label (its line in the plot), what its profile
+ * kept, and why it was not timed (when it was not). */
+typedef struct SweepRow {
+    char value[SWEEP_MAX_AXES][32];
+    double x;
+    char series[128];
+    ProfileSummary s;
+    char why[160];
+} SweepRow;
+/* "faster", "slower" or "same" against the --compare peer (2 % either
+ * way is the same); "" without one. */
+const char *prof_sweep_verdict(const ProfileSummary *s);
+/* One row per point: the values, median, TFLOP/s, GB/s, bound, and the
+ * peer's median, speedup and verdict with --compare. */
+void prof_sweep_table(FILE *o, const Sweep *w, const SweepRow *rows, int n);
+/* --csv: a header and a row per point (RFC 4180; empty fields where not
+ * measured). --plot: the rate (TFLOP/s, or GB/s for memory-bound points)
+ * against the first axis, the peer as a second line, the roofline ceiling
+ * at each point's arithmetic intensity dashed; a line per combination of
+ * the other axes. Atomic writes; false with one sentence in err. */
+bool prof_write_sweep_csv(const char *path, const Sweep *w, const SweepRow *rows, int n, char err[256]);
+bool prof_write_sweep_svg(const char *path, const Sweep *w, const SweepRow *rows, int n, char err[256]);
 
 /* ---- pipeline.c: a pipeline's stages on the GPU ---- */
 

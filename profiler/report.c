@@ -605,6 +605,8 @@ static void write_json(FILE *f, const Profile *p) {
     fputc('\n', f);
 }
 
+void prof_json_print(FILE *f, const Profile *p) { write_json(f, p); }
+
 bool prof_write_json(const char *path, const Profile *p, char err[256]) {
     return write_atomic(path, p, write_json, err);
 }
