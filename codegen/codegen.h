@@ -43,6 +43,7 @@ typedef struct CgKernel {
     /* blocks in a cluster (0: none); a persistent kernel's launch counts
      * whole clusters that can be resident at once */
     int cluster;
+    bool lineinfo;           /* the source has #line directives: compile with -lineinfo */
 } CgKernel;
 
 /* Generates the kernel; false after reporting an error (located) for what
@@ -76,6 +77,11 @@ typedef struct Cg {
     IrKernel *k;
     FILE *o;
     int ind;
+    /* The .tile file and the line of the statement being printed (0: none),
+     * for the comments that quote it and --lineinfo's #line directives. */
+    const char *src_file;
+    int src_line, quoted_line;
+    bool in_tile_line;          /* the last #line named a .tile line */
     int uid;                    /* counter for unique temporaries */
     bool failed;
     /* Names bound to C expressions while printing (a loop variable

@@ -8,7 +8,23 @@
 
 #include "codegen.h"
 
+/* A #line directive before every line printed for a statement keeps each
+ * one on its .tile line (the preprocessor counts on from a directive, so
+ * one directive per statement would give its later lines the next .tile
+ * lines); code of no statement goes to a file of its own name. */
+static void line_directive(Cg *g) {
+    if (!g->k->line_directives || !g->src_file) return;
+    if (g->src_line > 0) {
+        fprintf(g->o, "#line %d \"%s\"\n", g->src_line, g->src_file);
+        g->in_tile_line = true;
+    } else if (g->in_tile_line) {
+        fputs("#line 1 \"tilec-generated\"\n", g->o);
+        g->in_tile_line = false;
+    }
+}
+
 void cg_line(Cg *g, const char *fmt, ...) {
+    line_directive(g);
     for (int i = 0; i < g->ind; i++) fputs("    ", g->o);
     va_list ap;
     va_start(ap, fmt);
@@ -157,9 +173,23 @@ static bool uses_fp8(IrKernel *k) {
     return found;
 }
 
+/* The .tile file as a C string literal's contents (quotes and backslashes
+ * escaped, control characters dropped), or NULL without one. */
+static const char *directive_file(IrKernel *k, const char *file) {
+    if (!file) return NULL;
+    char *s = arena_alloc(&k->c->arena, 2 * strlen(file) + 1), *o = s;
+    for (const char *p = file; *p; p++) {
+        if ((unsigned char)*p < 0x20) continue;
+        if (*p == '"' || *p == '\\') *o++ = '\\';
+        *o++ = *p;
+    }
+    *o = 0;
+    return s;
+}
+
 bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     memset(out, 0, sizeof *out);
-    Cg g = {.k = k, .index_type = "int"};
+    Cg g = {.k = k, .index_type = "int", .src_file = directive_file(k, source_file)};
     for (int i = 0; i < k->params.len; i++) {
         /* a dynamic size is at most 2^31 - 1 and its coordinates are int;
          * the offsets are computed in 64 bits whatever the sizes */
@@ -289,6 +319,7 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     out->source = buf;
     out->source_len = len;
     out->name = name;
+    out->lineinfo = k->line_directives;
     if (!cg_launch_info(k, out)) {
         cg_kernel_free(out);
         return false;

@@ -206,7 +206,41 @@ void cg_let(Cg *g, const IrStmt *s) {
             cg_value_str(g, s->value, s->sym->dtype));
 }
 
+static void cg_stmt_here(Cg *g, IrStmt *s);
+
+/* "// softmax.tile:14  reduce_max(x, mx, dim = 1);" before the code of a
+ * statement on a .tile line not quoted just before. */
+static void quote_line(Cg *g, int line) {
+    if (line == g->quoted_line) return;
+    g->quoted_line = line;
+    const Source *src = &g->k->c->src;
+    if (!src->text) return;
+    size_t i = 0;
+    for (int l = 1; l < line && i < src->len; i++)
+        if (src->text[i] == '\n') l++;
+    while (i < src->len && (src->text[i] == ' ' || src->text[i] == '\t')) i++;
+    char text[104];
+    size_t n = 0;
+    for (; i < src->len && src->text[i] != '\n' && src->text[i] != '\r' && n < 100; i++)
+        text[n++] = (unsigned char)src->text[i] < 0x20 ? '?' : src->text[i];
+    while (n > 0 && (text[n - 1] == ' ' || text[n - 1] == '\\')) n--; /* a trailing backslash would splice lines */
+    text[n] = 0;
+    const char *name = src->name ? strrchr(src->name, '/') : NULL;
+    name = name ? name + 1 : src->name ? src->name : "input";
+    cg_line(g, "// %s:%d  %s", name, line, text);
+}
+
 static void cg_stmt(Cg *g, IrStmt *s) {
+    int outer = g->src_line;
+    if (s->loc.line > 0) {
+        g->src_line = s->loc.line;
+        quote_line(g, s->loc.line);
+    }
+    cg_stmt_here(g, s);
+    g->src_line = outer;
+}
+
+static void cg_stmt_here(Cg *g, IrStmt *s) {
     if (s->sync_before) cg_sync(g);
     switch (s->op) {
     case IR_COPY: cg_copy(g, s); break;

@@ -67,6 +67,9 @@ static const char usage[] =
     "  --set NAME=VALUE[,NAME=VALUE...]\n"
     "                       override sizes, scalar parameters, where constants and tunables\n"
     "  --specialise         compile the kernel's dynamic sizes in, at their values\n"
+    "  --lineinfo           #line directives naming .tile lines in the CUDA C, compiled\n"
+    "                       with -lineinfo: Nsight Compute, compute-sanitizer and cuda-gdb\n"
+    "                       show .tile lines\n"
     "  -q, -v               quiet, verbose\n"
     "  -w, -Werror          no warnings; warnings as errors (a warning says where the\n"
     "                       code leaves a fast path the source asks for, and why)\n"
@@ -320,6 +323,12 @@ static int opt_specialise(CmdLine *cl, const char *v) {
     return CONTINUE;
 }
 
+static int opt_lineinfo(CmdLine *cl, const char *v) {
+    (void)v;
+    cl->opts.lineinfo = true;
+    return CONTINUE;
+}
+
 static int opt_no_cache(CmdLine *cl, const char *v) {
     (void)v;
     cl->opts.no_cache = true;
@@ -412,6 +421,7 @@ static const OptionSpec options[] = {
     {"--backend", NULL, true, "nvrtc or llvm", false, opt_backend},
     {"--set", NULL, true, "NAME=VALUE", false, opt_set},
     {"--specialise", NULL, false, NULL, false, opt_specialise},
+    {"--lineinfo", NULL, false, NULL, false, opt_lineinfo},
     {"--supply", NULL, true, "a distribution", false, opt_supply},
     {"--seed", NULL, true, "a number", false, opt_seed},
     {"--rtol", NULL, true, "a tolerance", false, opt_rtol},
@@ -516,6 +526,9 @@ int cmdline_parse(CmdLine *cl, int argc, char **argv) {
     if (cl->act == ACT_CUBIN && !cl->out_path) return usage_error("%s needs -o FILE", "--emit-cubin");
     if (cl->act == ACT_LLVM && cl->opts.backend != CG_LLVM)
         return usage_error("%s prints the llvm backend's module, not --backend nvrtc's", "--emit-llvm");
+    if (cl->opts.lineinfo && cl->opts.backend == CG_LLVM)
+        return usage_error("%s names .tile lines in the CUDA C of --backend nvrtc; the llvm backend has no line "
+                           "information yet", "--lineinfo");
     if (cl->act == ACT_CUDA && cl->opts.backend == CG_LLVM)
         return usage_error("%s prints the nvrtc backend's CUDA C; the llvm backend's module is --emit-llvm",
                            "--emit-cuda");

@@ -21,6 +21,7 @@ typedef struct Stage {
 /* The kernel of stage s lowered into s->ck; EXIT_OK or the failure's code. */
 static int lower_stage(Ctx *c, Stage *s, const char *file, const Options *o, FILE *ir_out) {
     IrKernel *ir = ir_build(c, s->k, &o->target, &o->plan);
+    ir->line_directives = o->lineinfo;
     if (!pass_run_all(ir, NULL)) return EXIT_SOURCE;
     if (ir_out) ir_print(ir_out, ir);
     int rc = lib_generate(ir, file, o->backend, &s->ck);

@@ -63,6 +63,7 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
                     const char *print_after, const Options *opts) {
     double t0 = rt_now_s();
     IrKernel *k = ir_build(c, info, &opts->target, &opts->plan);
+    k->line_directives = opts->lineinfo;
     PassOptions po = {.print_after = print_after, .print_to = stderr};
     if (!pass_run_all(k, &po)) return EXIT_SOURCE;
     double passes_s = rt_now_s() - t0;

@@ -251,6 +251,10 @@ typedef struct IrKernel {
     bool arch_specific;        /* target.arch_specific */
     Target target;
     PlanOptions plan;
+    /* --lineinfo: the CUDA C carries a #line directive naming the .tile
+     * line before every line printed for a statement, and NVRTC compiles
+     * it with -lineinfo (the profilers and debuggers then show .tile lines). */
+    bool line_directives;
     /* Warp specialisation (sm_90a GEMM path): `threads` consumer threads run
      * the kernel, and one more warpgroup of `producer_threads` issues the TMA
      * copies of `ws_loop` (0 / NULL: every thread runs everything). */

@@ -92,7 +92,8 @@ int lib_obtain_cubin(Ctx *c, const CgKernel *ck, const LibBuild *b, LibBinary *b
         }
         if (b->verbose) fprintf(b->err, "tilec: cache miss for %s\n", ck->name);
     }
-    RtCompileOptions ro = {.arch = b->arch, .want_cubin = true};
+    static const char *const lineinfo[] = {"-lineinfo", NULL};
+    RtCompileOptions ro = {.arch = b->arch, .want_cubin = true, .extra = ck->lineinfo ? lineinfo : NULL};
     RtCompileResult res;
     bool llvm = ck->backend == CG_LLVM;
     char *cu_name = arena_printf(&c->arena, "%s.%s", ck->name, llvm ? "ptx" : "cu");
@@ -129,7 +130,8 @@ int lib_obtain_ptx(Ctx *c, const CgKernel *ck, const LibBuild *b, char **ptx, si
         *size = ck->source_len;
         return LIB_OK;
     }
-    RtCompileOptions ro = {.arch = b->arch, .want_ptx = true};
+    static const char *const lineinfo[] = {"-lineinfo", NULL};
+    RtCompileOptions ro = {.arch = b->arch, .want_ptx = true, .extra = ck->lineinfo ? lineinfo : NULL};
     RtCompileResult res;
     char *cu_name = arena_printf(&c->arena, "%s.cu", ck->name);
     int rc = LIB_OK;

@@ -8,6 +8,7 @@ extern "C" __global__ void __launch_bounds__(256) tilec_bias_scale_09ffd9f0(cons
     __builtin_assume(bx >= 0 && bx < 4);
     __builtin_assume(by >= 0 && by < 512);
     const float s = (tl_arg_s);  // a run-time argument
+    // bias_scale.tile:13  for (i, j) in parallel(BM, BN) {
     {
         #pragma unroll
         for (int q0_ = 0; q0_ < 4; ++q0_) {
@@ -24,6 +25,7 @@ extern "C" __global__ void __launch_bounds__(256) tilec_bias_scale_09ffd9f0(cons
             if ((unsigned long long)(long long)(((bx * 512) + j)) < 2048ULL) v5_.v = *(const uint2 *)&B[(long long)(((bx * 512) + j))];
             #pragma unroll
             for (int l2_ = 0; l2_ < 4; ++l2_) {
+                // bias_scale.tile:15  Y[r, bx * BN + j] = f32(X[r, bx * BN + j]) * s + f32(B[bx * BN + j]);
                 w3_.e[l2_] = (float)(((((float)(tl_to_float(v4_.e[l2_]))) * s) + ((float)(tl_to_float(v5_.e[l2_])))));
             }
             if ((unsigned long long)(long long)(r) < 4096ULL && (unsigned long long)(long long)(((bx * 512) + j)) < 2048ULL) *(uint4 *)&Y[((long long)(r)) * 2048LL + (((bx * 512) + j))] = w3_.v;
