@@ -45,8 +45,9 @@ static const char usage[] =
     "                       how --run generates inputs (default: normal, seed 0)\n"
     "  --rtol X, --atol X   verification tolerances (default: by output dtype)\n"
     "  --consistency N      runs compared bitwise for the race check (default 10; 0 skips)\n"
-    "  --bench-backend event|graph, --max-noise PCT, --max-time S\n"
-    "                       how samples are taken and when sampling stops (0.5%, 2 s)\n"
+    "  --bench-backend auto|event|graph, --max-noise PCT, --max-time S\n"
+    "                       how samples are taken (auto: CUDA graphs for kernels under\n"
+    "                       10 us, events otherwise) and when sampling stops (0.5%, 2 s)\n"
     "  --compare cublas     also time cuBLAS on the same problem (matmul-shaped references)\n"
     "  --baseline FILE.json compare with a saved --json of an earlier run: a Metric |\n"
     "                       Previous | Current | Change table and a verdict (faster, slower,\n"
@@ -259,8 +260,9 @@ static int opt_consistency(CmdLine *cl, const char *v) {
 }
 
 static int opt_bench_backend(CmdLine *cl, const char *v) {
-    if (strcmp(v, "event") && strcmp(v, "graph")) return usage_error("--bench-backend: '%s' is not event or graph", v);
-    cl->opts.profile.bench.backend = !strcmp(v, "graph") ? BENCH_GRAPH : BENCH_EVENT;
+    if (strcmp(v, "event") && strcmp(v, "graph") && strcmp(v, "auto"))
+        return usage_error("--bench-backend: '%s' is not auto, event or graph", v);
+    cl->opts.profile.bench.backend = !strcmp(v, "graph") ? BENCH_GRAPH : !strcmp(v, "auto") ? BENCH_AUTO : BENCH_EVENT;
     return CONTINUE;
 }
 
@@ -427,7 +429,7 @@ static const OptionSpec options[] = {
     {"--rtol", NULL, true, "a tolerance", false, opt_rtol},
     {"--atol", NULL, true, "a tolerance", false, opt_atol},
     {"--consistency", NULL, true, "a count", true, opt_consistency},
-    {"--bench-backend", NULL, true, "event or graph", true, opt_bench_backend},
+    {"--bench-backend", NULL, true, "auto, event or graph", true, opt_bench_backend},
     {"--max-noise", NULL, true, "a percentage", true, opt_max_noise},
     {"--max-time", NULL, true, "seconds", true, opt_max_time},
     {"--compare", NULL, true, "cublas", true, opt_compare},

@@ -50,7 +50,7 @@ static double quantile_sorted(const double *v, int n, double q) {
 }
 
 BenchOptions prof_bench_defaults(void) {
-    return (BenchOptions){.backend = BENCH_EVENT, .max_noise = 0.005, .min_samples = 10, .max_time_s = 2.0,
+    return (BenchOptions){.backend = BENCH_AUTO, .max_noise = 0.005, .min_samples = 10, .max_time_s = 2.0,
                           .l2_flush = true};
 }
 
@@ -281,8 +281,8 @@ static bool calibrate_graph(Bench *b, double kernel_ms, int *untimed_runs) {
 }
 
 static bool check_options(const BenchOptions *o, long long l2_bytes, char *err) {
-    if (o->backend != BENCH_EVENT && o->backend != BENCH_GRAPH)
-        return rt_fail(err, "unknown benchmark backend %d: it is either events or graphs", (int)o->backend);
+    if (o->backend != BENCH_EVENT && o->backend != BENCH_GRAPH && o->backend != BENCH_AUTO)
+        return rt_fail(err, "unknown benchmark backend %d: it is events, graphs or auto", (int)o->backend);
     if (!(o->max_noise >= 0))
         return rt_fail(err, "the benchmark's noise limit must be 0 or more, not %g", o->max_noise);
     if (o->min_samples < 1 || o->min_samples > MAX_SAMPLES)
@@ -369,6 +369,11 @@ static bool run_bench(Bench *b, const BenchOptions *o, BenchResult *r) {
     double warm_t0 = rt_now_s(), best_ms;
     if (!warm_up(b, &r->warmup_runs, &best_ms)) return false;
     b->launches = 1;
+    if (b->backend == BENCH_AUTO) {
+        b->backend = best_ms * 1e3 < PROF_GRAPH_BELOW_US ? BENCH_GRAPH : BENCH_EVENT;
+        r->backend = b->backend;
+        r->backend_auto = true;
+    }
     if (b->backend == BENCH_GRAPH && !calibrate_graph(b, best_ms, &r->warmup_runs)) return false;
     r->warmup_ms = (rt_now_s() - warm_t0) * 1e3;
     r->launches_per_sample = b->launches;

@@ -250,7 +250,11 @@ int prof_run(KernelInfo *k, const char *kernel_name, const void *cubin, size_t c
 
 /* ---- the profile (bench.c measures, metrics.c derives, report.c prints) ---- */
 
-typedef enum BenchBackend { BENCH_EVENT, BENCH_GRAPH } BenchBackend;
+/* BENCH_AUTO: graphs for kernels under PROF_GRAPH_BELOW_US (the warm-up's
+ * fastest launch), where a launch's own cost would be counted as kernel
+ * time, events otherwise. */
+typedef enum BenchBackend { BENCH_EVENT, BENCH_GRAPH, BENCH_AUTO } BenchBackend;
+#define PROF_GRAPH_BELOW_US 10.0
 
 typedef struct BenchOptions {
     BenchBackend backend;
@@ -269,7 +273,8 @@ typedef struct BenchSample {
 } BenchSample;
 
 typedef struct BenchResult {
-    BenchBackend backend;
+    BenchBackend backend;  /* the one used (never BENCH_AUTO) */
+    bool backend_auto;     /* chosen by BENCH_AUTO */
     int samples;
     BenchSample *sample;   /* malloc'd, `samples` of them */
     double median_ms, min_ms, max_ms, p95_ms, mean_ms, rel_stddev;
@@ -375,7 +380,7 @@ typedef struct Profile {
 
 /* ---- bench.c ---- */
 
-/* Event backend, max_noise 0.005, min_samples 10, max_time_s 2.0, L2 flush. */
+/* Auto backend, max_noise 0.005, min_samples 10, max_time_s 2.0, L2 flush. */
 BenchOptions prof_bench_defaults(void);
 /* Times one kernel launch (fn, grid, block, smem, params) as DESIGN.md says:
  * warm-up (3 launches and 20 ms, none timed), an L2 flush before every

@@ -212,6 +212,9 @@ static void term_timings(const Term *t, const Profile *p) {
     row(t, "samples", "%d, rel stddev %s%%, %s (%s backend%s)", b->samples, num(b1, "%.2f", 100 * b->rel_stddev),
         b->stopped_on_noise ? "stopped on noise" : "stopped on the time cap", backend_name(b->backend),
         b->backend == BENCH_GRAPH && b->launches_per_sample > 1 ? ", time per kernel" : "");
+    if (b->backend_auto && b->backend == BENCH_GRAPH)
+        row(t, "backend", "CUDA graphs, chosen because the kernel runs under %.0f us: event timing would count the "
+            "launch's own cost", PROF_GRAPH_BELOW_US);
     if (b->backend == BENCH_GRAPH && b->launches_per_sample > 0)
         row(t, "per replay", "%d launches", b->launches_per_sample);
     row(t, "warm-up", "%d runs, %s ms", b->warmup_runs, num(b1, "%.3g", b->warmup_ms));
@@ -733,8 +736,9 @@ static void md_timings(FILE *f, const Profile *p) {
     snprintf(v, sizeof v, "%d (%s)", b->samples, b->stopped_on_noise ? "stopped on noise" : "stopped on the time cap");
     mdrow(f, "samples", v);
     mdrow(f, "rel stddev (%)", num(b1, "%.2f", 100 * b->rel_stddev));
-    snprintf(v, sizeof v, "%s%s", backend_name(b->backend),
-             b->backend == BENCH_GRAPH ? " (CUDA-graph replays, time per kernel)" : " (CUDA events per launch)");
+    snprintf(v, sizeof v, "%s%s%s", backend_name(b->backend),
+             b->backend == BENCH_GRAPH ? " (CUDA-graph replays, time per kernel)" : " (CUDA events per launch)",
+             b->backend_auto && b->backend == BENCH_GRAPH ? "; chosen: the kernel runs under 10 us" : "");
     mdrow(f, "backend", v);
     snprintf(v, sizeof v, "%d runs, %s ms", b->warmup_runs, num(b1, "%.3g", b->warmup_ms));
     mdrow(f, "warm-up", v);

@@ -32,9 +32,9 @@ static void test_refused_arguments(void) {
     int dummy = 0;
     RtKernel fake = {.fn = &dummy};  /* never launched: every call below fails before that */
     BenchOptions o = prof_bench_defaults();
-    check(o.backend == BENCH_EVENT && o.max_noise == 0.005 && o.min_samples == 10 && o.max_time_s == 2.0 &&
+    check(o.backend == BENCH_AUTO && o.max_noise == 0.005 && o.min_samples == 10 && o.max_time_s == 2.0 &&
               o.l2_flush,
-          "prof_bench_defaults: events, 0.5% noise, 10 samples, 2 s, L2 flush");
+          "prof_bench_defaults: auto backend, 0.5% noise, 10 samples, 2 s, L2 flush");
 
     check_error(prof_bench(NULL, grid, 32, 0, NULL, 1 << 20, &o, &r, err), err, "prof_bench without a kernel");
     check(r.samples == 0 && r.sample == NULL, "a failed prof_bench leaves the result zeroed");
@@ -200,7 +200,8 @@ static void check_result(const char *what, const BenchResult *r, const BenchOpti
         check(cond, line);                                    \
     } while (0)
     print_result(what, r);
-    CHECK_R(r->backend == o->backend, "the result names its backend");
+    CHECK_R(r->backend == o->backend || (o->backend == BENCH_AUTO && r->backend_auto && r->backend != BENCH_AUTO),
+            "the result names its backend");
     CHECK_R(r->samples >= o->min_samples && r->samples >= 10 && r->samples <= 10000 && r->sample,
             "at least min_samples (10) samples");
     CHECK_R(r->min_ms > 0 && r->min_ms <= r->median_ms && r->median_ms <= r->p95_ms && r->p95_ms <= r->max_ms,
@@ -265,6 +266,7 @@ static void test_bandwidth(const RtDevice *d, const Kernels *k) {
     ok = prof_bench(&k->axpb, grid, BLOCK, 0, params, d->l2_bytes, &o, &r, err);
     if (!ok) printf("  error: %s\n", err);
     check(ok, "prof_bench, events, L2 flush");
+    check(!ok || (r.backend == BENCH_EVENT && r.backend_auto), "the default takes events for a ~30 us kernel");
     if (ok) {
         check_result("events", &r, &o, d);
         double gbps = 2.0 * N * 4 / (r.median_ms * 1e6);
@@ -336,6 +338,7 @@ static void test_short_kernel(const RtDevice *d, const Kernels *k) {
     void *params[] = {&out, &ns};
     const long long grid[3] = {1, 1, 1};
     BenchOptions o = prof_bench_defaults();
+    o.backend = BENCH_EVENT;
     o.l2_flush = false;  /* launch overhead alone separates the backends */
     o.max_time_s = 0.5;
     BenchResult ev, gr;
@@ -357,6 +360,10 @@ static void test_short_kernel(const RtDevice *d, const Kernels *k) {
         check(gr.median_ms > 0.003 && gr.median_ms < 0.010, "graph mode gives 3 to 10 us for it");
     }
     prof_bench_free(&ev);
+    prof_bench_free(&gr);
+    o.backend = BENCH_AUTO;
+    ok2 = ok && prof_bench(&k->spin, grid, 32, 0, params, d->l2_bytes, &o, &gr, err);
+    check(ok2 && gr.backend == BENCH_GRAPH && gr.backend_auto, "the default takes graphs for a ~5 us kernel");
     prof_bench_free(&gr);
     rt_free(out);
 }
