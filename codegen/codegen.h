@@ -71,6 +71,13 @@ TILEC_LLVM_API const char *cg_llvm_version(void);  /* "LLVM 19.1.7" */
 
 /* The device helper header (generated from tilec_device.cuh at build time). */
 extern const char cg_device_header[];
+/* device_header.c: the sections of cg_device_header that the kernel's
+ * own code (kernel_text) needs, directly or through each other. */
+void cg_write_device_header(FILE *o, const char *kernel_text, size_t kernel_len);
+/* tidy.c: text[0..len) with the identity operations of its index
+ * arithmetic (x * 1, x + 0, x / 1, 0 + x) and doubled parentheses removed,
+ * outside comments, literals and preprocessor lines (malloc'd). */
+char *cg_tidy(const char *text, size_t len, size_t *out_len);
 
 /* ---- internal to the codegen files ---- */
 typedef struct Cg {

@@ -228,7 +228,9 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
                 k->sched.cluster_dim, (long long)(k->grid[0] * k->grid[1] * k->grid[2]));
     /* cuda_fp8.h only where needed: it costs NVRTC ~70 ms a compile */
     fprintf(g.o, "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n%s\n", uses_fp8(k) ? "#include <cuda_fp8.h>\n" : "");
-    fputs(cg_device_header, g.o);
+    /* the device header goes here once the code after it is known */
+    fflush(g.o);
+    size_t header_at = len;
     if (k->ws_loop) cg_hopper_helpers(k, g.o);
     if (k->sched.order == ORDER_LONGEST_FIRST)
         fputs("\n// the tiles this launch's persistent blocks have drawn, and the blocks done drawing (tl_tiles_draw, tl_tiles_done)\n"
@@ -316,6 +318,20 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
         free(buf);
         return false;
     }
+    char *whole = NULL;
+    size_t whole_len = 0;
+    FILE *o = open_memstream(&whole, &whole_len);
+    if (!o) die("out of memory printing the kernel");
+    size_t kernel_len;
+    char *kernel = cg_tidy(buf + header_at, len - header_at, &kernel_len);
+    fwrite(buf, 1, header_at, o);
+    cg_write_device_header(o, kernel, kernel_len);
+    fwrite(kernel, 1, kernel_len, o);
+    free(kernel);
+    fclose(o);
+    free(buf);
+    buf = whole;
+    len = whole_len;
     out->source = buf;
     out->source_len = len;
     out->name = name;

@@ -125,6 +125,20 @@ static void print_in(Cg *g, const Node *e, Dtype t) {
     g->lit_type = saved;
 }
 
+/* An operand of float arithmetic; an integer constant there prints as the
+ * float it converts to (`x + 0.0f`, not `x + 0`): the same value, and the
+ * printed kernel's tidying (tidy.c), which drops `+ 0` and `* 1` from
+ * integer arithmetic only, leaves it alone, since x + 0.0f is not x for
+ * x = -0.0 and x * 1.0f is not x for a NaN's payload. */
+static void print_operand(Cg *g, const Node *e, Dtype ctx, bool float_arith) {
+    if (float_arith && e->is_const && e->kind != N_INDEX && !e->const_float && dtype_is_int(e->dtype)) {
+        Dtype t = dtype_is_float(ctx) ? ctx : DT_F32;
+        print_float(g->o, dtype_round_float(t, (double)e->cval.i), t == DT_F64);
+        return;
+    }
+    print_in(g, e, ctx);
+}
+
 /* A float value rounded to narrow float type t and back (an f16 value in
  * a float register) is rounding_open(t) + value + ROUNDING_CLOSE. */
 static const char ROUNDING_CLOSE[] = ")))";
@@ -413,9 +427,9 @@ void cg_expr(Cg *g, const Node *e) {
         Dtype ctx = arith || compare ? dtype_join(e->u.op.a->dtype, e->u.op.b->dtype) : DT_NONE;
         const char *close = arith ? open_rounding(g, e->dtype, store_rounds) : "";
         fputc('(', o);
-        print_in(g, e->u.op.a, ctx);
+        print_operand(g, e->u.op.a, ctx, arith && dtype_is_float(e->dtype));
         fprintf(o, " %s ", op_spelling(op));
-        print_in(g, e->u.op.b, ctx);
+        print_operand(g, e->u.op.b, ctx, arith && dtype_is_float(e->dtype));
         fprintf(o, ")%s", close);
         return;
     }

@@ -163,6 +163,24 @@ static void reduce_blocked(Cg *g, IrStmt *s) {
         CgReduceChunk ch = cg_reduce_chunk(src, t, q);
         int64_t row = ch.row;
         bool partial = ch.partial;
+        /* whole chunks of one row in a row: one loop over their registers
+         * (unrolled by NVRTC to the same instructions as written out);
+         * runs of a few registers stay written out, which reads as well */
+        int64_t last = q;
+        while (!partial && last + 1 < l->chunks) {
+            CgReduceChunk next = cg_reduce_chunk(src, t, last + 1);
+            if (next.partial || next.row != row) break;
+            last++;
+        }
+        if (!partial && (last - q + 1) * l->vec >= 8) {
+            const char *e = cg_tmp(g, "e");
+            char *cur = arena_printf(arena(g), "%s[%lld]", p, (long long)row);
+            cg_line(g, "#pragma unroll");
+            cg_line(g, "for (int %s = %lld; %s < %lld; ++%s) %s = %s;", e, (long long)(q * l->vec), e,
+                    (long long)((last + 1) * l->vec), e, cur, combine(g, merge, cur, element(g, kind, src, e, rt), rt));
+            q = last;
+            continue;
+        }
         if (partial && l->pitch) cg_line(g, "if (tid * %d + %lld < %lld) {", l->vec, (long long)ch.at, (long long)cols);
         else if (partial) cg_line(g, "if ((tid + %lld) * %d < %lld) {", (long long)(q * t), l->vec, (long long)total);
         for (int v = 0; v < l->vec; v++) {

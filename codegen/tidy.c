@@ -1,0 +1,126 @@
+/* tidy.c - the printed kernel made easier to read without changing what it
+ * computes: the index arithmetic that layouts and constant sizes leave
+ * behind (`q * 8 + 0`, `bx * 1`, `r / 1 % 64`, `0 + c`) loses its identity
+ * operations, and doubled parentheses lose one pair. Only integer
+ * identities of whole tokens are removed (`* 1` before `)`, `]`, `;`, `,`,
+ * ` +`, ` -`, ...); comments, string literals and preprocessor lines are
+ * left as they are. NVRTC folds all of this anyway: the SASS is the same. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen.h"
+
+static bool ident(char c) { return c == '_' || (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c == '.'; }
+
+/* Whether what follows an operand (at p) ends it at this precedence or
+ * lower: an identity removed before it leaves the same parse. */
+static bool ends_term(const char *p) {
+    return *p == ')' || *p == ']' || *p == ';' || *p == ',' || *p == ':' || *p == '?' ||
+           (p[0] == ' ' && (p[1] == '+' || p[1] == '-' || p[1] == '<' || p[1] == '>' || p[1] == '=' || p[1] == '!' ||
+                            p[1] == '&' || p[1] == '|' || p[1] == '?' || p[1] == ':' || p[1] == ')'));
+}
+
+/* One pass over a line of code (no comment, no string): the identities
+ * removed; true when something changed. */
+static bool tidy_code(char *s) {
+    bool changed = false;
+    char *w = s;
+    for (char *r = s; *r;) {
+        /* " * 1" and " / 1" ending a term: (x * 1) * y == x * y, x / 1 % n == x % n */
+        if (r[0] == ' ' && (r[1] == '*' || r[1] == '/') && r[2] == ' ' && r[3] == '1' && !ident(r[4]) &&
+            (ends_term(r + 4) || (r[4] == ' ' && (r[5] == '*' || r[5] == '/' || r[5] == '%')))) {
+            r += 4;
+            changed = true;
+            continue;
+        }
+        /* " + 0" ending a sum: before ')' ']' ';' ',' or a lower-precedence operator */
+        if (r[0] == ' ' && (r[1] == '+' || r[1] == '-') && r[2] == ' ' && r[3] == '0' && !ident(r[4]) &&
+            (r[4] == ')' || r[4] == ']' || r[4] == ';' || r[4] == ',' ||
+             (r[4] == ' ' && (r[5] == '+' || r[5] == '-' || r[5] == '<' || r[5] == '>' || r[5] == '=' || r[5] == '!' ||
+                              r[5] == '&' || r[5] == '|' || r[5] == '?' || r[5] == ':')))) {
+            r += 4;
+            changed = true;
+            continue;
+        }
+        /* "(0 + x" opening a sum: the 0 and the plus go */
+        if (r[0] == '(' && r[1] == '0' && r[2] == ' ' && r[3] == '+' && r[4] == ' ') {
+            *w++ = '(';
+            r += 5;
+            changed = true;
+            continue;
+        }
+        *w++ = *r++;
+    }
+    *w = 0;
+    /* "((x))" -> "(x)": the inner pair's closing one right before the outer's */
+    for (char *p = s; *p; p++) {
+        if (p[0] != '(' || p[1] != '(') continue;
+        int depth = 0;
+        bool comma = false; /* f((a, b)) is one argument, f(a, b) two */
+        char *q = p + 1;
+        for (; *q; q++) {
+            if (*q == '(') depth++;
+            else if (*q == ')' && --depth == 0) break;
+            else if (*q == ',' && depth == 1) comma = true;
+        }
+        if (*q == ')' && q[1] == ')' && !comma && (p == s || !ident(p[-1]))) {
+            /* drop the inner pair: p+1 and q */
+            memmove(q, q + 1, strlen(q + 1) + 1);
+            memmove(p + 1, p + 2, strlen(p + 2) + 1);
+            changed = true;
+            p--;
+        }
+    }
+    return changed;
+}
+
+/* The code part of a line: up to a // comment, with string and character
+ * literals skipped; its length. */
+static size_t code_length(const char *s) {
+    for (size_t i = 0; s[i]; i++) {
+        if (s[i] == '"' || s[i] == '\'') {
+            char q = s[i];
+            for (i++; s[i] && s[i] != q; i++)
+                if (s[i] == '\\' && s[i + 1]) i++;
+            if (!s[i]) return i;
+            continue;
+        }
+        if (s[i] == '/' && (s[i + 1] == '/' || s[i + 1] == '*')) return i;
+    }
+    return strlen(s);
+}
+
+char *cg_tidy(const char *text, size_t len, size_t *out_len) {
+    char *out = xmalloc(len + 1);
+    size_t n = 0;
+    char *line = xmalloc(len + 1);
+    for (size_t i = 0; i < len;) {
+        size_t e = i;
+        while (e < len && text[e] != '\n') e++;
+        size_t l = e - i;
+        memcpy(line, text + i, l);
+        line[l] = 0;
+        size_t lead = 0;
+        while (line[lead] == ' ') lead++;
+        size_t c = code_length(line);
+        bool literal = memchr(line, '"', c) || memchr(line, '\'', c);
+        if (line[lead] != '#' && !literal) { /* code lines only; asm strings and #line stay */
+            char *comment = c < l ? xstrdup(line + c) : NULL;
+            line[c] = 0;
+            while (tidy_code(line)) {}
+            if (comment) {
+                strcat(line, comment);
+                free(comment);
+            }
+            l = strlen(line);
+        }
+        memcpy(out + n, line, l);
+        n += l;
+        if (e < len) out[n++] = '\n';
+        i = e + 1;
+    }
+    out[n] = 0;
+    free(line);
+    *out_len = n;
+    return out;
+}
