@@ -102,15 +102,22 @@ bool prof_baseline_load(const char *path, Baseline *b, char err[256]) {
         snprintf(err, 256, "cannot read '%.150s': %s", path, why);
         return false;
     }
-    char perr[256];
-    b->root = json_parse(src.text, src.len, perr);
+    bool ok = prof_baseline_parse(src.text, src.len, path, b, err);
     free(src.text);
+    return ok;
+}
+
+bool prof_baseline_parse(const char *text, size_t len, const char *path, Baseline *b, char err[256]) {
+    memset(b, 0, sizeof *b);
+    char perr[256];
+    b->root = json_parse(text, len, perr);
     if (!b->root) {
         snprintf(err, 256, "'%.100s' is not a whole JSON file (%.100s)", path, perr);
         return false;
     }
     const JsonValue *r = b->root, *bench = json_member(r, "bench");
-    b->schema = (int)json_number_or(json_member(r, "schema"), 0);
+    double schema = json_number_or(json_member(r, "schema"), 0); /* any number: compared, never converted */
+    b->schema = schema == 1 ? 1 : schema == 2 ? 2 : 0;
     b->kernel = json_string_or(json_member(r, "kernel"), NULL);
     b->device = json_string_or(json_member(json_member(r, "device"), "name"), NULL);
     b->time = timing_of(bench, "samples_ms");

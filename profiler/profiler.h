@@ -579,6 +579,8 @@ TimeChange prof_compare_times(const TimingSet *prev, const TimingSet *cur);
 /* Reads a --json file; false with one sentence in err (unreadable, not
  * whole JSON, not a tilec profile, never timed). */
 bool prof_baseline_load(const char *path, Baseline *b, char err[256]);
+/* The same for a file's text already read (path names it in err). */
+bool prof_baseline_parse(const char *text, size_t len, const char *path, Baseline *b, char err[256]);
 void prof_baseline_free(Baseline *b);
 /* o->baseline against profile p (timed, its device known): loads it into
  * *b (freed by the caller with prof_baseline_free), refuses another kernel,

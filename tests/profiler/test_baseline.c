@@ -145,8 +145,10 @@ static void test_round_trip(KernelInfo *k) {
 
     text = read_file(path);
     snprintf(bad, sizeof bad, "%s/bad.json", dir);
-    static const char *const broken[] = {NULL, "{\"schema\": 1}", "[1, 2]", "{\"schema\": 3, \"kernel\": \"scale\"}", ""};
-    for (int i = 0; i < 5; i++) {
+    /* truncated; no kernel; not an object; another schema; empty; a schema no int holds (the fuzzer's) */
+    static const char *const broken[] = {NULL, "{\"schema\": 1}", "[1, 2]", "{\"schema\": 3, \"kernel\": \"scale\"}", "",
+                                         "{\"schema\": 2555555555555555555555555555555555555555, \"kernel\": \"scale\"}"};
+    for (int i = 0; i < 6; i++) {
         FILE *f = fopen(bad, "w");
         if (i == 0) fwrite(text, 1, strlen(text) / 2, f); /* truncated */
         else fputs(broken[i], f);
