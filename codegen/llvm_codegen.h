@@ -16,6 +16,7 @@
 #define TILEC_LLVM_CODEGEN_H
 
 #include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h>
 #include <llvm-c/TargetMachine.h>
 
 #include "codegen.h"
@@ -38,6 +39,11 @@ typedef struct Lg {
     IrKernel *k;
     const char *file;
     bool failed;
+    /* --lineinfo: the kernel's debug scope (NULL: none); every instruction
+     * built while a statement is emitted carries its .tile line */
+    LLVMDIBuilderRef dib;
+    LLVMMetadataRef di_scope;
+    int di_line;
     LLVMContextRef ctx;
     LLVMModuleRef mod;
     LLVMBuilderRef b;
@@ -101,6 +107,9 @@ void lg_error(Lg *g, Loc loc, const char *fmt, ...) __attribute__((format(printf
 LLVMValueRef lg_const_int(Lg *g, LgType t, int64_t v);
 /* A new basic block in the kernel, placed last. */
 LLVMBasicBlockRef lg_block(Lg *g, const char *name);
+/* --lineinfo: what is built from now on carries .tile line `line` (no-op
+ * without a debug scope, or for line 0). */
+void lg_debug_line(Lg *g, int line);
 /* if (cond) { then() } as blocks: returns the block to continue in after
  * positioning the builder at the start of the then block; lg_end_if
  * branches to it. */

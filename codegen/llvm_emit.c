@@ -309,10 +309,46 @@ static void init_types(Lg *g) {
     g->sptr = LLVMPointerTypeInContext(g->ctx, 3);
 }
 
+void lg_debug_line(Lg *g, int line) {
+    if (!g->di_scope || line <= 0) return;
+    g->di_line = line;
+    LLVMMetadataRef at = LLVMDIBuilderCreateDebugLocation(g->ctx, (unsigned)line, 0, g->di_scope, NULL);
+    LLVMSetCurrentDebugLocation2(g->b, at);
+}
+
+/* --lineinfo: a compile unit of debug directives only, the kernel a
+ * subprogram of the .tile file; NVPTX then writes .file/.loc and nothing
+ * else, which ptxas turns into the cubin's line table (with -lineinfo).
+ * Line tables proper would make NVPTX mark the target `debug`, and ptxas
+ * refuses to optimise code it is asked to debug. LLVM's C API names only
+ * the first three emission kinds; DebugDirectivesOnly is the fourth. */
+enum { DEBUG_DIRECTIVES_ONLY = 3 };
+static void debug_scope(Lg *g, const char *name) {
+    IrKernel *k = g->k;
+    const char *path = g->file ? g->file : "input.tile", *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    size_t dir_len = slash ? (size_t)(slash - path) : 1;
+    g->dib = LLVMCreateDIBuilder(g->mod);
+    LLVMMetadataRef file = LLVMDIBuilderCreateFile(g->dib, base, strlen(base), slash ? path : ".", dir_len);
+    LLVMDIBuilderCreateCompileUnit(g->dib, LLVMDWARFSourceLanguageC, file, "tilec", 5, 1, "", 0, 0, "", 0,
+                                   (LLVMDWARFEmissionKind)DEBUG_DIRECTIVES_ONLY, 0, 0, 0, "", 0, "", 0);
+    LLVMMetadataRef type = LLVMDIBuilderCreateSubroutineType(g->dib, file, NULL, 0, LLVMDIFlagZero);
+    unsigned line = (unsigned)(k->info->node->loc.line > 0 ? k->info->node->loc.line : 1);
+    g->di_scope = LLVMDIBuilderCreateFunction(g->dib, file, name, strlen(name), name, strlen(name), file, line, type, 0, 1,
+                                              line, LLVMDIFlagZero, 1);
+    LLVMSetSubprogram(g->fn, g->di_scope);
+    LLVMAddModuleFlag(g->mod, LLVMModuleFlagBehaviorWarning, "Debug Info Version", 18,
+                      LLVMValueAsMetadata(LLVMConstInt(g->i32, LLVMDebugMetadataVersion(), 0)));
+    LLVMAddModuleFlag(g->mod, LLVMModuleFlagBehaviorWarning, "Dwarf Version", 13,
+                      LLVMValueAsMetadata(LLVMConstInt(g->i32, 2, 0)));
+    lg_debug_line(g, (int)line);
+}
+
 static void build_kernel(Lg *g) {
     IrKernel *k = g->k;
     const char *name = cg_kernel_name(k);
     g->fn = LLVMAddFunction(g->mod, name, kernel_type(g));
+    if (k->line_directives) debug_scope(g, name);
     /* a kernel: the PTX_Kernel calling convention and the annotation */
     LLVMSetFunctionCallConv(g->fn, 71);
     annotate(g, "kernel", 1);
@@ -393,6 +429,10 @@ bool cg_llvm_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     g.b = LLVMCreateBuilderInContext(g.ctx);
     init_types(&g);
     build_kernel(&g);
+    if (g.dib) {
+        LLVMDIBuilderFinalize(g.dib);
+        LLVMDisposeDIBuilder(g.dib);
+    }
     LLVMDisposeBuilder(g.b);
     char *why = NULL;
     if (!g.failed && LLVMVerifyModule(g.mod, LLVMReturnStatusAction, &why)) {
@@ -418,6 +458,7 @@ bool cg_llvm_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     }
     if (g.mod) LLVMDisposeModule(g.mod);
     LLVMContextDispose(g.ctx);
+    out->lineinfo = k->line_directives;
     if (ok) {
         out->name = cg_kernel_name(k);
         ok = cg_launch_info(k, out);

@@ -343,7 +343,17 @@ static void var(Lg *g, IrStmt *s) {
     lg_bind_var(g, s->sym, slot, t);
 }
 
+static void stmt_here(Lg *g, IrStmt *s);
+
+/* The statement's .tile line on what it builds (--lineinfo). */
 static void stmt(Lg *g, IrStmt *s) {
+    int outer = g->di_line;
+    if (s->loc.line > 0) lg_debug_line(g, s->loc.line);
+    stmt_here(g, s);
+    lg_debug_line(g, outer);
+}
+
+static void stmt_here(Lg *g, IrStmt *s) {
     if (s->sync_before) lg_sync(g);
     switch (s->op) {
     case IR_COPY: lg_copy(g, s); break;

@@ -68,9 +68,9 @@ static const char usage[] =
     "  --set NAME=VALUE[,NAME=VALUE...]\n"
     "                       override sizes, scalar parameters, where constants and tunables\n"
     "  --specialise         compile the kernel's dynamic sizes in, at their values\n"
-    "  --lineinfo           #line directives naming .tile lines in the CUDA C, compiled\n"
-    "                       with -lineinfo: Nsight Compute, compute-sanitizer and cuda-gdb\n"
-    "                       show .tile lines\n"
+    "  --lineinfo           .tile lines in the cubin's line table (#line directives in the\n"
+    "                       CUDA C; debug locations in the llvm backend's module): Nsight\n"
+    "                       Compute, compute-sanitizer and cuda-gdb show .tile lines\n"
     "  -q, -v               quiet, verbose\n"
     "  -w, -Werror          no warnings; warnings as errors (a warning says where the\n"
     "                       code leaves a fast path the source asks for, and why)\n"
@@ -528,9 +528,6 @@ int cmdline_parse(CmdLine *cl, int argc, char **argv) {
     if (cl->act == ACT_CUBIN && !cl->out_path) return usage_error("%s needs -o FILE", "--emit-cubin");
     if (cl->act == ACT_LLVM && cl->opts.backend != CG_LLVM)
         return usage_error("%s prints the llvm backend's module, not --backend nvrtc's", "--emit-llvm");
-    if (cl->opts.lineinfo && cl->opts.backend == CG_LLVM)
-        return usage_error("%s names .tile lines in the CUDA C of --backend nvrtc; the llvm backend has no line "
-                           "information yet", "--lineinfo");
     if (cl->act == ACT_CUDA && cl->opts.backend == CG_LLVM)
         return usage_error("%s prints the nvrtc backend's CUDA C; the llvm backend's module is --emit-llvm",
                            "--emit-cuda");

@@ -97,7 +97,7 @@ int lib_obtain_cubin(Ctx *c, const CgKernel *ck, const LibBuild *b, LibBinary *b
     RtCompileResult res;
     bool llvm = ck->backend == CG_LLVM;
     char *cu_name = arena_printf(&c->arena, "%s.%s", ck->name, llvm ? "ptx" : "cu");
-    if (llvm ? !rt_ptx_to_cubin(ck->source, ck->source_len, cu_name, b->arch, &res)
+    if (llvm ? !rt_ptx_to_cubin(ck->source, ck->source_len, cu_name, b->arch, ck->lineinfo, &res)
              : !rt_compile(ck->source, cu_name, &ro, &res)) {
         int rc = compile_failed(c, ck, cu_name, &res, b);
         rt_compile_result_free(&res);

@@ -177,7 +177,8 @@ static char *read_file(const char *path, size_t *n) {
 
 /* ptxas -arch=<arch> -O3 -v on the PTX in a directory of its own under
  * /tmp, its messages to a file; no environment handed on. */
-static bool run_ptxas(const char *ptx, size_t size, const char *name, const char *arch, RtCompileResult *out) {
+static bool run_ptxas(const char *ptx, size_t size, const char *name, const char *arch, bool lineinfo,
+                      RtCompileResult *out) {
     char dir[] = "/tmp/tilec-ptxas-XXXXXX";
     if (!mkdtemp(dir)) return failed(out, "could not make a directory under /tmp for ptxas.");
     char in[64], cubin[64], log[64], arch_option[40];
@@ -189,7 +190,8 @@ static bool run_ptxas(const char *ptx, size_t size, const char *name, const char
     if (!file_write_atomic(in, ptx, size)) {
         failed(out, "could not write the PTX of %s for ptxas under /tmp.", name);
     } else {
-        char *argv[] = {"ptxas", arch_option, "-O3", "-v", "-o", cubin, in, NULL};
+        char *argv[] = {"ptxas", arch_option, "-O3", "-v", "-o", cubin, in, NULL, NULL};
+        if (lineinfo) argv[7] = "-lineinfo"; /* the .loc directives into the cubin's line table */
         char *envp[] = {NULL};
         posix_spawn_file_actions_t actions;
         posix_spawn_file_actions_init(&actions);
@@ -228,16 +230,17 @@ static bool run_ptxas(const char *ptx, size_t size, const char *name, const char
 }
 
 /* nvJitLink's ptxas on the PTX (for linking: see the top of the file). */
-static bool run_nvjitlink(const char *ptx, size_t size, const char *name, const char *arch, RtCompileResult *out) {
+static bool run_nvjitlink(const char *ptx, size_t size, const char *name, const char *arch, bool lineinfo,
+                          RtCompileResult *out) {
     pthread_once(&jit_once, jit_load);
     if (!jit.loaded)
         return failed(out, "%s and %s is missing, so the llvm backend cannot make a cubin.", jit.why, TILEC_CUDA_PTXAS);
     char arch_option[32];
     snprintf(arch_option, sizeof arch_option, "-arch=%s", arch);
-    const char *options[] = {arch_option, "-O3", "-verbose"};
+    const char *options[] = {arch_option, "-O3", "-verbose", "-lineinfo"};
     Handle h = NULL;
     bool ok = false;
-    if (jit.create(&h, 3, options) != 0) {
+    if (jit.create(&h, lineinfo ? 4 : 3, options) != 0) {
         failed(out, "nvJitLink could not start for %s.", arch);
     } else if (jit.add_data(h, INPUT_PTX, ptx, size, name) != 0 || jit.complete(h) != 0) {
         take_log(h, jit.error_log_size, jit.error_log, out);
@@ -262,14 +265,16 @@ static bool run_nvjitlink(const char *ptx, size_t size, const char *name, const 
     return ok;
 }
 
-bool rt_ptx_to_cubin(const char *ptx, size_t size, const char *name, const char *arch, RtCompileResult *out) {
+bool rt_ptx_to_cubin(const char *ptx, size_t size, const char *name, const char *arch, bool lineinfo,
+                     RtCompileResult *out) {
     double start = now();
     memset(out, 0, sizeof *out);
     out->log = xstrdup("");
     out->registers = out->spill_store_bytes = out->spill_load_bytes = -1;
     out->static_smem_bytes = out->stack_frame_bytes = -1;
     pthread_once(&assembler_once, assembler_find);
-    bool ok = assembler.ptxas ? run_ptxas(ptx, size, name, arch, out) : run_nvjitlink(ptx, size, name, arch, out);
+    bool ok = assembler.ptxas ? run_ptxas(ptx, size, name, arch, lineinfo, out)
+                              : run_nvjitlink(ptx, size, name, arch, lineinfo, out);
     rt_parse_ptxas_log(out->log, out);
     rt_ptxas_perf_warning(out->log, out->perf_warning);
     out->ok = ok;

@@ -66,8 +66,10 @@ bool rt_nvrtc_targets(int sm, char list[256]);
  * ptxas compiles for linking (-c), where wgmmas are serialised and
  * setmaxnreg ignored, so it is the second choice. Without either the call
  * fails with a sentence. Fills out as rt_compile does (cubin, log, ptxas
- * counts, seconds). */
-bool rt_ptx_to_cubin(const char *ptx, size_t size, const char *name, const char *arch, RtCompileResult *out);
+ * counts, seconds). lineinfo: the PTX's .loc directives become the
+ * cubin's line table. */
+bool rt_ptx_to_cubin(const char *ptx, size_t size, const char *name, const char *arch, bool lineinfo,
+                     RtCompileResult *out);
 /* Which assembler rt_ptx_to_cubin uses, in words ("ptxas", "nvJitLink
  * 13.0"), and its identity for the LLVM path's cache key (the ptxas
  * program's path, size and time, or nvJitLink's version); NULL for

@@ -3,7 +3,10 @@
 and sm_90a, printed with --emit-cuda --lineinfo: each `#line N "FILE"`
 names the example and a line of it that holds code (not blank, not only a
 comment), and every quoting comment `// NAME.tile:N  TEXT` repeats line N
-of the file and stands under the directive of that line."""
+of the file and stands under the directive of that line. Where tilec has
+the llvm backend, `--emit-ptx --backend llvm --lineinfo` the same way: its
+.file names the example and every .loc a line of it that holds code (or
+0, for what belongs to no statement)."""
 import glob
 import os
 import re
@@ -65,6 +68,26 @@ for path in sorted(glob.glob(os.path.join(root, "examples", "*.tile"))):
                         fail("%s %s %s: the comment quoting line %d is under line %s" % (name, k, arch, n, under))
             if directives == 0:
                 fail("%s %s %s: no #line directive" % (name, k, arch))
+            checked += 1
+            cmd = [tilec, "--emit-ptx", "--backend", "llvm", "--lineinfo", "--arch", arch, "--kernel", k] + args + [path]
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode == 2 and "without LLVM" in r.stderr:
+                continue
+            if r.returncode != 0:
+                fail("%s %s %s llvm: exit %d: %s" % (name, k, arch, r.returncode, r.stderr.strip()[:200]))
+                continue
+            files = dict(re.findall(r'^\s*\.file\s+(\d+)\s+"([^"]*)"', r.stdout, re.M))
+            if not files or any(os.path.basename(f) != name for f in files.values()):
+                fail("%s %s %s llvm: .file names %s" % (name, k, arch, sorted(files.values())))
+            locs = re.findall(r"^\s*\.loc\s+(\d+)\s+(\d+)", r.stdout, re.M)
+            if not any(int(n) > 0 for _, n in locs):
+                fail("%s %s %s llvm: no .loc of a .tile line" % (name, k, arch))
+            for f, n in locs:
+                n = int(n)
+                src = lines[n - 1].strip() if 0 < n <= len(lines) else ""
+                if n and (not src or src.startswith("//")):
+                    fail("%s %s %s llvm: a .loc points at line %d, which holds no code: %r" % (name, k, arch, n, src))
+                    break
             checked += 1
 print("%d kernel printouts checked, %d problems" % (checked, fails))
 sys.exit(1 if fails else 0)
