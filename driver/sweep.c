@@ -100,6 +100,16 @@ static void point_cmdline(const CmdLine *cl, int point, CmdLine *pc) {
     po->json = po->report = po->trace = po->roofline = NULL;
 }
 
+/* The checked kernel (or pipeline) of point command line pc; NULL after
+ * its errors. */
+static KernelInfo *point_kernel(Ctx *c, Node *prog, const CmdLine *cl, CmdLine *pc) {
+    SemaOptions so = {.overrides = pc->overrides, .n_overrides = pc->n_overrides, .only_kernel = cl->kernel,
+                      .specialise = cl->opts.specialise};
+    PtrVec ks = sema_check(c, prog, &so);
+    if (c->errors) return NULL;
+    return cl->kernel || ks.len == 1 ? ks.items[0] : lib_only_pipeline(&ks);
+}
+
 /* The point's values and plot coordinates into row. */
 static void point_row(const CmdLine *cl, int point, SweepRow *row) {
     memset(row, 0, sizeof *row);
@@ -182,10 +192,7 @@ int sweep_run(Ctx *c, Node *prog, KernelInfo *k, CmdLine *cl, SweepAct act) {
     static CmdLine pc;
     if (!cl->opts.have_device) { /* the first point compiles and says that it needs a GPU */
         point_cmdline(cl, 0, &pc);
-        SemaOptions so = {.overrides = pc.overrides, .n_overrides = pc.n_overrides, .only_kernel = cl->kernel,
-                          .specialise = cl->opts.specialise};
-        PtrVec ks = sema_check(c, prog, &so);
-        KernelInfo *k0 = c->errors ? NULL : cl->kernel || ks.len == 1 ? ks.items[0] : lib_only_pipeline(&ks);
+        KernelInfo *k0 = point_kernel(c, prog, cl, &pc);
         return k0 ? act(c, prog, k0, &pc) : EXIT_SOURCE;
     }
     SweepRow *rows = xcalloc((size_t)points, sizeof *rows);
@@ -207,10 +214,7 @@ int sweep_run(Ctx *c, Node *prog, KernelInfo *k, CmdLine *cl, SweepAct act) {
         pc.opts.profile.out = out;
         pc.opts.profile.json_stream = js;
         pc.opts.profile.summary = &rows[p].s;
-        SemaOptions so = {.overrides = pc.overrides, .n_overrides = pc.n_overrides, .only_kernel = cl->kernel,
-                          .specialise = cl->opts.specialise};
-        PtrVec ks = sema_check(c, prog, &so);
-        KernelInfo *kp = c->errors ? NULL : cl->kernel || ks.len == 1 ? ks.items[0] : lib_only_pipeline(&ks);
+        KernelInfo *kp = point_kernel(c, prog, cl, &pc);
         int prc = kp ? act(c, prog, kp, &pc) : EXIT_SOURCE;
         fclose(out);
         fclose(js);
