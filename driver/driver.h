@@ -45,6 +45,7 @@ typedef struct Options {
     RtDevice device;
     bool have_device;
     bool ncu;               /* --ncu */
+    bool ncu_lines;         /* --ncu --lines: the hottest .tile lines */
     int argc;               /* the command line, for the --ncu child */
     char **argv;
     char device_err[256];   /* why there is no device */
@@ -135,6 +136,11 @@ const char *find_cuda_tool(const char *name, char *buf, size_t n);
  * --run), its counters printed after the report; says so plainly when ncu
  * is absent. */
 int ncu_report(int argc, char **argv, const char *symbol);
+/* `--ncu --lines`: the kernel once more under Nsight Compute, built with
+ * --lineinfo, its source page's warp stall samples per line of `file`
+ * into out (the hottest lines). False (out->note says why) when there are
+ * none. */
+bool ncu_source_lines(int argc, char **argv, const char *symbol, const char *file, SourceLines *out);
 
 /* sass.c */
 typedef struct SassCounts {

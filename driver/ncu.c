@@ -56,14 +56,17 @@ static void shell_quote(FILE *o, const char *s) {
     fputc('\'', o);
 }
 
-int ncu_report(int argc, char **argv, const char *symbol) {
+/* The shell command that runs this tilec once more (--run, and `extra`)
+ * under ncu with ncu_options, for the kernel `symbol`; NULL (said) without
+ * ncu. */
+static char *ncu_command(int argc, char **argv, const char *symbol, const char *ncu_options, const char *extra) {
     char ncu[4096], self[4096];
     if (!find_cuda_tool("ncu", ncu, sizeof ncu)) {
         printf("Nsight Compute: ncu is not on the PATH (nor in /usr/local/cuda/bin); no hardware counters\n");
-        return EXIT_OK;
+        return NULL;
     }
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0) return EXIT_OK;
+    if (n <= 0) return NULL;
     self[n] = 0;
     char *cmd = NULL;
     size_t len = 0;
@@ -71,11 +74,9 @@ int ncu_report(int argc, char **argv, const char *symbol) {
     shell_quote(o, ncu);
     fputs(" --clock-control none --csv --launch-count 1 --kernel-name ", o);
     shell_quote(o, symbol);
-    fputs(" --metrics ", o);
-    for (int i = 0; i < NMETRICS; i++) fprintf(o, "%s%s", i ? "," : "", metrics[i].metric);
-    fputc(' ', o);
+    fprintf(o, " %s ", ncu_options);
     shell_quote(o, self);
-    fputs(" --run", o);
+    fprintf(o, " --run%s", extra);
     for (int i = 1; i < argc; i++) {
         int skip = cmdline_child_skips(argv[i]);
         if (skip) {
@@ -87,6 +88,44 @@ int ncu_report(int argc, char **argv, const char *symbol) {
     }
     fputs(" 2>/dev/null", o);
     fclose(o);
+    return cmd;
+}
+
+bool ncu_source_lines(int argc, char **argv, const char *symbol, const char *file, SourceLines *out) {
+    memset(out, 0, sizeof *out);
+    /* the source page wants the SourceCounters section's warp sampling,
+     * and a cubin whose line table names .tile lines (--lineinfo) */
+    char *cmd = ncu_command(argc, argv, symbol, "--section SourceCounters --page source --print-source cuda,sass",
+                            " --lineinfo");
+    if (!cmd) {
+        snprintf(out->note, sizeof out->note, "ncu is not on the PATH (nor in /usr/local/cuda/bin)");
+        return false;
+    }
+    FILE *p = popen(cmd, "r");
+    free(cmd);
+    char *csv = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&csv, &len);
+    char buf[8192];
+    for (size_t got; p && (got = fread(buf, 1, sizeof buf, p)) > 0;) fwrite(buf, 1, got, m);
+    int status = p ? pclose(p) : -1;
+    fclose(m);
+    bool ok = prof_parse_ncu_source(csv, file, out);
+    if (!ok && !out->present)
+        snprintf(out->note, sizeof out->note, "ncu printed no source page (exit status %d): it may need permission to "
+                 "read the GPU's counters", status);
+    free(csv);
+    return ok;
+}
+
+int ncu_report(int argc, char **argv, const char *symbol) {
+    char metric_list[1024] = "--metrics ";
+    for (int i = 0; i < NMETRICS; i++) {
+        size_t at = strlen(metric_list);
+        snprintf(metric_list + at, sizeof metric_list - at, "%s%s", i ? "," : "", metrics[i].metric);
+    }
+    char *cmd = ncu_command(argc, argv, symbol, metric_list, "");
+    if (!cmd) return EXIT_OK;
     FILE *p = popen(cmd, "r");
     free(cmd);
     if (!p) {

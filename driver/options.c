@@ -60,6 +60,8 @@ static const char usage[] =
     "                       with --sweep: the table as CSV; the rate against the first swept\n"
     "                       size, the --compare peer and the roofline ceiling as a plot\n"
     "  --ncu                also run once under Nsight Compute (where present) for its counters\n"
+    "  --lines              with --ncu: the hottest .tile lines by warp stall samples and their\n"
+    "                       top stall reasons (a run built with --lineinfo)\n"
     "  --json FILE, --report FILE, --trace FILE, --roofline FILE.svg\n"
     "                       schema-1 JSON, markdown report, Chrome trace, roofline plot\n"
     "  --cache-dir DIR, --no-cache\n"
@@ -307,6 +309,12 @@ static int opt_sweep(CmdLine *cl, const char *v) { return sweep_option(cl, v); }
 static int opt_csv(CmdLine *cl, const char *v) { return cl->csv = v, CONTINUE; }
 static int opt_plot(CmdLine *cl, const char *v) { return cl->plot = v, CONTINUE; }
 
+static int opt_lines(CmdLine *cl, const char *v) {
+    (void)v;
+    cl->opts.ncu_lines = true;
+    return CONTINUE;
+}
+
 static int opt_ncu(CmdLine *cl, const char *v) {
     (void)v;
     cl->opts.ncu = true;
@@ -439,6 +447,7 @@ static const OptionSpec options[] = {
     {"--csv", NULL, true, "a file", true, opt_csv},
     {"--plot", NULL, true, "a file", true, opt_plot},
     {"--ncu", NULL, false, NULL, true, opt_ncu},
+    {"--lines", NULL, false, NULL, true, opt_lines},
     {"--json", NULL, true, "a file", true, opt_json},
     {"--trace", NULL, true, "a file", true, opt_trace},
     {"--report", NULL, true, "a file", true, opt_report},
@@ -521,6 +530,7 @@ int cmdline_parse(CmdLine *cl, int argc, char **argv) {
                 if (!strcmp(cl->overrides[i].name, cl->sweeps[a].name))
                     return usage_error("'%s' is both swept and --set", cl->sweeps[a].name);
     }
+    if (cl->opts.ncu_lines && !cl->opts.ncu) return usage_error("%s goes with --ncu (Nsight Compute's source counters)", "--lines");
     if ((cl->csv || cl->plot) && cl->nsweeps == 0)
         return usage_error("%s writes a sweep's table; add --sweep NAME=LIST", cl->csv ? "--csv" : "--plot");
     if (cl->opts.profile.baseline && cl->act != ACT_PROFILE)

@@ -125,6 +125,12 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
                                .spill_bytes = bin.spill_bytes};
             ProfileOptions po2 = opts->profile;
             po2.run = opts->run;
+            SourceLines lines;
+            if (opts->ncu && opts->ncu_lines) { /* before the report, which shows them */
+                ncu_source_lines(opts->argc, opts->argv, ck.name, file, &lines);
+                po2.lines = &lines;
+                po2.source = &c->src;
+            }
             rc = prof_profile(info, &t, &opts->device, &po2);
             SassCounts sc;
             if (rc == EXIT_OK && verbose && sass_count(bin.cubin, bin.size, &sc))

@@ -32,6 +32,8 @@ static void summarise(const Profile *p, ProfileSummary *s) {
 }
 
 int prof_finish(Profile *p, const ProfileOptions *o) {
+    p->lines = o->lines;
+    p->source = o->source;
     Baseline base;
     int baseline_rc = prof_apply_baseline(p, o, &base);
     prof_report_terminal(o->out ? o->out : stdout, p);

@@ -374,6 +374,8 @@ typedef struct Profile {
     int n_opportunities;
     const char *root_cause;   /* two sentences */
     const struct Baseline *baseline;  /* --baseline: the earlier run (NULL: none) */
+    const struct SourceLines *lines;  /* --ncu --lines (NULL: not asked for) */
+    const Source *source;             /* the .tile file, for quoting lines */
     TimeChange vs_baseline;           /* this run's duration against it */
     TimeChange stage_vs_baseline[MAX_BASELINE_STAGES];
 } Profile;
@@ -505,6 +507,8 @@ typedef struct ProfileOptions {
     const char *baseline;     /* --baseline FILE.json, or NULL */
     double fail_if_slower;    /* --fail-if-slower PCT (< 0: not given) */
     FILE *out;                /* where the report and its lines go (NULL: stdout) */
+    const struct SourceLines *lines;  /* --ncu --lines: the hottest .tile lines (NULL: not asked for) */
+    const Source *source;     /* the .tile file, to quote those lines */
     FILE *json_stream;        /* a sweep's: the profile's JSON object is appended here (NULL: none) */
     struct ProfileSummary *summary;  /* a sweep's: what it keeps of the point (NULL: none) */
 } ProfileOptions;
@@ -624,6 +628,32 @@ void prof_sweep_table(FILE *o, const Sweep *w, const SweepRow *rows, int n);
  * the other axes. Atomic writes; false with one sentence in err. */
 bool prof_write_sweep_csv(const char *path, const Sweep *w, const SweepRow *rows, int n, char err[256]);
 bool prof_write_sweep_svg(const char *path, const Sweep *w, const SweepRow *rows, int n, char err[256]);
+
+/* ---- ncu_source.c: --ncu --lines ---- */
+
+enum { PROF_TOP_LINES = 5 };
+/* One hot .tile line: its warp stall samples, their share of the kernel's,
+ * and its two largest stall reasons (ncu's labels, "stall_long_sb") with
+ * their shares of the line's samples. */
+typedef struct SourceLine {
+    int line;
+    double samples, share;
+    char reason[2][32];
+    double reason_share[2];
+} SourceLine;
+typedef struct SourceLines {
+    bool present;             /* ncu printed a source page */
+    int n;                    /* the hottest first */
+    SourceLine top[PROF_TOP_LINES];
+    double total;             /* the kernel's samples, every file's lines */
+    char note[200];           /* why there are none, when there are none */
+} SourceLines;
+/* The hottest lines of tile_file (matched by base name) in ncu's CSV
+ * source page (`--page source --print-source cuda,sass --csv`): the line
+ * rows' "Warp Stall Sampling (All Samples)" and "stall_*" columns, summed
+ * per line; ncu's own "==" lines are skipped. False (out->note says why)
+ * when no line of the file has samples. */
+bool prof_parse_ncu_source(const char *csv, const char *tile_file, SourceLines *out);
 
 /* ---- pipeline.c: a pipeline's stages on the GPU ---- */
 

@@ -371,6 +371,47 @@ static void verdict_sentence(char *buf, size_t n, const TimeChange *c) {
     }
 }
 
+/* Line n of the .tile file, trimmed, at most 60 bytes (for the hot lines). */
+static void source_line(const Profile *p, int n, char *buf, size_t size) {
+    buf[0] = 0;
+    const Source *s = p->source;
+    if (!s || !s->text || n <= 0) return;
+    size_t i = 0;
+    for (int l = 1; l < n && i < s->len; i++)
+        if (s->text[i] == '\n') l++;
+    while (i < s->len && (s->text[i] == ' ' || s->text[i] == '\t')) i++;
+    size_t k = 0;
+    for (; i < s->len && s->text[i] != '\n' && k + 1 < size && k < 60; i++)
+        buf[k++] = (unsigned char)s->text[i] < 0x20 ? ' ' : s->text[i];
+    buf[k] = 0;
+}
+
+static void reasons_text(const SourceLine *l, char *buf, size_t size) {
+    buf[0] = 0;
+    for (int j = 0; j < 2 && l->reason[j][0]; j++) {
+        size_t at = strlen(buf);
+        snprintf(buf + at, size - at, "%s%s %.0f%%", j ? ", " : "", l->reason[j], 100 * l->reason_share[j]);
+    }
+}
+
+/* --ncu --lines: the hottest .tile lines, by Nsight Compute's warp stall samples. */
+static void term_lines(const Term *t, const Profile *p) {
+    if (!p->lines) return;
+    heading(t, "Hot lines (Nsight Compute's warp stall samples)");
+    if (p->lines->n == 0) {
+        fprintf(t->o, "  %s\n", p->lines->note[0] ? p->lines->note : "none");
+        return;
+    }
+    fprintf(t->o, "  %6s %6s  %-60s  %s\n", "share", "line", "source", "top stall reasons");
+    for (int i = 0; i < p->lines->n; i++) {
+        const SourceLine *l = &p->lines->top[i];
+        char text[64], why[96];
+        source_line(p, l->line, text, sizeof text);
+        reasons_text(l, why, sizeof why);
+        fprintf(t->o, "  %5.1f%% %6d  %-60s  %s\n", 100 * l->share, l->line, text, why);
+    }
+}
+
 /* The vs Baseline section: the --compare peer's median and the speedup, or why there is none. */
 static void term_baseline(const Term *t, const Profile *p) {
     char b1[48];
@@ -410,6 +451,7 @@ void prof_report_terminal(FILE *o, const Profile *p) {
     term_resources(&t, p);
     term_throughput(&t, p);
     term_diagnosis(&t, p);
+    term_lines(&t, p);
     term_baseline(&t, p);
 }
 
@@ -569,6 +611,31 @@ static void write_json(FILE *f, const Profile *p) {
         json_end(&j);
     }
 
+    if (p->lines) { /* --ncu --lines (absent without it) */
+        json_key(&j, "lines");
+        json_array(&j, JSON_LINES);
+        for (int i = 0; i < p->lines->n; i++) {
+            const SourceLine *l = &p->lines->top[i];
+            char text[64];
+            source_line(p, l->line, text, sizeof text);
+            json_object(&j, JSON_COMPACT);
+            jintk(&j, "line", l->line);
+            jstrk(&j, "source", text);
+            jnumk(&j, "samples", l->samples);
+            jnumk(&j, "share", l->share);
+            json_key(&j, "reasons");
+            json_array(&j, JSON_COMPACT);
+            for (int k = 0; k < 2 && l->reason[k][0]; k++) {
+                json_object(&j, JSON_COMPACT);
+                jstrk(&j, "name", l->reason[k]);
+                jnumk(&j, "share", l->reason_share[k]);
+                json_end(&j);
+            }
+            json_end(&j);
+            json_end(&j);
+        }
+        json_end(&j);
+    }
     if (p->baseline) { /* --baseline's comparison (absent without one) */
         const TimeChange *c = &p->vs_baseline;
         jopen(&j, "baseline");
@@ -811,6 +878,25 @@ static void md_diagnosis(FILE *f, const Profile *p) {
     for (int i = 0; i < p->n_opportunities && i < 3; i++) fprintf(f, "%d. %s\n", i + 1, p->opportunities[i]);
 }
 
+static void md_lines(FILE *f, const Profile *p) {
+    if (!p->lines) return;
+    fputs("\n### Hot lines (Nsight Compute's warp stall samples)\n", f);
+    if (p->lines->n == 0) {
+        fprintf(f, "%s\n", p->lines->note[0] ? p->lines->note : "None.");
+        return;
+    }
+    fputs("| share | line | source | top stall reasons |\n|---|---|---|---|\n", f);
+    for (int i = 0; i < p->lines->n; i++) {
+        const SourceLine *l = &p->lines->top[i];
+        char text[64], why[96];
+        source_line(p, l->line, text, sizeof text);
+        reasons_text(l, why, sizeof why);
+        fprintf(f, "| %.1f%% | %d | `", 100 * l->share, l->line);
+        mdcell(f, text);
+        fprintf(f, "` | %s |\n", why);
+    }
+}
+
 /* The vs Baseline section: the --compare peer's median against tilec's, or why there is none. */
 static void md_baseline(FILE *f, const Profile *p) {
     char b1[48], b2[48], b3[48];
@@ -851,6 +937,7 @@ static void write_markdown(FILE *f, const Profile *p) {
     md_resources(f, p);
     md_throughput(f, p);
     md_diagnosis(f, p);
+    md_lines(f, p);
     md_baseline(f, p);
 }
 

@@ -5,7 +5,8 @@
 # pipeline compared stage by stage, a --sweep of the GEMM over four sizes
 # (one compile: M is dynamic) with its CSV, plot and JSON array, and the
 # split-K example, whose float atomics make runs differ bitwise, profiled
-# with exit 0. Exits 77 (skipped) without a GPU.
+# with exit 0, and (where ncu is installed) --ncu --lines naming a line
+# inside flash attention's loop. Exits 77 (skipped) without a GPU.
 set -u
 tilec=$1
 root=$2
@@ -58,5 +59,26 @@ check "... a JSON array of four" python3 -c "import json,sys; a=json.load(open(s
 "$tilec" --profile $p "$root/examples/gemm_splitk.tile" > "$tmp/splitk.txt" 2>&1
 check "the split-K kernel profiles with exit 0" test $? = 0
 check "... its runs compared within the tolerance" grep -q "within the verification tolerance" "$tmp/splitk.txt"
+# --ncu --lines on flash attention: its hottest line lies in the key loop
+if command -v ncu > /dev/null || [ -x /usr/local/cuda/bin/ncu ]; then
+    fa=$root/examples/flash_attn.tile
+    "$tilec" --profile $p --ncu --lines --json "$tmp/fa.json" "$fa" > "$tmp/fa.txt" 2>&1
+    check "--ncu --lines on flash attention" grep -q "Hot lines" "$tmp/fa.txt"
+    check "... its hottest line inside the loop" python3 - "$fa" "$tmp/fa.json" <<'PY'
+import json, re, sys
+src = open(sys.argv[1]).read().split("\n")
+start = next(i for i, l in enumerate(src) if "pipelined" in l) + 1   # 1-based line of the loop
+depth, end = 0, None
+for i in range(start - 1, len(src)):
+    depth += src[i].count("{") - src[i].count("}")
+    if depth == 0 and i >= start:
+        end = i + 1
+        break
+lines = json.load(open(sys.argv[2])).get("lines") or []
+sys.exit(0 if lines and start <= lines[0]["line"] <= end else 1)
+PY
+else
+    echo "skip --ncu --lines: no ncu on this machine"
+fi
 [ $fail = 0 ] || { cat "$tmp"/*.txt | head -150; }
 exit $fail
