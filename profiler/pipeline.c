@@ -186,14 +186,7 @@ static int consistency(PipeSession *s, int runs, const RunOptions *o, Profile *p
     for (int t = 0; t < s->n; t++) free(verified[t].storage);
     free(verified);
     if (rc) return rc;
-    if (pr->consistency_tolerant)
-        fprintf(out, "consistency: %s over %d runs on the same inputs: the runs differ bitwise, as the float atomic_add at "
-               "line %d makes them (the order of its additions changes the rounding); compared within the "
-               "verification tolerance instead, largest difference %.3g\n", pr->consistent ? "PASSED" : "FAILED",
-               runs, atomic->loc.line, pr->consistency_max_diff);
-    else
-        fprintf(out, "consistency: %s over %d runs on the same inputs\n",
-               pr->consistent ? "PASSED (bitwise identical)" : "FAILED (outputs differ)", runs);
+    prof_say_consistency(out, pr, atomic ? atomic->loc.line : 0);
     return 0;
 }
 
@@ -292,9 +285,6 @@ int prof_pipeline_profile(KernelInfo *p, StageRun *stages, int n, const ProfileT
         pr.consistency_runs = o->consistency;
         if ((rc = consistency(&s, o->consistency, &o->run, &pr, out))) goto done;
         if (!pr.consistent) {
-            fprintf(out, pr.consistency_tolerant ? "not timed: runs on the same inputs differ by more than the verification "
-                                             "tolerance\n"
-                                           : "not timed: the pipeline gives different results on the same inputs (a race?)\n");
             rc = 3;
             goto done;
         }

@@ -21,6 +21,22 @@ int prof_write_outputs(const Profile *p, const ProfileOptions *o) {
     return rc;
 }
 
+void prof_say_consistency(FILE *out, const Profile *p, int atomic_line) {
+    if (p->consistency_tolerant)
+        fprintf(out, "consistency: %s over %d runs on the same inputs: the runs differ bitwise, as the float atomic_add "
+                "at line %d makes them (the order of its additions changes the rounding); compared within the "
+                "verification tolerance instead, largest difference %.3g\n", p->consistent ? "PASSED" : "FAILED",
+                p->consistency_runs, atomic_line, p->consistency_max_diff);
+    else
+        fprintf(out, "consistency: %s over %d runs on the same inputs\n",
+                p->consistent ? "PASSED (bitwise identical)" : "FAILED (outputs differ)", p->consistency_runs);
+    if (!p->consistent)
+        fprintf(out, p->consistency_tolerant ? "not timed: runs on the same inputs differ by more than the verification "
+                                               "tolerance\n"
+                                             : "not timed: the %s gives different results on the same inputs (a race?)\n",
+                p->nstages || (p->info && p->info->pipeline) ? "pipeline" : "kernel");
+}
+
 /* What a sweep keeps of one point. */
 static void summarise(const Profile *p, ProfileSummary *s) {
     const Derived *d = &p->derived;
@@ -94,21 +110,9 @@ int prof_profile(KernelInfo *k, const ProfileTarget *t, const RtDevice *dev, con
             p.consistency_tolerant = true;
             rc = prof_session_consistency_within(&s, &o->run, o->consistency, &p.consistent, &p.consistency_max_diff);
             if (rc) goto done;
-            fprintf(out, "consistency: %s over %d runs on the same inputs: the runs differ bitwise, as the float atomic_add "
-                   "at line %d makes them (the order of its additions changes the rounding); compared within the "
-                   "verification tolerance instead, largest difference %.3g\n",
-                   p.consistent ? "PASSED" : "FAILED", o->consistency, k->float_atomic->loc.line, p.consistency_max_diff);
-            if (!p.consistent) {
-                fprintf(out, "not timed: runs on the same inputs differ by more than the verification tolerance\n");
-                rc = 3;
-                goto done;
-            }
-        } else {
-            fprintf(out, "consistency: %s over %d runs on the same inputs\n",
-                   p.consistent ? "PASSED (bitwise identical)" : "FAILED (outputs differ)", o->consistency);
         }
+        prof_say_consistency(out, &p, k->float_atomic ? k->float_atomic->loc.line : 0);
         if (!p.consistent) {
-            fprintf(out, "not timed: the kernel gives different results on the same inputs (a race?)\n");
             rc = 3;
             goto done;
         }

@@ -541,6 +541,10 @@ int prof_write_outputs(const Profile *p, const ProfileOptions *o);
  * object and summary kept. Returns 0, 2 (a file, or the baseline
  * refused) or 5 (slower than --fail-if-slower allows). */
 int prof_finish(Profile *p, const ProfileOptions *o);
+/* The consistency line (and "not timed: ..." when p is not consistent):
+ * bitwise, or within the tolerance where float atomics (on .tile line
+ * atomic_line) make runs differ. */
+void prof_say_consistency(FILE *out, const Profile *p, int atomic_line);
 /* Verify, consistency, benchmark, report; returns the exit code (0; 2 an
  * output file could not be written; 3 mismatch or inconsistent; 4 CUDA;
  * 5 as prof_finish). */
