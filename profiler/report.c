@@ -311,9 +311,10 @@ static const char *known_or(char buf[48], const char *fmt, double v) {
 }
 
 static void base_row(BaseRow *r, const char *metric, const char *fmt, double prev, double cur, bool relative) {
+    char a[48], b[48];
     snprintf(r->metric, sizeof r->metric, "%s", metric);
-    snprintf(r->prev, sizeof r->prev, "%s", known_or(r->prev, fmt, prev));
-    snprintf(r->cur, sizeof r->cur, "%s", known_or(r->cur, fmt, cur));
+    snprintf(r->prev, sizeof r->prev, "%s", known_or(a, fmt, prev));
+    snprintf(r->cur, sizeof r->cur, "%s", known_or(b, fmt, cur));
     if (!known(prev) || !known(cur) || prev < 0 || cur < 0 || (relative && prev == 0)) snprintf(r->change, sizeof r->change, "n/a");
     else if (relative) snprintf(r->change, sizeof r->change, "%+.1f%%", 100 * (cur / prev - 1));
     else snprintf(r->change, sizeof r->change, "%+g", cur - prev);

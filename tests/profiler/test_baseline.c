@@ -113,6 +113,9 @@ static void test_round_trip(KernelInfo *k) {
     prof_report_terminal(m, &cur);
     fclose(m);
     CHECK(strstr(text, "Previous") && strstr(text, "verdict: slower by 8.0%"), "report:\n%s", text);
+    CHECK(strstr(text, "duration (ms, median)                   0.1          0.108  +8.0% slower") &&
+              strstr(text, "registers per thread                     40             40  +0"),
+          "the table's values:\n%s", text);
     free(text);
     char out[200];
     snprintf(out, sizeof out, "%s/cur.json", dir);
