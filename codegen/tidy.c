@@ -20,12 +20,49 @@ static bool ends_term(const char *p) {
                             p[1] == '&' || p[1] == '|' || p[1] == '?' || p[1] == ':' || p[1] == ')'));
 }
 
+/* Whether what was written before w (the line starts at s) lets a term
+ * begin there: after '(' '[' ',' or a binary + or -, so that replacing
+ * the term by 0 keeps the parse. */
+static bool term_starts(const char *s, const char *w) {
+    if (w == s) return false;
+    if (w[-1] == '(' || w[-1] == '[') return true;
+    return w - s >= 3 && w[-1] == ' ' && (w[-2] == '+' || w[-2] == '-' || w[-2] == ',') && (w[-2] == ',' || w[-3] == ' ');
+}
+
 /* One pass over a line of code (no comment, no string): the identities
  * removed; true when something changed. */
 static bool tidy_code(char *s) {
     bool changed = false;
     char *w = s;
     for (char *r = s; *r;) {
+        /* "v % 1" (times constants) opening a term is 0: a layout's warp
+         * coordinate along a dimension of one warp */
+        if ((r == s || !ident(r[-1])) && ident(*r) && !(*r >= '0' && *r <= '9') && term_starts(s, w)) {
+            char *e = r;
+            while (ident(*e) && *e != '.') e++;
+            if (e[0] == ' ' && e[1] == '%' && e[2] == ' ' && e[3] == '1' && !ident(e[4])) {
+                char *end = e + 4;
+                while (end[0] == ' ' && end[1] == '*' && end[2] == ' ' && end[3] >= '0' && end[3] <= '9') {
+                    char *d = end + 3;
+                    while (*d >= '0' && *d <= '9') d++;
+                    if (ident(*d)) break;
+                    end = d;
+                }
+                if (ends_term(end) || (end[0] == ' ' && (end[1] == '+' || end[1] == '-'))) {
+                    *w++ = '0';
+                    r = end;
+                    changed = true;
+                    continue;
+                }
+            }
+        }
+        /* "[0 + x" opening an index, as "(0 + x" below */
+        if (r[0] == '[' && r[1] == '0' && r[2] == ' ' && r[3] == '+' && r[4] == ' ') {
+            *w++ = '[';
+            r += 5;
+            changed = true;
+            continue;
+        }
         /* " * 1" and " / 1" ending a term: (x * 1) * y == x * y, x / 1 % n == x % n */
         if (r[0] == ' ' && (r[1] == '*' || r[1] == '/') && r[2] == ' ' && r[3] == '1' && !ident(r[4]) &&
             (ends_term(r + 4) || (r[4] == ' ' && (r[5] == '*' || r[5] == '/' || r[5] == '%')))) {

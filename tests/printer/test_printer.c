@@ -22,6 +22,13 @@ static void test_tidy(void) {
     tidy_is("a = ((b + c)) * d;", "a = (b + c) * d;");
     tidy_is("y = x * 1 + 2;", "y = x + 2;");
     tidy_is("y = x + 0 < n ? 1 : 0;", "y = x < n ? 1 : 0;");
+    /* a coordinate modulo 1 (one warp along a dimension) is 0, its term goes */
+    tidy_is("a = s[(warp % 1 * 64 + (r) / 4 % 8 * 8)];", "a = s[((r) / 4 % 8 * 8)];");
+    tidy_is("a = s[warp % 1 * 64 + l];", "a = s[l];");
+    tidy_is("a = b + warp % 1;", "a = b;");
+    tidy_is("a = c * warp % 1;", "a = c * warp % 1;");
+    tidy_is("a = (warp % 10 * 64);", "a = (warp % 10 * 64);");
+    tidy_is("a = (warp % 1 * n);", "a = (warp % 1 * n);");
     /* left alone: other constants, float literals, products whose right
      * side continues, a call's comma expression, comments, strings, #line */
     tidy_is("y = x * 10 + 0.5f * 1.0f + x * 1ULL;", "y = x * 10 + 0.5f * 1.0f + x * 1ULL;");
