@@ -2,7 +2,7 @@
  * Profile built by hand (no GPU): FLOPs and bytes from references and
  * clauses, device peaks from their formulas, the bound, the diagnosis, and
  * the files --json, --trace, --report and --roofline write (parsed back with
- * a small strict JSON parser; also python3 -m json.tool when present).
+ * tilec's JSON reader; also python3 -m json.tool when present).
  *
  *   test_report               run the tests (exit 0 when all pass)
  *   test_report --show DIR    print the sample report, write its files to DIR */
@@ -55,238 +55,19 @@ static int count_files(const char *part) {
     return n;
 }
 
-/* ---- a small strict JSON parser ---- */
+/* ---- the JSON read back with tilec's own reader (support/json_read.c) ---- */
 
-typedef enum { JNULL, JBOOL, JNUM, JSTR, JARR, JOBJ } JType;
-typedef struct JV JV;
-struct JV {
-    JType t;
-    bool b;
-    double num;
-    char *str;
-    JV **items;
-    char **keys;
-    int n;
-};
-
-typedef struct JP {
-    const char *s;
-    bool bad;
-} JP;
-
-static void jws(JP *p) {
-    while (*p->s == ' ' || *p->s == '\t' || *p->s == '\n' || *p->s == '\r') p->s++;
-}
-
-static JV *jnew(JType t) {
-    JV *v = calloc(1, sizeof *v);
-    v->t = t;
-    return v;
-}
-
-static void put_utf8(char **o, unsigned cp) {
-    unsigned char *u = (unsigned char *)*o;
-    if (cp < 0x80) *u++ = (unsigned char)cp;
-    else if (cp < 0x800) *u++ = (unsigned char)(0xC0 | cp >> 6), *u++ = (unsigned char)(0x80 | (cp & 63));
-    else if (cp < 0x10000)
-        *u++ = (unsigned char)(0xE0 | cp >> 12), *u++ = (unsigned char)(0x80 | (cp >> 6 & 63)),
-        *u++ = (unsigned char)(0x80 | (cp & 63));
-    else
-        *u++ = (unsigned char)(0xF0 | cp >> 18), *u++ = (unsigned char)(0x80 | (cp >> 12 & 63)),
-        *u++ = (unsigned char)(0x80 | (cp >> 6 & 63)), *u++ = (unsigned char)(0x80 | (cp & 63));
-    *o = (char *)u;
-}
-
-static int hex4(const char *s) {
-    int v = 0;
-    for (int i = 0; i < 4; i++) {
-        char c = s[i];
-        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-        if (d < 0) return -1;
-        v = v * 16 + d;
-    }
-    return v;
-}
-
-static char *jstring(JP *p) {
-    if (*p->s != '"') {
-        p->bad = true;
-        return NULL;
-    }
-    p->s++;
-    char *out = malloc(strlen(p->s) * 2 + 8), *o = out;
-    while (*p->s != '"') {
-        unsigned char c = (unsigned char)*p->s;
-        if (!c || c < 0x20) {
-            p->bad = true;
-            break;
-        }
-        if (c != '\\') {
-            *o++ = *p->s++;
-            continue;
-        }
-        p->s++;
-        char e = *p->s++;
-        switch (e) {
-        case '"': *o++ = '"'; break;
-        case '\\': *o++ = '\\'; break;
-        case '/': *o++ = '/'; break;
-        case 'b': *o++ = '\b'; break;
-        case 'f': *o++ = '\f'; break;
-        case 'n': *o++ = '\n'; break;
-        case 'r': *o++ = '\r'; break;
-        case 't': *o++ = '\t'; break;
-        case 'u': {
-            int cp = hex4(p->s);
-            if (cp < 0) {
-                p->bad = true;
-                break;
-            }
-            p->s += 4;
-            if (cp >= 0xD800 && cp < 0xDC00 && p->s[0] == '\\' && p->s[1] == 'u') {
-                int lo = hex4(p->s + 2);
-                if (lo >= 0xDC00 && lo < 0xE000) {
-                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                    p->s += 6;
-                }
-            }
-            put_utf8(&o, (unsigned)cp);
-            break;
-        }
-        default: p->bad = true; break;
-        }
-        if (p->bad) break;
-    }
-    if (*p->s == '"') p->s++;
-    else p->bad = true;
-    *o = 0;
-    return out;
-}
-
-static JV *jvalue(JP *p, int depth);
-
-static JV *jnumber(JP *p) {
-    const char *s = p->s;
-    if (*s == '-') s++;
-    if (*s == '0') s++;
-    else if (*s >= '1' && *s <= '9') while (*s >= '0' && *s <= '9') s++;
-    else {
-        p->bad = true;
-        return NULL;
-    }
-    if (*s == '.') {
-        s++;
-        if (!(*s >= '0' && *s <= '9')) p->bad = true;
-        while (*s >= '0' && *s <= '9') s++;
-    }
-    if (*s == 'e' || *s == 'E') {
-        s++;
-        if (*s == '+' || *s == '-') s++;
-        if (!(*s >= '0' && *s <= '9')) p->bad = true;
-        while (*s >= '0' && *s <= '9') s++;
-    }
-    JV *v = jnew(JNUM);
-    v->num = strtod(p->s, NULL);
-    p->s = s;
-    return v;
-}
-
-static JV *jvalue(JP *p, int depth) {
-    jws(p);
-    if (depth > 64) {
-        p->bad = true;
-        return NULL;
-    }
-    if (*p->s == '{' || *p->s == '[') {
-        bool obj = *p->s == '{';
-        char close = obj ? '}' : ']';
-        JV *v = jnew(obj ? JOBJ : JARR);
-        int cap = 8;
-        v->items = malloc(sizeof *v->items * (size_t)cap);
-        v->keys = malloc(sizeof *v->keys * (size_t)cap);
-        p->s++;
-        jws(p);
-        if (*p->s == close) {
-            p->s++;
-            return v;
-        }
-        for (;;) {
-            jws(p);
-            char *key = NULL;
-            if (obj) {
-                key = jstring(p);
-                jws(p);
-                if (p->bad || *p->s != ':') {
-                    p->bad = true;
-                    return v;
-                }
-                p->s++;
-            }
-            JV *item = jvalue(p, depth + 1);
-            if (p->bad) return v;
-            if (v->n == cap) {
-                cap *= 2;
-                v->items = realloc(v->items, sizeof *v->items * (size_t)cap);
-                v->keys = realloc(v->keys, sizeof *v->keys * (size_t)cap);
-            }
-            v->keys[v->n] = key;
-            v->items[v->n++] = item;
-            jws(p);
-            if (*p->s == ',') {
-                p->s++;
-                continue;
-            }
-            if (*p->s == close) {
-                p->s++;
-                return v;
-            }
-            p->bad = true;
-            return v;
-        }
-    }
-    if (*p->s == '"') {
-        JV *v = jnew(JSTR);
-        v->str = jstring(p);
-        return v;
-    }
-    if (!strncmp(p->s, "null", 4)) return p->s += 4, jnew(JNULL);
-    if (!strncmp(p->s, "true", 4)) {
-        JV *v = jnew(JBOOL);
-        v->b = true;
-        p->s += 4;
-        return v;
-    }
-    if (!strncmp(p->s, "false", 5)) return p->s += 5, jnew(JBOOL);
-    return jnumber(p);
-}
+typedef JsonValue JV;
 
 /* The whole text must be one JSON value; NULL when it is not. */
 static JV *tj_parse(const char *text) {
-    JP p = {text, false};
-    JV *v = jvalue(&p, 0);
-    jws(&p);
-    if (p.bad || *p.s) return NULL;
-    return v;
+    char err[256];
+    return json_parse(text, strlen(text), err);
 }
 
-static void tj_free(JV *v) {
-    if (!v) return;
-    for (int i = 0; i < v->n; i++) {
-        tj_free(v->items[i]);
-        if (v->keys) free(v->keys[i]);
-    }
-    free(v->items);
-    free(v->keys);
-    free(v->str);
-    free(v);
-}
+static void tj_free(JV *v) { json_value_free(v); }
 
-static JV *jfield(const JV *o, const char *key) {
-    if (!o || o->t != JOBJ) return NULL;
-    for (int i = 0; i < o->n; i++)
-        if (!strcmp(o->keys[i], key)) return o->items[i];
-    return NULL;
-}
+static JV *jfield(const JV *o, const char *key) { return (JV *)json_member(o, key); }
 
 /* "a.b.c" */
 static JV *jpath(const JV *root, const char *path) {
@@ -740,7 +521,7 @@ static void test_json(KernelInfo *k) {
     char *text = slurp(path, NULL);
     CHECK(text != NULL, "no %s", path);
     JV *j = text ? tj_parse(text) : NULL;
-    CHECK(j && j->t == JOBJ, "the JSON does not parse:\n%s", text ? text : "");
+    CHECK(j && j->type == JSON_OBJECT_V, "the JSON does not parse:\n%s", text ? text : "");
     check_python_json(path);
     static const char *const fields[] = {
         "schema", "tilec", "kernel", "values", "device", "device.name", "device.arch", "device.sms",
@@ -759,26 +540,26 @@ static void test_json(KernelInfo *k) {
     /* Nothing beyond the schema. */
     static const char *const top[] = {"schema", "tilec", "kernel", "values", "device", "compile", "verify",
                                       "consistent", "bench", "derived", "compare"};
-    CHECK(j && j->n == (int)(sizeof top / sizeof top[0]), "%d top-level fields", j ? j->n : -1);
-    CHECK(jpath(j, "derived") && jpath(j, "derived")->n == 8, "derived has extra fields");
+    CHECK(j && j->len == (int)(sizeof top / sizeof top[0]), "%d top-level fields", j ? j->len : -1);
+    CHECK(jpath(j, "derived") && jpath(j, "derived")->len == 8, "derived has extra fields");
     JV *v;
-    CHECK((v = jpath(j, "schema")) && v->t == JNUM && v->num == 1, "schema");
-    CHECK((v = jpath(j, "tilec")) && v->t == JSTR && !strcmp(v->str, TILEC_VERSION), "tilec");
-    CHECK((v = jpath(j, "kernel")) && v->t == JSTR && !strcmp(v->str, "mm"), "kernel");
-    CHECK((v = jpath(j, "values.M")) && v->t == JNUM && v->num == 4096, "values.M");
-    CHECK((v = jpath(j, "values.K")) && v->t == JNUM && v->num == 2048, "values.K");
-    CHECK((v = jpath(j, "values.alpha")) && v->t == JNUM && v->num == 0.5, "values.alpha");
-    CHECK((v = jpath(j, "values.BM")) && v->t == JNUM && v->num == 64, "values.BM (a tunable)");
-    CHECK((v = jpath(j, "device.name")) && v->t == JSTR && !strcmp(v->str, p.device.name), "escaped device name");
-    CHECK((v = jpath(j, "device.peak_tflops")) && v->t == JNUM && v->num == p.device.peak_tflops, "peak exact");
-    CHECK((v = jpath(j, "bench.sm_clock_mhz")) && v->t == JNULL, "sm clock not measured -> null");
-    CHECK((v = jpath(j, "bench.backend")) && v->t == JSTR && !strcmp(v->str, "event"), "backend");
-    CHECK((v = jpath(j, "bench.median_ms")) && v->t == JNUM && v->num == 0.402, "median exact");
-    CHECK((v = jpath(j, "compare")) && v->t == JNULL, "compare not asked -> null");
-    CHECK((v = jpath(j, "compile.shared_bytes")) && v->t == JNUM && v->num == 98304, "shared bytes");
-    CHECK((v = jpath(j, "derived.flops")) && v->t == JNUM && v->num == 2.0 * 4096 * 4096 * 2048 + 4096 * 4096, "flops");
-    CHECK((v = jpath(j, "derived.bound")) && v->t == JSTR && !strcmp(v->str, "compute"), "bound");
-    CHECK((v = jpath(j, "verify.checked")) && v->t == JNUM && v->num == 4096.0 * 4096, "checked");
+    CHECK((v = jpath(j, "schema")) && v->type == JSON_NUMBER_V && v->number == 1, "schema");
+    CHECK((v = jpath(j, "tilec")) && v->type == JSON_STRING_V && !strcmp(v->str, TILEC_VERSION), "tilec");
+    CHECK((v = jpath(j, "kernel")) && v->type == JSON_STRING_V && !strcmp(v->str, "mm"), "kernel");
+    CHECK((v = jpath(j, "values.M")) && v->type == JSON_NUMBER_V && v->number == 4096, "values.M");
+    CHECK((v = jpath(j, "values.K")) && v->type == JSON_NUMBER_V && v->number == 2048, "values.K");
+    CHECK((v = jpath(j, "values.alpha")) && v->type == JSON_NUMBER_V && v->number == 0.5, "values.alpha");
+    CHECK((v = jpath(j, "values.BM")) && v->type == JSON_NUMBER_V && v->number == 64, "values.BM (a tunable)");
+    CHECK((v = jpath(j, "device.name")) && v->type == JSON_STRING_V && !strcmp(v->str, p.device.name), "escaped device name");
+    CHECK((v = jpath(j, "device.peak_tflops")) && v->type == JSON_NUMBER_V && v->number == p.device.peak_tflops, "peak exact");
+    CHECK((v = jpath(j, "bench.sm_clock_mhz")) && v->type == JSON_NULL_V, "sm clock not measured -> null");
+    CHECK((v = jpath(j, "bench.backend")) && v->type == JSON_STRING_V && !strcmp(v->str, "event"), "backend");
+    CHECK((v = jpath(j, "bench.median_ms")) && v->type == JSON_NUMBER_V && v->number == 0.402, "median exact");
+    CHECK((v = jpath(j, "compare")) && v->type == JSON_NULL_V, "compare not asked -> null");
+    CHECK((v = jpath(j, "compile.shared_bytes")) && v->type == JSON_NUMBER_V && v->number == 98304, "shared bytes");
+    CHECK((v = jpath(j, "derived.flops")) && v->type == JSON_NUMBER_V && v->number == 2.0 * 4096 * 4096 * 2048 + 4096 * 4096, "flops");
+    CHECK((v = jpath(j, "derived.bound")) && v->type == JSON_STRING_V && !strcmp(v->str, "compute"), "bound");
+    CHECK((v = jpath(j, "verify.checked")) && v->type == JSON_NUMBER_V && v->number == 4096.0 * 4096, "checked");
     tj_free(j);
     free(text);
 
@@ -799,14 +580,14 @@ static void test_json(KernelInfo *k) {
     CHECK(j != NULL, "the JSON does not parse:\n%s", text ? text : "");
     for (size_t i = 0; j && i < sizeof fields / sizeof fields[0]; i++)
         CHECK(jpath(j, fields[i]) != NULL, "no field %s", fields[i]);
-    CHECK((v = jpath(j, "verify.passed")) && v->t == JNULL, "verify.passed null");
-    CHECK((v = jpath(j, "consistent.passed")) && v->t == JNULL, "consistent.passed null");
-    CHECK((v = jpath(j, "bench.median_ms")) && v->t == JNULL, "median null");
-    CHECK((v = jpath(j, "derived.tflops")) && v->t == JNULL, "tflops null");
-    CHECK((v = jpath(j, "derived.bound")) && v->t == JNULL, "bound null");
-    CHECK((v = jpath(j, "compile.registers")) && v->t == JNULL, "registers null");
-    CHECK((v = jpath(j, "compare.name")) && v->t == JSTR && !strcmp(v->str, "cublas"), "compare.name");
-    CHECK((v = jpath(j, "compare.speedup")) && v->t == JNUM && v->num == p.compare.speedup, "compare.speedup");
+    CHECK((v = jpath(j, "verify.passed")) && v->type == JSON_NULL_V, "verify.passed null");
+    CHECK((v = jpath(j, "consistent.passed")) && v->type == JSON_NULL_V, "consistent.passed null");
+    CHECK((v = jpath(j, "bench.median_ms")) && v->type == JSON_NULL_V, "median null");
+    CHECK((v = jpath(j, "derived.tflops")) && v->type == JSON_NULL_V, "tflops null");
+    CHECK((v = jpath(j, "derived.bound")) && v->type == JSON_NULL_V, "bound null");
+    CHECK((v = jpath(j, "compile.registers")) && v->type == JSON_NULL_V, "registers null");
+    CHECK((v = jpath(j, "compare.name")) && v->type == JSON_STRING_V && !strcmp(v->str, "cublas"), "compare.name");
+    CHECK((v = jpath(j, "compare.speedup")) && v->type == JSON_NUMBER_V && v->number == p.compare.speedup, "compare.speedup");
     CHECK(jpath(j, "compare.median_ms") != NULL, "compare.median_ms");
     tj_free(j);
     free(text);
@@ -817,9 +598,9 @@ static void test_json(KernelInfo *k) {
     CHECK(prof_write_json(path, &p, err), "%s", err);
     text = slurp(path, NULL);
     j = text ? tj_parse(text) : NULL;
-    CHECK((v = jpath(j, "compare.name")) && v->t == JSTR && !strcmp(v->str, "cublas"), "compare.name");
-    CHECK((v = jpath(j, "compare.median_ms")) && v->t == JNULL, "compare.median_ms null");
-    CHECK((v = jpath(j, "compare.speedup")) && v->t == JNULL, "compare.speedup null");
+    CHECK((v = jpath(j, "compare.name")) && v->type == JSON_STRING_V && !strcmp(v->str, "cublas"), "compare.name");
+    CHECK((v = jpath(j, "compare.median_ms")) && v->type == JSON_NULL_V, "compare.median_ms null");
+    CHECK((v = jpath(j, "compare.speedup")) && v->type == JSON_NULL_V, "compare.speedup null");
     tj_free(j);
     free(text);
     CHECK(count_files(".tmp.") == 0, "a temporary file was left behind");
@@ -836,33 +617,33 @@ static void test_trace(KernelInfo *k) {
     CHECK(j != NULL, "the trace does not parse:\n%s", text ? text : "");
     check_python_json(path);
     JV *ev = jpath(j, "traceEvents");
-    CHECK(ev && ev->t == JARR, "no traceEvents array");
+    CHECK(ev && ev->type == JSON_ARRAY_V, "no traceEvents array");
     int x = 0, flushes = 0, kernels = 0, compiles = 0, warm = 0;
     double gpu_end = -1;
-    for (int i = 0; ev && i < ev->n; i++) {
+    for (int i = 0; ev && i < ev->len; i++) {
         JV *e = ev->items[i], *ph = jfield(e, "ph");
-        CHECK(ph && ph->t == JSTR, "event %d has no ph", i);
+        CHECK(ph && ph->type == JSON_STRING_V, "event %d has no ph", i);
         if (!ph || strcmp(ph->str, "X")) continue;
         x++;
         static const char *const keys[] = {"name", "ph", "ts", "dur", "pid", "tid", "args"};
         for (size_t q = 0; q < sizeof keys / sizeof keys[0]; q++)
             CHECK(jfield(e, keys[q]) != NULL, "event %d has no %s", i, keys[q]);
         JV *name = jfield(e, "name"), *ts = jfield(e, "ts"), *dur = jfield(e, "dur"), *pid = jfield(e, "pid");
-        if (!name || !ts || !dur || !pid || name->t != JSTR || ts->t != JNUM || dur->t != JNUM) continue;
-        CHECK(ts->num >= 0 && dur->num >= 0, "event %d at %g for %g", i, ts->num, dur->num);
+        if (!name || !ts || !dur || !pid || name->type != JSON_STRING_V || ts->type != JSON_NUMBER_V || dur->type != JSON_NUMBER_V) continue;
+        CHECK(ts->number >= 0 && dur->number >= 0, "event %d at %g for %g", i, ts->number, dur->number);
         if (!strcmp(name->str, "compile")) {
             compiles++;
-            CHECK_NEAR(dur->num, 0.84e6, 1e-9);
+            CHECK_NEAR(dur->number, 0.84e6, 1e-9);
         }
         if (!strcmp(name->str, "warm-up")) warm++;
         if (!strcmp(name->str, "L2 flush")) flushes++;
         if (!strcmp(name->str, "mm")) {
             kernels++;
-            CHECK(dur->num > 399 && dur->num < 405, "sample of %g us", dur->num);
+            CHECK(dur->number > 399 && dur->number < 405, "sample of %g us", dur->number);
         }
-        if (pid->num == 2) { /* the GPU track: in order, never overlapping */
-            CHECK(ts->num >= gpu_end - 1e-6, "event %d at %g overlaps the previous one (ends %g)", i, ts->num, gpu_end);
-            gpu_end = ts->num + dur->num;
+        if (pid->number == 2) { /* the GPU track: in order, never overlapping */
+            CHECK(ts->number >= gpu_end - 1e-6, "event %d at %g overlaps the previous one (ends %g)", i, ts->number, gpu_end);
+            gpu_end = ts->number + dur->number;
         }
     }
     CHECK(compiles == 1 && warm == 1 && flushes == 40 && kernels == 40 && x == 82,
@@ -896,12 +677,12 @@ static void test_stages(KernelInfo *k) {
     CHECK(prof_write_json(path, &p, err), "%s", err);
     char *text = slurp(path, NULL);
     JV *j = text ? tj_parse(text) : NULL, *v;
-    CHECK((v = jpath(j, "schema")) && v->t == JNUM && v->num == 2, "schema 2");
+    CHECK((v = jpath(j, "schema")) && v->type == JSON_NUMBER_V && v->number == 2, "schema 2");
     JV *st = jpath(j, "stages");
-    CHECK(st && st->t == JARR && st->n == 2, "two stages");
-    for (int i = 0; st && i < st->n && i < 2; i++) {
+    CHECK(st && st->type == JSON_ARRAY_V && st->len == 2, "two stages");
+    for (int i = 0; st && i < st->len && i < 2; i++) {
         JV *s = st->items[i], *kn = jfield(s, "kernel"), *ms = jfield(s, "median_ms"), *ix = jfield(s, "index");
-        CHECK(kn && kn->t == JSTR && !strcmp(kn->str, names[i]) && ms && ms->t == JNUM && ix && ix->num == i + 1,
+        CHECK(kn && kn->type == JSON_STRING_V && !strcmp(kn->str, names[i]) && ms && ms->type == JSON_NUMBER_V && ix && ix->number == i + 1,
               "stage %d", i);
         static const char *const keys[] = {"share", "flops", "bytes", "tflops", "gbps", "pct_peak_compute",
                                            "pct_peak_bandwidth", "bound"};
@@ -925,14 +706,14 @@ static void test_stages(KernelInfo *k) {
     JV *ev = jpath(j, "traceEvents");
     int spans = 0;
     double gpu_end = -1;
-    for (int i = 0; ev && i < ev->n; i++) {
+    for (int i = 0; ev && i < ev->len; i++) {
         JV *e = ev->items[i], *cat = jfield(e, "cat"), *ts = jfield(e, "ts"), *dur = jfield(e, "dur"), *pid = jfield(e, "pid");
         if (!cat || !ts || !dur || !pid) continue;
-        if (pid->num == 2) {
-            CHECK(ts->num >= gpu_end - 1e-6, "event %d at %g overlaps the previous one (ends %g)", i, ts->num, gpu_end);
-            gpu_end = ts->num + dur->num;
+        if (pid->number == 2) {
+            CHECK(ts->number >= gpu_end - 1e-6, "event %d at %g overlaps the previous one (ends %g)", i, ts->number, gpu_end);
+            gpu_end = ts->number + dur->number;
         }
-        if (cat->t == JSTR && !strcmp(cat->str, "stage")) spans++;
+        if (cat->type == JSON_STRING_V && !strcmp(cat->str, "stage")) spans++;
     }
     CHECK(spans == 2, "%d stage spans", spans);
     tj_free(j);
