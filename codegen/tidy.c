@@ -48,7 +48,7 @@ static bool tidy_code(char *s) {
                     if (ident(*d)) break;
                     end = d;
                 }
-                if (ends_term(end) || (end[0] == ' ' && (end[1] == '+' || end[1] == '-'))) {
+                if (ends_term(end)) {
                     *w++ = '0';
                     r = end;
                     changed = true;
@@ -56,32 +56,18 @@ static bool tidy_code(char *s) {
                 }
             }
         }
-        /* "[0 + x" opening an index, as "(0 + x" below */
-        if (r[0] == '[' && r[1] == '0' && r[2] == ' ' && r[3] == '+' && r[4] == ' ') {
-            *w++ = '[';
-            r += 5;
-            changed = true;
-            continue;
-        }
-        /* " * 1" and " / 1" ending a term: (x * 1) * y == x * y, x / 1 % n == x % n */
-        if (r[0] == ' ' && (r[1] == '*' || r[1] == '/') && r[2] == ' ' && r[3] == '1' && !ident(r[4]) &&
-            (ends_term(r + 4) || (r[4] == ' ' && (r[5] == '*' || r[5] == '/' || r[5] == '%')))) {
+        /* " * 1", " / 1" ending a term, " + 0", " - 0" ending a sum: x * 1 + y,
+         * x / 1 % n, (x + 0) < y; a product may also go on (x * 1 * y) */
+        bool product = r[1] == '*' || r[1] == '/';
+        if (r[0] == ' ' && (product || r[1] == '+' || r[1] == '-') && r[2] == ' ' && r[3] == (product ? '1' : '0') &&
+            !ident(r[4]) && (ends_term(r + 4) || (product && r[4] == ' ' && (r[5] == '*' || r[5] == '/' || r[5] == '%')))) {
             r += 4;
             changed = true;
             continue;
         }
-        /* " + 0" ending a sum: before ')' ']' ';' ',' or a lower-precedence operator */
-        if (r[0] == ' ' && (r[1] == '+' || r[1] == '-') && r[2] == ' ' && r[3] == '0' && !ident(r[4]) &&
-            (r[4] == ')' || r[4] == ']' || r[4] == ';' || r[4] == ',' ||
-             (r[4] == ' ' && (r[5] == '+' || r[5] == '-' || r[5] == '<' || r[5] == '>' || r[5] == '=' || r[5] == '!' ||
-                              r[5] == '&' || r[5] == '|' || r[5] == '?' || r[5] == ':')))) {
-            r += 4;
-            changed = true;
-            continue;
-        }
-        /* "(0 + x" opening a sum: the 0 and the plus go */
-        if (r[0] == '(' && r[1] == '0' && r[2] == ' ' && r[3] == '+' && r[4] == ' ') {
-            *w++ = '(';
+        /* "(0 + x" or "[0 + x" opening a sum: the 0 and the plus go */
+        if ((r[0] == '(' || r[0] == '[') && r[1] == '0' && r[2] == ' ' && r[3] == '+' && r[4] == ' ') {
+            *w++ = r[0];
             r += 5;
             changed = true;
             continue;
