@@ -210,31 +210,25 @@ static void cg_stmt_here(Cg *g, IrStmt *s);
 
 /* "// softmax.tile:14  reduce_max(x, mx, dim = 1);" before the code of a
  * statement on a .tile line not quoted just before. */
-static void quote_line(Cg *g, int line) {
-    if (line == g->quoted_line) return;
-    g->quoted_line = line;
+static void quote_line(Cg *g, Loc loc) {
+    if ((int)loc.line == g->quoted_line) return;
+    g->quoted_line = (int)loc.line;
     const Source *src = &g->k->c->src;
     if (!src->text) return;
-    size_t i = 0;
-    for (int l = 1; l < line && i < src->len; i++)
-        if (src->text[i] == '\n') l++;
-    while (i < src->len && (src->text[i] == ' ' || src->text[i] == '\t')) i++;
-    char text[104];
-    size_t n = 0;
-    for (; i < src->len && src->text[i] != '\n' && src->text[i] != '\r' && n < 100; i++)
-        text[n++] = (unsigned char)src->text[i] < 0x20 ? '?' : src->text[i];
-    while (n > 0 && (text[n - 1] == ' ' || text[n - 1] == '\\')) n--; /* a trailing backslash would splice lines */
-    text[n] = 0;
+    char text[101];
+    source_line_text(src, loc.off, text, sizeof text);
+    size_t n = strlen(text);
+    while (n > 0 && (text[n - 1] == ' ' || text[n - 1] == '\\')) text[--n] = 0; /* a trailing backslash would splice lines */
     const char *name = src->name ? strrchr(src->name, '/') : NULL;
     name = name ? name + 1 : src->name ? src->name : "input";
-    cg_line(g, "// %s:%d  %s", name, line, text);
+    cg_line(g, "// %s:%u  %s", name, loc.line, text);
 }
 
 static void cg_stmt(Cg *g, IrStmt *s) {
     int outer = g->src_line;
     if (s->loc.line > 0) {
         g->src_line = s->loc.line;
-        quote_line(g, s->loc.line);
+        quote_line(g, s->loc);
     }
     cg_stmt_here(g, s);
     g->src_line = outer;

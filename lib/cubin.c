@@ -36,6 +36,9 @@ static int compile_failed(Ctx *c, const CgKernel *ck, const char *cu_name, const
     return LIB_CUDA;
 }
 
+/* NVRTC's option for a source with #line directives (CgKernel.lineinfo). */
+static const char *const lineinfo[] = {"-lineinfo", NULL};
+
 /* The cache key of ck's cubin: everything that changes the binary. */
 static void cubin_key(const CgKernel *ck, const LibBuild *b, char key[HASH_KEY_SIZE]) {
     char target[256], plan[256];
@@ -92,7 +95,6 @@ int lib_obtain_cubin(Ctx *c, const CgKernel *ck, const LibBuild *b, LibBinary *b
         }
         if (b->verbose) fprintf(b->err, "tilec: cache miss for %s\n", ck->name);
     }
-    static const char *const lineinfo[] = {"-lineinfo", NULL};
     RtCompileOptions ro = {.arch = b->arch, .want_cubin = true, .extra = ck->lineinfo ? lineinfo : NULL};
     RtCompileResult res;
     bool llvm = ck->backend == CG_LLVM;
@@ -130,7 +132,6 @@ int lib_obtain_ptx(Ctx *c, const CgKernel *ck, const LibBuild *b, char **ptx, si
         *size = ck->source_len;
         return LIB_OK;
     }
-    static const char *const lineinfo[] = {"-lineinfo", NULL};
     RtCompileOptions ro = {.arch = b->arch, .want_ptx = true, .extra = ck->lineinfo ? lineinfo : NULL};
     RtCompileResult res;
     char *cu_name = arena_printf(&c->arena, "%s.cu", ck->name);

@@ -372,19 +372,11 @@ static void verdict_sentence(char *buf, size_t n, const TimeChange *c) {
     }
 }
 
-/* Line n of the .tile file, trimmed, at most 60 bytes (for the hot lines). */
+/* Line n of the .tile file, quoted, at most 60 bytes (for the hot lines). */
 static void source_line(const Profile *p, int n, char *buf, size_t size) {
     buf[0] = 0;
-    const Source *s = p->source;
-    if (!s || !s->text || n <= 0) return;
-    size_t i = 0;
-    for (int l = 1; l < n && i < s->len; i++)
-        if (s->text[i] == '\n') l++;
-    while (i < s->len && (s->text[i] == ' ' || s->text[i] == '\t')) i++;
-    size_t k = 0;
-    for (; i < s->len && s->text[i] != '\n' && k + 1 < size && k < 60; i++)
-        buf[k++] = (unsigned char)s->text[i] < 0x20 ? ' ' : s->text[i];
-    buf[k] = 0;
+    if (!p->source || !p->source->text || n <= 0) return;
+    source_line_text(p->source, source_line_start(p->source, (unsigned)n), buf, size < 61 ? size : 61);
 }
 
 static void reasons_text(const SourceLine *l, char *buf, size_t size) {

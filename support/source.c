@@ -94,6 +94,25 @@ size_t source_next_cell(const Source *src, size_t i, size_t end) {
     return i + (n > 0 ? (size_t)n : 1);
 }
 
+size_t source_line_start(const Source *src, unsigned line) {
+    size_t i = 0;
+    for (unsigned l = 1; l < line && i < src->len; i++)
+        if (src->text[i] == '\n') l++;
+    return i;
+}
+
+void source_line_text(const Source *src, size_t off, char *buf, size_t n) {
+    size_t i = off > src->len ? src->len : off, k = 0;
+    while (i > 0 && src->text[i - 1] != '\n') i--;
+    while (i < src->len && (src->text[i] == ' ' || src->text[i] == '\t')) i++;
+    for (; i < src->len && src->text[i] != '\n' && src->text[i] != '\r' && k + 1 < n; i++) {
+        unsigned char c = (unsigned char)src->text[i];
+        buf[k++] = c == '\t' ? ' ' : c < 0x20 ? '?' : (char)c;
+    }
+    while (k > 0 && buf[k - 1] == ' ') k--;
+    buf[k] = 0;
+}
+
 int source_column(const Source *src, Loc loc) {
     size_t off = loc.off > src->len ? src->len : loc.off;
     size_t start = off;

@@ -65,6 +65,12 @@ typedef struct Source {
 bool source_read(Source *src, const char *path, const char **why);
 void source_from_string(Source *src, const char *name, const char *text, size_t len);
 int source_column(const Source *src, Loc loc);
+/* Where line `line` (1-based) starts; src->len past the last line. */
+size_t source_line_start(const Source *src, unsigned line);
+/* The line holding offset off as a quote: leading and trailing blanks
+ * dropped, tabs as spaces and other control bytes as '?', at most n - 1
+ * bytes of it (the generated code's comments, the profiler's hot lines). */
+void source_line_text(const Source *src, size_t off, char *buf, size_t n);
 /* The offset after the display cell at offset i (< end): a whole UTF-8
  * code point, or one byte that does not decode (printed as '?'). */
 size_t source_next_cell(const Source *src, size_t i, size_t end);
