@@ -84,17 +84,23 @@ int sweep_option(CmdLine *cl, const char *v) {
     return -1;
 }
 
+/* Which value of each list point takes: the lists' cross product in
+ * order, the first list outermost. */
+static void point_values(const CmdLine *cl, int point, int idx[SWEEP_MAX_AXES]) {
+    for (int a = cl->nsweeps - 1; a >= 0; a--) {
+        idx[a] = point % cl->sweeps[a].n;
+        point /= cl->sweeps[a].n;
+    }
+}
+
 /* The command line of one point: the user's --set, then the point's
  * values; what the sweep writes itself is not written per point. */
 static void point_cmdline(const CmdLine *cl, int point, CmdLine *pc) {
     *pc = *cl;
     pc->nsweeps = 0;
-    int rest = point;
-    for (int a = cl->nsweeps - 1; a >= 0; a--) {
-        const SweepAxis *ax = &cl->sweeps[a];
-        pc->overrides[pc->n_overrides + a] = ax->value[rest % ax->n];
-        rest /= ax->n;
-    }
+    int idx[SWEEP_MAX_AXES];
+    point_values(cl, point, idx);
+    for (int a = 0; a < cl->nsweeps; a++) pc->overrides[pc->n_overrides + a] = cl->sweeps[a].value[idx[a]];
     pc->n_overrides += cl->nsweeps;
     ProfileOptions *po = &pc->opts.profile;
     po->json = po->report = po->trace = po->roofline = NULL;
@@ -113,11 +119,8 @@ static KernelInfo *point_kernel(Ctx *c, Node *prog, const CmdLine *cl, CmdLine *
 /* The point's values and plot coordinates into row. */
 static void point_row(const CmdLine *cl, int point, SweepRow *row) {
     memset(row, 0, sizeof *row);
-    int rest = point, idx[SWEEP_MAX_AXES];
-    for (int a = cl->nsweeps - 1; a >= 0; a--) {
-        idx[a] = rest % cl->sweeps[a].n;
-        rest /= cl->sweeps[a].n;
-    }
+    int idx[SWEEP_MAX_AXES];
+    point_values(cl, point, idx);
     for (int a = 0; a < cl->nsweeps; a++) {
         const SweepAxis *ax = &cl->sweeps[a];
         snprintf(row->value[a], sizeof row->value[a], "%s", ax->text[idx[a]]);
