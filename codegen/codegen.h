@@ -8,7 +8,9 @@
 #include "launch_shape.h"
 #include "tensor_map.h"
 
-enum { CG_MAX_TMA = 6, CG_MAX_LANE_ACCESSES = 16 };
+/* CG_MAX_TMA: the tensor maps of a kernel, 128 bytes each among its
+ * parameters: up to eight loads (plan_warpgroups) and two stores (plan_store). */
+enum { CG_MAX_TMA = 10, CG_MAX_LANE_ACCESSES = 16, CG_MAX_STAGE = 16 };
 
 /* The two code generators: CUDA C that NVRTC compiles (cg_emit), and PTX
  * from LLVM's NVPTX backend (cg_llvm_emit), which ptxas assembles (rt_ptx_to_cubin). */
@@ -97,8 +99,8 @@ typedef struct Cg {
     const char *bind_expr[16 + IR_MAX_LOOP_LETS];
     int nbind;
     /* Stage expression of each ring buffer while printing. */
-    const IrBuf *stage_buf[16];
-    const char *stage_expr[16];
+    const IrBuf *stage_buf[CG_MAX_STAGE];
+    const char *stage_expr[CG_MAX_STAGE];
     int nstage;
     /* Inside a parallel loop: the loop (each iteration one thread's, or
      * its owner's: below); over a driver also the register variable. */
@@ -400,6 +402,14 @@ int64_t cg_tma_blk_cols(const IrBuf *b);
 int64_t cg_tma_blk_row_bytes(const IrBuf *b);
 int64_t cg_tma_blk_bytes(const IrBuf *b);
 int cg_tma_swizzle_mode(int64_t row_bytes);
+/* Where element accesses find the elements of a tma_layout tile (ir.h):
+ * column blocks of `cols` columns, rows x cols elements each, a block row
+ * `chunks` 16-byte chunks (2, 4 or 8) of `per_chunk` elements. */
+typedef struct CgTmaSpan {
+    int64_t rows, cols;
+    int chunks, per_chunk;
+} CgTmaSpan;
+CgTmaSpan cg_tma_span(const IrBuf *b);
 /* The tensor map (parameter after the kernel's own) of a TMA copy or store. */
 int cg_tma_index(const IrKernel *k, const IrStmt *copy);
 /* The bytes of the loop's TMA copies (the full ring's), of the preloads,
@@ -408,6 +418,10 @@ int64_t cg_hopper_ring_bytes(const IrKernel *k);
 int64_t cg_hopper_preload_bytes(const IrKernel *k);
 int64_t cg_hopper_halved_bytes(const IrKernel *k);
 bool cg_hopper_has_preloads(const IrKernel *k);
+/* Whether statement s (not a gemm) names a wgmma operand the consumers
+ * write (IrBuf.consumer_written): their writes are then fenced for the
+ * async proxy after it. */
+bool cg_writes_consumer_operand(const IrKernel *k, IrStmt *s);
 /* Whether c is the loop's copy of B of which a half unit loads half. */
 bool cg_hopper_half_copy(const IrKernel *k, const IrStmt *c);
 /* A wgmma of gemm gm: its k (32 bytes of a row), operand type name, n

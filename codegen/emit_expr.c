@@ -209,6 +209,16 @@ char *cg_shared_offset_x(Cg *g, const IrBuf *b, char **coords, const char *xor_r
     const char *stage = cg_stage(g, b);
     int64_t stage_elems = b->stage_bytes / dtype_bytes(b->dtype);
     const char *base = strcmp(stage, "0") ? arena_printf(a, "(%s) * %lld + ", stage, (long long)stage_elems) : "";
+    if (b->tma_layout) {
+        /* TMA's and wgmma's tile (ir.h): column block col / bc of rows x bc
+         * elements, chunk c of row r of a block at c ^ ((r / (8 / P)) % P)
+         * for P chunks a row (TMA's swizzle of that span) */
+        CgTmaSpan t = cg_tma_span(b);
+        return arena_printf(a, "%s(%s) / %lld * %lld + (%s) * %lld + ((((%s) %% %lld) / %d ^ ((%s) / %d %% %d)) * %d + (%s) %% %d)",
+                            base, col, (long long)t.cols, (long long)(t.rows * t.cols), row, (long long)t.cols, col,
+                            (long long)t.cols, t.per_chunk, xor_row ? xor_row : row, 8 / t.chunks, t.chunks, t.per_chunk,
+                            col, t.per_chunk);
+    }
     if (!b->swizzle_chunks) return arena_printf(a, "%s(%s) * %lld + (%s)", base, row, (long long)cols, col);
     /* chunk c of row r lives at c ^ ((r / rows_per_line) % period): 8 rows of
      * 16 bytes then fall in 8 distinct 16-byte slots of 128 bytes */

@@ -255,7 +255,17 @@ LgVal lg_shared_offset(Lg *g, const IrBuf *b, LgVal *coords, const LgVal *xor_ro
     LgVal stage = lg_stage(g, b);
     int64_t stage_elems = b->stage_bytes / dtype_bytes(b->dtype);
     LgVal off;
-    if (!b->swizzle_chunks) {
+    if (b->tma_layout) {
+        /* TMA's and wgmma's tile (ir.h, cg_shared_offset_x) */
+        CgTmaSpan t = cg_tma_span(b);
+        LgVal xr = xor_row ? *xor_row : row, in_blk = lg_binc(g, OP_MOD, col, t.cols);
+        LgVal chunk = lg_binary(g, OP_BXOR, lg_binc(g, OP_DIV, in_blk, t.per_chunk),
+                                lg_binc(g, OP_MOD, lg_binc(g, OP_DIV, xr, 8 / t.chunks), t.chunks));
+        off = lg_binary(g, OP_ADD, lg_binc(g, OP_MUL, lg_binc(g, OP_DIV, col, t.cols), t.rows * t.cols),
+                        lg_binary(g, OP_ADD, lg_binc(g, OP_MUL, row, t.cols),
+                                  lg_binary(g, OP_ADD, lg_binc(g, OP_MUL, chunk, t.per_chunk),
+                                            lg_binc(g, OP_MOD, col, t.per_chunk))));
+    } else if (!b->swizzle_chunks) {
         off = lg_binary(g, OP_ADD, lg_binc(g, OP_MUL, row, cols), col);
     } else {
         /* chunk c of row r lives at c ^ ((r / rows_per_line) % period) */

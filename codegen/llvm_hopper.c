@@ -503,8 +503,23 @@ static void ring_release(Lg *g, LgVal s, LgVal kt, LgVal n) {
 static void consumer_stmt(Lg *g, IrStmt **at, LgVal slot) {
     IrStmt *c = *at;
     if (c->op == IR_COPY && c->mech == COPY_TMA) return; /* the producer's */
-    if (c->op == IR_GEMM && c->wgmma) lg_wgmma(g, c, slot);
-    else lg_block_emit(g, &(IrBlock){.items = at, .len = 1});
+    if (c->op == IR_GEMM && c->wgmma) {
+        lg_wgmma(g, c, slot);
+        return;
+    }
+    lg_block_emit(g, &(IrBlock){.items = at, .len = 1});
+    if (cg_writes_consumer_operand(g->k, c)) plain_asm(g, "fence.proxy.async.shared::cta;"); /* visible to the wgmmas */
+}
+
+/* Element accesses to the loop's TMA'd tiles (those the consumers read
+ * themselves) find them in ring slot `slot`. */
+static void push_ring_stages(Lg *g, LgVal slot) {
+    for (int i = 0; i < g->k->tma_copies.len; i++) {
+        const IrStmt *c = g->k->tma_copies.items[i];
+        if (!c->pipeline || g->nstage == LG_MAX_STAGE) continue;
+        g->stage_buf[g->nstage] = c->dst.buf;
+        g->stage_val[g->nstage++] = slot;
+    }
 }
 
 /* The consumers' loop: each iteration waits for its slot, runs the body
@@ -532,7 +547,10 @@ void lg_hopper_consumer(Lg *g, IrStmt *loop) {
         LgVal it = int_val(LLVMBuildLoad2(g->b, g->i32, g->it, "tl_it"));
         LgVal s = lg_binc(g, OP_MOD, it, S);
         ring_wait(g, s, it);
+        int saved_stage = g->nstage;
+        push_ring_stages(g, s);
         for (int i = 0; i < loop->body.len && !g->failed; i++) consumer_stmt(g, &loop->body.items[i], s);
+        g->nstage = saved_stage;
         ring_release(g, s, l.var, n);
         g->nbind = saved;
         lg_split_loop_end(g, &l, g->it);

@@ -38,6 +38,12 @@ int64_t cg_tma_blk_row_bytes(const IrBuf *b) { return cg_tma_blk_cols(b) * dtype
 int64_t cg_tma_blk_bytes(const IrBuf *b) { return b->shape[0] * cg_tma_blk_row_bytes(b); }
 int cg_tma_swizzle_mode(int64_t row_bytes) { return row_bytes == 128 ? 1 : row_bytes == 64 ? 2 : 3; }
 
+CgTmaSpan cg_tma_span(const IrBuf *b) {
+    int esize = dtype_bytes(b->dtype);
+    return (CgTmaSpan){.rows = b->shape[0], .cols = cg_tma_blk_cols(b), .chunks = (int)(cg_tma_blk_row_bytes(b) / 16),
+                       .per_chunk = 16 / esize};
+}
+
 /* The tensor map (tl_tmapN) of a TMA copy: the loads' maps first, then the
  * stores' (cg_hopper_tensor_maps). */
 int cg_tma_index(const IrKernel *k, const IrStmt *copy) {
@@ -663,6 +669,27 @@ static void consumer_stmt(Cg *g, int i, const char *slot) {
     }
     IrBlock one = {.items = &g->k->ws_loop->body.items[i], .len = 1};
     cg_block(g, &one);
+    if (cg_writes_consumer_operand(g->k, c)) cg_line(g, "tl_fence_proxy_async();  // the writes, visible to the wgmmas");
+}
+
+bool cg_writes_consumer_operand(const IrKernel *k, IrStmt *s) {
+    for (int i = 0; i < k->buffers.len; i++) {
+        const IrBuf *b = k->buffers.items[i];
+        IrBlock one = {.items = &s, .len = 1};
+        if (b->consumer_written && s->op != IR_GEMM && buf_use_count(&one, b)) return true;
+    }
+    return false;
+}
+
+/* Element accesses to the loop's TMA'd tiles (those the consumers read
+ * themselves) find them in ring slot `slot`: from the stage stack. */
+static void push_ring_stages(Cg *g, const char *slot) {
+    for (int i = 0; i < g->k->tma_copies.len; i++) {
+        const IrStmt *c = g->k->tma_copies.items[i];
+        if (!c->pipeline || g->nstage == CG_MAX_STAGE) continue;
+        g->stage_buf[g->nstage] = c->dst.buf;
+        g->stage_expr[g->nstage++] = slot;
+    }
 }
 
 /* The consumers' side of the loop. (Each k-tile waits for all of its
@@ -691,7 +718,10 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
         g->ind++;
         cg_line(g, "const int %s = tl_it %% %d;", s, S);
         ring_wait(g, s, "tl_it");
+        int saved = g->nstage;
+        push_ring_stages(g, s);
         for (int i = 0; i < loop->body.len && !g->failed; i++) consumer_stmt(g, i, s);
+        g->nstage = saved;
         ring_release(g, s, kt, n);
         g->ind--;
         cg_line(g, "}");

@@ -113,6 +113,13 @@ typedef struct IrBuf {
     int stages;            /* shared: copies kept in flight by a pipelined loop */
     int64_t stage_bytes;   /* shared: bytes of one stage */
     int64_t smem_offset;   /* shared: offset in dynamic shared memory */
+    /* shared, on the sm_90a path: stored as TMA writes tiles and wgmma
+     * reads them (column blocks of one swizzle span a row, each stage
+     * 1024-byte aligned), because a TMA copy fills it or the consumers
+     * write a wgmma operand into it (`consumer_written`: their ordinary
+     * stores reach the wgmmas' async proxy only through a proxy fence). */
+    bool tma_layout;
+    bool consumer_written;
     Loc loc;
 } IrBuf;
 

@@ -48,7 +48,8 @@ static void print_buf(FILE *o, const IrBuf *b) {
     if (b->scope == SCOPE_GLOBAL) fputs(b->mode == MODE_IN ? " in" : b->mode == MODE_OUT ? " out" : " inout", o);
     if (b->scope == SCOPE_SHARED) {
         fprintf(o, " stages=%d", b->stages);
-        if (b->swizzle_chunks) fprintf(o, " swizzle=xor%d", b->swizzle_chunks);
+        if (b->swizzle_chunks && !b->tma_layout) fprintf(o, " swizzle=xor%d", b->swizzle_chunks);
+        if (b->tma_layout) fprintf(o, " tma_layout%s", b->consumer_written ? " consumer_written" : "");
         if (b->stage_bytes) fprintf(o, " offset=%lld bytes=%lld", (long long)b->smem_offset, (long long)(b->stage_bytes * b->stages));
     }
     print_layout(o, &b->layout);

@@ -183,8 +183,20 @@ static void sync_stmt(IrStmt *s, Hazard *h) {
         /* Its prologue writes the ring: settle earlier accesses first. */
         if (h->read || h->wrote || hazard(h, &t)) barrier(s, h);
         Hazard inner = {.k = h->k, .gwrote = h->gwrote | t.gwrites, .gread = h->gread | t.greads};
+        /* The sm_90a consumers meet at no barrier between iterations (the
+         * producer's mbarriers order only the TMA'd tiles): their body
+         * follows itself, as any loop's (W4A16's weights, written again
+         * while another warpgroup's wgmma may still read them) */
+        bool consumers = s == h->k->ws_loop;
+        if (consumers) {
+            inner.wrote = t.writes;
+            inner.read = t.reads;
+        }
         sync_block(&s->body, &inner);
-        h->wrote = h->read = false; /* each iteration ends with a barrier of its ring */
+        /* Each iteration ends with a barrier of its ring; the consumers'
+         * rings are the TMA'd tiles, which nothing after the loop names,
+         * so only shared memory they write themselves is still in play. */
+        h->wrote = h->read = consumers && t.writes;
         h->gwrote |= inner.gwrote;
         h->gread |= inner.gread;
         return;

@@ -34,13 +34,6 @@ static int swizzle_for(const IrBuf *b) {
     return period;
 }
 
-/* Whether a TMA copy writes b. */
-static bool tma_target(const IrKernel *k, const IrBuf *b) {
-    for (int i = 0; i < k->tma_copies.len; i++)
-        if (((IrStmt *)k->tma_copies.items[i])->dst.buf == b) return true;
-    return false;
-}
-
 typedef struct Scratch {
     IrKernel *k;
     int64_t bytes;
@@ -79,7 +72,7 @@ void pass_plan_shared(IrKernel *k) {
         if (b->scope != SCOPE_SHARED) continue;
         b->swizzle_chunks = swizzle_for(b);
         b->stage_bytes = align_up(buf_bytes(b), 128);
-        if (tma_target(k, b)) {
+        if (b->tma_layout) {
             /* TMA's swizzle is a function of address bits 4-9: each stage
              * starts on a 1024-byte boundary (of the aligned base) */
             b->stage_bytes = align_up(b->stage_bytes, 1024);

@@ -147,12 +147,71 @@ static bool copies_into(const IrBlock *block, const IrBuf *b) {
     return false;
 }
 
+/* The most TMA copies into shared memory (each a tensor map: CG_MAX_TMA
+ * holds these and the epilogue's stores, plan_store). */
+enum { MAX_TMA_LOADS = 8 };
+
 typedef struct Plan {
     IrStmt *gemms[8];
     int ngemm;
-    IrStmt *copies[8];   /* the TMA copies, loop body first then preloads */
+    IrStmt *copies[MAX_TMA_LOADS];   /* the TMA copies, loop body first then preloads */
     int ncopy;
+    IrBuf *written[8];               /* shared operands the consumers write (consumer_operand_ok) */
+    int nwritten;
 } Plan;
+
+/* How often statement s (what is nested in it too) names b. */
+static int stmt_uses(IrStmt *s, const IrBuf *b) {
+    IrBlock one = {.items = &s, .len = 1};
+    return buf_use_count(&one, b);
+}
+
+/* Whether s, or a statement nested in it, may write b: a store to one of
+ * its elements, or an operation with b as an operand that is not certainly
+ * a read (conservative). */
+static bool writes_buf(IrStmt *s, const IrBuf *b) {
+    switch (s->op) {
+    case IR_LET: case IR_GEMM: return false;
+    case IR_STORE: return s->target->kind == N_INDEX && s->target->sym == b->sym;
+    case IR_COPY: return s->dst.buf == b;
+    case IR_IF: case IR_FOR: case IR_PARALLEL:
+        for (int i = 0; i < s->body.len; i++)
+            if (writes_buf(s->body.items[i], b)) return true;
+        for (int i = 0; i < s->els.len; i++)
+            if (writes_buf(s->els.items[i], b)) return true;
+        return false;
+    default: return stmt_uses(s, b) > 0;
+    }
+}
+
+/* A shared gemm operand the consumers compute themselves (W4A16's weights,
+ * dequantised): only parallel loops at the top level of the loop body
+ * name it besides the gemms, all before the first gemm that reads it, and
+ * nothing outside the loop does. NULL, or why not. */
+static const char *consumer_operand_ok(IrKernel *k, IrStmt *loop, Plan *p, IrBuf *b) {
+    for (int i = 0; i < p->nwritten; i++)
+        if (p->written[i] == b) return NULL;
+    if (!tma_tile_ok(b))
+        return "a gemm operand the kernel writes is not a tile wgmma reads (rows of a multiple of 32 bytes, at most 256 "
+               "of them)";
+    int in_loop = 0;
+    bool gemm_seen = false;
+    for (int i = 0; i < loop->body.len; i++) {
+        IrStmt *s = loop->body.items[i];
+        int uses = stmt_uses(s, b);
+        in_loop += uses;
+        if (!uses) continue;
+        if (s->op == IR_GEMM) {
+            gemm_seen = true;
+        } else if (s->op != IR_PARALLEL || gemm_seen) {
+            return "a gemm operand the kernel writes is named other than by parallel loops before its gemms";
+        }
+    }
+    if (buf_use_count(&k->body, b) != in_loop) return "a gemm operand the kernel writes is used outside the loop";
+    if (p->nwritten == 8) return "more than eight gemm operands the kernel writes";
+    p->written[p->nwritten++] = b;
+    return NULL;
+}
 
 /* A shared gemm operand: one TMA-able copy writes it (in the loop body, or
  * before the loop at the top level), and it is read by gemms only. NULL, or
@@ -167,8 +226,7 @@ static const char *operand_ok(IrKernel *k, IrStmt *loop, int loop_at, Plan *p, I
         IrBlock before = {.items = k->body.items, .len = loop_at};
         c = only_copy_into(&before, b);
         lv = NULL;
-        if (!c && !copies_into(&loop->body, b) && !copies_into(&before, b))
-            return "a gemm operand is written by the kernel itself, not copied (the path takes TMA-loaded operands only)";
+        if (!c && !copies_into(&loop->body, b) && !copies_into(&before, b)) return consumer_operand_ok(k, loop, p, b);
         if (!c || only_copy_into(&loop->body, b)) return "a gemm operand is not filled by exactly one copy";
     }
     Reach reach = {.k = k, .lv = lv, .loop_at = loop_at};
@@ -178,7 +236,7 @@ static const char *operand_ok(IrKernel *k, IrStmt *loop, int loop_at, Plan *p, I
         return "a copy into a gemm operand is not one TMA can do (f16/bf16/8-bit rows of 16-byte units, a whole 2-D tile "
                "of a multiple of 32 bytes a row and at most 256 rows, its corner from block indices and "
                "the loop variable)";
-    if (p->ncopy >= 4) return "more than four TMA copies";
+    if (p->ncopy == MAX_TMA_LOADS) return "more than eight TMA copies";
     /* a copy in the loop comes before the gemms that read its buffer (the
      * producer fills this iteration's slot, not the next one's) */
     for (int i = 0, seen = 0; lv && i < loop->body.len; i++) {
@@ -192,6 +250,32 @@ static const char *operand_ok(IrKernel *k, IrStmt *loop, int loop_at, Plan *p, I
     for (int i = 0; i < p->ngemm; i++)
         gemm_reads += (p->gemms[i]->a.buf == b) + (p->gemms[i]->b.buf == b);
     if (buf_use_count(&k->body, b) != 1 + gemm_reads) return "a gemm operand in shared memory is also used outside the gemms";
+    p->copies[p->ncopy++] = c;
+    return NULL;
+}
+
+/* A load at the top of the loop body (statement i) into a shared tile that
+ * no gemm reads: a TMA copy into the ring where statements after it only
+ * read the tile, and nothing before it or outside the loop names it. NULL,
+ * or why not. */
+static const char *element_copy_ok(IrKernel *k, IrStmt *loop, int loop_at, int i, Plan *p) {
+    IrStmt *c = loop->body.items[i];
+    IrBuf *b = c->dst.buf;
+    Reach reach = {.k = k, .lv = loop->sym, .loop_at = loop_at};
+    if (c->src.gather || !tma_copy_ok(&reach, c))
+        return "the loop loads shared memory that no gemm reads, and not as TMA can (f16/bf16/8-bit rows of 16-byte "
+               "units, a whole 2-D tile of a multiple of 32 bytes a row and at most 256 rows, its corner from block "
+               "indices and the loop variable)";
+    int in_loop = 0;
+    for (int j = 0; j < loop->body.len; j++) {
+        IrStmt *s = loop->body.items[j];
+        int uses = stmt_uses(s, b);
+        in_loop += uses;
+        if (j == i || !uses) continue;
+        if (j < i || writes_buf(s, b)) return "the loop loads shared memory that no gemm reads, and also writes it";
+    }
+    if (buf_use_count(&k->body, b) != in_loop) return "the loop loads shared memory that no gemm reads, and it is used outside the loop";
+    if (p->ncopy == MAX_TMA_LOADS) return "more than eight TMA copies";
     p->copies[p->ncopy++] = c;
     return NULL;
 }
@@ -269,19 +353,24 @@ static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
         if (!why) why = operand_ok(k, loop, loop_at, &p, g->b.buf);
         if (why) return why;
     }
-    /* every load into shared memory at the top of the loop must be one of
-     * them: another would become a cp.async producer of a ring that only
-     * the Ampere pipeline knows how to run */
+    /* every other load into shared memory at the top of the loop becomes
+     * a TMA copy too, into the ring, which the consumers read element by
+     * element (W4A16's packed weights): a cp.async producer would need a
+     * ring that only the Ampere pipeline knows how to run */
     for (int i = 0; i < loop->body.len; i++) {
         IrStmt *s = loop->body.items[i];
         bool planned = false;
         for (int j = 0; j < p.ncopy; j++) planned |= p.copies[j] == s;
-        if (s->op == IR_COPY && s->src.buf->scope == SCOPE_GLOBAL && s->dst.buf->scope == SCOPE_SHARED && !planned)
-            return "the loop loads shared memory that no gemm reads";
+        if (s->op == IR_COPY && s->src.buf->scope == SCOPE_GLOBAL && s->dst.buf->scope == SCOPE_SHARED && !planned) {
+            const char *why = element_copy_ok(k, loop, loop_at, i, &p);
+            if (why) return why;
+        }
     }
+    for (int i = 0; i < p.nwritten; i++) p.written[i]->tma_layout = p.written[i]->consumer_written = true;
     for (int i = 0; i < p.ncopy; i++) {
         IrStmt *c = p.copies[i];
         c->mech = COPY_TMA;
+        c->dst.buf->tma_layout = true;
         bool in_loop = false;
         for (int j = 0; j < loop->body.len; j++) in_loop |= loop->body.items[j] == c;
         c->pipeline = in_loop ? loop : NULL;
