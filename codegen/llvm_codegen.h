@@ -70,6 +70,8 @@ typedef struct Lg {
     const IrBuf *stage_buf[LG_MAX_STAGE];
     LgVal stage_val[LG_MAX_STAGE];
     int nstage;
+    /* the loops (for, pipelined, the consumers') around what is emitted */
+    int loops;
     /* inside a parallel loop: the loop; over a driver also the driver,
      * the register (a constant), and the owner condition (NULL: all own) */
     const IrStmt *par;
