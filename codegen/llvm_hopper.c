@@ -139,6 +139,12 @@ static void tma_load(Lg *g, int map, LLVMValueRef dst, LLVMValueRef bar, bool mu
 static void issue_tma(Lg *g, const IrStmt *c, LLVMValueRef dst, LLVMValueRef bar) {
     const IrBuf *d = c->dst.buf;
     int map = cg_tma_index(g->k, c), rank = c->src.buf->rank;
+    if (d->rank == 1) { /* a vector: one box */
+        LLVMValueRef coords[MAX_RANK];
+        tma_coords(g, &c->src, 0, false, NULL, coords);
+        tma_load(g, map, dst, bar, false, coords, rank);
+        return;
+    }
     int64_t cols = cg_tma_blk_cols(d), blocks = d->shape[1] / cols, half = d->shape[0] / 2;
     LgVal rows = {0}, bytes = lg_int(g, 0);
     if (c->multicast) {

@@ -72,8 +72,8 @@ static char *tma_coords(Cg *g, const IrRegion *r, int64_t col_off, bool half, co
 
 /* The map of global tensor t (a parameter) with boxes of box_cols x
  * box_rows elements, the rows along dimension row_dim (1 in the other
- * dimensions). */
-static void tensor_map(const IrKernel *k, const IrBuf *t, int64_t box_cols, int64_t box_rows, int row_dim,
+ * dimensions), swizzled by the span of a box row unless `plain`. */
+static void tensor_map(const IrKernel *k, const IrBuf *t, int64_t box_cols, int64_t box_rows, int row_dim, bool plain,
                        RtTensorMapSpec *m) {
     memset(m, 0, sizeof *m);
     for (int p = 0; p < k->info->params.len; p++)
@@ -90,8 +90,8 @@ static void tensor_map(const IrKernel *k, const IrBuf *t, int64_t box_cols, int6
         m->box[d] = 1;
     }
     m->box[0] = (uint32_t)box_cols;
-    m->box[t->rank - 1 - row_dim] = (uint32_t)box_rows;
-    m->swizzle_bytes = (int)(box_cols * m->elem_bytes);
+    if (row_dim >= 0) m->box[t->rank - 1 - row_dim] = (uint32_t)box_rows;
+    m->swizzle_bytes = plain ? 0 : (int)(box_cols * m->elem_bytes);
 }
 
 void cg_hopper_tensor_maps(const IrKernel *k, CgKernel *out) {
@@ -99,16 +99,20 @@ void cg_hopper_tensor_maps(const IrKernel *k, CgKernel *out) {
     for (int i = 0; i < k->tma_copies.len && out->ntma < CG_MAX_TMA; i++) {
         const IrStmt *c = k->tma_copies.items[i];
         const IrBuf *dst = c->dst.buf;
+        if (dst->rank == 1) { /* a vector: one box along the last dimension, unswizzled */
+            tensor_map(k, c->src.buf, dst->shape[0], 1, -1, true, &out->tma[out->ntma++]);
+            continue;
+        }
         /* a multicast copy: each block of the cluster loads half the rows */
         tensor_map(k, c->src.buf, cg_tma_blk_cols(dst), c->multicast ? dst->shape[0] / 2 : dst->shape[0],
-                   region_row_dim(&c->src), &out->tma[out->ntma++]);
+                   region_row_dim(&c->src), false, &out->tma[out->ntma++]);
     }
     for (int i = 0; i < k->tma_stores.len && out->ntma < CG_MAX_TMA; i++) {
         const IrStmt *c = k->tma_stores.items[i];
         const IrBuf *t = c->dst.buf;
         /* each consumer warpgroup stores its 64 rows */
         tensor_map(k, t, pass_swizzle_cols(c->src.buf->shape[1], dtype_bytes(t->dtype)), 64, region_row_dim(&c->dst),
-                   &out->tma[out->ntma++]);
+                   false, &out->tma[out->ntma++]);
     }
 }
 
@@ -313,6 +317,10 @@ bool cg_hopper_half_copy(const IrKernel *k, const IrStmt *c) {
 static void issue_tma(Cg *g, const IrStmt *c, const char *dst_expr, const char *bar) {
     const IrBuf *src = c->src.buf, *dst = c->dst.buf;
     int map = cg_tma_index(g->k, c), r = src->rank;
+    if (dst->rank == 1) { /* a vector: one box */
+        cg_line(g, "tl_tma_load<%d>(%s, &tl_tmap%d, %s, 0, %s);", r, dst_expr, map, bar, tma_coords(g, &c->src, 0, false, ""));
+        return;
+    }
     int64_t cols = cg_tma_blk_cols(dst), blocks = dst->shape[1] / cols, half = dst->shape[0] / 2;
     const char *half_rows = c->multicast ? arena_printf(arena(g), " + tl_cta_rank * %lld", (long long)half) : "";
     const char *half_bytes =

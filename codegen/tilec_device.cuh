@@ -591,15 +591,17 @@ static __device__ __forceinline__ void tl_mbar_wait(unsigned long long *bar, uns
                  : "memory")
 template <int R>
 static __device__ __forceinline__ void tl_tma_load(void *dst, const tl_tensor_map *map, unsigned long long *bar,
-                                                   unsigned short mask, int c0, int c1, int c2 = 0, int c3 = 0, int c4 = 0)
+                                                   unsigned short mask, int c0, int c1 = 0, int c2 = 0, int c3 = 0, int c4 = 0)
 {
     if (mask) {
-        if (R == 2) TL_TMA_LOAD(2, "%4, %5", ".multicast::cluster", ", %3");
+        if (R == 1) TL_TMA_LOAD(1, "%4", ".multicast::cluster", ", %3");
+        else if (R == 2) TL_TMA_LOAD(2, "%4, %5", ".multicast::cluster", ", %3");
         else if (R == 3) TL_TMA_LOAD(3, "%4, %5, %6", ".multicast::cluster", ", %3");
         else if (R == 4) TL_TMA_LOAD(4, "%4, %5, %6, %7", ".multicast::cluster", ", %3");
         else TL_TMA_LOAD(5, "%4, %5, %6, %7, %8", ".multicast::cluster", ", %3");
     } else {
-        if (R == 2) TL_TMA_LOAD(2, "%4, %5", "", "");
+        if (R == 1) TL_TMA_LOAD(1, "%4", "", "");
+        else if (R == 2) TL_TMA_LOAD(2, "%4, %5", "", "");
         else if (R == 3) TL_TMA_LOAD(3, "%4, %5, %6", "", "");
         else if (R == 4) TL_TMA_LOAD(4, "%4, %5, %6, %7", "", "");
         else TL_TMA_LOAD(5, "%4, %5, %6, %7, %8", "", "");

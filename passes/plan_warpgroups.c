@@ -125,6 +125,25 @@ static bool tma_copy_ok(Reach *r, const IrStmt *c) {
     return true;
 }
 
+/* A global -> shared copy of a 1-D tile TMA can do unswizzled (a row of
+ * per-row values: attention's log-sum-exps): a tensor of 1- to 4-byte
+ * elements whose rows are whole 16-byte units, the tile a whole shared
+ * vector of whole 16-byte units and at most 256 elements (a TMA box's
+ * most), taken along the tensor's last dimension, its corner computable
+ * by the producer. */
+static bool tma_vector_copy_ok(Reach *r, const IrStmt *c) {
+    const IrBuf *g = c->src.buf, *s = c->dst.buf;
+    int esize = dtype_bytes(s->dtype);
+    if (g->scope != SCOPE_GLOBAL || s->scope != SCOPE_SHARED || g->rank > 5 || s->rank != 1 || g->dtype != s->dtype ||
+        esize > 4 || c->src.gather)
+        return false;
+    if (!buf_row_bytes_multiple_of(g, 16) || !region_is_whole(&c->dst) || s->shape[0] * esize % 16 || s->shape[0] > 256)
+        return false;
+    for (int d = 0; d < g->rank; d++)
+        if (c->src.ext[d] != (d == g->rank - 1 ? s->shape[0] : 1) || !producer_computable(r, c->src.idx[d])) return false;
+    return true;
+}
+
 /* The copy into b at the top level of block, if exactly one. */
 static IrStmt *only_copy_into(IrBlock *block, const IrBuf *b) {
     IrStmt *found = NULL;
@@ -262,10 +281,10 @@ static const char *element_copy_ok(IrKernel *k, IrStmt *loop, int loop_at, int i
     IrStmt *c = loop->body.items[i];
     IrBuf *b = c->dst.buf;
     Reach reach = {.k = k, .lv = loop->sym, .loop_at = loop_at};
-    if (c->src.gather || !tma_copy_ok(&reach, c))
+    if (c->src.gather || !(tma_copy_ok(&reach, c) || tma_vector_copy_ok(&reach, c)))
         return "the loop loads shared memory that no gemm reads, and not as TMA can (f16/bf16/8-bit rows of 16-byte "
-               "units, a whole 2-D tile of a multiple of 32 bytes a row and at most 256 rows, its corner from block "
-               "indices and the loop variable)";
+               "units, a whole 2-D tile of a multiple of 32 bytes a row and at most 256 rows or a whole vector of "
+               "16-byte units, its corner from block indices and the loop variable)";
     int in_loop = 0;
     for (int j = 0; j < loop->body.len; j++) {
         IrStmt *s = loop->body.items[j];
@@ -370,7 +389,7 @@ static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
     for (int i = 0; i < p.ncopy; i++) {
         IrStmt *c = p.copies[i];
         c->mech = COPY_TMA;
-        c->dst.buf->tma_layout = true;
+        c->dst.buf->tma_layout = c->dst.buf->rank == 2; /* a vector is loaded unswizzled, as it is laid out */
         bool in_loop = false;
         for (int j = 0; j < loop->body.len; j++) in_loop |= loop->body.items[j] == c;
         c->pipeline = in_loop ? loop : NULL;

@@ -47,13 +47,13 @@ static bool depends_on(const IrKernel *k, int loop_at, const Sym *bidx, const No
  * along grid dimension `dim` would both load (their corners do not depend
  * on that block index), with `mark` set: those copies multicast. A copy
  * splits into halves of its rows, one loaded by each block of the pair;
- * halves keep whole 8-row swizzle atoms. */
+ * halves keep whole 8-row swizzle atoms (a vector, one row, is not split). */
 static int64_t shared_bytes(IrKernel *k, IrStmt *loop, int loop_at, int dim, bool mark, bool *misaligned) {
     const Sym *bidx = k->info->block_idx.items[dim];
     int64_t bytes = 0;
     for (int i = 0; i < k->tma_copies.len; i++) {
         IrStmt *c = k->tma_copies.items[i];
-        if (c->pipeline != loop || c->dst.buf->shape[0] % 16 != 0) continue;
+        if (c->pipeline != loop || c->dst.buf->rank != 2 || c->dst.buf->shape[0] % 16 != 0) continue;
         bool dep = false;
         for (int d = 0; d < c->src.buf->rank; d++) dep |= depends_on(k, loop_at, bidx, c->src.idx[d]);
         if (dep) continue;
