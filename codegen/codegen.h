@@ -98,6 +98,8 @@ typedef struct Cg {
     const Sym *bind_sym[16 + IR_MAX_LOOP_LETS];
     const char *bind_expr[16 + IR_MAX_LOOP_LETS];
     int nbind;
+    /* The loops (for, pipelined, the consumers') around what is printed. */
+    int loops;
     /* Stage expression of each ring buffer while printing. */
     const IrBuf *stage_buf[CG_MAX_STAGE];
     const char *stage_expr[CG_MAX_STAGE];

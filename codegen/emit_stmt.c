@@ -167,7 +167,15 @@ void cg_sync(Cg *g) {
         cg_line(g, "__syncthreads();");
 }
 
+static void cg_for_body(Cg *g, IrStmt *s);
+
 static void cg_for(Cg *g, IrStmt *s) {
+    g->loops++;
+    cg_for_body(g, s);
+    g->loops--;
+}
+
+static void cg_for_body(Cg *g, IrStmt *s) {
     if (s == g->k->ws_loop) {
         cg_hopper_consumer(g, s);
         return;

@@ -213,15 +213,23 @@ static void deal_rounds(Cg *g, IrStmt *s, int per) {
     int64_t total = 1, t = g->k->threads;
     for (int i = 0; i < s->nvars; i++) total *= s->extents[i];
     int64_t groups = total / per, rounds = (groups + t - 1) / t;
-    const char *q = cg_tmp(g, "q"), *e = cg_tmp(g, "e");
+    const char *q = cg_tmp(g, "q"), *e = cg_tmp(g, "e"), *tid = "tid";
+    /* Many rounds inside a loop: the thread index through an opaque move
+     * made there, or the compiler hoists every unrolled round's addresses
+     * out of the enclosing loop, all of them then live across it (W4A16's
+     * dequantisation: 32 elements a thread, three addresses each) */
+    if (g->loops && rounds >= 8) {
+        tid = cg_tmp(g, "tid");
+        cg_line(g, "const int %s = tl_opaque(tid);  // addresses made here, not hoisted out of the loop", tid);
+    }
     if (rounds <= 64) cg_line(g, "#pragma unroll");
     cg_line(g, "for (int %s = 0; %s < %lld; ++%s) {", q, q, (long long)rounds, q);
     g->ind++;
     if (per == 1)
-        cg_line(g, "const long long %s = tid + (long long)%s * %lld;", e, q, (long long)t);
+        cg_line(g, "const long long %s = %s + (long long)%s * %lld;", e, tid, q, (long long)t);
     else
-        cg_line(g, "const long long %s = (tid + (long long)%s * %lld) * %d;  // %d iterations a thread, one vector an access",
-                e, q, (long long)t, per, per);
+        cg_line(g, "const long long %s = (%s + (long long)%s * %lld) * %d;  // %d iterations a thread, one vector an access",
+                e, tid, q, (long long)t, per, per);
     if (groups % t) cg_line(g, "if (%s >= %lld) break;", e, (long long)total);
     int64_t inner = 1;
     for (int i = s->nvars - 1; i >= 0; i--) {

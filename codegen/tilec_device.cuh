@@ -36,6 +36,16 @@ static __device__ __forceinline__ unsigned tl_smem_addr(const void *p)
     return (unsigned)__cvta_generic_to_shared(p);
 }
 
+/* x through a move the compiler cannot see through: what is computed from
+ * it stays where it is computed (addresses made inside a loop are not
+ * hoisted out of it, to be live across the whole loop). */
+static __device__ __forceinline__ int tl_opaque(int x)
+{
+    int r;
+    asm volatile("mov.b32 %0, %1;\n" : "=r"(r) : "r"(x));
+    return r;
+}
+
 /* ------------------------------------------------------------------------ */
 /* 2. Asynchronous global -> shared copies (cp.async, sm_80+)               */
 /* ------------------------------------------------------------------------ */

@@ -250,7 +250,7 @@ static const char *operand_ok(IrKernel *k, IrStmt *loop, int loop_at, Plan *p, I
     }
     Reach reach = {.k = k, .lv = lv, .loop_at = loop_at};
     if (c->src.gather)
-        return "a gemm operand's rows are gathered by index: cp.async copies them (TMA's gather4 is not used)";
+        return "a gemm operand's rows are gathered by index: cp.async copies them (TMA gathers rows from sm_100 on)";
     if (!tma_copy_ok(&reach, c))
         return "a copy into a gemm operand is not one TMA can do (f16/bf16/8-bit rows of 16-byte units, a whole 2-D tile "
                "of a multiple of 32 bytes a row and at most 256 rows, its corner from block indices and "
