@@ -95,11 +95,15 @@ void cg_block_indices(Cg *g, const char *lin) {
     KernelInfo *info = k->info;
     Arena *ar = &k->c->arena;
     int64_t grid[3] = {k->grid[0], k->grid[1], k->grid[2]};
-    /* a grid of dynamic sizes is launched as it is (no persistent blocks,
-     * no clusters: plan_schedule): gridDim holds its extents */
+    /* a dimension of dynamic sizes: launched as it is, gridDim holds it,
+     * or in a persistent kernel (no clusters: plan_schedule) the tile
+     * number lin is decoded by its extent at these sizes */
     static const char *const launched[3] = {"(long long)gridDim.x", "(long long)gridDim.y", "(long long)gridDim.z"};
     const char *extent[3];
-    for (int d = 0; d < 3; d++) extent[d] = grid[d] >= 0 ? arena_printf(ar, "%lld", (long long)grid[d]) : launched[d];
+    for (int d = 0; d < 3; d++)
+        extent[d] = grid[d] >= 0 ? arena_printf(ar, "%lld", (long long)grid[d])
+                    : lin       ? arena_printf(ar, "(long long)(%s)", cg_grid_dim(g, d))
+                                : launched[d];
     if (k->sched.cluster) {
         cg_line(g, "const int tl_cta_rank = tl_cluster_rank();  // blockIdx.x %% 2");
         grid[k->sched.cluster_dim] /= 2;
@@ -107,10 +111,14 @@ void cg_block_indices(Cg *g, const char *lin) {
     }
     /* the panels cut the grid of pairs in a kernel of clusters: lin numbers them */
     const char *pairs[3];
-    for (int d = 0; d < 3; d++) pairs[d] = grid[d] >= 0 ? arena_printf(ar, "%lld", (long long)grid[d]) : launched[d];
+    for (int d = 0; d < 3; d++) pairs[d] = grid[d] >= 0 ? arena_printf(ar, "%lld", (long long)grid[d]) : extent[d];
     static const char *const bidx[3] = {"blockIdx.x", "blockIdx.y", "blockIdx.z"};
     const char *val[3] = {bidx[0], bidx[1], bidx[2]};
-    if (lin) {
+    if (lin && kernel_grid_dynamic(k)) {
+        val[0] = arena_printf(ar, "(int)(%s %% %s)", lin, pairs[0]);
+        val[1] = arena_printf(ar, "(int)(%s / %s %% %s)", lin, pairs[0], pairs[1]);
+        val[2] = arena_printf(ar, "(int)(%s / (%s * %s))", lin, pairs[0], pairs[1]);
+    } else if (lin) {
         val[0] = arena_printf(ar, "(int)(%s %% %lld)", lin, (long long)grid[0]);
         val[1] = arena_printf(ar, "(int)(%s / %lld %% %lld)", lin, (long long)grid[0], (long long)grid[1]);
         val[2] = arena_printf(ar, "(int)(%s / %lld)", lin, (long long)(grid[0] * grid[1]));
@@ -120,7 +128,9 @@ void cg_block_indices(Cg *g, const char *lin) {
         int a = k->swizzle_col ? 1 : 0, b = 1 - a; /* a: the dimension cut into panels */
         cg_line(g, "int tl_bx, tl_by;");
         cg_line(g, "{");
-        if (lin)
+        if (lin && kernel_grid_dynamic(k))
+            cg_line(g, "    const long long lin = %s %% (%s * %s);", lin, pairs[0], pairs[1]);
+        else if (lin)
             cg_line(g, "    const long long lin = %s %% %lldLL;", lin, (long long)(grid[0] * grid[1]));
         else
             cg_line(g, "    const long long lin = (long long)blockIdx.y * gridDim.x + blockIdx.x;");
@@ -358,9 +368,11 @@ bool cg_launch_info(IrKernel *k, CgKernel *out) {
         out->dynamic_name[i] = v->name->s;
         out->dynamic_divisor[i] = v->divisor;
     }
-    if (k->sched.persistent || k->sched.cluster) { /* a linear grid (cg_block_indices) */
-        out->persistent = k->sched.persistent;
-        out->cluster = k->sched.cluster;
+    out->persistent = k->sched.persistent;
+    out->cluster = k->sched.cluster;
+    /* a linear grid (cg_block_indices); a persistent one of dynamic sizes
+     * keeps its expressions and is put in a line at launch (rt_launch_grid) */
+    if ((k->sched.persistent || k->sched.cluster) && !kernel_grid_dynamic(k)) {
         out->grid[0] = cg_loop_units(k) * (k->sched.cluster ? 2 : 1);
         out->grid[1] = out->grid[2] = 1;
     }

@@ -47,6 +47,13 @@ void lg_named_bar(Lg *g, const char *op, LLVMValueRef id, int threads) {
 
 /* ---- the block indices ---- */
 
+/* Grid dimension d's extent: compiled in, or its expression at these
+ * sizes (the run-time grid of a persistent kernel of dynamic sizes). */
+static LgVal grid_extent(Lg *g, int d) {
+    int64_t n = g->k->grid[d];
+    return lg_cast(g, n >= 0 ? lg_int(g, n) : lg_expr(g, g->k->info->grid_expr[d]), LT_LL);
+}
+
 void lg_block_indices(Lg *g, const LgVal *lin_in) {
     IrKernel *k = g->k;
     KernelInfo *info = k->info;
@@ -65,15 +72,25 @@ void lg_block_indices(Lg *g, const LgVal *lin_in) {
         if (!have_lin) lin = (LgVal){LLVMBuildLShr(g->b, lg_sreg(g, "ctaid.x"), c32(g, 1), ""), LT_UINT};
         have_lin = true;
     }
+    /* a persistent kernel of dynamic sizes (no clusters: plan_schedule)
+     * decodes lin by the grid's extents at these sizes */
+    bool run_time = have_lin && kernel_grid_dynamic(k);
+    LgVal ext0 = run_time ? grid_extent(g, 0) : lg_int(g, 0), ext1 = run_time ? grid_extent(g, 1) : lg_int(g, 0);
+    LgVal lin_ll = run_time ? lg_cast(g, lin, LT_LL) : lin;
     for (int d = 0; d < nidx; d++) {
         if (!have_lin) val[d] = (LgVal){lg_sreg(g, ctaid[d]), LT_UINT};
+        else if (run_time && d == 0) val[d] = lg_cast(g, bin(g, OP_MOD, lin_ll, ext0), LT_INT);
+        else if (run_time && d == 1) val[d] = lg_cast(g, bin(g, OP_MOD, bin(g, OP_DIV, lin_ll, ext0), ext1), LT_INT);
+        else if (run_time) val[d] = lg_cast(g, bin(g, OP_DIV, lin_ll, bin(g, OP_MUL, ext0, ext1)), LT_INT);
         else if (d == 0) val[d] = lg_cast(g, binc(g, OP_MOD, lin, grid[0]), LT_INT);
         else if (d == 1) val[d] = lg_cast(g, binc(g, OP_MOD, binc(g, OP_DIV, lin, grid[0]), grid[1]), LT_INT);
         else val[d] = lg_cast(g, binc(g, OP_DIV, lin, grid[0] * grid[1]), LT_INT);
-        /* a grid of dynamic sizes is launched as it is: gridDim holds its
+        /* a grid of dynamic sizes launched as it is: gridDim holds its
          * extents (the whole grid's, before clusters halve it) */
         int64_t whole = k->grid[d];
-        extent[d] = lg_cast(g, whole >= 0 ? lg_int(g, whole) : (LgVal){lg_sreg(g, nctaid[d]), LT_UINT}, LT_LL);
+        extent[d] = whole >= 0 ? lg_cast(g, lg_int(g, whole), LT_LL)
+                    : run_time ? grid_extent(g, d)
+                               : lg_cast(g, (LgVal){lg_sreg(g, nctaid[d]), LT_UINT}, LT_LL);
     }
     bool panels = k->swizzle_panel > 0 && k->grid_rank >= 2 && nidx >= 2;
     if (panels) {
@@ -82,7 +99,8 @@ void lg_block_indices(Lg *g, const LgVal *lin_in) {
         int a = k->swizzle_col ? 1 : 0, b = 1 - a;
         LgVal pairs[2];
         for (int d = 0; d < 2; d++) pairs[d] = grid[d] == k->grid[d] ? extent[d] : lg_cast(g, lg_int(g, grid[d]), LT_LL);
-        LgVal n = have_lin ? bin(g, OP_MOD, lg_cast(g, lin, LT_LL), lg_cast(g, lg_int(g, grid[0] * grid[1]), LT_LL))
+        LgVal whole = run_time ? bin(g, OP_MUL, ext0, ext1) : lg_cast(g, lg_int(g, grid[0] * grid[1]), LT_LL);
+        LgVal n = have_lin ? bin(g, OP_MOD, lg_cast(g, lin, LT_LL), whole)
                            : bin(g, OP_ADD, bin(g, OP_MUL, lg_cast(g, (LgVal){lg_sreg(g, "ctaid.y"), LT_UINT}, LT_LL),
                                                 lg_cast(g, (LgVal){lg_sreg(g, "nctaid.x"), LT_UINT}, LT_LL)),
                                  lg_cast(g, (LgVal){lg_sreg(g, "ctaid.x"), LT_UINT}, LT_LL));
@@ -249,6 +267,10 @@ void lg_tile_loop_begin(Lg *g, LgTileLoop *l, bool producer) {
     bool longest = p.order == ORDER_LONGEST_FIRST;
     l->producer = producer;
     LLVMValueRef first = longest && !producer ? tiles_take(g, p.units) : lg_cast(g, round_robin(g, "ctaid.x"), LT_INT).v;
+    /* the units: compiled in, or the run-time grid's tiles (plan_schedule: the snake order only) */
+    LLVMValueRef units = c32(g, p.units);
+    if (kernel_grid_dynamic(k))
+        units = lg_cast(g, bin(g, OP_MUL, bin(g, OP_MUL, grid_extent(g, 0), grid_extent(g, 1)), grid_extent(g, 2)), LT_INT).v;
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(g->b);
     l->head = lg_block(g, "tiles");
     LLVMBasicBlockRef body = lg_block(g, "tile");
@@ -261,7 +283,7 @@ void lg_tile_loop_begin(Lg *g, LgTileLoop *l, bool producer) {
     LLVMValueRef zero = c32(g, 0);
     LLVMAddIncoming(l->n, &zero, &pre, 1);
     LLVMAddIncoming(l->tile, &first, &pre, 1);
-    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, l->tile, c32(g, p.units), ""), body, l->exit);
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, l->tile, units, ""), body, l->exit);
     LLVMPositionBuilderAtEnd(g->b, body);
     g->tile_n = int_val(l->n);
     g->tile_next = l->latch;

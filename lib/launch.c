@@ -4,6 +4,7 @@
  * encoded for this launch's pointers) and the kernel launched on the
  * caller's stream. The CUDA driver is loaded at run time (runtime/driver.c,
  * once per process under its own pthread_once and lock). */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,8 +24,7 @@ static int load_once(tilec_kernel *k, FILE *out) {
             rt_module_unload(m);
             rc = LIB_CUDA;
         } else {
-            for (int d = 0; d < 3; d++) k->launch_grid[d] = k->grid[d];
-            if (k->persistent) k->launch_grid[0] = rt_persistent_blocks(&k->fn, k->block, k->smem, k->cluster, k->grid[0]);
+            if (k->persistent) k->resident = rt_persistent_blocks(&k->fn, k->block, k->smem, k->cluster, LLONG_MAX);
             k->module = m; /* last: other threads see a module only with its grid */
         }
     }
@@ -100,9 +100,9 @@ int tilec_launch(tilec_kernel *k, const tilec_tensor *tensors, int ntensors, con
     Args a; /* on the stack: the launch copies the arguments it is given */
     if (rc == LIB_OK) rc = build_args(k, tensors, scalars, dims, &a, out);
     char err[256];
-    /* a persistent kernel (never one of dynamic sizes) launches the blocks that fit */
-    if (rc == LIB_OK && !rt_launch(&k->fn, k->persistent || k->cluster ? k->launch_grid : grid, k->block, k->smem,
-                                   a.params, stream, err)) {
+    /* a persistent kernel launches the blocks that fit, each looping over the tiles */
+    if (rc == LIB_OK && k->persistent && grid[0] > k->resident) grid[0] = k->resident;
+    if (rc == LIB_OK && !rt_launch(&k->fn, grid, k->block, k->smem, a.params, stream, err)) {
         fprintf(out, "tilec: kernel '%s': %s\n", k->name, err);
         rc = LIB_CUDA;
     }

@@ -76,7 +76,7 @@ struct tilec_kernel {
     char *ptx;    size_t ptx_size;
     RtModule *module;          /* loaded on the first launch */
     RtKernel fn;
-    long long launch_grid[3];  /* grid after the persistent/cluster limit */
+    long long resident;        /* a persistent kernel: the most blocks resident at once (x is capped to it) */
     /* A pipeline: no module of its own, but its stages in order and its
      * scratch buffers, allocated for each launch on its stream. */
     int nstages;

@@ -27,9 +27,14 @@ void pass_plan_schedule(IrKernel *k) {
     *s = (Schedule){.order = ORDER_SNAKE, .order_dim = -1};
     if (!k->ws_loop) return;
     /* A grid of dynamic sizes has its tile count only at launch: each tile
-     * runs as a block of its own (persistent blocks, clusters, split and
-     * half tiles and the tile orders are decided from the count). */
-    if (kernel_grid_dynamic(k)) return;
+     * runs as a block of its own, or with --persistent=on as many blocks
+     * as are resident loop over the run-time tiles in the snake order
+     * (clusters, split and half tiles and the other orders are decided
+     * from the count, so they need it compiled in). */
+    if (kernel_grid_dynamic(k)) {
+        s->persistent = k->plan.persistent == CHOICE_ON;
+        return;
+    }
     int at = 0;
     while (k->body.items[at] != k->ws_loop) at++;
     /* Persistent blocks (codegen: a tile loop per block, the producer

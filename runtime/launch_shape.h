@@ -110,12 +110,23 @@ static inline bool rt_grid_in_limits(const long long grid[3]) {
 }
 
 /* The grid of a launch: grid[d], or where it is -1, expr[d] evaluated for
- * the dynamic sizes' values; false where an expression is undefined. */
-static inline bool rt_launch_grid(const int64_t grid[3], const RtGridExpr expr[3], const int64_t *dims, long long out[3]) {
+ * the dynamic sizes' values; false where an expression is undefined. A
+ * persistent kernel's grid is its tiles in a line (`linear`: x holds all,
+ * then rt_persistent_blocks caps it; a compiled one is {tiles, 1, 1}
+ * already). */
+static inline bool rt_launch_grid(const int64_t grid[3], const RtGridExpr expr[3], const int64_t *dims, bool linear,
+                                  long long out[3]) {
     for (int d = 0; d < 3; d++) {
         int64_t v = grid[d];
         if (v < 0 && !rt_grid_eval(&expr[d], dims, &v)) return false;
         out[d] = v;
+    }
+    if (linear) {
+        if (out[1] > 0 && out[0] > INT64_MAX / out[1]) return false;
+        long long xy = out[0] * out[1];
+        if (out[2] > 0 && xy > INT64_MAX / out[2]) return false;
+        out[0] = xy * out[2];
+        out[1] = out[2] = 1;
     }
     return true;
 }

@@ -52,6 +52,12 @@ static void test_sizes(void) {
                 CHECK(ok && got == s->grid[d], "M=%lld N=%lld: grid %d is %lld, sema folds %lld", (long long)ms[i],
                       (long long)ns[j], d, (long long)got, (long long)s->grid[d]);
             }
+            /* a persistent kernel's launch: the grid's tiles in a line */
+            const int64_t unknown[3] = {-1, -1, -1};
+            long long line[3];
+            CHECK(!s || (rt_launch_grid(unknown, prog, dims, true, line) &&
+                      line[0] == s->grid[0] * s->grid[1] * s->grid[2] && line[1] == 1 && line[2] == 1),
+                  "M=%lld N=%lld: the persistent grid is the tiles in a line", (long long)ms[i], (long long)ns[j]);
             ctx_free(&fixed);
         }
     ctx_free(&dyn);
