@@ -73,7 +73,8 @@ static KernelInfo *specialise(Ctx *c, Node *prog, const char *kernel, Override *
     FILE *err = c->err;
     int errors = c->errors;
     if (quiet) c->err = quiet;
-    SemaOptions so = {.overrides = all, .n_overrides = n, .only_kernel = kernel, .specialise = opts->specialise};
+    SemaOptions so = {.overrides = all, .n_overrides = n, .only_kernel = kernel, .specialise = opts->specialise,
+                      .arch = opts->target.name};
     PtrVec ks = sema_check(c, prog, &so);
     c->err = err;
     bool ok = c->errors == errors && ks.len == 1;

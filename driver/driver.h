@@ -125,8 +125,8 @@ LibBuild build_options(const Options *opts, const char *arch);
  * Returns the exit code. */
 int emit_lib_pipeline(Ctx *c, Node *prog, KernelInfo *p, const char *file, const char *dir, const char *const *archs,
                       int narchs, const Options *opts);
-int emit_lib(Ctx *c, KernelInfo *k, const char *file, const char *dir, const char *const *archs, int narchs,
-             const Options *opts);
+int emit_lib(Ctx *c, Node *prog, KernelInfo *k, Override *overrides, int n_overrides, const char *file, const char *dir,
+             const char *const *archs, int narchs, const Options *opts);
 
 /* ncu.c */
 /* A CUDA command-line tool (ncu, cuobjdump) on the PATH, else in

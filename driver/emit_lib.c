@@ -760,23 +760,59 @@ static int scalars_ok(const KernelInfo *k) {
     return EXIT_OK;
 }
 
+/* How a kernel is specialised again for each arch where its `tune TARGET:`
+ * clauses give other defaults there: the program and the command's values,
+ * and for a pipeline's stage the pipeline and the stage. */
+typedef struct Respecialise {
+    Node *prog;
+    Override *overrides;
+    int n_overrides;
+    const KernelInfo *pipeline;
+    const PipelineStage *stage;
+} Respecialise;
+
+static bool has_tune_for(const KernelInfo *k) {
+    const NodeList *cl = &k->node->u.kernel.clauses;
+    for (int i = 0; i < cl->len; i++)
+        if (((const Node *)cl->items[i])->kind == N_TUNE_FOR) return true;
+    return false;
+}
+
+/* Kernel k as checked for arch: k itself, or where its defaults differ by
+ * target, the program checked again for arch; NULL after errors. */
+static KernelInfo *for_arch(Ctx *c, KernelInfo *k, const Respecialise *r, const char *arch, bool specialise) {
+    if (!r || !has_tune_for(k)) return k;
+    if (r->stage) return lib_specialise_stage(c, r->prog, r->pipeline, r->stage, specialise, arch);
+    for (int i = 0; i < r->n_overrides; i++) r->overrides[i].used = false, r->overrides[i].invalid = NULL;
+    SemaOptions so = {.overrides = r->overrides, .n_overrides = r->n_overrides, .only_kernel = k->name->s,
+                      .specialise = specialise, .arch = arch};
+    int errors = c->errors;
+    PtrVec ks = sema_check(c, r->prog, &so);
+    return c->errors == errors && ks.len == 1 ? ks.items[0] : NULL;
+}
+
 /* Kernel k compiled for every arch, and its launcher `name` as C in *text
  * (malloc'd). */
-static int kernel_source(Ctx *c, KernelInfo *k, const char *name, const char *file, const char *const *archs, int narchs,
-                         const Options *opts, char **text) {
+static int kernel_source(Ctx *c, KernelInfo *k, const Respecialise *r, const char *name, const char *file,
+                         const char *const *archs, int narchs, const Options *opts, char **text) {
     Variant vars[MAX_EMIT_ARCHS];
     int nv = 0, rc = EXIT_OK;
     for (int a = 0; a < narchs && rc == EXIT_OK; a++) {
         Options o = *opts;
         target_preset(archs[a], &o.target);
-        IrKernel *ir = ir_build(c, k, &o.target, &o.plan);
+        KernelInfo *ka = for_arch(c, k, r, archs[a], opts->specialise);
+        if (!ka) {
+            rc = EXIT_SOURCE;
+            break;
+        }
+        IrKernel *ir = ir_build(c, ka, &o.target, &o.plan);
         if (!pass_run_all(ir, NULL)) {
             rc = EXIT_SOURCE;
             break;
         }
         rc = lib_generate(ir, file, o.backend, &vars[nv].ck);
         if (rc != EXIT_OK) break;
-        check_variant(k, &vars[nv].ck);
+        check_variant(ka, &vars[nv].ck);
         vars[nv].arch = archs[a];
         LibBuild b = build_options(&o, archs[a]);
         rc = lib_obtain_cubin(c, &vars[nv].ck, &b, &vars[nv].bin);
@@ -818,13 +854,14 @@ static int write_header_file(const char *dir, const char *name, const KernelInfo
     return rc;
 }
 
-int emit_lib(Ctx *c, KernelInfo *k, const char *file, const char *dir, const char *const *archs, int narchs,
-             const Options *opts) {
+int emit_lib(Ctx *c, Node *prog, KernelInfo *k, Override *overrides, int n_overrides, const char *file, const char *dir,
+             const char *const *archs, int narchs, const Options *opts) {
     int rc = check_dir(dir);
     if (rc == EXIT_OK) rc = scalars_ok(k);
     const char *name = k->name->s;
     char *text = NULL;
-    if (rc == EXIT_OK) rc = kernel_source(c, k, name, file, archs, narchs, opts, &text);
+    Respecialise r = {.prog = prog, .overrides = overrides, .n_overrides = n_overrides};
+    if (rc == EXIT_OK) rc = kernel_source(c, k, &r, name, file, archs, narchs, opts, &text);
     if (rc == EXIT_OK) rc = write_header_file(dir, name, k, file);
     if (rc == EXIT_OK) rc = write_out(dir, name, "c", text, strlen(text));
     free(text);
@@ -960,14 +997,15 @@ int emit_lib_pipeline(Ctx *c, Node *prog, KernelInfo *p, const char *file, const
     int *nargs = xcalloc((size_t)n + 1, sizeof *nargs);
     for (int i = 0; i < n && rc == EXIT_OK; i++) {
         const PipelineStage *ps = p->stages.items[i];
-        KernelInfo *k = lib_specialise_stage(c, prog, p, ps, opts->specialise);
+        KernelInfo *k = lib_specialise_stage(c, prog, p, ps, opts->specialise, archs[0]);
         if (!k) {
             rc = EXIT_SOURCE;
             break;
         }
         rc = scalars_ok(k);
         const char *fn = arena_printf(&c->arena, "%s_stage%d", name, i + 1);
-        if (rc == EXIT_OK) rc = kernel_source(c, k, fn, file, archs, narchs, opts, &texts[i]);
+        Respecialise r = {.prog = prog, .pipeline = p, .stage = ps};
+        if (rc == EXIT_OK) rc = kernel_source(c, k, &r, fn, file, archs, narchs, opts, &texts[i]);
         LibArg *a = arena_alloc(&c->arena, sizeof(LibArg) * (size_t)(k->params.len + 1));
         const Node **v = arena_alloc(&c->arena, sizeof(Node *) * (size_t)(k->params.len + 1));
         lib_stage_bind(p, ps, k->params.len, a);

@@ -91,7 +91,7 @@ int act_on_pipeline(Ctx *c, Node *prog, KernelInfo *p, CmdLine *cl) {
         Stage *s = &st[i];
         s->ps = p->stages.items[i];
         double t0 = rt_now_s();
-        s->k = lib_specialise_stage(c, prog, p, s->ps, o->specialise);
+        s->k = lib_specialise_stage(c, prog, p, s->ps, o->specialise, o->target.name);
         if (!s->k) {
             rc = EXIT_SOURCE;
             break;
@@ -175,7 +175,7 @@ int check_pipeline_stages(Ctx *c, Node *prog, KernelInfo *p, CmdLine *cl) {
     int rc = EXIT_OK;
     for (int i = 0; i < p->stages.len; i++) {
         Stage s = {.ps = p->stages.items[i]};
-        s.k = lib_specialise_stage(c, prog, p, s.ps, cl->opts.specialise);
+        s.k = lib_specialise_stage(c, prog, p, s.ps, cl->opts.specialise, cl->opts.target.name);
         int r = s.k ? lower_stage(c, &s, cl->file, &cl->opts, NULL) : EXIT_SOURCE;
         if (s.generated) cg_kernel_free(&s.ck);
         if (r != EXIT_OK && rc == EXIT_OK) rc = r;

@@ -110,7 +110,7 @@ static void point_cmdline(const CmdLine *cl, int point, CmdLine *pc) {
  * its errors. */
 static KernelInfo *point_kernel(Ctx *c, Node *prog, const CmdLine *cl, CmdLine *pc) {
     SemaOptions so = {.overrides = pc->overrides, .n_overrides = pc->n_overrides, .only_kernel = cl->kernel,
-                      .specialise = cl->opts.specialise};
+                      .specialise = cl->opts.specialise, .arch = cl->opts.target.name};
     PtrVec ks = sema_check(c, prog, &so);
     if (c->errors) return NULL;
     return cl->kernel || ks.len == 1 ? ks.items[0] : lib_only_pipeline(&ks);
@@ -142,7 +142,7 @@ static int check_points(Ctx *c, Node *prog, CmdLine *cl, int points) {
         point_cmdline(cl, p, &pc);
         for (int i = 0; i < pc.n_overrides; i++) pc.overrides[i].used = false, pc.overrides[i].invalid = NULL;
         SemaOptions so = {.overrides = pc.overrides, .n_overrides = pc.n_overrides, .only_kernel = cl->kernel,
-                          .specialise = cl->opts.specialise};
+                          .specialise = cl->opts.specialise, .arch = cl->opts.target.name};
         PtrVec ks = sema_check(c, prog, &so);
         if (c->errors) return EXIT_SOURCE;
         /* --set was checked already; the sweep's names are checked here */

@@ -195,8 +195,8 @@ static int act_on_kernel(Ctx *c, Node *prog, KernelInfo *k, CmdLine *cl) {
     if (k->pipeline) return act_on_pipeline(c, prog, k, cl);
     if (cl->act == ACT_LIB) {
         static const char *const both[] = {"sm_80", "sm_90a"};
-        return cl->narchs ? emit_lib(c, k, cl->file, cl->lib_dir, cl->archs, cl->narchs, o)
-                          : emit_lib(c, k, cl->file, cl->lib_dir, both, 2, o);
+        return emit_lib(c, prog, k, cl->overrides, cl->n_overrides, cl->file, cl->lib_dir, cl->narchs ? cl->archs : both,
+                        cl->narchs ? cl->narchs : 2, o);
     }
     if (cl->act == ACT_AUTOTUNE)
         return autotune(c, prog, k, cl->file, cl->arch, cl->overrides, cl->n_overrides, o, o->profile.json);
@@ -204,7 +204,7 @@ static int act_on_kernel(Ctx *c, Node *prog, KernelInfo *k, CmdLine *cl) {
         int added = autotune_lookup(c, k, cl->arch, o, cl->overrides, cl->n_overrides, MAX_OVERRIDES);
         if (added) {
             SemaOptions again = {.overrides = cl->overrides, .n_overrides = cl->n_overrides + added,
-                                 .only_kernel = cl->kernel, .specialise = o->specialise};
+                                 .only_kernel = cl->kernel, .specialise = o->specialise, .arch = cl->arch};
             PtrVec ks = sema_check(c, prog, &again);
             if (c->errors || ks.len != 1) return EXIT_SOURCE;
             k = ks.items[0];
@@ -219,7 +219,7 @@ static int act_on_program(Ctx *c, Node *prog, CmdLine *cl) {
     if (cl->act == ACT_AST) rc = emit_printed(cl->out_path, print_ast, prog);
     if (cl->kernel && !lib_kernel_found(stderr, prog, cl->kernel, cl->file)) return EXIT_USAGE;
     SemaOptions opt = {.overrides = cl->overrides, .n_overrides = cl->n_overrides, .only_kernel = cl->kernel,
-                       .specialise = cl->opts.specialise};
+                       .specialise = cl->opts.specialise, .arch = cl->arch};
     PtrVec kernels = sema_check(c, prog, &opt);
     for (int i = 0; i < cl->n_overrides; i++)
         if (cl->overrides[i].invalid) return overrides_used(cl, &kernels);

@@ -194,6 +194,16 @@ static void clause_print(FILE *o, const Node *cl, int d) {
         }
         fputc(')', o);
         break;
+    case N_TUNE_FOR:
+        fprintf(o, "(tune_for %s", cl->u.tune_for.arch->s);
+        for (int i = 0; i < cl->u.tune_for.binds.len; i++) {
+            const Node *b = cl->u.tune_for.binds.items[i];
+            fprintf(o, " (%s ", b->u.named.name->s);
+            expr_print(o, b->u.named.value);
+            fputc(')', o);
+        }
+        fputc(')', o);
+        break;
     case N_DYNAMIC:
         fputs("(dynamic", o);
         for (int i = 0; i < cl->u.list.len; i++) {

@@ -161,7 +161,7 @@ float random_cos2pi(float u);
     /* statements */                                                         \
     X(LET) X(VAR) X(ASSIGN) X(EXPR_STMT) X(FOR) X(IF) X(BLOCK)               \
     /* declarations */                                                       \
-    X(PARAM) X(BIND) X(TUNABLE) X(WHERE) X(TUNE) X(DYNAMIC) X(INPUTS) X(GRID)  \
+    X(PARAM) X(BIND) X(TUNABLE) X(WHERE) X(TUNE) X(TUNE_FOR) X(DYNAMIC) X(INPUTS) X(GRID)  \
     X(THREADS)                                                               \
     X(FLOPS) X(BYTES) X(REFERENCE) X(KERNEL) X(CONST) X(PROGRAM)
 
@@ -226,6 +226,7 @@ struct Node {
         struct { Node *c, *then, *els; } ifs;                 /* IF */
         struct { ParamMode mode; Name *name; Dtype dt; NodeList dims; bool has_dims; } param; /* PARAM */
         struct { Name *name; Node *value; NodeList choices; bool has_choices; } tunable; /* TUNABLE */
+        struct { Name *arch; Loc arch_loc; NodeList binds; } tune_for; /* TUNE_FOR `tune sm_90a: X = v, ...` (BINDs) */
         struct { NodeList exprs; NodeList names; } grid;      /* GRID */
         struct { Name *name; NodeList params; NodeList clauses; Node *body; Node *ref; bool pipeline; } kernel; /* KERNEL (and pipelines) */
     } u;
@@ -402,6 +403,7 @@ typedef struct SemaOptions {
     int n_overrides;
     const char *only_kernel;   /* --kernel, or NULL for all */
     bool specialise;           /* --specialise: dynamic sizes compiled in at their values */
+    const char *arch;          /* the target compiled for: its `tune sm_XX:` defaults apply (NULL: none do) */
 } SemaOptions;
 
 /* Checks the program, specialising each kernel with the overrides. Returns

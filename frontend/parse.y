@@ -129,6 +129,12 @@ clauses(L) ::= clauses(A) clause(C). { L = A; list_push(ps->c, &L->u.list, C); }
 
 clause(C) ::= WHERE(T) bind_list(L) comma_opt. { C = L; C->kind = N_WHERE; C->loc = T.loc; }
 clause(C) ::= TUNE(T) tunable_list(L) comma_opt. { C = L; C->kind = N_TUNE; C->loc = T.loc; }
+/* tune sm_90a: BM = 192, BN = 96: other defaults of tunables on one target */
+clause(C) ::= TUNE(T) IDENT(A) COLON bind_list(L) comma_opt. {
+    C = node_new(ps->c, N_TUNE_FOR, T.loc); C->u.tune_for.arch = A.name; C->u.tune_for.arch_loc = A.loc;
+    C->u.tune_for.binds = L->u.list;
+    for (int i = 0; i < L->u.list.len; i++) node_child(ps->c, C, L->u.list.items[i]);
+}
 clause(C) ::= GRID(T) LPAREN expr_list(E) comma_opt RPAREN AS LPAREN name_list(N) comma_opt RPAREN. {
     C = node_new(ps->c, N_GRID, T.loc);
     C->u.grid.exprs = E->u.list; C->u.grid.names = N->u.list;

@@ -2,6 +2,7 @@
  * clauses, specialisation with --set), and the statements of kernel
  * bodies. Expressions, tile operations, the reference block and the race
  * checker of parallel loops (sema_race.c) have files of their own. */
+#include <ctype.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -184,7 +185,7 @@ static void declare_clauses(Sema *s, KernelInfo *k) {
     bool seen_grid = false, seen_threads = false;
     for (int i = 0; i < cl->len; i++) {
         Node *c = cl->items[i];
-        if (k->pipeline && (c->kind == N_GRID || c->kind == N_THREADS || c->kind == N_TUNE)) {
+        if (k->pipeline && (c->kind == N_GRID || c->kind == N_THREADS || c->kind == N_TUNE || c->kind == N_TUNE_FOR)) {
             diag_error(s->c, c->loc, "a pipeline has no %s: its stages are kernels with their own",
                        c->kind == N_GRID ? "grid" : c->kind == N_THREADS ? "threads" : "tunables");
             continue;
@@ -266,6 +267,84 @@ static Sym *find_value(KernelInfo *k, const char *name) {
     return NULL;
 }
 
+/* Whether name is a target's: sm_ and digits, an `a` after them or not. */
+static bool target_name(const char *name) {
+    if (strncmp(name, "sm_", 3) != 0 || !isdigit((unsigned char)name[3])) return false;
+    const char *p = name + 3;
+    while (isdigit((unsigned char)*p)) p++;
+    return *p == 0 || (p[0] == 'a' && p[1] == 0);
+}
+
+/* `tune sm_90a: BM = 192, BN = 96`: other defaults of the kernel's tunables
+ * where it is compiled for that target (a --set value, or an autotuned
+ * one, still wins). Every such clause is checked whatever the target: the
+ * names are tunables of the kernel, each once, the values compile-time
+ * constants among the tunable's choices. */
+static void tune_for_clauses(Sema *s, KernelInfo *k) {
+    NodeList *cl = &k->node->u.kernel.clauses;
+    for (int i = 0; i < cl->len; i++) {
+        Node *c = cl->items[i];
+        if (c->kind != N_TUNE_FOR || k->pipeline) continue;
+        const char *arch = c->u.tune_for.arch->s;
+        if (!target_name(arch)) {
+            diag_error(s->c, c->u.tune_for.arch_loc, "'%s' is not a target (sm_80, sm_90a, ...): `tune TARGET:` gives "
+                       "tunables their defaults on one target", arch);
+            continue;
+        }
+        bool twice = false;
+        for (int j = 0; j < i && !twice; j++) {
+            Node *e = cl->items[j];
+            if (e->kind == N_TUNE_FOR && !strcmp(e->u.tune_for.arch->s, arch)) {
+                diag_error(s->c, c->u.tune_for.arch_loc, "the defaults for %s are given twice", arch);
+                diag_note(s->c, e->u.tune_for.arch_loc, "the first are here");
+                twice = true;
+            }
+        }
+        if (twice) continue;
+        bool here = s->opt->arch && !strcmp(s->opt->arch, arch);
+        NodeList *binds = &c->u.tune_for.binds;
+        for (int j = 0; j < binds->len; j++) {
+            Node *b = binds->items[j];
+            Sym *v = find_value(k, b->u.named.name->s);
+            if (!v || v->kind != SYM_TUNE) {
+                diag_error(s->c, b->loc, "'%s' is not a tunable of kernel '%s': `tune %s:` gives the kernel's tunables "
+                           "their defaults on %s", b->u.named.name->s, k->name->s, arch, arch);
+                continue;
+            }
+            bool again = false;
+            for (int m = 0; m < j; m++) again |= ((Node *)binds->items[m])->u.named.name == b->u.named.name;
+            if (again) {
+                diag_error(s->c, b->loc, "'%s' is given twice for %s", v->name->s, arch);
+                continue;
+            }
+            ExprMode mode = s->mode;
+            s->mode = EM_CONST;
+            bool ok = check_expr(s, b->u.named.value);
+            s->mode = mode;
+            if (!ok) continue;
+            if (!b->u.named.value->is_const) {
+                diag_error(s->c, b->u.named.value->loc, "a tunable's default must be a compile-time constant");
+                continue;
+            }
+            Node *t = v->decl;
+            bool listed = !t->u.tunable.has_choices;
+            for (int m = 0; m < t->u.tunable.choices.len && !listed; m++) {
+                Node *ch = t->u.tunable.choices.items[m];
+                s->mode = EM_CONST;
+                ok = check_expr(s, ch);
+                s->mode = mode;
+                listed = ok && ch->is_const && const_as_float(ch) == const_as_float(b->u.named.value);
+            }
+            if (!listed) {
+                diag_error(s->c, b->u.named.value->loc, "the default of tunable '%s' on %s is not one of its choices",
+                           v->name->s, arch);
+                continue;
+            }
+            if (here) v->value_expr = b->u.named.value;
+        }
+    }
+}
+
 /* False when a --set value for k cannot be used (the driver says why). */
 static bool apply_overrides(Sema *s, KernelInfo *k) {
     bool usable = true;
@@ -327,6 +406,17 @@ static void evaluate_values(Sema *s, KernelInfo *k) {
         if (!valued || v->kind != SYM_TUNE) continue;
         Node *t = v->decl;
         if (!t->u.tunable.has_choices) continue;
+        /* the default as written, checked here where a `tune TARGET:` one
+         * (checked against the choices there) is in force instead */
+        if (v->value_expr != t->u.tunable.value) {
+            ExprMode mode = s->mode;
+            s->mode = EM_CONST;
+            bool ok = check_expr(s, t->u.tunable.value);
+            s->mode = mode;
+            if (ok && !t->u.tunable.value->is_const)
+                diag_error(s->c, t->u.tunable.value->loc, "a tunable's default must be a compile-time constant");
+            if (!ok || !t->u.tunable.value->is_const) continue;
+        }
         bool found = false;
         for (int j = 0; j < t->u.tunable.choices.len; j++) {
             Node *ch = t->u.tunable.choices.items[j];
@@ -777,6 +867,7 @@ static void check_kernel(Sema *s, KernelInfo *k) {
     scope_push(s); /* depth 1: the kernel header */
     declare_params(s, k);
     declare_clauses(s, k);
+    tune_for_clauses(s, k);
     /* with a --set value it cannot use, the kernel's checks would only
      * report the consequences (names whose shapes have no value) */
     bool usable = apply_overrides(s, k);

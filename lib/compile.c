@@ -69,7 +69,7 @@ static int check_program(Ctx *c, const char *name, Request *r, KernelInfo **info
     Node *prog = *program = fe_parse(c);
     if (c->errors) return LIB_SOURCE;
     if (name && !lib_kernel_found(c->err, prog, name, c->src.name)) return LIB_USAGE;
-    SemaOptions so = {.overrides = r->ov, .n_overrides = r->nov, .only_kernel = name};
+    SemaOptions so = {.overrides = r->ov, .n_overrides = r->nov, .only_kernel = name, .arch = r->arch};
     PtrVec kernels = sema_check(c, prog, &so);
     for (int i = 0; i < r->nov; i++)
         if (r->ov[i].invalid) return lib_overrides_used(c->err, "set", r->ov, r->nov, &kernels, name != NULL);
@@ -276,7 +276,7 @@ static int lower_pipeline(Ctx *c, Node *prog, KernelInfo *p, Request *r, tilec_k
     int rc = LIB_OK;
     for (int i = 0; i < p->stages.len && rc == LIB_OK; i++) {
         const PipelineStage *ps = p->stages.items[i];
-        KernelInfo *info = lib_specialise_stage(c, prog, p, ps, false);
+        KernelInfo *info = lib_specialise_stage(c, prog, p, ps, false, r->arch);
         if (!info) {
             rc = LIB_SOURCE;
             break;

@@ -145,7 +145,8 @@ int lib_generate(IrKernel *k, const char *file, CgBackend backend, CgKernel *out
 /* Stage ps of pipeline p: its kernel checked with the sizes the pipeline
  * gives it; NULL after its errors (located in the kernel) and a note at
  * the stage. */
-KernelInfo *lib_specialise_stage(Ctx *c, Node *prog, const KernelInfo *p, const PipelineStage *ps, bool specialise);
+KernelInfo *lib_specialise_stage(Ctx *c, Node *prog, const KernelInfo *p, const PipelineStage *ps, bool specialise,
+                                  const char *arch);
 /* The one pipeline of a file's checked kernels where it has one and more
  * kernels (its stages): what to act on when no name is given; else NULL. */
 KernelInfo *lib_only_pipeline(const PtrVec *kernels);

@@ -10,11 +10,13 @@
 
 #include "lib.h"
 
-KernelInfo *lib_specialise_stage(Ctx *c, Node *prog, const KernelInfo *p, const PipelineStage *ps, bool specialise) {
+KernelInfo *lib_specialise_stage(Ctx *c, Node *prog, const KernelInfo *p, const PipelineStage *ps, bool specialise,
+                                  const char *arch) {
     Override *ov = xcalloc((size_t)ps->nsizes + 1, sizeof *ov);
     for (int i = 0; i < ps->nsizes; i++) ov[i] = ps->sizes[i], ov[i].used = false, ov[i].invalid = NULL;
     int errors = c->errors;
-    SemaOptions so = {.overrides = ov, .n_overrides = ps->nsizes, .only_kernel = ps->kernel->s, .specialise = specialise};
+    SemaOptions so = {.overrides = ov, .n_overrides = ps->nsizes, .only_kernel = ps->kernel->s, .specialise = specialise,
+                      .arch = arch};
     PtrVec ks = sema_check(c, prog, &so);
     for (int i = 0; i < ps->nsizes; i++)
         if (ov[i].invalid)

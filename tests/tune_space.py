@@ -17,7 +17,8 @@ import sys
 import tempfile
 
 tilec, examples = sys.argv[1], sys.argv[2]
-TUNE = re.compile(r"\btune\b(.*?)(?:\n\s*(?:grid|threads|flops)\b)", re.S)
+# the kernel's tune clause (not a `tune TARGET:` one, whose values are among its candidates)
+TUNE = re.compile(r"^\s+tune\s+(?!\w+\s*:)(.*?)(?:\n\s*(?:tune|grid|threads|flops)\b)", re.S | re.M)
 ITEM = re.compile(r"(\w+)\s*=\s*[^,\[\n]+?\s+in\s+\[([^\]]*)\]")
 
 

@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     source_from_string(&c.src, "fuzz.tile", (const char *)data, size);
     Node *prog = fe_parse(&c);
     if (!c.errors) {
-        SemaOptions opt = {0};
+        SemaOptions opt = {.arch = "sm_90a"};
         PtrVec kernels = sema_check(&c, prog, &opt);
         Target target;
         target_preset("sm_90a", &target);
@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
         for (int i = 0; i < kernels.len && !c.errors; i++) {
             KernelInfo *p = kernels.items[i];
             for (int s = 0; p->pipeline && s < p->stages.len && !c.errors; s++) {
-                KernelInfo *stage = lib_specialise_stage(&c, prog, p, p->stages.items[s], false);
+                KernelInfo *stage = lib_specialise_stage(&c, prog, p, p->stages.items[s], false, "sm_90a");
                 if (stage) lower(&c, stage, &target, &plan);
             }
         }
