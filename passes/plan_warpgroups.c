@@ -293,7 +293,8 @@ static const char *element_copy_ok(IrKernel *k, IrStmt *loop, int loop_at, int i
         if (j == i || !uses) continue;
         if (j < i || writes_buf(s, b)) return "the loop loads shared memory that no gemm reads, and also writes it";
     }
-    if (buf_use_count(&k->body, b) != in_loop) return "the loop loads shared memory that no gemm reads, and it is used outside the loop";
+    if (buf_use_count(&k->body, b) != in_loop)
+        return "the loop loads shared memory that no gemm reads, and it is used outside the loop";
     if (p->ncopy == MAX_TMA_LOADS) return "more than eight TMA copies";
     p->copies[p->ncopy++] = c;
     return NULL;
