@@ -144,12 +144,18 @@ static bool tma_vector_copy_ok(Reach *r, const IrStmt *c) {
     return true;
 }
 
-/* The copy into b at the top level of block, if exactly one. */
-static IrStmt *only_copy_into(IrBlock *block, const IrBuf *b) {
+/* Whether s is a copy into b from memory (global or shared), not from the
+ * kernel's registers: a load TMA may do. */
+static bool loads(const IrStmt *s, const IrBuf *b) {
+    return s->op == IR_COPY && s->dst.buf == b && s->src.buf->scope != SCOPE_FRAGMENT && s->src.buf->scope != SCOPE_LOCAL;
+}
+
+/* The load into b at the top level of block, if exactly one. */
+static IrStmt *only_load_into(IrBlock *block, const IrBuf *b) {
     IrStmt *found = NULL;
     for (int i = 0; i < block->len; i++) {
         IrStmt *s = block->items[i];
-        if (s->op == IR_COPY && s->dst.buf == b) {
+        if (loads(s, b)) {
             if (found) return NULL;
             found = s;
         }
@@ -157,11 +163,11 @@ static IrStmt *only_copy_into(IrBlock *block, const IrBuf *b) {
     return found;
 }
 
-/* Whether a copy in block (nested ones too) writes b. */
-static bool copies_into(const IrBlock *block, const IrBuf *b) {
+/* Whether a load in block (nested ones too) writes b. */
+static bool loads_into(const IrBlock *block, const IrBuf *b) {
     for (int i = 0; i < block->len; i++) {
         const IrStmt *s = block->items[i];
-        if ((s->op == IR_COPY && s->dst.buf == b) || copies_into(&s->body, b) || copies_into(&s->els, b)) return true;
+        if (loads(s, b) || loads_into(&s->body, b) || loads_into(&s->els, b)) return true;
     }
     return false;
 }
@@ -203,10 +209,18 @@ static bool writes_buf(IrStmt *s, const IrBuf *b) {
     }
 }
 
+/* Whether s writes b from the consumers' registers: a parallel loop, or a
+ * copy from a fragment or a local buffer. */
+static bool consumer_writer(const IrStmt *s, const IrBuf *b) {
+    return s->op == IR_PARALLEL ||
+           (s->op == IR_COPY && s->dst.buf == b && (s->src.buf->scope == SCOPE_FRAGMENT || s->src.buf->scope == SCOPE_LOCAL));
+}
+
 /* A shared gemm operand the consumers compute themselves (W4A16's weights,
- * dequantised): only parallel loops at the top level of the loop body
- * name it besides the gemms, all before the first gemm that reads it, and
- * nothing outside the loop does. NULL, or why not. */
+ * dequantised): only parallel loops at the top level of the loop body, or
+ * copies into it from registers, name it besides the gemms, all before the
+ * first gemm that reads it, and nothing outside the loop does. NULL, or
+ * why not. */
 static const char *consumer_operand_ok(IrKernel *k, IrStmt *loop, Plan *p, IrBuf *b) {
     for (int i = 0; i < p->nwritten; i++)
         if (p->written[i] == b) return NULL;
@@ -222,8 +236,9 @@ static const char *consumer_operand_ok(IrKernel *k, IrStmt *loop, Plan *p, IrBuf
         if (!uses) continue;
         if (s->op == IR_GEMM) {
             gemm_seen = true;
-        } else if (s->op != IR_PARALLEL || gemm_seen) {
-            return "a gemm operand the kernel writes is named other than by parallel loops before its gemms";
+        } else if (!consumer_writer(s, b) || gemm_seen) {
+            return "a gemm operand the kernel writes is named other than by parallel loops or copies from registers "
+                   "before its gemms";
         }
     }
     if (buf_use_count(&k->body, b) != in_loop) return "a gemm operand the kernel writes is used outside the loop";
@@ -238,15 +253,15 @@ static const char *consumer_operand_ok(IrKernel *k, IrStmt *loop, Plan *p, IrBuf
 static const char *operand_ok(IrKernel *k, IrStmt *loop, int loop_at, Plan *p, IrBuf *b) {
     for (int i = 0; i < p->ncopy; i++)
         if (p->copies[i]->dst.buf == b) return NULL;
-    IrStmt *c = only_copy_into(&loop->body, b);
+    IrStmt *c = only_load_into(&loop->body, b);
     const Sym *lv = loop->sym;
     if (!c) {
         /* a preload: the only copy into b before the loop */
         IrBlock before = {.items = k->body.items, .len = loop_at};
-        c = only_copy_into(&before, b);
+        c = only_load_into(&before, b);
         lv = NULL;
-        if (!c && !copies_into(&loop->body, b) && !copies_into(&before, b)) return consumer_operand_ok(k, loop, p, b);
-        if (!c || only_copy_into(&loop->body, b)) return "a gemm operand is not filled by exactly one copy";
+        if (!c && !loads_into(&loop->body, b) && !loads_into(&before, b)) return consumer_operand_ok(k, loop, p, b);
+        if (!c || only_load_into(&loop->body, b)) return "a gemm operand is not filled by exactly one copy";
     }
     Reach reach = {.k = k, .lv = lv, .loop_at = loop_at};
     if (c->src.gather)

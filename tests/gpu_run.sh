@@ -146,7 +146,7 @@ ragged() {
     maybe_gemm) echo "--set M=200,N=136,K=100"; echo "--set use_gemm=0" ;;
     two_halves) echo "--set M=100,N=200" ;;
     # the sm_90a consumers' own tiles: TMA boxes past every edge (208-byte rows)
-    dequant_gemm|vector_gemm) echo "--set M=200,N=136,K=208" ;;
+    dequant_gemm|dequant_frag_gemm|vector_gemm) echo "--set M=200,N=136,K=208" ;;
     offset_vector) echo "--set M=200,N=136" ;;
     *) ;;
     esac
