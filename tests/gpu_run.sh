@@ -82,6 +82,7 @@ ragged() {
     layernorm_bwd) echo "--set M=1000"; echo "--set M=3,N=1024" ;;
     dropout) echo "--set M=7,p=0.5" ;;
     moe_gemm) echo "--set T=1000,K=512,N=1000,P=1024" ;;  # N past the tiles, indices -1 (padding) in the rows
+    gemm_splitk) echo "--set M=333,N=200,K=1000"; echo "--set M=333,N=200,K=999 --specialise" ;;  # the last split past K
     gemm_two_outputs) echo "--profile --consistency 20" ;;  # two stores of one accumulator (f16, f32) through one staging tile
     two_half|half_b) echo "--set M=200,N=136" ;;  # gemm on parts of buffers, partial tiles
     mlp) echo "--set M=1000" ;;
