@@ -59,6 +59,21 @@ static void say_split(const CgKernel *ck, double passes_s, double codegen_s) {
 }
 
 /* Lowers one checked kernel to CUDA C (or LLVM's PTX) and acts on it. */
+/* -v: the tunables whose defaults came from the target's `tune TARGET:`
+ * clause (not from --set or an autotuned configuration). */
+static void say_target_defaults(const KernelInfo *info, const char *arch) {
+    char list[512] = "";
+    size_t n = 0;
+    for (int i = 0; i < info->values.len && n < sizeof list; i++) {
+        const Sym *v = info->values.items[i];
+        if (!v->target_default || v->overridden || !v->has_value) continue;
+        n += v->value_float ? (size_t)snprintf(list + n, sizeof list - n, "%s%s = %g", n ? ", " : "", v->name->s, v->value.f)
+                            : (size_t)snprintf(list + n, sizeof list - n, "%s%s = %lld", n ? ", " : "", v->name->s,
+                                               (long long)v->value.i);
+    }
+    if (n) fprintf(stderr, "tilec: kernel '%s' takes its `tune %s:` defaults: %s\n", info->name->s, arch, list);
+}
+
 static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, const char *arch, const char *out_path,
                     const char *print_after, const Options *opts) {
     double t0 = rt_now_s();
@@ -67,6 +82,7 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
     PassOptions po = {.print_after = print_after, .print_to = stderr};
     if (!pass_run_all(k, &po)) return EXIT_SOURCE;
     double passes_s = rt_now_s() - t0;
+    if (verbose) say_target_defaults(info, arch);
     if (verbose && k->ws_loop) {
         fprintf(stderr, "tilec: kernel '%s' takes the sm_90a path: TMA copies from a producer warpgroup, wgmma in %lld "
                         "consumer threads; %d epilogue store%s through shared memory and TMA\n", info->name->s,

@@ -320,6 +320,7 @@ struct Sym {
     Node *value_expr;   /* where it comes from, for evaluation and errors */
     int eval_state;     /* 0 new, 1 evaluating (cycle check), 2 done */
     bool overridden;    /* set from --set */
+    bool target_default; /* TUNE: its default from the target's `tune TARGET:` clause */
     /* Sizes named in `dynamic`: kernel arguments read from the tensors'
      * shapes at launch (the value above only serves tilec's own runs and
      * the reference), promised to be multiples of divisor (1: no promise). */

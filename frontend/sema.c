@@ -340,7 +340,10 @@ static void tune_for_clauses(Sema *s, KernelInfo *k) {
                            v->name->s, arch);
                 continue;
             }
-            if (here) v->value_expr = b->u.named.value;
+            if (here) {
+                v->value_expr = b->u.named.value;
+                v->target_default = true;
+            }
         }
     }
 }

@@ -188,6 +188,16 @@ for action in --run --profile --autotune; do
         fail=$((fail + 1)); echo "FAIL $action without a GPU: exit $rc"; head -5 "$tmp/run.out"
     fi
 done
+# -v says which tunables took a `tune TARGET:` default: flash attention's
+# on sm_90a (one of them where --set gives the other), none on sm_80
+fa=$root/examples/flash_attn.tile
+if "$tilec" -v --arch sm_90a --emit-ir "$fa" 2>&1 >/dev/null | grep -qF "takes its \`tune sm_90a:\` defaults: BM = 192, BN = 96" &&
+    "$tilec" -v --arch sm_90a --set BM=128 --emit-ir "$fa" 2>&1 >/dev/null | grep -qF "defaults: BN = 96" &&
+    ! "$tilec" -v --arch sm_80 --emit-ir "$fa" 2>&1 >/dev/null | grep -q "tune sm_"; then
+    pass=$((pass + 1))
+else
+    fail=$((fail + 1)); echo "FAIL -v does not name the tune sm_90a: defaults as it should"
+fi
 # --emit-cuda's output compiles with nvcc as printed (LANGUAGE.md), also
 # where nvcc -arch=sm_90a builds compute_90 PTX beside the sm_90a code
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
