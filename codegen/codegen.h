@@ -268,6 +268,13 @@ typedef struct CgVecPlan {
 } CgVecPlan;
 /* The vector width V for loop s (0: element by element), and its plan. */
 int cg_vector_width(const IrKernel *k, IrStmt *s, CgVecPlan *p);
+/* Whether a parallel loop dealt in `rounds` rounds a thread, inside
+ * `loops` enclosing loops, takes its thread index through an opaque move
+ * made there (both code generators): with many rounds inside a loop the
+ * compilers' LICM computes every unrolled round's addresses before the
+ * loop and keeps them all live across it (W4A16's dequantisation: 32 to 64
+ * elements a thread, three addresses each, spilled on the llvm backend). */
+bool cg_opaque_thread_index(int loops, int64_t rounds);
 
 /* lower_reduce.c: what both code generators decide alike for a reduction
  * (llvm_reduce.c is the other), so that their results agree bit for bit. */

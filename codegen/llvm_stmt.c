@@ -211,13 +211,8 @@ static void deal_rounds(Lg *g, IrStmt *s, int per, LgLoop *l) {
     int64_t total = 1, t = g->k->threads;
     for (int i = 0; i < s->nvars; i++) total *= s->extents[i];
     int64_t groups = total / per, rounds = (groups + t - 1) / t;
-    /* Many rounds inside a loop: the thread index comes through an opaque
-     * move made there, or LICM hoists every unrolled round's addresses out
-     * of the enclosing loop, all of them then live across it (W4A16's
-     * dequantisation: 64 elements a thread, three addresses each, and
-     * ptxas spilled where NVRTC's code, computing them in the loop, did not). */
     LLVMValueRef tid = g->tid;
-    if (g->loops && rounds >= 8) tid = lg_asm(g, g->i32, "mov.u32 %0, %1;", "=r,r", &tid, 1, true);
+    if (cg_opaque_thread_index(g->loops, rounds)) tid = lg_asm(g, g->i32, "mov.u32 %0, %1;", "=r,r", &tid, 1, true);
     lg_loop_begin(g, l, lg_int(g, 0), lg_int(g, rounds), lg_int(g, 1), false, "q");
     /* e = (tid + (long long)q * t) * per */
     LgVal e = lg_binary(g, OP_ADD, lg_cast(g, (LgVal){tid, LT_INT}, LT_LL),

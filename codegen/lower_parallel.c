@@ -205,6 +205,8 @@ static void vector_accesses(Cg *g, const CgVecPlan *p, int v, const char *lane, 
     }
 }
 
+bool cg_opaque_thread_index(int loops, int64_t rounds) { return loops > 0 && rounds >= 8; }
+
 /* Iterations dealt to the threads `per` at a time (consecutive threads
  * taking consecutive groups, so global accesses coalesce): opens the loop
  * over a thread's rounds and defines the loop variables at the group's
@@ -214,11 +216,7 @@ static void deal_rounds(Cg *g, IrStmt *s, int per) {
     for (int i = 0; i < s->nvars; i++) total *= s->extents[i];
     int64_t groups = total / per, rounds = (groups + t - 1) / t;
     const char *q = cg_tmp(g, "q"), *e = cg_tmp(g, "e"), *tid = "tid";
-    /* Many rounds inside a loop: the thread index through an opaque move
-     * made there, or the compiler hoists every unrolled round's addresses
-     * out of the enclosing loop, all of them then live across it (W4A16's
-     * dequantisation: 32 elements a thread, three addresses each) */
-    if (g->loops && rounds >= 8) {
+    if (cg_opaque_thread_index(g->loops, rounds)) {
         tid = cg_tmp(g, "tid");
         cg_line(g, "const int %s = tl_opaque(tid);  // addresses made here, not hoisted out of the loop", tid);
     }

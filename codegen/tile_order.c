@@ -179,14 +179,15 @@ void cg_tile_loop_begin(Cg *g, bool producer) {
         cg_block_indices(g, "tl_tile");
         return;
     }
-    if (kernel_grid_dynamic(k)) {
-        /* the run-time grid's tiles (plan_schedule: the snake order only) */
-        cg_line(g, "const long long tl_units = (long long)(%s) * (%s) * (%s);  // the grid's tiles at these sizes",
-                cg_grid_dim(g, 0), cg_grid_dim(g, 1), cg_grid_dim(g, 2));
-        cg_line(g, "for (int tl_n = 0, tl_tile = %s; tl_tile < tl_units;", me);
-        cg_line(g, "     ++tl_n, tl_tile = tl_n * %s + (tl_n & 1 ? %s - 1 - %s : %s)) {", all, all, me, me);
-    } else if (!longest) {
-        cg_line(g, "for (int tl_n = 0, tl_tile = %s; tl_tile < %lld;", me, (long long)p.units);
+    if (!longest) {
+        const char *units = arena_printf(&k->c->arena, "%lld", (long long)p.units);
+        if (kernel_grid_dynamic(k)) {
+            /* the run-time grid's tiles (plan_schedule: the snake order only) */
+            cg_line(g, "const long long tl_units = (long long)(%s) * (%s) * (%s);  // the grid's tiles at these sizes",
+                    cg_grid_dim(g, 0), cg_grid_dim(g, 1), cg_grid_dim(g, 2));
+            units = "tl_units";
+        }
+        cg_line(g, "for (int tl_n = 0, tl_tile = %s; tl_tile < %s;", me, units);
         cg_line(g, "     ++tl_n, tl_tile = tl_n * %s + (tl_n & 1 ? %s - 1 - %s : %s)) {", all, all, me, me);
     } else {
         cg_line(g, "int tl_n = 0;  // after the loop, the tiles this block ran");
