@@ -106,7 +106,7 @@ static bool grid_dynamic(const CgKernel *ck) {
 static void write_variant(FILE *o, int v, const Variant *var) {
     const CgKernel *ck = &var->ck;
     bool specific;
-    int cc = ir_arch_number(var->arch, &specific);
+    int cc = target_arch_number(var->arch, &specific);
     char grid_of[32] = "NULL";
     if (grid_dynamic(ck)) snprintf(grid_of, sizeof grid_of, "tl_grid_of%d", v);
     fprintf(o, "    {%d, %d, \"%s\", tl_cubin%d, \"%s\", {%lld, %lld, %lld}, %lld, %lld, %d, %d, %s, %d, {", cc, specific,

@@ -5,6 +5,11 @@
 
 #include "support.h"
 
+/* ---- targets (target_name.c) ---- */
+/* 80 for "sm_80", 90 for "sm_90a" (*specific: the "a" suffix); 0 if the
+ * name is not a target's as --arch and `tune TARGET:` spell it. */
+int target_arch_number(const char *arch, bool *specific);
+
 /* ---- dtypes (dtype.c) ---- */
 #define DTYPES(X)                                                        \
     X(BOOL, "bool", 1, 0, 0) X(I8, "i8", 1, 1, 1) X(U8, "u8", 1, 1, 0)   \

@@ -2,7 +2,6 @@
  * clauses, specialisation with --set), and the statements of kernel
  * bodies. Expressions, tile operations, the reference block and the race
  * checker of parallel loops (sema_race.c) have files of their own. */
-#include <ctype.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -267,14 +266,6 @@ static Sym *find_value(KernelInfo *k, const char *name) {
     return NULL;
 }
 
-/* Whether name is a target's: sm_ and digits, an `a` after them or not. */
-static bool target_name(const char *name) {
-    if (strncmp(name, "sm_", 3) != 0 || !isdigit((unsigned char)name[3])) return false;
-    const char *p = name + 3;
-    while (isdigit((unsigned char)*p)) p++;
-    return *p == 0 || (p[0] == 'a' && p[1] == 0);
-}
-
 /* `tune sm_90a: BM = 192, BN = 96`: other defaults of the kernel's tunables
  * where it is compiled for that target (a --set value, or an autotuned
  * one, still wins). Every such clause is checked whatever the target: the
@@ -286,7 +277,8 @@ static void tune_for_clauses(Sema *s, KernelInfo *k) {
         Node *c = cl->items[i];
         if (c->kind != N_TUNE_FOR || k->pipeline) continue;
         const char *arch = c->u.tune_for.arch->s;
-        if (!target_name(arch)) {
+        bool specific;
+        if (!target_arch_number(arch, &specific)) {
             diag_error(s->c, c->u.tune_for.arch_loc, "'%s' is not a target (sm_80, sm_90a, ...): `tune TARGET:` gives "
                        "tunables their defaults on one target", arch);
             continue;

@@ -48,8 +48,6 @@ typedef struct PlanOptions {
 } PlanOptions;
 
 /* ---- target.c ---- */
-/* 80 for "sm_80", 90 for "sm_90a" (*specific: the "a" suffix); 0 if malformed. */
-int ir_arch_number(const char *arch, bool *specific);
 /* The preset Target of an --arch name; false if the name is malformed. */
 bool target_preset(const char *arch, Target *t);
 /* One line naming every field, for cache keys and -v. */

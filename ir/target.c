@@ -7,21 +7,9 @@
 
 #include "ir.h"
 
-int ir_arch_number(const char *arch, bool *specific) {
-    *specific = false;
-    if (!arch || strncmp(arch, "sm_", 3) != 0) return 0;
-    int v = 0, n = 0;
-    const char *p = arch + 3;
-    if (*p == '0') return 0; /* sm_080: not a spelling NVRTC knows */
-    while (*p >= '0' && *p <= '9' && n < 4) v = v * 10 + (*p++ - '0'), n++;
-    if (n < 2 || (*p && strcmp(p, "a") != 0)) return 0;
-    *specific = *p == 'a';
-    return v;
-}
-
 bool target_preset(const char *arch, Target *t) {
     memset(t, 0, sizeof *t);
-    t->arch = ir_arch_number(arch, &t->arch_specific);
+    t->arch = target_arch_number(arch, &t->arch_specific);
     if (!t->arch) return false;
     snprintf(t->name, sizeof t->name, "%s", arch);
     /* Every target from sm_80 on has 64 K 32-bit registers and 2048 threads

@@ -7,7 +7,7 @@
 
 bool lib_check_arch(const char *arch, char err[300]) {
     bool specific;
-    int n = ir_arch_number(arch, &specific);
+    int n = target_arch_number(arch, &specific);
     if (!n) {
         snprintf(err, 300, "'%s' is not sm_XX or sm_XXa", arch);
         return false;
