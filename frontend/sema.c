@@ -266,11 +266,23 @@ static Sym *find_value(KernelInfo *k, const char *name) {
     return NULL;
 }
 
+/* e checked as a tunable's default: a compile-time constant; false after
+ * its error. */
+static bool const_default(Sema *s, Node *e) {
+    ExprMode mode = s->mode;
+    s->mode = EM_CONST;
+    bool ok = check_expr(s, e);
+    s->mode = mode;
+    if (ok && !e->is_const) diag_error(s->c, e->loc, "a tunable's default must be a compile-time constant");
+    return ok && e->is_const;
+}
+
 /* `tune sm_90a: BM = 192, BN = 96`: other defaults of the kernel's tunables
  * where it is compiled for that target (a --set value, or an autotuned
  * one, still wins). Every such clause is checked whatever the target: the
  * names are tunables of the kernel, each once, the values compile-time
- * constants among the tunable's choices. */
+ * constants (among the tunable's choices: evaluate_values, where the
+ * choices are checked, once). */
 static void tune_for_clauses(Sema *s, KernelInfo *k) {
     NodeList *cl = &k->node->u.kernel.clauses;
     for (int i = 0; i < cl->len; i++) {
@@ -309,29 +321,8 @@ static void tune_for_clauses(Sema *s, KernelInfo *k) {
                 diag_error(s->c, b->loc, "'%s' is given twice for %s", v->name->s, arch);
                 continue;
             }
-            ExprMode mode = s->mode;
-            s->mode = EM_CONST;
-            bool ok = check_expr(s, b->u.named.value);
-            s->mode = mode;
-            if (!ok) continue;
-            if (!b->u.named.value->is_const) {
-                diag_error(s->c, b->u.named.value->loc, "a tunable's default must be a compile-time constant");
-                continue;
-            }
-            Node *t = v->decl;
-            bool listed = !t->u.tunable.has_choices;
-            for (int m = 0; m < t->u.tunable.choices.len && !listed; m++) {
-                Node *ch = t->u.tunable.choices.items[m];
-                s->mode = EM_CONST;
-                ok = check_expr(s, ch);
-                s->mode = mode;
-                listed = ok && ch->is_const && const_as_float(ch) == const_as_float(b->u.named.value);
-            }
-            if (!listed) {
-                diag_error(s->c, b->u.named.value->loc, "the default of tunable '%s' on %s is not one of its choices",
-                           v->name->s, arch);
-                continue;
-            }
+            if (!const_default(s, b->u.named.value)) continue;
+            b->sym = v; /* accepted: evaluate_values checks it against the choices */
             if (here) {
                 v->value_expr = b->u.named.value;
                 v->target_default = true;
@@ -403,15 +394,7 @@ static void evaluate_values(Sema *s, KernelInfo *k) {
         if (!t->u.tunable.has_choices) continue;
         /* the default as written, checked here where a `tune TARGET:` one
          * (checked against the choices there) is in force instead */
-        if (v->value_expr != t->u.tunable.value) {
-            ExprMode mode = s->mode;
-            s->mode = EM_CONST;
-            bool ok = check_expr(s, t->u.tunable.value);
-            s->mode = mode;
-            if (ok && !t->u.tunable.value->is_const)
-                diag_error(s->c, t->u.tunable.value->loc, "a tunable's default must be a compile-time constant");
-            if (!ok || !t->u.tunable.value->is_const) continue;
-        }
+        if (v->value_expr != t->u.tunable.value && !const_default(s, t->u.tunable.value)) continue;
         bool found = false;
         for (int j = 0; j < t->u.tunable.choices.len; j++) {
             Node *ch = t->u.tunable.choices.items[j];
@@ -428,6 +411,23 @@ static void evaluate_values(Sema *s, KernelInfo *k) {
         }
         if (!v->overridden && !found)
             diag_error(s->c, t->u.tunable.value->loc, "the default of tunable '%s' is not one of its choices", v->name->s);
+        /* the defaults `tune TARGET:` clauses give it (those tune_for_clauses accepted) */
+        NodeList *cl = &k->node->u.kernel.clauses;
+        for (int c = 0; c < cl->len; c++) {
+            const Node *tf = cl->items[c];
+            for (int j = 0; tf->kind == N_TUNE_FOR && j < tf->u.tune_for.binds.len; j++) {
+                const Node *b = tf->u.tune_for.binds.items[j];
+                if (b->sym != v) continue;
+                bool listed = false;
+                for (int m = 0; m < t->u.tunable.choices.len; m++) {
+                    const Node *ch = t->u.tunable.choices.items[m];
+                    listed |= ch->is_const && const_as_float(ch) == const_as_float(b->u.named.value);
+                }
+                if (!listed)
+                    diag_error(s->c, b->u.named.value->loc, "the default of tunable '%s' on %s is not one of its choices",
+                               v->name->s, tf->u.tune_for.arch->s);
+            }
+        }
     }
     /* Tensor extents after specialisation. */
     for (int i = 0; i < k->params.len; i++) {
