@@ -323,6 +323,11 @@ int64_t buf_bytes(const IrBuf *b); /* buf_elems times the element size */
 /* How often the statements of b (nested ones too) name buf: as an operand
  * region (copy, gemm, fill, reduce, atomic) or in an element access. */
 int buf_use_count(IrBlock *b, const IrBuf *buf);
+/* Whether a statement of b, or one nested in it, writes buf: a copy's,
+ * fill's, reduction's or atomic_add's destination, a gemm's accumulator, a
+ * scan's tile (scanned in place), the element an assignment or a scalar
+ * atomic names. */
+bool buf_written_in(IrBlock *b, const IrBuf *buf);
 /* Whether a statement of b, or one nested in it, is a gemm. */
 bool block_has_gemm(const IrBlock *b);
 /* The dimension of tensor region r that a 2-D tile's rows lie on: the

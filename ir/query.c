@@ -56,6 +56,25 @@ int buf_use_count(IrBlock *b, const IrBuf *buf) {
     return u.count;
 }
 
+typedef struct Written {
+    const IrBuf *buf;
+    bool yes;
+} Written;
+
+static void note_write(IrStmt *s, void *arg) {
+    Written *w = arg;
+    const IrRegion *out = s->op == IR_SCAN ? &s->src : s->op == IR_GEMM ? &s->c : &s->dst;
+    if (out->buf == w->buf) w->yes = true;
+    if ((s->op == IR_STORE || s->op == IR_ATOMIC) && s->target->kind == N_INDEX && s->target->sym == w->buf->sym)
+        w->yes = true;
+}
+
+bool buf_written_in(IrBlock *b, const IrBuf *buf) {
+    Written w = {buf, false};
+    ir_walk(b, note_write, &w);
+    return w.yes;
+}
+
 void expr_visit_indices(Node *e, IndexVisit fn, void *arg) {
     if (!e) return;
     switch (e->kind) {

@@ -44,25 +44,6 @@ static bool loop_dependent(const Node *e, const void *arg) {
 
 static bool uses_any(const Node *e, const Defs *d) { return expr_any(e, loop_dependent, d); }
 
-typedef struct Written {
-    const IrBuf *buf;
-    bool yes;
-} Written;
-
-static void note_write(IrStmt *s, void *arg) {
-    Written *w = arg;
-    const IrRegion *out = s->op == IR_SCAN ? &s->src : s->op == IR_GEMM ? &s->c : &s->dst;
-    if (out->buf == w->buf) w->yes = true;
-    if (s->op == IR_STORE && s->target->kind == N_INDEX && s->target->sym == w->buf->sym) w->yes = true;
-}
-
-/* Whether the statements of b write buffer buf. */
-static bool written_in(IrBlock *b, const IrBuf *buf) {
-    Written w = {buf, false};
-    ir_walk(b, note_write, &w);
-    return w.yes;
-}
-
 /* 16-byte cp.async needs every chunk contiguous and aligned: whole 16-byte
  * pieces of rows in both the tensor and the tile. NULL, or why not. */
 static const char *cp_async_why_not(const IrKernel *k, const IrStmt *c) {
@@ -102,7 +83,7 @@ static void plan_loop(IrKernel *k, IrStmt *loop) {
         const Node *dep = NULL;
         for (int d = 0; d < s->src.buf->rank && !dep; d++)
             if (s->src.idx[d]) dep = expr_find(s->src.idx[d], loop_dependent, &defs);
-        if (!dep && s->src.gather && written_in(&loop->body, s->src.gather)) {
+        if (!dep && s->src.gather && buf_written_in(&loop->body, s->src.gather)) {
             s->not_pipelined = arena_printf(&k->c->arena, "its rows come from '%s', which the loop writes",
                                             s->src.gather->sym->name->s);
             continue;

@@ -191,24 +191,6 @@ static int stmt_uses(IrStmt *s, const IrBuf *b) {
     return buf_use_count(&one, b);
 }
 
-/* Whether s, or a statement nested in it, may write b: a store to one of
- * its elements, or an operation with b as an operand that is not certainly
- * a read (conservative). */
-static bool writes_buf(IrStmt *s, const IrBuf *b) {
-    switch (s->op) {
-    case IR_LET: case IR_GEMM: return false;
-    case IR_STORE: return s->target->kind == N_INDEX && s->target->sym == b->sym;
-    case IR_COPY: return s->dst.buf == b;
-    case IR_IF: case IR_FOR: case IR_PARALLEL:
-        for (int i = 0; i < s->body.len; i++)
-            if (writes_buf(s->body.items[i], b)) return true;
-        for (int i = 0; i < s->els.len; i++)
-            if (writes_buf(s->els.items[i], b)) return true;
-        return false;
-    default: return stmt_uses(s, b) > 0;
-    }
-}
-
 /* Whether s writes b from the consumers' registers: a parallel loop, or a
  * copy from a fragment or a local buffer. */
 static bool consumer_writer(const IrStmt *s, const IrBuf *b) {
@@ -306,7 +288,8 @@ static const char *element_copy_ok(IrKernel *k, IrStmt *loop, int loop_at, int i
         int uses = stmt_uses(s, b);
         in_loop += uses;
         if (j == i || !uses) continue;
-        if (j < i || writes_buf(s, b)) return "the loop loads shared memory that no gemm reads, and also writes it";
+        IrBlock one = {.items = &s, .len = 1};
+        if (j < i || buf_written_in(&one, b)) return "the loop loads shared memory that no gemm reads, and also writes it";
     }
     if (buf_use_count(&k->body, b) != in_loop)
         return "the loop loads shared memory that no gemm reads, and it is used outside the loop";
