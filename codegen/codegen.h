@@ -275,6 +275,10 @@ int cg_vector_width(const IrKernel *k, IrStmt *s, CgVecPlan *p);
  * loop and keeps them all live across it (W4A16's dequantisation: 32 to 64
  * elements a thread, three addresses each, spilled on the llvm backend). */
 bool cg_opaque_thread_index(int loops, int64_t rounds);
+/* Whether the iteration numbers of a loop dealt in `rounds` rounds of
+ * `threads` threads taking `per` iterations each fit in 32 bits (both code
+ * generators then compute them, and the variables' divisions, in int). */
+bool cg_deal_fits_int(int64_t rounds, int64_t threads, int per);
 
 /* lower_reduce.c: what both code generators decide alike for a reduction
  * (llvm_reduce.c is the other), so that their results agree bit for bit. */

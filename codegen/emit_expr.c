@@ -318,7 +318,11 @@ static void print_call(Cg *g, const Node *e, bool store_rounds) {
     const NodeList *args = &e->u.call.args;
     if (!e->u.call.name) {
         Dtype to = e->u.call.cast;
-        if ((to == DT_F16 || to == DT_BF16) && args->items[0]->dtype == DT_F64) /* rounded once, not through f32 */
+        /* stored as is, the store's conversion is the rounding (cuda_fp16's
+         * conversions are inline asm: a round trip would stay in the code) */
+        bool store_converts = cg_narrow_float(to) && store_rounds && args->items[0]->dtype != DT_F64;
+        if (store_converts) fputs("((float)(", o);
+        else if ((to == DT_F16 || to == DT_BF16) && args->items[0]->dtype == DT_F64) /* rounded once, not through f32 */
             fprintf(o, "tl_to_float(%s((double)(", to == DT_F16 ? "__double2half" : "__double2bfloat16");
         else if (cg_narrow_float(to)) fputs(rounding_open(g, to), o);
         else if (to == DT_BOOL) fputs("((", o);
@@ -337,7 +341,7 @@ static void print_call(Cg *g, const Node *e, bool store_rounds) {
         else
             fprintf(o, "((%s)(", cg_compute_type(to));
         cg_expr(g, args->items[0]);
-        fputs(cg_narrow_float(to) ? ROUNDING_CLOSE : to == DT_BOOL ? ") != 0)" : "))", o);
+        fputs(store_converts ? "))" : cg_narrow_float(to) ? ROUNDING_CLOSE : to == DT_BOOL ? ") != 0)" : "))", o);
         return;
     }
     const char *f = e->u.call.name->s;

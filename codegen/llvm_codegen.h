@@ -139,6 +139,7 @@ void lg_loop_end_unrolled(Lg *g, LgLoop *l);
 LLVMValueRef lg_intrinsic(Lg *g, const char *name, LLVMTypeRef *overload, int noverload, LLVMValueRef *args,
                           int nargs);
 LLVMValueRef lg_sreg(Lg *g, const char *name);
+void lg_assume(Lg *g, LLVMValueRef cond); /* llvm.assume(cond) */
 /* Inline PTX, its template written as for CUDA C (%0, %%, braces) and
  * its constraints LLVM's ("=r,r,~{memory}"): `ret` NULL for none. Every
  * call is convergent; side_effects also keeps it in place (fences,

@@ -96,6 +96,8 @@ LLVMValueRef lg_intrinsic(Lg *g, const char *name, LLVMTypeRef *overload, int no
     return LLVMBuildCall2(g->b, ft, f, args, (unsigned)nargs, "");
 }
 
+void lg_assume(Lg *g, LLVMValueRef cond) { lg_intrinsic(g, "llvm.assume", NULL, 0, &cond, 1); }
+
 LLVMValueRef lg_sreg(Lg *g, const char *name) {
     char full[96];
     snprintf(full, sizeof full, "llvm.nvvm.read.ptx.sreg.%s", name);
@@ -172,8 +174,6 @@ LLVMValueRef lg_entry_alloca(Lg *g, LLVMTypeRef t, const char *name) {
     return a;
 }
 
-/* llvm.assume(cond) */
-static void assume(Lg *g, LLVMValueRef cond) { lg_intrinsic(g, "llvm.assume", NULL, 0, &cond, 1); }
 
 /* ---- the kernel skeleton ---- */
 
@@ -286,9 +286,9 @@ static void bind_parameters(Lg *g) {
         lg_bind(g, v, (LgVal){arg, LT_INT});
         /* what the launch checked: tests it decides may go */
         int64_t div = v->divisor > 1 ? v->divisor : 1;
-        assume(g, LLVMBuildICmp(g->b, LLVMIntSGE, arg, LLVMConstInt(g->i32, (unsigned long long)div, 0), ""));
+        lg_assume(g, LLVMBuildICmp(g->b, LLVMIntSGE, arg, LLVMConstInt(g->i32, (unsigned long long)div, 0), ""));
         if (div > 1)
-            assume(g, LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildSRem(g->b, arg, LLVMConstInt(g->i32, (unsigned long long)div, 0), ""),
+            lg_assume(g, LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildSRem(g->b, arg, LLVMConstInt(g->i32, (unsigned long long)div, 0), ""),
                                     LLVMConstInt(g->i32, 0, 0), ""));
     }
 }
@@ -380,7 +380,7 @@ static void build_kernel(Lg *g) {
         g->smem = LLVMBuildInBoundsGEP2(g->b, g->i8, smem, &off, 1, "tl_smem");
     }
     g->tid = lg_sreg(g, "tid.x");
-    assume(g, LLVMBuildICmp(g->b, LLVMIntULT, g->tid, LLVMConstInt(g->i32, (unsigned long long)block, 0), ""));
+    lg_assume(g, LLVMBuildICmp(g->b, LLVMIntULT, g->tid, LLVMConstInt(g->i32, (unsigned long long)block, 0), ""));
     LLVMValueRef c32 = LLVMConstInt(g->i32, 32, 0);
     g->lane = LLVMBuildURem(g->b, g->tid, c32, "lane");
     g->warp = LLVMBuildUDiv(g->b, g->tid, c32, "warp");

@@ -498,10 +498,12 @@ static LgVal round_result(Lg *g, Dtype t, LgVal v, bool store_rounds) {
     return cg_narrow_float(t) && !store_rounds ? lg_rounded(g, t, v) : v;
 }
 
-static LgVal cast_call(Lg *g, const Node *e) {
+static LgVal cast_call(Lg *g, const Node *e, bool store_rounds) {
     Dtype to = e->u.call.cast;
     const Node *arg = e->u.call.args.items[0];
     LgVal x = lg_expr(g, arg);
+    if (cg_narrow_float(to) && store_rounds && arg->dtype != DT_F64) /* the store rounds it */
+        return lg_cast(g, x, LT_FLOAT);
     if ((to == DT_F16 || to == DT_BF16) && arg->dtype == DT_F64) { /* rounded once, not through f32 */
         LLVMValueRef n = LLVMBuildFPTrunc(g->b, lg_cast(g, x, LT_DOUBLE).v, lg_storage_type(g, to), "");
         return (LgVal){LLVMBuildFPExt(g->b, n, g->f32, ""), LT_FLOAT};
@@ -527,7 +529,7 @@ static LgVal cast_call(Lg *g, const Node *e) {
 }
 
 static LgVal call(Lg *g, const Node *e, bool store_rounds) {
-    if (!e->u.call.name) return cast_call(g, e);
+    if (!e->u.call.name) return cast_call(g, e, store_rounds);
     const NodeList *args = &e->u.call.args;
     const char *f = e->u.call.name->s;
     if (!strcmp(f, "rand") || !strcmp(f, "randn") || !strcmp(f, "randint")) { /* seed and offset as 64-bit unsigned */

@@ -17,8 +17,6 @@ static LgVal select_int(Lg *g, LLVMValueRef cond, LgVal a, LgVal b) {
     return int_val(LLVMBuildSelect(g->b, cond, lg_cast(g, a, LT_INT).v, lg_cast(g, b, LT_INT).v, ""));
 }
 
-/* llvm.assume(cond) */
-static void assume(Lg *g, LLVMValueRef cond) { lg_intrinsic(g, "llvm.assume", NULL, 0, &cond, 1); }
 
 /* ---- atomics, fences, barriers ---- */
 
@@ -123,8 +121,8 @@ void lg_block_indices(Lg *g, const LgVal *lin_in) {
         /* block index i runs over [0, grid[i]): the compiler may drop the
          * bounds tests of tiles that divide the tensor */
         LgVal ext = lg_cast(g, extent[i], g->index_type);
-        assume(g, LLVMBuildICmp(g->b, LLVMIntSGE, v.v, lg_const_int(g, g->index_type, 0), ""));
-        assume(g, LLVMBuildICmp(g->b, LLVMIntSLT, v.v, ext.v, ""));
+        lg_assume(g, LLVMBuildICmp(g->b, LLVMIntSGE, v.v, lg_const_int(g, g->index_type, 0), ""));
+        lg_assume(g, LLVMBuildICmp(g->b, LLVMIntSLT, v.v, ext.v, ""));
     }
 }
 

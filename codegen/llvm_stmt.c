@@ -212,22 +212,27 @@ static void deal_rounds(Lg *g, IrStmt *s, int per, LgLoop *l) {
     for (int i = 0; i < s->nvars; i++) total *= s->extents[i];
     int64_t groups = total / per, rounds = (groups + t - 1) / t;
     LLVMValueRef tid = g->tid;
-    if (cg_opaque_thread_index(g->loops, rounds)) tid = lg_asm(g, g->i32, "mov.u32 %0, %1;", "=r,r", &tid, 1, true);
+    if (cg_opaque_thread_index(g->loops, rounds)) {
+        tid = lg_asm(g, g->i32, "mov.u32 %0, %1;", "=r,r", &tid, 1, true);
+        /* the range the move hid: divisions by powers of two stay shifts */
+        lg_assume(g, LLVMBuildICmp(g->b, LLVMIntULT, tid, LLVMConstInt(g->i32, (unsigned long long)t, 0), ""));
+    }
     lg_loop_begin(g, l, lg_int(g, 0), lg_int(g, rounds), lg_int(g, 1), false, "q");
-    /* e = (tid + (long long)q * t) * per */
-    LgVal e = lg_binary(g, OP_ADD, lg_cast(g, (LgVal){tid, LT_INT}, LT_LL),
-                        lg_binary(g, OP_MUL, lg_cast(g, l->var, LT_LL), lg_cast(g, lg_int(g, t), LT_LL)));
-    if (per > 1) e = lg_binary(g, OP_MUL, e, lg_cast(g, lg_int(g, per), LT_LL));
+    /* e = (tid + q * t) * per, in int where it fits (cg_deal_fits_int) */
+    LgType et = cg_deal_fits_int(rounds, t, per) ? LT_INT : LT_LL;
+    LgVal e = lg_binary(g, OP_ADD, lg_cast(g, (LgVal){tid, LT_INT}, et),
+                        lg_binary(g, OP_MUL, lg_cast(g, l->var, et), lg_cast(g, lg_int(g, t), et)));
+    if (per > 1) e = lg_binary(g, OP_MUL, e, lg_cast(g, lg_int(g, per), et));
     if (groups % t) { /* if (e >= total) break; */
-        LLVMValueRef in = LLVMBuildICmp(g->b, LLVMIntSLT, e.v, LLVMConstInt(g->i64, (unsigned long long)total, 0), "");
+        LLVMValueRef in = LLVMBuildICmp(g->b, LLVMIntSLT, e.v, lg_cast(g, lg_int(g, total), et).v, "");
         LLVMBasicBlockRef go = lg_block(g, "in");
         LLVMBuildCondBr(g->b, in, go, l->exit);
         LLVMPositionBuilderAtEnd(g->b, go);
     }
     int64_t inner = 1;
     for (int i = s->nvars - 1; i >= 0; i--) {
-        LgVal v = lg_binary(g, OP_DIV, e, lg_cast(g, lg_int(g, inner), LT_LL));
-        if (i) v = lg_binary(g, OP_MOD, v, lg_cast(g, lg_int(g, s->extents[i]), LT_LL));
+        LgVal v = lg_binary(g, OP_DIV, e, lg_cast(g, lg_int(g, inner), et));
+        if (i) v = lg_binary(g, OP_MOD, v, lg_cast(g, lg_int(g, s->extents[i]), et));
         lg_bind(g, s->vars[i], lg_cast(g, v, LT_INT));
         inner *= s->extents[i];
     }

@@ -3,6 +3,7 @@
  * unrolled loop, so register indices are constants); without one, the
  * iterations are dealt round-robin, consecutive threads taking consecutive
  * elements so global accesses coalesce. */
+#include <stdint.h>
 #include <string.h>
 
 #include "codegen.h"
@@ -207,6 +208,8 @@ static void vector_accesses(Cg *g, const CgVecPlan *p, int v, const char *lane, 
 
 bool cg_opaque_thread_index(int loops, int64_t rounds) { return loops > 0 && rounds >= 8; }
 
+bool cg_deal_fits_int(int64_t rounds, int64_t threads, int per) { return rounds * threads * per <= INT32_MAX; }
+
 /* Iterations dealt to the threads `per` at a time (consecutive threads
  * taking consecutive groups, so global accesses coalesce): opens the loop
  * over a thread's rounds and defines the loop variables at the group's
@@ -219,15 +222,20 @@ static void deal_rounds(Cg *g, IrStmt *s, int per) {
     if (cg_opaque_thread_index(g->loops, rounds)) {
         tid = cg_tmp(g, "tid");
         cg_line(g, "const int %s = tl_opaque(tid);  // addresses made here, not hoisted out of the loop", tid);
+        /* the range the move hid: divisions by powers of two stay shifts */
+        cg_line(g, "__builtin_assume(%s >= 0 && %s < %lld);", tid, tid, (long long)t);
     }
     if (rounds <= 64) cg_line(g, "#pragma unroll");
     cg_line(g, "for (int %s = 0; %s < %lld; ++%s) {", q, q, (long long)rounds, q);
     g->ind++;
+    /* 32-bit arithmetic where the iterations' numbers fit */
+    bool fits = cg_deal_fits_int(rounds, t, per);
+    const char *et = fits ? "int" : "long long", *wide = fits ? "" : "(long long)";
     if (per == 1)
-        cg_line(g, "const long long %s = %s + (long long)%s * %lld;", e, tid, q, (long long)t);
+        cg_line(g, "const %s %s = %s + %s%s * %lld;", et, e, tid, wide, q, (long long)t);
     else
-        cg_line(g, "const long long %s = (%s + (long long)%s * %lld) * %d;  // %d iterations a thread, one vector an access",
-                e, tid, q, (long long)t, per, per);
+        cg_line(g, "const %s %s = (%s + %s%s * %lld) * %d;  // %d iterations a thread, one vector an access",
+                et, e, tid, wide, q, (long long)t, per, per);
     if (groups % t) cg_line(g, "if (%s >= %lld) break;", e, (long long)total);
     int64_t inner = 1;
     for (int i = s->nvars - 1; i >= 0; i--) {

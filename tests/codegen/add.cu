@@ -9,7 +9,7 @@ extern "C" __global__ void __launch_bounds__(256) tilec_add_ccfd90cc(const __hal
     {
         #pragma unroll
         for (int q0_ = 0; q0_ < 1; ++q0_) {
-            const long long e1_ = (tid + (long long)q0_ * 256) * 8;  // 8 iterations a thread, one vector an access
+            const int e1_ = (tid + q0_ * 256) * 8;  // 8 iterations a thread, one vector an access
             const int i = (int)(e1_);
             union { uint4 v; __half e[8]; } w3_;
             union { uint4 v; __half e[8]; } v4_;

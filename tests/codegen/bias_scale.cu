@@ -12,7 +12,7 @@ extern "C" __global__ void __launch_bounds__(256) tilec_bias_scale_09ffd9f0(cons
     {
         #pragma unroll
         for (int q0_ = 0; q0_ < 4; ++q0_) {
-            const long long e1_ = (tid + (long long)q0_ * 256) * 4;  // 4 iterations a thread, one vector an access
+            const int e1_ = (tid + q0_ * 256) * 4;  // 4 iterations a thread, one vector an access
             const int j = (int)(e1_ % 512);
             const int i = (int)(e1_ / 512);
             const int r = ((by * 8) + i);

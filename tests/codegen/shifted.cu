@@ -9,7 +9,7 @@ extern "C" __global__ void __launch_bounds__(256) tilec_shifted_12c560a9(const _
     {
         #pragma unroll
         for (int q0_ = 0; q0_ < 1; ++q0_) {
-            const long long e1_ = (tid + (long long)q0_ * 256) * 8;  // 8 iterations a thread, one vector an access
+            const int e1_ = (tid + q0_ * 256) * 8;  // 8 iterations a thread, one vector an access
             const int i = (int)(e1_);
             union { uint4 v; __nv_bfloat16 e[8]; } w3_;
             union { uint4 v; __nv_bfloat16 e[8]; } v4_;
@@ -30,7 +30,7 @@ extern "C" __global__ void __launch_bounds__(256) tilec_shifted_12c560a9(const _
     {
         #pragma unroll
         for (int q6_ = 0; q6_ < 8; ++q6_) {
-            const long long e7_ = tid + (long long)q6_ * 256;
+            const int e7_ = tid + q6_ * 256;
             const int i = (int)(e7_);
             // shifted.tile:16  R[bx * BLOCK + i] = X[N - 1 - (bx * BLOCK + i)];
             if ((unsigned long long)(long long)((bx * 2048) + i) < 65536ULL) R[(long long)((bx * 2048) + i)] = tl_from_float<__nv_bfloat16>((float)(((unsigned long long)(long long)(65535 - ((bx * 2048) + i)) < 65536ULL) ? tl_to_float(X[(long long)(65535 - ((bx * 2048) + i))]) : (float)0));

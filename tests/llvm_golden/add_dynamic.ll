@@ -34,157 +34,154 @@ start:                                            ; preds = %entry
   br label %q
 
 q:                                                ; preds = %latch, %start
-  %q1 = phi i32 [ 0, %start ], [ %33, %latch ]
+  %q1 = phi i32 [ 0, %start ], [ %30, %latch ]
   %11 = icmp slt i32 %q1, 1
   br i1 %11, label %body, label %exit
 
 body:                                             ; preds = %q
-  %12 = sext i32 %q1 to i64
-  %13 = mul i64 %12, 256
-  %14 = sext i32 %0 to i64
-  %15 = add i64 %14, %13
-  %16 = mul i64 %15, 8
-  %17 = sdiv i64 %16, 1
-  %18 = trunc i64 %17 to i32
-  %19 = mul i32 %5, 2048
-  %20 = add i32 %19, %18
-  %21 = sext i32 %tl_dim_N to i64
-  %22 = sext i32 %20 to i64
-  %23 = icmp ult i64 %22, %21
-  %24 = sext i32 %20 to i64
-  %25 = getelementptr inbounds half, ptr addrspace(1) %Z, i64 %24
-  %26 = mul i32 %5, 2048
-  %27 = add i32 %26, %18
-  %28 = sext i32 %tl_dim_N to i64
-  %29 = sext i32 %27 to i64
-  %30 = icmp ult i64 %29, %28
-  %31 = sext i32 %27 to i64
-  %32 = getelementptr inbounds half, ptr addrspace(1) %X, i64 %31
+  %12 = mul i32 %q1, 256
+  %13 = add i32 %0, %12
+  %14 = mul i32 %13, 8
+  %15 = sdiv i32 %14, 1
+  %16 = mul i32 %5, 2048
+  %17 = add i32 %16, %15
+  %18 = sext i32 %tl_dim_N to i64
+  %19 = sext i32 %17 to i64
+  %20 = icmp ult i64 %19, %18
+  %21 = sext i32 %17 to i64
+  %22 = getelementptr inbounds half, ptr addrspace(1) %Z, i64 %21
+  %23 = mul i32 %5, 2048
+  %24 = add i32 %23, %15
+  %25 = sext i32 %tl_dim_N to i64
+  %26 = sext i32 %24 to i64
+  %27 = icmp ult i64 %26, %25
+  %28 = sext i32 %24 to i64
+  %29 = getelementptr inbounds half, ptr addrspace(1) %X, i64 %28
   store <4 x i32> zeroinitializer, ptr %v, align 16
-  br i1 %30, label %then, label %endif
+  br i1 %27, label %then, label %endif
 
 latch:                                            ; preds = %endif6
-  %33 = add i32 %q1, 1
+  %30 = add i32 %q1, 1
   br label %q, !llvm.loop !2
 
 exit:                                             ; preds = %q
   ret void
 
 then:                                             ; preds = %body
-  %34 = load <4 x i32>, ptr addrspace(1) %32, align 16
-  store <4 x i32> %34, ptr %v, align 16
+  %31 = load <4 x i32>, ptr addrspace(1) %29, align 16
+  store <4 x i32> %31, ptr %v, align 16
   br label %endif
 
 endif:                                            ; preds = %then, %body
-  %35 = mul i32 %5, 2048
-  %36 = add i32 %35, %18
-  %37 = sext i32 %tl_dim_N to i64
-  %38 = sext i32 %36 to i64
-  %39 = icmp ult i64 %38, %37
-  %40 = sext i32 %36 to i64
-  %41 = getelementptr inbounds half, ptr addrspace(1) %Y, i64 %40
+  %32 = mul i32 %5, 2048
+  %33 = add i32 %32, %15
+  %34 = sext i32 %tl_dim_N to i64
+  %35 = sext i32 %33 to i64
+  %36 = icmp ult i64 %35, %34
+  %37 = sext i32 %33 to i64
+  %38 = getelementptr inbounds half, ptr addrspace(1) %Y, i64 %37
   store <4 x i32> zeroinitializer, ptr %v2, align 16
-  br i1 %39, label %then3, label %endif4
+  br i1 %36, label %then3, label %endif4
 
 then3:                                            ; preds = %endif
-  %42 = load <4 x i32>, ptr addrspace(1) %41, align 16
-  store <4 x i32> %42, ptr %v2, align 16
+  %39 = load <4 x i32>, ptr addrspace(1) %38, align 16
+  store <4 x i32> %39, ptr %v2, align 16
   br label %endif4
 
 endif4:                                           ; preds = %then3, %endif
-  %43 = getelementptr inbounds [8 x half], ptr %w, i64 0, i64 0
-  %44 = getelementptr inbounds [8 x half], ptr %v, i64 0, i64 0
-  %45 = getelementptr inbounds [8 x half], ptr %v2, i64 0, i64 0
-  %46 = add i32 %18, 0
-  %47 = load half, ptr %44, align 2
-  %48 = fpext half %47 to float
-  %49 = load half, ptr %45, align 2
-  %50 = fpext half %49 to float
-  %51 = fadd contract float %48, %50
-  %52 = fptrunc float %51 to half
-  store half %52, ptr %43, align 2
-  %53 = getelementptr inbounds [8 x half], ptr %w, i64 0, i64 1
-  %54 = getelementptr inbounds [8 x half], ptr %v, i64 0, i64 1
-  %55 = getelementptr inbounds [8 x half], ptr %v2, i64 0, i64 1
-  %56 = add i32 %18, 1
-  %57 = load half, ptr %54, align 2
-  %58 = fpext half %57 to float
-  %59 = load half, ptr %55, align 2
-  %60 = fpext half %59 to float
-  %61 = fadd contract float %58, %60
-  %62 = fptrunc float %61 to half
-  store half %62, ptr %53, align 2
-  %63 = getelementptr inbounds [8 x half], ptr %w, i64 0, i64 2
-  %64 = getelementptr inbounds [8 x half], ptr %v, i64 0, i64 2
-  %65 = getelementptr inbounds [8 x half], ptr %v2, i64 0, i64 2
-  %66 = add i32 %18, 2
-  %67 = load half, ptr %64, align 2
-  %68 = fpext half %67 to float
-  %69 = load half, ptr %65, align 2
-  %70 = fpext half %69 to float
-  %71 = fadd contract float %68, %70
-  %72 = fptrunc float %71 to half
-  store half %72, ptr %63, align 2
-  %73 = getelementptr inbounds [8 x half], ptr %w, i64 0, i64 3
-  %74 = getelementptr inbounds [8 x half], ptr %v, i64 0, i64 3
-  %75 = getelementptr inbounds [8 x half], ptr %v2, i64 0, i64 3
-  %76 = add i32 %18, 3
-  %77 = load half, ptr %74, align 2
-  %78 = fpext half %77 to float
-  %79 = load half, ptr %75, align 2
-  %80 = fpext half %79 to float
-  %81 = fadd contract float %78, %80
-  %82 = fptrunc float %81 to half
-  store half %82, ptr %73, align 2
-  %83 = getelementptr inbounds [8 x half], ptr %w, i64 0, i64 4
-  %84 = getelementptr inbounds [8 x half], ptr %v, i64 0, i64 4
-  %85 = getelementptr inbounds [8 x half], ptr %v2, i64 0, i64 4
-  %86 = add i32 %18, 4
-  %87 = load half, ptr %84, align 2
-  %88 = fpext half %87 to float
-  %89 = load half, ptr %85, align 2
-  %90 = fpext half %89 to float
-  %91 = fadd contract float %88, %90
-  %92 = fptrunc float %91 to half
-  store half %92, ptr %83, align 2
-  %93 = getelementptr inbounds [8 x half], ptr %w, i64 0, i64 5
-  %94 = getelementptr inbounds [8 x half], ptr %v, i64 0, i64 5
-  %95 = getelementptr inbounds [8 x half], ptr %v2, i64 0, i64 5
-  %96 = add i32 %18, 5
-  %97 = load half, ptr %94, align 2
-  %98 = fpext half %97 to float
-  %99 = load half, ptr %95, align 2
-  %100 = fpext half %99 to float
-  %101 = fadd contract float %98, %100
-  %102 = fptrunc float %101 to half
-  store half %102, ptr %93, align 2
-  %103 = getelementptr inbounds [8 x half], ptr %w, i64 0, i64 6
-  %104 = getelementptr inbounds [8 x half], ptr %v, i64 0, i64 6
-  %105 = getelementptr inbounds [8 x half], ptr %v2, i64 0, i64 6
-  %106 = add i32 %18, 6
-  %107 = load half, ptr %104, align 2
-  %108 = fpext half %107 to float
-  %109 = load half, ptr %105, align 2
-  %110 = fpext half %109 to float
-  %111 = fadd contract float %108, %110
-  %112 = fptrunc float %111 to half
-  store half %112, ptr %103, align 2
-  %113 = getelementptr inbounds [8 x half], ptr %w, i64 0, i64 7
-  %114 = getelementptr inbounds [8 x half], ptr %v, i64 0, i64 7
-  %115 = getelementptr inbounds [8 x half], ptr %v2, i64 0, i64 7
-  %116 = add i32 %18, 7
-  %117 = load half, ptr %114, align 2
-  %118 = fpext half %117 to float
-  %119 = load half, ptr %115, align 2
-  %120 = fpext half %119 to float
-  %121 = fadd contract float %118, %120
-  %122 = fptrunc float %121 to half
-  store half %122, ptr %113, align 2
-  br i1 %23, label %then5, label %endif6
+  %40 = getelementptr inbounds [8 x half], ptr %w, i64 0, i64 0
+  %41 = getelementptr inbounds [8 x half], ptr %v, i64 0, i64 0
+  %42 = getelementptr inbounds [8 x half], ptr %v2, i64 0, i64 0
+  %43 = add i32 %15, 0
+  %44 = load half, ptr %41, align 2
+  %45 = fpext half %44 to float
+  %46 = load half, ptr %42, align 2
+  %47 = fpext half %46 to float
+  %48 = fadd contract float %45, %47
+  %49 = fptrunc float %48 to half
+  store half %49, ptr %40, align 2
+  %50 = getelementptr inbounds [8 x half], ptr %w, i64 0, i64 1
+  %51 = getelementptr inbounds [8 x half], ptr %v, i64 0, i64 1
+  %52 = getelementptr inbounds [8 x half], ptr %v2, i64 0, i64 1
+  %53 = add i32 %15, 1
+  %54 = load half, ptr %51, align 2
+  %55 = fpext half %54 to float
+  %56 = load half, ptr %52, align 2
+  %57 = fpext half %56 to float
+  %58 = fadd contract float %55, %57
+  %59 = fptrunc float %58 to half
+  store half %59, ptr %50, align 2
+  %60 = getelementptr inbounds [8 x half], ptr %w, i64 0, i64 2
+  %61 = getelementptr inbounds [8 x half], ptr %v, i64 0, i64 2
+  %62 = getelementptr inbounds [8 x half], ptr %v2, i64 0, i64 2
+  %63 = add i32 %15, 2
+  %64 = load half, ptr %61, align 2
+  %65 = fpext half %64 to float
+  %66 = load half, ptr %62, align 2
+  %67 = fpext half %66 to float
+  %68 = fadd contract float %65, %67
+  %69 = fptrunc float %68 to half
+  store half %69, ptr %60, align 2
+  %70 = getelementptr inbounds [8 x half], ptr %w, i64 0, i64 3
+  %71 = getelementptr inbounds [8 x half], ptr %v, i64 0, i64 3
+  %72 = getelementptr inbounds [8 x half], ptr %v2, i64 0, i64 3
+  %73 = add i32 %15, 3
+  %74 = load half, ptr %71, align 2
+  %75 = fpext half %74 to float
+  %76 = load half, ptr %72, align 2
+  %77 = fpext half %76 to float
+  %78 = fadd contract float %75, %77
+  %79 = fptrunc float %78 to half
+  store half %79, ptr %70, align 2
+  %80 = getelementptr inbounds [8 x half], ptr %w, i64 0, i64 4
+  %81 = getelementptr inbounds [8 x half], ptr %v, i64 0, i64 4
+  %82 = getelementptr inbounds [8 x half], ptr %v2, i64 0, i64 4
+  %83 = add i32 %15, 4
+  %84 = load half, ptr %81, align 2
+  %85 = fpext half %84 to float
+  %86 = load half, ptr %82, align 2
+  %87 = fpext half %86 to float
+  %88 = fadd contract float %85, %87
+  %89 = fptrunc float %88 to half
+  store half %89, ptr %80, align 2
+  %90 = getelementptr inbounds [8 x half], ptr %w, i64 0, i64 5
+  %91 = getelementptr inbounds [8 x half], ptr %v, i64 0, i64 5
+  %92 = getelementptr inbounds [8 x half], ptr %v2, i64 0, i64 5
+  %93 = add i32 %15, 5
+  %94 = load half, ptr %91, align 2
+  %95 = fpext half %94 to float
+  %96 = load half, ptr %92, align 2
+  %97 = fpext half %96 to float
+  %98 = fadd contract float %95, %97
+  %99 = fptrunc float %98 to half
+  store half %99, ptr %90, align 2
+  %100 = getelementptr inbounds [8 x half], ptr %w, i64 0, i64 6
+  %101 = getelementptr inbounds [8 x half], ptr %v, i64 0, i64 6
+  %102 = getelementptr inbounds [8 x half], ptr %v2, i64 0, i64 6
+  %103 = add i32 %15, 6
+  %104 = load half, ptr %101, align 2
+  %105 = fpext half %104 to float
+  %106 = load half, ptr %102, align 2
+  %107 = fpext half %106 to float
+  %108 = fadd contract float %105, %107
+  %109 = fptrunc float %108 to half
+  store half %109, ptr %100, align 2
+  %110 = getelementptr inbounds [8 x half], ptr %w, i64 0, i64 7
+  %111 = getelementptr inbounds [8 x half], ptr %v, i64 0, i64 7
+  %112 = getelementptr inbounds [8 x half], ptr %v2, i64 0, i64 7
+  %113 = add i32 %15, 7
+  %114 = load half, ptr %111, align 2
+  %115 = fpext half %114 to float
+  %116 = load half, ptr %112, align 2
+  %117 = fpext half %116 to float
+  %118 = fadd contract float %115, %117
+  %119 = fptrunc float %118 to half
+  store half %119, ptr %110, align 2
+  br i1 %20, label %then5, label %endif6
 
 then5:                                            ; preds = %endif4
-  %123 = load <4 x i32>, ptr %w, align 16
-  store <4 x i32> %123, ptr addrspace(1) %25, align 16
+  %120 = load <4 x i32>, ptr %w, align 16
+  store <4 x i32> %120, ptr addrspace(1) %22, align 16
   br label %endif6
 
 endif6:                                           ; preds = %then5, %endif4

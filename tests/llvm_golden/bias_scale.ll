@@ -31,127 +31,123 @@ start:                                            ; preds = %entry
   br label %q
 
 q:                                                ; preds = %latch, %start
-  %q1 = phi i32 [ 0, %start ], [ %45, %latch ]
+  %q1 = phi i32 [ 0, %start ], [ %41, %latch ]
   %8 = icmp slt i32 %q1, 4
   br i1 %8, label %body, label %exit
 
 body:                                             ; preds = %q
-  %9 = sext i32 %q1 to i64
-  %10 = mul i64 %9, 256
-  %11 = sext i32 %0 to i64
-  %12 = add i64 %11, %10
-  %13 = mul i64 %12, 4
-  %14 = sdiv i64 %13, 1
-  %15 = srem i64 %14, 512
-  %16 = trunc i64 %15 to i32
-  %17 = sdiv i64 %13, 512
-  %18 = trunc i64 %17 to i32
-  %19 = mul i32 %3, 8
-  %20 = add i32 %19, %18
-  %21 = mul i32 %2, 512
-  %22 = add i32 %21, %16
-  %23 = sext i32 %20 to i64
-  %24 = icmp ult i64 %23, 4096
-  %25 = sext i32 %22 to i64
-  %26 = icmp ult i64 %25, 2048
-  %27 = and i1 %24, %26
-  %28 = sext i32 %20 to i64
-  %29 = sext i32 %22 to i64
-  %30 = mul i64 %28, 2048
-  %31 = add i64 %30, %29
-  %32 = getelementptr inbounds float, ptr addrspace(1) %Y, i64 %31
-  %33 = mul i32 %2, 512
-  %34 = add i32 %33, %16
-  %35 = sext i32 %20 to i64
-  %36 = icmp ult i64 %35, 4096
-  %37 = sext i32 %34 to i64
-  %38 = icmp ult i64 %37, 2048
-  %39 = and i1 %36, %38
-  %40 = sext i32 %20 to i64
-  %41 = sext i32 %34 to i64
-  %42 = mul i64 %40, 2048
-  %43 = add i64 %42, %41
-  %44 = getelementptr inbounds half, ptr addrspace(1) %X, i64 %43
+  %9 = mul i32 %q1, 256
+  %10 = add i32 %0, %9
+  %11 = mul i32 %10, 4
+  %12 = sdiv i32 %11, 1
+  %13 = srem i32 %12, 512
+  %14 = sdiv i32 %11, 512
+  %15 = mul i32 %3, 8
+  %16 = add i32 %15, %14
+  %17 = mul i32 %2, 512
+  %18 = add i32 %17, %13
+  %19 = sext i32 %16 to i64
+  %20 = icmp ult i64 %19, 4096
+  %21 = sext i32 %18 to i64
+  %22 = icmp ult i64 %21, 2048
+  %23 = and i1 %20, %22
+  %24 = sext i32 %16 to i64
+  %25 = sext i32 %18 to i64
+  %26 = mul i64 %24, 2048
+  %27 = add i64 %26, %25
+  %28 = getelementptr inbounds float, ptr addrspace(1) %Y, i64 %27
+  %29 = mul i32 %2, 512
+  %30 = add i32 %29, %13
+  %31 = sext i32 %16 to i64
+  %32 = icmp ult i64 %31, 4096
+  %33 = sext i32 %30 to i64
+  %34 = icmp ult i64 %33, 2048
+  %35 = and i1 %32, %34
+  %36 = sext i32 %16 to i64
+  %37 = sext i32 %30 to i64
+  %38 = mul i64 %36, 2048
+  %39 = add i64 %38, %37
+  %40 = getelementptr inbounds half, ptr addrspace(1) %X, i64 %39
   store <2 x i32> zeroinitializer, ptr %v, align 8
-  br i1 %39, label %then, label %endif
+  br i1 %35, label %then, label %endif
 
 latch:                                            ; preds = %endif6
-  %45 = add i32 %q1, 1
+  %41 = add i32 %q1, 1
   br label %q, !llvm.loop !2
 
 exit:                                             ; preds = %q
   ret void
 
 then:                                             ; preds = %body
-  %46 = load <2 x i32>, ptr addrspace(1) %44, align 8
-  store <2 x i32> %46, ptr %v, align 8
+  %42 = load <2 x i32>, ptr addrspace(1) %40, align 8
+  store <2 x i32> %42, ptr %v, align 8
   br label %endif
 
 endif:                                            ; preds = %then, %body
-  %47 = mul i32 %2, 512
-  %48 = add i32 %47, %16
-  %49 = sext i32 %48 to i64
-  %50 = icmp ult i64 %49, 2048
-  %51 = sext i32 %48 to i64
-  %52 = getelementptr inbounds half, ptr addrspace(1) %B, i64 %51
+  %43 = mul i32 %2, 512
+  %44 = add i32 %43, %13
+  %45 = sext i32 %44 to i64
+  %46 = icmp ult i64 %45, 2048
+  %47 = sext i32 %44 to i64
+  %48 = getelementptr inbounds half, ptr addrspace(1) %B, i64 %47
   store <2 x i32> zeroinitializer, ptr %v2, align 8
-  br i1 %50, label %then3, label %endif4
+  br i1 %46, label %then3, label %endif4
 
 then3:                                            ; preds = %endif
-  %53 = load <2 x i32>, ptr addrspace(1) %52, align 8
-  store <2 x i32> %53, ptr %v2, align 8
+  %49 = load <2 x i32>, ptr addrspace(1) %48, align 8
+  store <2 x i32> %49, ptr %v2, align 8
   br label %endif4
 
 endif4:                                           ; preds = %then3, %endif
-  %54 = getelementptr inbounds [4 x float], ptr %w, i64 0, i64 0
-  %55 = getelementptr inbounds [4 x half], ptr %v, i64 0, i64 0
-  %56 = getelementptr inbounds [4 x half], ptr %v2, i64 0, i64 0
-  %57 = add i32 %16, 0
-  %58 = load half, ptr %55, align 2
-  %59 = fpext half %58 to float
-  %60 = fmul contract float %59, %s
-  %61 = load half, ptr %56, align 2
-  %62 = fpext half %61 to float
-  %63 = fadd contract float %60, %62
-  store float %63, ptr %54, align 4
-  %64 = getelementptr inbounds [4 x float], ptr %w, i64 0, i64 1
-  %65 = getelementptr inbounds [4 x half], ptr %v, i64 0, i64 1
-  %66 = getelementptr inbounds [4 x half], ptr %v2, i64 0, i64 1
-  %67 = add i32 %16, 1
-  %68 = load half, ptr %65, align 2
-  %69 = fpext half %68 to float
-  %70 = fmul contract float %69, %s
-  %71 = load half, ptr %66, align 2
-  %72 = fpext half %71 to float
-  %73 = fadd contract float %70, %72
-  store float %73, ptr %64, align 4
-  %74 = getelementptr inbounds [4 x float], ptr %w, i64 0, i64 2
-  %75 = getelementptr inbounds [4 x half], ptr %v, i64 0, i64 2
-  %76 = getelementptr inbounds [4 x half], ptr %v2, i64 0, i64 2
-  %77 = add i32 %16, 2
-  %78 = load half, ptr %75, align 2
-  %79 = fpext half %78 to float
-  %80 = fmul contract float %79, %s
-  %81 = load half, ptr %76, align 2
-  %82 = fpext half %81 to float
-  %83 = fadd contract float %80, %82
-  store float %83, ptr %74, align 4
-  %84 = getelementptr inbounds [4 x float], ptr %w, i64 0, i64 3
-  %85 = getelementptr inbounds [4 x half], ptr %v, i64 0, i64 3
-  %86 = getelementptr inbounds [4 x half], ptr %v2, i64 0, i64 3
-  %87 = add i32 %16, 3
-  %88 = load half, ptr %85, align 2
-  %89 = fpext half %88 to float
-  %90 = fmul contract float %89, %s
-  %91 = load half, ptr %86, align 2
-  %92 = fpext half %91 to float
-  %93 = fadd contract float %90, %92
-  store float %93, ptr %84, align 4
-  br i1 %27, label %then5, label %endif6
+  %50 = getelementptr inbounds [4 x float], ptr %w, i64 0, i64 0
+  %51 = getelementptr inbounds [4 x half], ptr %v, i64 0, i64 0
+  %52 = getelementptr inbounds [4 x half], ptr %v2, i64 0, i64 0
+  %53 = add i32 %13, 0
+  %54 = load half, ptr %51, align 2
+  %55 = fpext half %54 to float
+  %56 = fmul contract float %55, %s
+  %57 = load half, ptr %52, align 2
+  %58 = fpext half %57 to float
+  %59 = fadd contract float %56, %58
+  store float %59, ptr %50, align 4
+  %60 = getelementptr inbounds [4 x float], ptr %w, i64 0, i64 1
+  %61 = getelementptr inbounds [4 x half], ptr %v, i64 0, i64 1
+  %62 = getelementptr inbounds [4 x half], ptr %v2, i64 0, i64 1
+  %63 = add i32 %13, 1
+  %64 = load half, ptr %61, align 2
+  %65 = fpext half %64 to float
+  %66 = fmul contract float %65, %s
+  %67 = load half, ptr %62, align 2
+  %68 = fpext half %67 to float
+  %69 = fadd contract float %66, %68
+  store float %69, ptr %60, align 4
+  %70 = getelementptr inbounds [4 x float], ptr %w, i64 0, i64 2
+  %71 = getelementptr inbounds [4 x half], ptr %v, i64 0, i64 2
+  %72 = getelementptr inbounds [4 x half], ptr %v2, i64 0, i64 2
+  %73 = add i32 %13, 2
+  %74 = load half, ptr %71, align 2
+  %75 = fpext half %74 to float
+  %76 = fmul contract float %75, %s
+  %77 = load half, ptr %72, align 2
+  %78 = fpext half %77 to float
+  %79 = fadd contract float %76, %78
+  store float %79, ptr %70, align 4
+  %80 = getelementptr inbounds [4 x float], ptr %w, i64 0, i64 3
+  %81 = getelementptr inbounds [4 x half], ptr %v, i64 0, i64 3
+  %82 = getelementptr inbounds [4 x half], ptr %v2, i64 0, i64 3
+  %83 = add i32 %13, 3
+  %84 = load half, ptr %81, align 2
+  %85 = fpext half %84 to float
+  %86 = fmul contract float %85, %s
+  %87 = load half, ptr %82, align 2
+  %88 = fpext half %87 to float
+  %89 = fadd contract float %86, %88
+  store float %89, ptr %80, align 4
+  br i1 %23, label %then5, label %endif6
 
 then5:                                            ; preds = %endif4
-  %94 = load <4 x i32>, ptr %w, align 16
-  store <4 x i32> %94, ptr addrspace(1) %32, align 16
+  %90 = load <4 x i32>, ptr %w, align 16
+  store <4 x i32> %90, ptr addrspace(1) %28, align 16
   br label %endif6
 
 endif6:                                           ; preds = %then5, %endif4

@@ -76,102 +76,99 @@ exit5:                                            ; preds = %k2
   br label %q
 
 q:                                                ; preds = %latch8, %exit5
-  %q10 = phi i32 [ 0, %exit5 ], [ %34, %latch8 ]
+  %q10 = phi i32 [ 0, %exit5 ], [ %31, %latch8 ]
   %21 = icmp slt i32 %q10, 4
   br i1 %21, label %body7, label %exit9
 
 body7:                                            ; preds = %q
-  %22 = sext i32 %q10 to i64
-  %23 = mul i64 %22, 128
-  %24 = sext i32 %0 to i64
-  %25 = add i64 %24, %23
-  %26 = sdiv i64 %25, 1
-  %27 = trunc i64 %26 to i32
-  %28 = mul i32 %2, 512
-  %29 = add i32 %28, %27
-  %30 = sext i32 %29 to i64
-  %31 = icmp ult i64 %30, 1000000
-  %32 = sext i32 %29 to i64
-  %33 = getelementptr inbounds float, ptr addrspace(1) %X, i64 %32
-  br i1 %31, label %load, label %loaded
+  %22 = mul i32 %q10, 128
+  %23 = add i32 %0, %22
+  %24 = sdiv i32 %23, 1
+  %25 = mul i32 %2, 512
+  %26 = add i32 %25, %24
+  %27 = sext i32 %26 to i64
+  %28 = icmp ult i64 %27, 1000000
+  %29 = sext i32 %26 to i64
+  %30 = getelementptr inbounds float, ptr addrspace(1) %X, i64 %29
+  br i1 %28, label %load, label %loaded
 
 latch8:                                           ; preds = %endif19
-  %34 = add i32 %q10, 1
+  %31 = add i32 %q10, 1
   br label %q, !llvm.loop !4
 
 exit9:                                            ; preds = %q
   ret void
 
 load:                                             ; preds = %body7
-  %35 = load float, ptr addrspace(1) %33, align 4
+  %32 = load float, ptr addrspace(1) %30, align 4
   br label %loaded
 
 loaded:                                           ; preds = %load, %body7
-  %36 = phi float [ 0.000000e+00, %body7 ], [ %35, %load ]
+  %33 = phi float [ 0.000000e+00, %body7 ], [ %32, %load ]
   store float 0.000000e+00, ptr %y, align 4
-  %37 = fcmp olt float %36, %lo
-  br i1 %37, label %then, label %else
+  %34 = fcmp olt float %33, %lo
+  br i1 %34, label %then, label %else
 
 then:                                             ; preds = %loaded
-  %38 = load float, ptr %s, align 4
-  %39 = fsub contract float %lo, %38
-  store float %39, ptr %y, align 4
+  %35 = load float, ptr %s, align 4
+  %36 = fsub contract float %lo, %35
+  store float %36, ptr %y, align 4
   br label %endif
 
 else:                                             ; preds = %loaded
-  %40 = fcmp ogt float %36, %hi
-  br i1 %40, label %then11, label %else12
+  %37 = fcmp ogt float %33, %hi
+  br i1 %37, label %then11, label %else12
 
 endif:                                            ; preds = %endif13, %then
-  %41 = load float, ptr %y, align 4
-  %42 = mul i32 %2, 512
-  %43 = add i32 %42, %27
-  %44 = sext i32 %43 to i64
-  %45 = icmp ult i64 %44, 1000000
-  %46 = sext i32 %43 to i64
-  %47 = getelementptr inbounds float, ptr addrspace(1) %Y, i64 %46
-  br i1 %45, label %then18, label %endif19
+  %38 = load float, ptr %y, align 4
+  %39 = mul i32 %2, 512
+  %40 = add i32 %39, %24
+  %41 = sext i32 %40 to i64
+  %42 = icmp ult i64 %41, 1000000
+  %43 = sext i32 %40 to i64
+  %44 = getelementptr inbounds float, ptr addrspace(1) %Y, i64 %43
+  br i1 %42, label %then18, label %endif19
 
 then11:                                           ; preds = %else
-  %48 = load float, ptr %s, align 4
-  %49 = fadd contract float %hi, %48
-  store float %49, ptr %y, align 4
+  %45 = load float, ptr %s, align 4
+  %46 = fadd contract float %hi, %45
+  store float %46, ptr %y, align 4
   br label %endif13
 
 else12:                                           ; preds = %else
-  %50 = getelementptr inbounds [4 x float], ptr %coef, i64 0, i64 3
-  %51 = load float, ptr %50, align 4
-  store float %51, ptr %y, align 4
+  %47 = getelementptr inbounds [4 x float], ptr %coef, i64 0, i64 3
+  %48 = load float, ptr %47, align 4
+  store float %48, ptr %y, align 4
   br label %t
 
 endif13:                                          ; preds = %exit16, %then11
   br label %endif
 
 t:                                                ; preds = %latch15, %else12
-  %t17 = phi i32 [ 0, %else12 ], [ %60, %latch15 ]
-  %52 = icmp slt i32 %t17, 3
-  br i1 %52, label %body14, label %exit16
+  %t17 = phi i32 [ 0, %else12 ], [ %57, %latch15 ]
+  %49 = icmp slt i32 %t17, 3
+  br i1 %49, label %body14, label %exit16
 
 body14:                                           ; preds = %t
-  %53 = load float, ptr %y, align 4
-  %54 = fmul contract float %53, %36
-  %55 = sub i32 2, %t17
-  %56 = sext i32 %55 to i64
-  %57 = getelementptr inbounds [4 x float], ptr %coef, i64 0, i64 %56
-  %58 = load float, ptr %57, align 4
-  %59 = fadd contract float %54, %58
-  store float %59, ptr %y, align 4
+  %50 = load float, ptr %y, align 4
+  %51 = fmul contract float %50, %33
+  %52 = sub i32 2, %t17
+  %53 = sext i32 %52 to i64
+  %54 = getelementptr inbounds [4 x float], ptr %coef, i64 0, i64 %53
+  %55 = load float, ptr %54, align 4
+  %56 = fadd contract float %51, %55
+  store float %56, ptr %y, align 4
   br label %latch15
 
 latch15:                                          ; preds = %body14
-  %60 = add i32 %t17, 1
+  %57 = add i32 %t17, 1
   br label %t, !llvm.loop !5
 
 exit16:                                           ; preds = %t
   br label %endif13
 
 then18:                                           ; preds = %endif
-  store float %41, ptr addrspace(1) %47, align 4
+  store float %38, ptr addrspace(1) %44, align 4
   br label %endif19
 
 endif19:                                          ; preds = %then18, %endif
