@@ -338,13 +338,15 @@ void cg_coop_copy_plan(const IrKernel *k, const IrStmt *s, CgCoopCopyPlan *p);
 /* lower_scan.c: cumsum's scan in place in shared memory (IR_SCAN), as
  * both code generators lay it out: `nseq` sequences of `len` elements
  * (rows for dim 1 and 1-D buffers, else columns), dealt to the block's
- * warps round-robin, each warp's taken in `groups` of 32 consecutive
- * elements, one a lane. NULL, or why it cannot be lowered (a sentence for
- * a located error). */
+ * warps round-robin, each warp's taken in `groups` of 32 * `vec`
+ * consecutive elements, `vec` a lane (one 16-byte vector where rows are
+ * whole groups of them, else one). NULL, or why it cannot be lowered (a
+ * sentence for a located error). */
 typedef struct CgScanPlan {
     int64_t nseq, len, groups;
     bool rows;          /* sequences are rows */
     int warps;
+    int vec;            /* consecutive elements a lane */
 } CgScanPlan;
 const char *cg_scan_plan(const IrKernel *k, const IrStmt *s, CgScanPlan *p);
 void cg_scan(Cg *g, IrStmt *s);
