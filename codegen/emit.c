@@ -114,24 +114,22 @@ void cg_block_indices(Cg *g, const char *lin) {
     for (int d = 0; d < 3; d++) pairs[d] = grid[d] >= 0 ? arena_printf(ar, "%lld", (long long)grid[d]) : extent[d];
     static const char *const bidx[3] = {"blockIdx.x", "blockIdx.y", "blockIdx.z"};
     const char *val[3] = {bidx[0], bidx[1], bidx[2]};
-    if (lin && kernel_grid_dynamic(k)) {
+    /* the pairs of the first two dimensions: a constant, or a product at these sizes */
+    bool whole_known = grid[0] >= 0 && grid[1] >= 0;
+    const char *whole = whole_known ? arena_printf(ar, "%lld", (long long)(grid[0] * grid[1]))
+                                    : arena_printf(ar, "(%s * %s)", pairs[0], pairs[1]);
+    if (lin) {
         val[0] = arena_printf(ar, "(int)(%s %% %s)", lin, pairs[0]);
         val[1] = arena_printf(ar, "(int)(%s / %s %% %s)", lin, pairs[0], pairs[1]);
-        val[2] = arena_printf(ar, "(int)(%s / (%s * %s))", lin, pairs[0], pairs[1]);
-    } else if (lin) {
-        val[0] = arena_printf(ar, "(int)(%s %% %lld)", lin, (long long)grid[0]);
-        val[1] = arena_printf(ar, "(int)(%s / %lld %% %lld)", lin, (long long)grid[0], (long long)grid[1]);
-        val[2] = arena_printf(ar, "(int)(%s / %lld)", lin, (long long)(grid[0] * grid[1]));
+        val[2] = arena_printf(ar, "(int)(%s / %s)", lin, whole);
     }
     bool panels = k->swizzle_panel > 0 && k->grid_rank >= 2 && info->block_idx.len >= 2;
     if (panels) {
         int a = k->swizzle_col ? 1 : 0, b = 1 - a; /* a: the dimension cut into panels */
         cg_line(g, "int tl_bx, tl_by;");
         cg_line(g, "{");
-        if (lin && kernel_grid_dynamic(k))
-            cg_line(g, "    const long long lin = %s %% (%s * %s);", lin, pairs[0], pairs[1]);
-        else if (lin)
-            cg_line(g, "    const long long lin = %s %% %lldLL;", lin, (long long)(grid[0] * grid[1]));
+        if (lin)
+            cg_line(g, "    const long long lin = %s %% %s%s;", lin, whole, whole_known ? "LL" : "");
         else
             cg_line(g, "    const long long lin = (long long)blockIdx.y * gridDim.x + blockIdx.x;");
         cg_line(g, "    const long long per_panel = %dLL * %s;", k->swizzle_panel, pairs[b]);

@@ -174,7 +174,6 @@ LLVMValueRef lg_entry_alloca(Lg *g, LLVMTypeRef t, const char *name) {
     return a;
 }
 
-
 /* ---- the kernel skeleton ---- */
 
 static void add_fn_attr(Lg *g, LLVMValueRef fn, const char *key, const char *value) {

@@ -17,7 +17,6 @@ static LgVal select_int(Lg *g, LLVMValueRef cond, LgVal a, LgVal b) {
     return int_val(LLVMBuildSelect(g->b, cond, lg_cast(g, a, LT_INT).v, lg_cast(g, b, LT_INT).v, ""));
 }
 
-
 /* ---- atomics, fences, barriers ---- */
 
 /* __threadfence(): membar.gl, a fence.sc at GPU scope since sm_70 */
@@ -70,19 +69,16 @@ void lg_block_indices(Lg *g, const LgVal *lin_in) {
         if (!have_lin) lin = (LgVal){LLVMBuildLShr(g->b, lg_sreg(g, "ctaid.x"), c32(g, 1), ""), LT_UINT};
         have_lin = true;
     }
-    /* a persistent kernel of dynamic sizes (no clusters: plan_schedule)
-     * decodes lin by the grid's extents at these sizes */
+    /* lin is decoded by the grid's extents: compiled in, or in a persistent
+     * kernel of dynamic sizes (no clusters: plan_schedule) at these sizes */
     bool run_time = have_lin && kernel_grid_dynamic(k);
-    LgVal ext0 = run_time ? grid_extent(g, 0) : lg_int(g, 0), ext1 = run_time ? grid_extent(g, 1) : lg_int(g, 0);
-    LgVal lin_ll = run_time ? lg_cast(g, lin, LT_LL) : lin;
+    LgVal ext0 = run_time ? grid_extent(g, 0) : lg_int(g, grid[0]), ext1 = run_time ? grid_extent(g, 1) : lg_int(g, grid[1]);
+    LgVal lin_d = run_time ? lg_cast(g, lin, LT_LL) : lin;
     for (int d = 0; d < nidx; d++) {
         if (!have_lin) val[d] = (LgVal){lg_sreg(g, ctaid[d]), LT_UINT};
-        else if (run_time && d == 0) val[d] = lg_cast(g, bin(g, OP_MOD, lin_ll, ext0), LT_INT);
-        else if (run_time && d == 1) val[d] = lg_cast(g, bin(g, OP_MOD, bin(g, OP_DIV, lin_ll, ext0), ext1), LT_INT);
-        else if (run_time) val[d] = lg_cast(g, bin(g, OP_DIV, lin_ll, bin(g, OP_MUL, ext0, ext1)), LT_INT);
-        else if (d == 0) val[d] = lg_cast(g, binc(g, OP_MOD, lin, grid[0]), LT_INT);
-        else if (d == 1) val[d] = lg_cast(g, binc(g, OP_MOD, binc(g, OP_DIV, lin, grid[0]), grid[1]), LT_INT);
-        else val[d] = lg_cast(g, binc(g, OP_DIV, lin, grid[0] * grid[1]), LT_INT);
+        else if (d == 0) val[d] = lg_cast(g, bin(g, OP_MOD, lin_d, ext0), LT_INT);
+        else if (d == 1) val[d] = lg_cast(g, bin(g, OP_MOD, bin(g, OP_DIV, lin_d, ext0), ext1), LT_INT);
+        else val[d] = lg_cast(g, bin(g, OP_DIV, lin_d, bin(g, OP_MUL, ext0, ext1)), LT_INT);
         /* a grid of dynamic sizes launched as it is: gridDim holds its
          * extents (the whole grid's, before clusters halve it) */
         int64_t whole = k->grid[d];
@@ -97,7 +93,7 @@ void lg_block_indices(Lg *g, const LgVal *lin_in) {
         int a = k->swizzle_col ? 1 : 0, b = 1 - a;
         LgVal pairs[2];
         for (int d = 0; d < 2; d++) pairs[d] = grid[d] == k->grid[d] ? extent[d] : lg_cast(g, lg_int(g, grid[d]), LT_LL);
-        LgVal whole = run_time ? bin(g, OP_MUL, ext0, ext1) : lg_cast(g, lg_int(g, grid[0] * grid[1]), LT_LL);
+        LgVal whole = lg_cast(g, bin(g, OP_MUL, ext0, ext1), LT_LL);
         LgVal n = have_lin ? bin(g, OP_MOD, lg_cast(g, lin, LT_LL), whole)
                            : bin(g, OP_ADD, bin(g, OP_MUL, lg_cast(g, (LgVal){lg_sreg(g, "ctaid.y"), LT_UINT}, LT_LL),
                                                 lg_cast(g, (LgVal){lg_sreg(g, "nctaid.x"), LT_UINT}, LT_LL)),
