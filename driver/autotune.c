@@ -69,7 +69,6 @@ static KernelInfo *specialise(Ctx *c, Node *prog, const char *kernel, Override *
     int n = 0;
     for (int i = 0; i < n_user && n < 64; i++) all[n++] = user[i];
     for (int i = 0; cd && i < cd->n; i++) all[n++] = cd->ov[i];
-    for (int i = 0; i < n; i++) all[i].used = false, all[i].invalid = NULL;
     FILE *err = c->err;
     int errors = c->errors;
     if (quiet) c->err = quiet;

@@ -783,7 +783,6 @@ static bool has_tune_for(const KernelInfo *k) {
 static KernelInfo *for_arch(Ctx *c, KernelInfo *k, const Respecialise *r, const char *arch, bool specialise) {
     if (!r || !has_tune_for(k)) return k;
     if (r->stage) return lib_specialise_stage(c, r->prog, r->pipeline, r->stage, specialise, arch);
-    for (int i = 0; i < r->n_overrides; i++) r->overrides[i].used = false, r->overrides[i].invalid = NULL;
     SemaOptions so = {.overrides = r->overrides, .n_overrides = r->n_overrides, .only_kernel = k->name->s,
                       .specialise = specialise, .arch = arch};
     int errors = c->errors;

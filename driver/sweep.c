@@ -140,7 +140,6 @@ static int check_points(Ctx *c, Node *prog, CmdLine *cl, int points) {
     static CmdLine pc;
     for (int p = 0; p < points; p++) {
         point_cmdline(cl, p, &pc);
-        for (int i = 0; i < pc.n_overrides; i++) pc.overrides[i].used = false, pc.overrides[i].invalid = NULL;
         SemaOptions so = {.overrides = pc.overrides, .n_overrides = pc.n_overrides, .only_kernel = cl->kernel,
                           .specialise = cl->opts.specialise, .arch = cl->opts.target.name};
         PtrVec ks = sema_check(c, prog, &so);

@@ -412,9 +412,9 @@ typedef struct SemaOptions {
     const char *arch;          /* the target compiled for: its `tune sm_XX:` defaults apply (NULL: none do) */
 } SemaOptions;
 
-/* Checks the program, specialising each kernel with the overrides. Returns
- * the checked kernels (only the selected one with --kernel); errors go to
- * c's diagnostics. */
+/* Checks the program, specialising each kernel with the overrides (marking
+ * each used, or invalid with why, afresh). Returns the checked kernels
+ * (only the selected one with --kernel); errors go to c's diagnostics. */
 PtrVec sema_check(Ctx *c, Node *program, const SemaOptions *opt);
 
 #endif

@@ -895,6 +895,8 @@ PtrVec sema_check(Ctx *c, Node *program, const SemaOptions *opt) {
     /* ~0.1 s of evaluating store indices over loop variables' values at most */
     Sema s = {.c = c, .opt = opt, .mode = EM_CONST, .collide_budget = 1 << 24, .program = program};
     PtrVec kernels = {0};
+    /* the marks are this check's: none left from another check of the same values */
+    for (int i = 0; i < opt->n_overrides; i++) opt->overrides[i].used = false, opt->overrides[i].invalid = NULL;
     NodeList *items = &program->u.list;
     /* File-level constants first, so kernels and other constants can use
      * them in any order (values are evaluated lazily). */

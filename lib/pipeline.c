@@ -13,7 +13,7 @@
 KernelInfo *lib_specialise_stage(Ctx *c, Node *prog, const KernelInfo *p, const PipelineStage *ps, bool specialise,
                                   const char *arch) {
     Override *ov = xcalloc((size_t)ps->nsizes + 1, sizeof *ov);
-    for (int i = 0; i < ps->nsizes; i++) ov[i] = ps->sizes[i], ov[i].used = false, ov[i].invalid = NULL;
+    for (int i = 0; i < ps->nsizes; i++) ov[i] = ps->sizes[i];
     int errors = c->errors;
     SemaOptions so = {.overrides = ov, .n_overrides = ps->nsizes, .only_kernel = ps->kernel->s, .specialise = specialise,
                       .arch = arch};
