@@ -1,10 +1,11 @@
 /* tidy.c - the printed kernel made easier to read without changing what it
  * computes: the index arithmetic that layouts and constant sizes leave
- * behind (`q * 8 + 0`, `bx * 1`, `r / 1 % 64`, `0 + c`) loses its identity
+ * behind (`q * 8 + 0`, `bx * 1`, `r / 1 % 64`, `0 + c`, `(q * 8) / 8`) loses its identity
  * operations, and doubled parentheses lose one pair. Only integer
  * identities of whole tokens are removed (`* 1` before `)`, `]`, `;`, `,`,
  * ` +`, ` -`, ...); comments, string literals and preprocessor lines are
  * left as they are. NVRTC folds all of this anyway: the SASS is the same. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +52,47 @@ static bool tidy_code(char *s) {
                 if (ends_term(end)) {
                     *w++ = '0';
                     r = end;
+                    changed = true;
+                    continue;
+                }
+            }
+        }
+        /* "(v * 8) / 8" opening a term is v, "(v * 8) / 4" is v * 2 and
+         * "(v * 8) % 4" is 0: a register number built as a multiple of a
+         * vector width, then split by the width again. Exact for any v whose
+         * product does not overflow (which would be undefined anyway), and
+         * the operators after it are of the same or lower precedence. A
+         * quotient divided again ("(v * 2) / 2 % 2") stays: NVVM emits more
+         * instructions for "v % 2" there, and the SASS must not change. */
+        if (r[0] == '(' && term_starts(s, w) && ident(r[1]) && !(r[1] >= '0' && r[1] <= '9') && r[1] != '.') {
+            char *e = r + 1;
+            while (ident(*e) && *e != '.') e++;
+            long long c1 = 0, c2 = 0;
+            char *d = e;
+            if (d[0] == ' ' && d[1] == '*' && d[2] == ' ' && d[3] >= '1' && d[3] <= '9') {
+                for (d += 3; *d >= '0' && *d <= '9' && c1 < 1000000; d++) c1 = c1 * 10 + (*d - '0');
+                char op = d[2];
+                if (d[0] == ')' && d[1] == ' ' && (op == '/' || op == '%') && d[3] == ' ' && d[4] >= '1' && d[4] <= '9') {
+                    char *f = d + 4;
+                    for (; *f >= '0' && *f <= '9' && c2 < 1000000; f++) c2 = c2 * 10 + (*f - '0');
+                    if (!ident(*f) && c1 % c2 == 0 && (op == '%' || !(f[0] == ' ' && (f[1] == '%' || f[1] == '/')))) {
+                        if (op == '%') *w++ = '0';
+                        else {
+                            memmove(w, r + 1, (size_t)(e - r - 1)); /* w <= r: the name moves left */
+                            w += e - r - 1;
+                            if (c1 != c2) w += sprintf(w, " * %lld", c1 / c2);
+                        }
+                        r = f;
+                        changed = true;
+                        continue;
+                    }
+                }
+                /* "(v * 8)" opening a term is "v * 8": nothing binds
+                 * tighter than a product that would change its parse */
+                if (d[0] == ')' && !ident(d[1]) && d[1] != '(' && d[1] != '[') {
+                    memmove(w, r + 1, (size_t)(d - r - 1));
+                    w += d - r - 1;
+                    r = d + 1;
                     changed = true;
                     continue;
                 }

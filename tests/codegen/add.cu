@@ -14,16 +14,16 @@ extern "C" __global__ void __launch_bounds__(256) tilec_add_ccfd90cc(const __hal
             union { uint4 v; __half e[8]; } w3_;
             union { uint4 v; __half e[8]; } v4_;
             v4_.v = make_uint4(0u, 0u, 0u, 0u);
-            if ((unsigned long long)(long long)((bx * 2048) + i) < 67108864ULL) v4_.v = *(const uint4 *)&X[(long long)((bx * 2048) + i)];
+            if ((unsigned long long)(long long)(bx * 2048 + i) < 67108864ULL) v4_.v = *(const uint4 *)&X[(long long)(bx * 2048 + i)];
             union { uint4 v; __half e[8]; } v5_;
             v5_.v = make_uint4(0u, 0u, 0u, 0u);
-            if ((unsigned long long)(long long)((bx * 2048) + i) < 67108864ULL) v5_.v = *(const uint4 *)&Y[(long long)((bx * 2048) + i)];
+            if ((unsigned long long)(long long)(bx * 2048 + i) < 67108864ULL) v5_.v = *(const uint4 *)&Y[(long long)(bx * 2048 + i)];
             #pragma unroll
             for (int l2_ = 0; l2_ < 8; ++l2_) {
                 // add.tile:11  Z[bx * BLOCK + i] = X[bx * BLOCK + i] + Y[bx * BLOCK + i];
                 w3_.e[l2_] = tl_from_float<__half>((float)(tl_to_float(v4_.e[l2_]) + tl_to_float(v5_.e[l2_])));
             }
-            if ((unsigned long long)(long long)((bx * 2048) + i) < 67108864ULL) *(uint4 *)&Z[(long long)((bx * 2048) + i)] = w3_.v;
+            if ((unsigned long long)(long long)(bx * 2048 + i) < 67108864ULL) *(uint4 *)&Z[(long long)(bx * 2048 + i)] = w3_.v;
         }
     }
 }

@@ -15,20 +15,20 @@ extern "C" __global__ void __launch_bounds__(256) tilec_bias_scale_09ffd9f0(cons
             const int e1_ = (tid + q0_ * 256) * 4;  // 4 iterations a thread, one vector an access
             const int j = (int)(e1_ % 512);
             const int i = (int)(e1_ / 512);
-            const int r = ((by * 8) + i);
+            const int r = (by * 8 + i);
             union { uint4 v; float e[4]; } w3_;
             union { uint2 v; __half e[4]; } v4_;
             v4_.v = make_uint2(0u, 0u);
-            if ((unsigned long long)(long long)(r) < 4096ULL && (unsigned long long)(long long)((bx * 512) + j) < 2048ULL) v4_.v = *(const uint2 *)&X[((long long)(r)) * 2048LL + ((bx * 512) + j)];
+            if ((unsigned long long)(long long)(r) < 4096ULL && (unsigned long long)(long long)(bx * 512 + j) < 2048ULL) v4_.v = *(const uint2 *)&X[((long long)(r)) * 2048LL + (bx * 512 + j)];
             union { uint2 v; __half e[4]; } v5_;
             v5_.v = make_uint2(0u, 0u);
-            if ((unsigned long long)(long long)((bx * 512) + j) < 2048ULL) v5_.v = *(const uint2 *)&B[(long long)((bx * 512) + j)];
+            if ((unsigned long long)(long long)(bx * 512 + j) < 2048ULL) v5_.v = *(const uint2 *)&B[(long long)(bx * 512 + j)];
             #pragma unroll
             for (int l2_ = 0; l2_ < 4; ++l2_) {
                 // bias_scale.tile:15  Y[r, bx * BN + j] = f32(X[r, bx * BN + j]) * s + f32(B[bx * BN + j]);
                 w3_.e[l2_] = (float)((((float)(tl_to_float(v4_.e[l2_]))) * s) + ((float)(tl_to_float(v5_.e[l2_]))));
             }
-            if ((unsigned long long)(long long)(r) < 4096ULL && (unsigned long long)(long long)((bx * 512) + j) < 2048ULL) *(uint4 *)&Y[((long long)(r)) * 2048LL + ((bx * 512) + j)] = w3_.v;
+            if ((unsigned long long)(long long)(r) < 4096ULL && (unsigned long long)(long long)(bx * 512 + j) < 2048ULL) *(uint4 *)&Y[((long long)(r)) * 2048LL + (bx * 512 + j)] = w3_.v;
         }
     }
 }

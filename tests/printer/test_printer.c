@@ -15,7 +15,7 @@ static void tidy_is(const char *in, const char *want) {
 }
 
 static void test_tidy(void) {
-    tidy_is("x[(q * 8 + 0)] = y;", "x[(q * 8)] = y;");
+    tidy_is("x[(q * 8 + 0)] = y;", "x[q * 8] = y;");
     tidy_is("a = (bx * 1) + (c / 1 % 64);", "a = (bx) + (c % 64);");
     tidy_is("a = f((0 + i), j * 1, k - 0);", "a = f((i), j, k);");
     tidy_is("if ((k < 5000)) {", "if (k < 5000) {");
@@ -29,6 +29,15 @@ static void test_tidy(void) {
     tidy_is("a = c * warp % 1;", "a = c * warp % 1;");
     tidy_is("a = (warp % 10 * 64);", "a = (warp % 10 * 64);");
     tidy_is("a = (warp % 1 * n);", "a = (warp % 1 * n);");
+    /* a register number built as a multiple of a width, split by it again */
+    tidy_is("a = (tid + (q * 8) / 8 * 128) * 8 + (q * 8) % 8;", "a = (tid + q * 128) * 8;");
+    tidy_is("a = x[(q * 16) / 4 * 2] + (q * 16 + 4) % 4;", "a = x[q * 4 * 2] + (q * 16 + 4) % 4;");
+    /* but not a quotient divided again: NVVM's code for "q % 2" differs
+     * from that for "(q * 2) / 2 % 2" (more instructions, same result) */
+    tidy_is("a = x[(q * 16) / 4 % 2];", "a = x[q * 16 / 4 % 2];");
+    tidy_is("a = b / (q * 8) / 8 + c % (q * 8) % 4;", "a = b / (q * 8) / 8 + c % (q * 8) % 4;");
+    tidy_is("a = 1 + (q * 6) / 4 + (q * 8) / 3 + (q * 8) / 8u;", "a = 1 + q * 6 / 4 + q * 8 / 3 + q * 8 / 8u;");
+    tidy_is("a = f((q * 8), (p * 2)[0], (long long)(q * 4));", "a = f(q * 8, (p * 2)[0], (long long)(q * 4));");
     /* left alone: other constants, float literals, products whose right
      * side continues, a call's comma expression, comments, strings, #line */
     tidy_is("y = x * 10 + 0.5f * 1.0f + x * 1ULL;", "y = x * 10 + 0.5f * 1.0f + x * 1ULL;");
