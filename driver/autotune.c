@@ -4,7 +4,8 @@
  *    specialised, lowered and pruned when it cannot fit the target (threads,
  *    shared memory, shapes the instructions need: the same checks as a
  *    normal compile, errors kept quiet);
- * 2. the survivors compile in parallel, one NVRTC program per thread;
+ * 2. the survivors compile in parallel (NVRTC, or ptxas for the LLVM
+ *    backend's PTX), one a thread, as any compile does (lib_build);
  * 3. each is verified against the reference on the GPU (wrong ones are
  *    reported, never chosen) and timed with the profiler's method, briefly;
  * 4. the fastest verified configuration goes into the cache, keyed by the
@@ -54,9 +55,8 @@ static void *compile_worker(void *arg) {
         if (i >= j->n) return NULL;
         Candidate *c = &j->cand[i];
         if (strcmp(c->status, "ok") != 0) continue;
-        RtCompileOptions ro = {.arch = j->arch, .want_cubin = true};
-        c->compiled = rt_compile(c->ck.source, c->ck.name, &ro, &c->res);
-        if (!c->compiled) c->status = "NVRTC failed (a tilec bug)";
+        c->compiled = lib_build(&c->ck, j->arch, false, &c->res, NULL);
+        if (!c->compiled) c->status = c->ck.backend == CG_LLVM ? "ptxas failed (a tilec bug)" : "NVRTC failed (a tilec bug)";
     }
 }
 

@@ -39,6 +39,13 @@ static int compile_failed(Ctx *c, const CgKernel *ck, const char *cu_name, const
 /* NVRTC's option for a source with #line directives (CgKernel.lineinfo). */
 static const char *const lineinfo[] = {"-lineinfo", NULL};
 
+static void report_one_block(const CgKernel *ck, const LibBuild *b, const LibBuildNote *note) {
+    if (note->one_block)
+        fprintf(b->err, "tilec: %s for %s: ptxas capped it at %d registers and spilled %d bytes; built again asking for one "
+                        "resident block an SM, which spills less\n",
+                ck->name, b->arch, note->first_registers, note->first_spill_bytes);
+}
+
 /* The cache key of ck's cubin: everything that changes the binary. */
 static void cubin_key(const CgKernel *ck, const LibBuild *b, char key[HASH_KEY_SIZE]) {
     char target[256], plan[256];
@@ -78,6 +85,96 @@ static void cached_resources(const RtCache *cache, const char *key, LibBinary *b
     }
 }
 
+/* The most registers a thread of a block of `threads` can have with the
+ * block resident: 64K registers an SM, allocated 256 a warp (8 a
+ * thread), and never more than 255. */
+static int register_limit(int64_t threads) {
+    int64_t warps = threads < 32 ? 1 : (threads + 31) / 32;
+    int64_t per_thread = 65536 / (warps * 32) / 8 * 8;
+    return per_thread < 255 ? (int)per_thread : 255;
+}
+
+/* s's first `head` bytes, then insert, then rest (malloc'd). */
+static char *spliced(const char *s, size_t head, const char *insert, const char *rest) {
+    size_t ni = strlen(insert), nr = strlen(rest);
+    char *out = xmalloc(head + ni + nr + 1);
+    memcpy(out, s, head);
+    memcpy(out + head, insert, ni);
+    memcpy(out + head + ni, rest, nr + 1);
+    return out;
+}
+
+/* ck's source asking for at least one resident block an SM
+ * (__launch_bounds__(T, 1) / .minnctapersm 1), malloc'd; NULL where it
+ * already asks for a number of blocks. */
+static char *one_block_source(const CgKernel *ck) {
+    const char *s = ck->source;
+    if (ck->backend == CG_LLVM) {
+        const char *at = strstr(s, "\n.maxntid");
+        if (!at || strstr(s, ".minnctapersm")) return NULL;
+        const char *eol = strchr(at + 1, '\n');
+        if (!eol) return NULL;
+        size_t head = (size_t)(eol - s);
+        return spliced(s, head, "\n.minnctapersm 1", eol);
+    }
+    const char *at = strstr(s, "__launch_bounds__(");
+    if (!at) return NULL;
+    const char *d = at + strlen("__launch_bounds__(");
+    while (*d >= '0' && *d <= '9') d++;
+    if (*d != ')') return NULL;
+    return spliced(s, (size_t)(d - s), ", 1", d);
+}
+
+static bool build_source(const CgKernel *ck, const char *source, size_t len, const char *arch, bool want_ptx,
+                         RtCompileResult *res) {
+    char name[300];
+    snprintf(name, sizeof name, "%s.%s", ck->name, ck->backend == CG_LLVM ? "ptx" : "cu");
+    if (ck->backend == CG_LLVM) {
+        if (!rt_ptx_to_cubin(source, len, name, arch, ck->lineinfo, res)) return false;
+        if (want_ptx) {
+            res->ptx = xmalloc(len + 1);
+            memcpy(res->ptx, source, len + 1);
+            res->ptx_size = len;
+        }
+        return true;
+    }
+    RtCompileOptions ro = {.arch = arch, .want_ptx = want_ptx, .want_cubin = true, .extra = ck->lineinfo ? lineinfo : NULL};
+    return rt_compile(source, name, &ro, res);
+}
+
+/* ptxas, told only a kernel's block size (__launch_bounds__(T),
+ * .maxntid T), may cap the registers below what the block size allows so
+ * that more blocks fit on an SM, and spill to stay under its cap (seen at
+ * 62, 64 and 72 registers for blocks of 128 threads). Asking for at least
+ * one resident block an SM lifts that cap and promises nothing else, so a
+ * kernel that spills below its block size's register limit is built once
+ * more with that request, and the build that spills less is kept. */
+bool lib_build(const CgKernel *ck, const char *arch, bool want_ptx, RtCompileResult *res, LibBuildNote *note) {
+    if (note) memset(note, 0, sizeof *note);
+    if (!build_source(ck, ck->source, ck->source_len, arch, want_ptx, res)) return false;
+    if (res->spill_store_bytes <= 0 || res->registers < 0 || res->registers >= register_limit(ck->block)) return true;
+    char *again = one_block_source(ck);
+    if (!again) return true;
+    RtCompileResult second;
+    bool better = build_source(ck, again, strlen(again), arch, want_ptx, &second) &&
+                  second.spill_store_bytes >= 0 && second.spill_store_bytes < res->spill_store_bytes;
+    if (note && better) {
+        note->one_block = true;
+        note->first_registers = res->registers;
+        note->first_spill_bytes = res->spill_store_bytes;
+    }
+    if (better) {
+        second.seconds += res->seconds;
+        rt_compile_result_free(res);
+        *res = second;
+    } else {
+        res->seconds += second.seconds;
+        rt_compile_result_free(&second);
+    }
+    free(again);
+    return true;
+}
+
 int lib_obtain_cubin(Ctx *c, const CgKernel *ck, const LibBuild *b, LibBinary *bin) {
     memset(bin, 0, sizeof *bin);
     bin->registers = bin->spill_bytes = -1;
@@ -95,21 +192,21 @@ int lib_obtain_cubin(Ctx *c, const CgKernel *ck, const LibBuild *b, LibBinary *b
         }
         if (b->verbose) fprintf(b->err, "tilec: cache miss for %s\n", ck->name);
     }
-    RtCompileOptions ro = {.arch = b->arch, .want_cubin = true, .extra = ck->lineinfo ? lineinfo : NULL};
     RtCompileResult res;
+    LibBuildNote note;
     bool llvm = ck->backend == CG_LLVM;
-    char *cu_name = arena_printf(&c->arena, "%s.%s", ck->name, llvm ? "ptx" : "cu");
-    if (llvm ? !rt_ptx_to_cubin(ck->source, ck->source_len, cu_name, b->arch, ck->lineinfo, &res)
-             : !rt_compile(ck->source, cu_name, &ro, &res)) {
-        int rc = compile_failed(c, ck, cu_name, &res, b);
+    if (!lib_build(ck, b->arch, false, &res, &note)) {
+        int rc = compile_failed(c, ck, arena_printf(&c->arena, "%s.%s", ck->name, llvm ? "ptx" : "cu"), &res, b);
         rt_compile_result_free(&res);
         return rc;
     }
-    if (b->verbose)
+    if (b->verbose) {
+        report_one_block(ck, b, &note);
         fprintf(b->err, "tilec: %s for %s: %d registers, %d bytes spill stores, %d bytes spill loads, %lld bytes "
                         "dynamic shared memory, %s in %.3f s\n",
                 ck->name, b->arch, res.registers, res.spill_store_bytes, res.spill_load_bytes,
                 (long long)ck->smem_bytes, llvm ? arena_printf(&c->arena, "PTX assembled by %s", rt_ptx_assembler()) : "compiled by NVRTC", res.seconds);
+    }
     if (b->verbose && res.perf_warning[0]) fprintf(b->err, "tilec: ptxas: %s\n", res.perf_warning);
     rt_cache_put(&cache, key, res.cubin, res.cubin_size);
     if (cache.enabled) cache_resources(&cache, key, res.registers, res.spill_store_bytes);
@@ -123,25 +220,27 @@ int lib_obtain_cubin(Ctx *c, const CgKernel *ck, const LibBuild *b, LibBinary *b
     return LIB_OK;
 }
 
+/* The PTX that became the cubin: built as lib_obtain_cubin builds it, so
+ * that it is the second build's where that one was kept. */
 int lib_obtain_ptx(Ctx *c, const CgKernel *ck, const LibBuild *b, char **ptx, size_t *size) {
     *ptx = NULL;
     *size = 0;
-    if (ck->backend == CG_LLVM) { /* the backend's own output */
-        *ptx = xmalloc(ck->source_len + 1);
-        memcpy(*ptx, ck->source, ck->source_len + 1);
-        *size = ck->source_len;
-        return LIB_OK;
-    }
-    RtCompileOptions ro = {.arch = b->arch, .want_ptx = true, .extra = ck->lineinfo ? lineinfo : NULL};
     RtCompileResult res;
-    char *cu_name = arena_printf(&c->arena, "%s.cu", ck->name);
+    LibBuildNote note;
     int rc = LIB_OK;
-    if (rt_compile(ck->source, cu_name, &ro, &res)) {
+    if (lib_build(ck, b->arch, true, &res, &note)) {
+        if (b->verbose) report_one_block(ck, b, &note);
         *ptx = res.ptx;
         *size = res.ptx_size;
         res.ptx = NULL;
+    } else if (ck->backend == CG_LLVM) {
+        /* the backend's own output, as it is: the PTX shows why ptxas
+         * (or no ptxas here) refused it; a cubin would report that */
+        *ptx = xmalloc(ck->source_len + 1);
+        memcpy(*ptx, ck->source, ck->source_len + 1);
+        *size = ck->source_len;
     } else {
-        rc = compile_failed(c, ck, cu_name, &res, b);
+        rc = compile_failed(c, ck, arena_printf(&c->arena, "%s.cu", ck->name), &res, b);
     }
     rt_compile_result_free(&res);
     return rc;

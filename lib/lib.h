@@ -125,6 +125,17 @@ typedef struct LibBinary {
     double compile_s;
     int registers, spill_bytes;   /* from ptxas (kept in the cache beside the cubin); -1 when unknown */
 } LibBinary;
+/* What lib_build did besides the plain build. */
+typedef struct LibBuildNote {
+    bool one_block;            /* kept a second build asking for one resident block an SM */
+    int first_registers, first_spill_bytes;   /* the first build's, where one_block */
+} LibBuildNote;
+/* ck compiled by NVRTC or assembled by ptxas for arch into res (with the
+ * PTX that was assembled where want_ptx), once more asking for one
+ * resident block an SM where ptxas capped the registers and spilled;
+ * res->ok. No cache, no messages; safe from several threads. note may be
+ * NULL. */
+bool lib_build(const CgKernel *ck, const char *arch, bool want_ptx, RtCompileResult *res, LibBuildNote *note);
 /* LIB_OK, or LIB_CUDA after an NVRTC failure (said on b->err). */
 int lib_obtain_cubin(Ctx *c, const CgKernel *ck, const LibBuild *b, LibBinary *bin);
 /* The PTX of ck (malloc'd, NUL-terminated); LIB_OK or LIB_CUDA (said on b->err). */
