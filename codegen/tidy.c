@@ -30,9 +30,39 @@ static bool term_starts(const char *s, const char *w) {
     return w - s >= 3 && w[-1] == ' ' && (w[-2] == '+' || w[-2] == '-' || w[-2] == ',') && (w[-2] == ',' || w[-3] == ' ');
 }
 
-/* One pass over a line of code (no comment, no string): the identities
- * removed; true when something changed. */
-static bool tidy_code(char *s) {
+/* Whether every declaration of the name [n, n + len) in the kernel's text
+ * declares an int (and there is one): (v * 8) / 8 is v only where v * 8
+ * cannot wrap around, which an unsigned or a user's u32 can. A word
+ * before the name other than a statement keyword makes it a declaration. */
+static bool declared_int_only(const char *text, const char *n, size_t len) {
+    bool declared = false;
+    for (const char *p = text; *p; p++) {
+        if (*p != *n || strncmp(p, n, len) != 0 || (p > text && ident(p[-1])) || ident(p[len])) continue;
+        const char *e = p; /* the word before the name: [w, e) */
+        while (e > text && e[-1] == ' ') e--;
+        const char *w = e;
+        while (w > text && ident(w[-1])) w--;
+        size_t wl = (size_t)(e - w);
+        if (wl == 0 || (wl == 6 && !strncmp(w, "return", 6)) || (wl == 4 && !strncmp(w, "else", 4)) ||
+            (wl == 4 && !strncmp(w, "case", 4)) || (wl == 2 && !strncmp(w, "do", 2)))
+            continue;
+        if (wl != 3 || strncmp(w, "int", 3) != 0) return false;
+        const char *b = w; /* and the one before "int": [bw, b) */
+        while (b > text && b[-1] == ' ') b--;
+        const char *bw = b;
+        while (bw > text && ident(bw[-1])) bw--;
+        size_t bl = (size_t)(b - bw);
+        if ((bl == 8 && !strncmp(bw, "unsigned", 8)) || (bl == 4 && !strncmp(bw, "long", 4)) ||
+            (bl == 5 && !strncmp(bw, "short", 5)))
+            return false;
+        declared = true;
+    }
+    return declared;
+}
+
+/* One pass over a line of code (no comment, no string) of the kernel
+ * `text`: the identities removed; true when something changed. */
+static bool tidy_code(char *s, const char *text) {
     bool changed = false;
     char *w = s;
     for (char *r = s; *r;) {
@@ -75,7 +105,8 @@ static bool tidy_code(char *s) {
                 if (d[0] == ')' && d[1] == ' ' && (op == '/' || op == '%') && d[3] == ' ' && d[4] >= '1' && d[4] <= '9') {
                     char *f = d + 4;
                     for (; *f >= '0' && *f <= '9' && c2 < 1000000; f++) c2 = c2 * 10 + (*f - '0');
-                    if (!ident(*f) && c1 % c2 == 0 && (op == '%' || !(f[0] == ' ' && (f[1] == '%' || f[1] == '/')))) {
+                    if (!ident(*f) && c1 % c2 == 0 && (op == '%' || !(f[0] == ' ' && (f[1] == '%' || f[1] == '/'))) &&
+                        (op == '%' || declared_int_only(text, r + 1, (size_t)(e - r - 1)))) {
                         if (op == '%') *w++ = '0';
                         else {
                             memmove(w, r + 1, (size_t)(e - r - 1)); /* w <= r: the name moves left */
@@ -159,6 +190,9 @@ char *cg_tidy(const char *text, size_t len, size_t *out_len) {
     char *out = xmalloc(len + 1);
     size_t n = 0;
     char *line = xmalloc(len + 1);
+    char *whole = xmalloc(len + 1); /* text, NUL-terminated: declarations are looked up in it */
+    memcpy(whole, text, len);
+    whole[len] = 0;
     for (size_t i = 0; i < len;) {
         size_t e = i;
         while (e < len && text[e] != '\n') e++;
@@ -172,7 +206,7 @@ char *cg_tidy(const char *text, size_t len, size_t *out_len) {
         if (line[lead] != '#' && !literal) { /* code lines only; asm strings and #line stay */
             char *comment = c < l ? xstrdup(line + c) : NULL;
             line[c] = 0;
-            while (tidy_code(line)) {}
+            while (tidy_code(line, whole)) {}
             if (comment) {
                 strcat(line, comment);
                 free(comment);
@@ -186,6 +220,7 @@ char *cg_tidy(const char *text, size_t len, size_t *out_len) {
     }
     out[n] = 0;
     free(line);
+    free(whole);
     *out_len = n;
     return out;
 }

@@ -30,8 +30,13 @@ static void test_tidy(void) {
     tidy_is("a = (warp % 10 * 64);", "a = (warp % 10 * 64);");
     tidy_is("a = (warp % 1 * n);", "a = (warp % 1 * n);");
     /* a register number built as a multiple of a width, split by it again */
-    tidy_is("a = (tid + (q * 8) / 8 * 128) * 8 + (q * 8) % 8;", "a = (tid + q * 128) * 8;");
-    tidy_is("a = x[(q * 16) / 4 * 2] + (q * 16 + 4) % 4;", "a = x[q * 4 * 2] + (q * 16 + 4) % 4;");
+    tidy_is("for (int q = 0;;)\na = (tid + (q * 8) / 8 * 128) * 8 + (q * 8) % 8;", "for (int q = 0;;)\na = (tid + q * 128) * 8;");
+    tidy_is("const int q = 1; a = x[(q * 16) / 4 * 2] + (q * 16 + 4) % 4;", "const int q = 1; a = x[q * 4 * 2] + (q * 16 + 4) % 4;");
+    /* only where the name is an int: an unsigned's product can wrap */
+    tidy_is("const unsigned v = 1; a = x[(v * 8) / 8 + (v * 4) % 4];", "const unsigned v = 1; a = x[v * 8 / 8];");
+    tidy_is("int v; unsigned long long v; a = x[(v * 8) / 8];", "int v; unsigned long long v; a = x[v * 8 / 8];");
+    tidy_is("unsigned int v; a = x[(v * 8) / 8];", "unsigned int v; a = x[v * 8 / 8];");
+    tidy_is("a = x[(v * 8) / 8];", "a = x[v * 8 / 8];");
     /* but not a quotient divided again: NVVM's code for "q % 2" differs
      * from that for "(q * 2) / 2 % 2" (more instructions, same result) */
     tidy_is("a = x[(q * 16) / 4 % 2];", "a = x[q * 16 / 4 % 2];");
