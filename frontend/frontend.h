@@ -362,6 +362,10 @@ typedef struct Override {
     double f;
     bool used;
     const char *invalid;  /* set by sema: why the value cannot be used */
+    /* a pipeline's value passed to a stage by name: it sets only a `where`
+     * constant of the stage (sizes come from the shapes passed, tunables
+     * are the stage's own) */
+    bool where_only;
 } Override;
 
 /* One stage of a pipeline: a kernel of the file, its parameters bound by

@@ -337,7 +337,7 @@ static bool apply_overrides(Sema *s, KernelInfo *k) {
     for (int i = 0; i < s->opt->n_overrides; i++) {
         Override *o = &s->opt->overrides[i];
         Sym *v = find_value(k, o->name);
-        if (!v) continue;
+        if (!v || (o->where_only && v->kind != SYM_WHERE)) continue;
         o->used = true;
         v->overridden = true;
         v->has_value = true;

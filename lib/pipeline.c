@@ -12,16 +12,28 @@
 
 KernelInfo *lib_specialise_stage(Ctx *c, Node *prog, const KernelInfo *p, const PipelineStage *ps, bool specialise,
                                   const char *arch) {
-    Override *ov = xcalloc((size_t)ps->nsizes + 1, sizeof *ov);
-    for (int i = 0; i < ps->nsizes; i++) ov[i] = ps->sizes[i];
+    Override *ov = xcalloc((size_t)(ps->nsizes + p->values.len) + 1, sizeof *ov);
+    int n = 0;
+    for (int i = 0; i < ps->nsizes; i++) ov[n++] = ps->sizes[i];
+    /* the pipeline's own values (--set included) reach the stage's `where`
+     * constants of the same names: `--set causal=1` changes every stage */
+    for (int i = 0; i < p->values.len; i++) {
+        const Sym *v = p->values.items[i];
+        if ((v->kind != SYM_WHERE && v->kind != SYM_SIZE) || !v->has_value || v->dynamic) continue;
+        bool bound = false;
+        for (int j = 0; j < ps->nsizes; j++) bound |= !strcmp(ps->sizes[j].name, v->name->s);
+        if (bound) continue;
+        ov[n++] = (Override){.name = v->name->s, .is_float = v->value_float, .i = v->value_float ? 0 : v->value.i,
+                             .f = v->value_float ? v->value.f : 0, .where_only = true};
+    }
     int errors = c->errors;
-    SemaOptions so = {.overrides = ov, .n_overrides = ps->nsizes, .only_kernel = ps->kernel->s, .specialise = specialise,
+    SemaOptions so = {.overrides = ov, .n_overrides = n, .only_kernel = ps->kernel->s, .specialise = specialise,
                       .arch = arch};
     PtrVec ks = sema_check(c, prog, &so);
-    for (int i = 0; i < ps->nsizes; i++)
+    for (int i = 0; i < n; i++)
         if (ov[i].invalid)
-            diag_error(c, ps->call->loc, "stage '%s' cannot take %s = %lld from the shapes passed: %s", ps->kernel->s,
-                       ov[i].name, (long long)ov[i].i, ov[i].invalid);
+            diag_error(c, ps->call->loc, "stage '%s' cannot take %s = %lld from %s: %s", ps->kernel->s, ov[i].name,
+                       (long long)ov[i].i, ov[i].where_only ? "the pipeline's value" : "the shapes passed", ov[i].invalid);
     free(ov);
     if (c->errors == errors && ks.len == 1) return ks.items[0];
     diag_note(c, ps->call->loc, "in this stage of pipeline '%s'", p->name->s);

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# gpu_run.sh TILEC ROOT [BACKEND [I/N]] - every example and every program of
+# gpu_run.sh TILEC ROOT [BACKEND [I/N [REGEX]]] - every example and every program of
 # the contract runs on the GPU and verifies against its reference, at its
 # default sizes and at ragged ones (sizes that are not multiples of the
 # tiles), through code generator BACKEND (nvrtc, the default, or llvm).
 # I/N runs shard I of N (files round-robin, the schedule checks in shard
-# 0), so that N processes share the work. Exits 77 (skipped) when there is
-# no GPU.
+# 0), so that N processes share the work; REGEX keeps only the files whose
+# names match it (a rerun of some; "schedules" names the schedule checks
+# below). Exits 77 (skipped) when there is no GPU.
 set -u
 tilec=$1
 root=$2
@@ -13,6 +14,7 @@ backend=${3:-nvrtc}
 shard=${4:-0/1}
 shard_i=${shard%/*}
 shard_n=${shard#*/}
+only=${5:-}
 probe=$("$tilec" --run "$root/examples/add.tile" --set N=1024 2>&1)
 if [ $? = 4 ] && printf '%s' "$probe" | grep -qiE "no CUDA|GPU"; then
     echo "no GPU: $probe"
@@ -178,6 +180,7 @@ nfile=0
 for f in "$root"/examples/*.tile "$root"/tests/frontend/valid/*.tile; do
     nfile=$((nfile + 1))
     [ $(((nfile - 1) % shard_n)) = "$shard_i" ] || continue
+    [ -z "$only" ] || [[ $(basename "$f") =~ $only ]] || continue
     # a file's `// run-args:` line: values its runs need (a size or scalar
     # that the program leaves to its caller)
     # shellcheck disable=SC2046
@@ -198,6 +201,7 @@ done
 # number of tiles
 for xs in --clusters=on "--clusters=on --persistent=on" --persistent=on; do
     [ "$shard_i" = 0 ] || break
+    [ -z "$only" ] || [[ schedules =~ $only ]] || break
     for args in "gemm" "gemm --set M=1000,N=1016,K=1000" "gemm --set M=999,N=1001,K=997,BN=128 --specialise" \
         "gemm --set M=3000,N=2000,K=1000,BM=192,BN=128" \
         "gemm_bf16" "gemm_fp8" "gemm_fp8 --set M=1000,N=1016,K=1008" "gemm_bias_gelu --set BN=256" "flash_attn --set BN=128" "flash_attn --set B=1,H=3,S=1000" \
