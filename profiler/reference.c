@@ -12,7 +12,8 @@
  * are recomputed, with a per-thread direct-mapped cache of recent elements.
  * Every reduction keeps, per thread, its last result keyed by the values of
  * the index variables its body depends on. `sum(k: A[.., k, ..] * B[..])`
- * with plain index variables runs as a strided dot-product loop. */
+ * with plain index variables (or indices that do not depend on k) runs as
+ * a strided dot-product loop. */
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -41,12 +42,18 @@ static const char *const fn1_names[] = {"exp", "exp2", "log", "log2", "sqrt", "r
 
 typedef struct CE CE;
 
-/* One factor of a dot-product reduction: values[base + sum(env[slot] * stride) + k * kstride]. */
+/* One factor of a dot-product reduction: values[base + sum(env[slot] *
+ * stride) + sum(expr * expr_stride) + k * kstride], where the expressions
+ * are indices that do not depend on k (`h / (H / HK)`), evaluated once a
+ * reduction; one outside its dimension makes the factor 0, as a read there. */
 typedef struct DotFactor {
     const double *values;
     int n;
     int slot[MAX_RANK];
     int64_t stride[MAX_RANK];
+    int nexpr;
+    const CE *expr[MAX_RANK];
+    int64_t expr_stride[MAX_RANK], expr_dim[MAX_RANK];
     int64_t kstride;
 } DotFactor;
 
@@ -336,23 +343,37 @@ static inline bool eval_indices(RefEval *r, TCtx *t, const CE *n, int64_t *ix) {
     return true;
 }
 
-static double eval_dot(TCtx *t, const CE *n) {
+
+/* Where factor f's values start for this reduction, and their stride
+ * along k: a single 0 (stride 0) where an index lies outside its
+ * dimension, so that every product is 0 * the other factor, as in the
+ * element-by-element evaluation. */
+static const double *dot_start(RefEval *r, TCtx *t, const DotFactor *f, int64_t *kstride) {
+    static const double zero = 0.0;
+    int64_t o = 0;
+    for (int j = 0; j < f->n; j++) o += t->env[f->slot[j]] * f->stride[j];
+    for (int j = 0; j < f->nexpr; j++) {
+        int64_t v;
+        if (!as_i64(eval(r, t, f->expr[j]), &v) || (uint64_t)v >= (uint64_t)f->expr_dim[j]) {
+            *kstride = 0;
+            return &zero;
+        }
+        o += v * f->expr_stride[j];
+    }
+    *kstride = f->kstride;
+    return f->values + o;
+}
+
+static double eval_dot(RefEval *r, TCtx *t, const CE *n) {
     const int64_t range = n->vrange[0];
-    const DotFactor *f0 = &n->dot[0];
-    int64_t o0 = 0;
-    for (int j = 0; j < f0->n; j++) o0 += t->env[f0->slot[j]] * f0->stride[j];
-    const double *p0 = f0->values + o0;
-    const int64_t s0 = f0->kstride;
+    int64_t s0, s1;
+    const double *p0 = dot_start(r, t, &n->dot[0], &s0);
     double acc = 0;
     if (n->ndot == 1) {
         for (int64_t k = 0; k < range; k++) acc += p0[k * s0];
         return acc;
     }
-    const DotFactor *f1 = &n->dot[1];
-    int64_t o1 = 0;
-    for (int j = 0; j < f1->n; j++) o1 += t->env[f1->slot[j]] * f1->stride[j];
-    const double *p1 = f1->values + o1;
-    const int64_t s1 = f1->kstride;
+    const double *p1 = dot_start(r, t, &n->dot[1], &s1);
     if (s0 == 1 && s1 == 1) {
         for (int64_t k = 0; k < range; k++) acc += p0[k] * p1[k];
     } else {
@@ -370,7 +391,7 @@ static double eval_reduce(RefEval *r, TCtx *t, const CE *n) {
     }
     double acc;
     if (n->ndot) {
-        acc = eval_dot(t, n);
+        acc = eval_dot(r, t, n);
     } else {
         bool empty = false;
         for (int i = 0; i < n->nvars; i++) {
@@ -683,19 +704,32 @@ static void collect_slots(const CE *n, unsigned char *set) {
     collect_slots(n->c, set);
 }
 
+/* A read of an input as a factor of a dot product over slot kslot: its
+ * indices plain slots in their dimensions' ranges, or expressions that do
+ * not depend on kslot. */
 static bool dot_factor(RefEval *r, const CE *f, int kslot, DotFactor *out) {
-    if (f->op != O_READ_IN || !f->all_slots) return false;
+    if (f->op != O_READ_IN) return false;
     const Input *in = &r->ins[f->target];
     out->values = in->values;
-    out->n = 0;
+    out->n = out->nexpr = 0;
     out->kstride = 0;
     for (int j = 0; j < f->nidx; j++) {
-        int s = f->idx[j]->slot;
-        if (s == kslot) {
+        const CE *x = f->idx[j];
+        bool plain = x->op == O_SLOT && r->slot_range[x->slot] == in->shape[j] && in->shape[j] > 0;
+        if (plain && x->slot == kslot) {
             out->kstride += in->stride[j];
-        } else {
-            out->slot[out->n] = s;
+        } else if (plain) {
+            out->slot[out->n] = x->slot;
             out->stride[out->n++] = in->stride[j];
+        } else {
+            unsigned char *set = xcalloc((size_t)r->nslots, 1);
+            collect_slots(x, set);
+            bool uses_k = set[kslot];
+            free(set);
+            if (uses_k) return false;
+            out->expr[out->nexpr] = x;
+            out->expr_stride[out->nexpr] = in->stride[j];
+            out->expr_dim[out->nexpr++] = in->shape[j];
         }
     }
     return true;
@@ -738,7 +772,8 @@ static CE *compile_reduction(RefEval *r, Node *e) {
     n->rc = r->nrc++;
     n->key_off = r->rc_keys;
     r->rc_keys += n->nfree;
-    /* sum(k: A[..] * B[..]) or sum(k: A[..]) with plain index variables. */
+    /* sum(k: A[..] * B[..]) or sum(k: A[..]) with plain index variables or
+     * indices free of k. */
     if (op == O_SUM && n->nvars == 1 && n->vrange[0] > 0) {
         const CE *b = n->body;
         /* (integer factors multiply in f64 there: exact while the sum stays below 2^53) */

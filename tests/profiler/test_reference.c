@@ -432,6 +432,50 @@ static void test_attention(void) {
     ctx_free(&c);
 }
 
+/* Dot products whose other indices are expressions free of the reduction
+ * variable (grouped heads: K[j, h / 2, d]) run as loops over the values;
+ * an expression index outside its dimension reads 0, so a product with an
+ * infinity there is NaN, as element by element. */
+static void test_dot_index_expressions(void) {
+    Ctx c;
+    KernelInfo *k = load_with(&c,
+        "kernel gqa(Q: f64[S, H, D], K: f64[S, G, D], out O: f64[S, H, S], out E: f64[H, D], out F: f64[H])\n"
+        "    where S = 3, H = 4, G = 2, D = 5 { }\n"
+        "reference {\n"
+        "    O[i, h, j] = sum(d: Q[i, h, d] * K[j, h / (H / G), d]);\n"
+        "    E[h, d] = sum(i: K[i, h - 1, d]);\n"
+        "    F[h] = sum(d: K[0, h - 2, d] * Q[0, 0, d]);\n"
+        "}\n", NULL, 0);
+    HostTensor *t;
+    int n;
+    CHECK(prof_supply(k, SUPPLY_NORMAL, 7, &t, &n), "supply");
+    HostTensor *Q = tensor(t, n, "Q"), *K = tensor(t, n, "K"), *O = tensor(t, n, "O"), *E = tensor(t, n, "E"),
+               *F = tensor(t, n, "F");
+    Q->values[3] = INFINITY; /* Q[0, 0, 3]: F[0], whose K index is -2, is 0 * inf there */
+    RefEval *r = prof_ref_new(k, t, n);
+    for (int i = 0; i < 3; i++)
+        for (int h = 0; h < 4; h++)
+            for (int j = 0; j < 3; j++) {
+                double want = 0;
+                for (int d = 0; d < 5; d++) want += Q->values[(i * 4 + h) * 5 + d] * K->values[(j * 2 + h / 2) * 5 + d];
+                int64_t ix[3] = {i, h, j};
+                CHECK_EQ(prof_ref_element(r, O->sym, ix), want);
+            }
+    for (int h = 0; h < 4; h++)
+        for (int d = 0; d < 5; d++) {
+            double want = 0;
+            for (int i = 0; i < 3 && h - 1 >= 0 && h - 1 < 2; i++) want += K->values[(i * 2 + h - 1) * 5 + d];
+            CHECK_EQ(ref2(r, E, h, d), want);
+        }
+    CHECK(isnan(ref1(r, F, 0)), "F[0] = a sum of 0 * Q[0, 0, d] with an infinity: NaN, got %g", ref1(r, F, 0));
+    double f2 = 0;
+    for (int d = 0; d < 5; d++) f2 += K->values[d] * Q->values[d];
+    CHECK_EQ(ref1(r, F, 2), f2);
+    prof_ref_free(r);
+    prof_tensors_free(t, n);
+    ctx_free(&c);
+}
+
 static void test_inout(void) {
     Ctx c;
     KernelInfo *k = load_with(&c,
@@ -758,6 +802,7 @@ int main(int argc, char **argv) {
     test_supply();
     test_inputs_clause();
     test_random_functions();
+    test_dot_index_expressions();
     test_matmul();
     test_softmax();
     test_attention();
