@@ -1,8 +1,9 @@
 /* tidy.c - the printed kernel made easier to read without changing what it
  * computes: the index arithmetic that layouts and constant sizes leave
- * behind (`q * 8 + 0`, `bx * 1`, `r / 1 % 64`, `0 + c`, `(q * 8) / 8`) loses its identity
- * operations, and doubled parentheses lose one pair. Only integer
- * identities of whole tokens are removed (`* 1` before `)`, `]`, `;`, `,`,
+ * behind (`q * 8 + 0`, `bx * 1`, `r / 1 % 64`, `0 + c`, `(q * 8) / 8`)
+ * loses its identity operations, and doubled parentheses, or those around
+ * a product that opens a term, lose a pair. Only integer identities of
+ * whole tokens are removed (`* 1` before `)`, `]`, `;`, `,`,
  * ` +`, ` -`, ...); comments, string literals and preprocessor lines are
  * left as they are. NVRTC folds all of this anyway: the SASS is the same. */
 #include <stdio.h>
