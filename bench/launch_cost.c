@@ -2,7 +2,7 @@
  * N = 4096 (the GPU work tiny), CALLS launches back to back on one stream,
  * the median over rounds of the host time per call in microseconds. Build
  * and run on the GPU machine after ./build.sh:
- *   cc -O2 -Iinclude -I/usr/local/cuda/include bench/launch_cost.c build/libtilec.a \
+ *   cc -O2 -Iinclude -I/usr/local/cuda/include bench/launch_cost.c build/libtilec.a -Lbuild -ltilec_llvm -Wl,-rpath,build \
  *      -L/usr/local/cuda/lib64 -L/usr/local/cuda/lib64/stubs -lnvrtc -lcuda -lpthread -ldl -lm -o launch_cost
  *   ./launch_cost [CALLS]
  */

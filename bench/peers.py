@@ -149,6 +149,18 @@ def v2_peers():
              bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=True)), flops=f,
              peer="SDPA enable_gqa")
     del q, k, v
+    # attention backward, B 8, H 16, S 4096, D 128 (flash_attn_bwd.tile at
+    # the same sizes): dQ, dK, dV from a saved forward; FLOPs as flash
+    # attention counts them, 2.5x the forward's (five S x S x D products)
+    b, h, s, d = 8, 16, 4096, 128
+    for causal in (False, True):
+        q, k, v = (torch.randn(b, h, s, d, device=dev, dtype=torch.float16, requires_grad=True) for _ in range(3))
+        o = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        do = torch.randn_like(o)
+        f = 2.5 * 4 * b * h * s * s * d / (2 if causal else 1)
+        emit(f"attn_bwd_s4096_d128{'_causal' if causal else ''}",
+             bench(lambda: torch.autograd.grad(o, (q, k, v), do, retain_graph=True)), flops=f, peer="SDPA backward")
+        del q, k, v, o, do
     # layernorm backward 8192 x 4096 f16: X, DY read, DX written (DW, DB: N floats)
     m, n = 8192, 4096
     xx = torch.randn(m, n, device=dev, dtype=torch.float16, requires_grad=True)

@@ -6,7 +6,9 @@
 # (one compile: M is dynamic) with its CSV, plot and JSON array, and the
 # split-K example, whose float atomics make runs differ bitwise, profiled
 # with exit 0, and (where ncu is installed) --ncu --lines naming a line
-# inside flash attention's loop. Exits 77 (skipped) without a GPU.
+# inside flash attention's loop. Exits 77 (skipped) without a GPU. With
+# TILEC_TEST_KEEP set to a folder, the reports are copied there (for the
+# examples of docs/profiling.md).
 set -u
 tilec=$1
 root=$2
@@ -48,7 +50,8 @@ check "a pipeline's baseline run" test $? = 0
 check "a pipeline against its baseline" test $? = 0
 check "... stage by stage" grep -q "stage 2" "$tmp/dec2.txt"
 
-"$tilec" --profile $p --compare cublas --sweep M=1024,2048,3072,4096 --csv "$tmp/s.csv" --plot "$tmp/s.svg" \
+# (a cache of its own: the runs above compiled the same dynamic kernel)
+TILEC_CACHE_DIR=$tmp/sweep_cache "$tilec" --profile $p --compare cublas --sweep M=1024,2048,3072,4096 --csv "$tmp/s.csv" --plot "$tmp/s.svg" \
     --json "$tmp/s.json" "$gemm" > "$tmp/sweep.txt" 2>&1
 check "a sweep over four sizes" test $? = 0
 check "... compiles once" grep -q "4 points, 1 compiled" "$tmp/sweep.txt"
@@ -80,5 +83,6 @@ PY
 else
     echo "skip --ncu --lines: no ncu on this machine"
 fi
+[ -z "${TILEC_TEST_KEEP:-}" ] || { mkdir -p "$TILEC_TEST_KEEP" && cp "$tmp"/*.txt "$tmp"/*.md "$tmp"/*.csv "$tmp"/*.svg "$tmp"/*.json "$TILEC_TEST_KEEP"; }
 [ $fail = 0 ] || { cat "$tmp"/*.txt | head -150; }
 exit $fail
