@@ -357,22 +357,18 @@ static bool pack_a_regs(Lg *g, const IrStmt *gm, LLVMValueRef *regs) {
         return false;
     }
     Dtype half = A->dtype == DT_BF16 ? DT_BF16 : DT_F16;
-    LLVMTypeRef pair = LLVMVectorType(lg_storage_type(g, half), 2);
     for (int64_t kk = 0; kk < A->shape[1] / 16; kk++)
         for (int h = 0; h < 4; h++) {
             int64_t t = (2 * kk + h / 2) * 4 + (h % 2) * 2;
-            /* A two-lane vector bitcast to i32 (the first in the low half)
-             * prints as mov.b32 {lo, hi}, which ptxas folds with the two
-             * conversions before it into one packing F2FP; zext, shl and or
-             * cost three more instructions a pair in the softmax between
-             * attention's two gemms. */
-            LLVMValueRef word = LLVMGetPoison(pair);
-            for (int i = 0; i < 2; i++) {
+            LLVMValueRef word = NULL;
+            for (int i = 0; i < 2; i++) { /* the first in the low half */
                 LLVMValueRef p = lg_frag_reg_ptr(g, A, LLVMConstInt(g->i64, (unsigned long long)(t + i), 0));
                 LgVal v = lg_from_storage(g, A->dtype, LLVMBuildLoad2(g->b, lg_storage_type(g, A->dtype), p, ""));
-                word = LLVMBuildInsertElement(g->b, word, lg_to_storage(g, half, v), c32(g, i), "");
+                LLVMValueRef bits = LLVMBuildBitCast(g->b, lg_to_storage(g, half, v), g->i16, "");
+                bits = LLVMBuildZExt(g->b, bits, g->i32, "");
+                word = i ? LLVMBuildOr(g->b, word, LLVMBuildShl(g->b, bits, c32(g, 16), ""), "") : bits;
             }
-            regs[kk * 4 + h] = LLVMBuildBitCast(g->b, word, g->i32, "");
+            regs[kk * 4 + h] = word;
         }
     return true;
 }
