@@ -317,7 +317,11 @@ static void base_row(BaseRow *r, const char *metric, const char *fmt, double pre
     snprintf(r->cur, sizeof r->cur, "%s", known_or(b, fmt, cur));
     if (!known(prev) || !known(cur) || prev < 0 || cur < 0 || (relative && prev == 0)) snprintf(r->change, sizeof r->change, "n/a");
     else if (relative) snprintf(r->change, sizeof r->change, "%+.1f%%", 100 * (cur / prev - 1));
-    else snprintf(r->change, sizeof r->change, "%+g", cur - prev);
+    else { /* in the values' own format, signed: "-17", not "-16.9911" */
+        char signed_fmt[16];
+        snprintf(signed_fmt, sizeof signed_fmt, "%%+%s", fmt + 1);
+        snprintf(r->change, sizeof r->change, signed_fmt, cur - prev);
+    }
 }
 
 /* The Metric | Previous | Current | Change rows of p against its baseline. */
