@@ -73,7 +73,8 @@ TILEC_API int tilec_get(const tilec_kernel *k, const char *what, const void **da
  * checked: a mismatch returns 2 with a message naming the parameter and size.
  * Nothing is launched when a check fails. Without a GPU: 4. The launch is
  * asynchronous, as a CUDA launch is: synchronise the stream before reading
- * the results. */
+ * the results. *diagnostics (may be NULL) receives the messages, or NULL
+ * when there are none (a launch that succeeds). */
 TILEC_API int tilec_launch(tilec_kernel *k, const tilec_tensor *tensors, int ntensors,
                            const double *scalars, int nscalars, void *stream, char **diagnostics);
 

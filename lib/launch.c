@@ -76,26 +76,69 @@ static int build_args(const tilec_kernel *k, const tilec_tensor *t, const double
     return LIB_OK;
 }
 
-int tilec_launch(tilec_kernel *k, const tilec_tensor *tensors, int ntensors, const double *scalars, int nscalars,
-                 void *stream, char **diagnostics) {
-    LibText diag;
-    FILE *out = lib_text_open(&diag);
-    int rc = LIB_OK;
+/* A launch's messages go to a memory stream kept per thread and rewound
+ * for each launch, not one opened and closed per call (allocations on
+ * every launch, and an empty string handed back on success that callers
+ * checking only failures never freed). The key's destructor closes a
+ * thread's stream when the thread ends. */
+typedef struct LaunchText {
+    FILE *f;
+    char *text;
+    size_t len;
+} LaunchText;
+static pthread_key_t launch_text_key;
+static pthread_once_t launch_text_once = PTHREAD_ONCE_INIT;
+
+static void launch_text_free(void *p) {
+    LaunchText *t = p;
+    fclose(t->f);
+    free(t->text);
+    free(t);
+}
+static void launch_text_init(void) {
+    if (pthread_key_create(&launch_text_key, launch_text_free)) die("cannot create a thread key for launch messages");
+}
+
+static LaunchText *launch_text_open(void) {
+    pthread_once(&launch_text_once, launch_text_init);
+    LaunchText *t = pthread_getspecific(launch_text_key);
+    if (!t) {
+        t = xcalloc(1, sizeof *t);
+        t->f = open_memstream(&t->text, &t->len);
+        if (!t->f) die("out of memory opening a diagnostics stream");
+        pthread_setspecific(launch_text_key, t);
+    }
+    rewind(t->f);
+    return t;
+}
+
+/* *out (when not NULL): what this launch wrote, malloc'd, or NULL when it
+ * wrote nothing (a launch that succeeds). */
+static void launch_text_take(LaunchText *t, char **out) {
+    long n = ftell(t->f);
+    if (!out) return;
+    *out = NULL;
+    if (n <= 0) return;
+    fflush(t->f);
+    *out = xmalloc((size_t)n + 1);
+    memcpy(*out, t->text, (size_t)n);
+    (*out)[n] = 0;
+}
+
+int lib_launch(tilec_kernel *k, const tilec_tensor *tensors, int ntensors, const double *scalars, int nscalars,
+               void *stream, FILE *out) {
     if (!k) {
         fputs("tilec: tilec_launch needs a kernel\n", out);
-        rc = LIB_USAGE;
-    } else if (k->nparams > 64) {
+        return LIB_USAGE;
+    }
+    if (k->nparams > 64) {
         fprintf(out, "tilec: kernel '%s' has %d parameters; tilec_launch takes at most 64\n", k->name, k->nparams);
-        rc = LIB_USAGE;
+        return LIB_USAGE;
     }
-    if (rc == LIB_OK && k->stages) {
-        rc = lib_launch_pipeline(k, tensors, ntensors, scalars, nscalars, stream, out);
-        lib_text_close(&diag, diagnostics);
-        return rc;
-    }
+    if (k->stages) return lib_launch_pipeline(k, tensors, ntensors, scalars, nscalars, stream, out);
     int64_t dims[RT_MAX_DYNAMIC] = {0};
     long long grid[3];
-    if (rc == LIB_OK) rc = lib_check_args(k, tensors, ntensors, scalars, nscalars, dims, grid, out);
+    int rc = lib_check_args(k, tensors, ntensors, scalars, nscalars, dims, grid, out);
     if (rc == LIB_OK) rc = load_once(k, out);
     Args a; /* on the stack: the launch copies the arguments it is given */
     if (rc == LIB_OK) rc = build_args(k, tensors, scalars, dims, &a, out);
@@ -106,6 +149,13 @@ int tilec_launch(tilec_kernel *k, const tilec_tensor *tensors, int ntensors, con
         fprintf(out, "tilec: kernel '%s': %s\n", k->name, err);
         rc = LIB_CUDA;
     }
-    lib_text_close(&diag, diagnostics);
+    return rc;
+}
+
+int tilec_launch(tilec_kernel *k, const tilec_tensor *tensors, int ntensors, const double *scalars, int nscalars,
+                 void *stream, char **diagnostics) {
+    LaunchText *diag = launch_text_open();
+    int rc = lib_launch(k, tensors, ntensors, scalars, nscalars, stream, diag->f);
+    launch_text_take(diag, diagnostics);
     return rc;
 }

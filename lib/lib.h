@@ -163,6 +163,10 @@ KernelInfo *lib_specialise_stage(Ctx *c, Node *prog, const KernelInfo *p, const 
 KernelInfo *lib_only_pipeline(const PtrVec *kernels);
 /* Where each of the nparams parameters of stage ps comes from. */
 void lib_stage_bind(const KernelInfo *p, const PipelineStage *ps, int nparams, LibArg *args);
+/* tilec_launch's work, its messages to out (launch.c); a pipeline's stages
+ * launch through it too. */
+int lib_launch(tilec_kernel *k, const tilec_tensor *tensors, int ntensors, const double *scalars, int nscalars,
+               void *stream, FILE *out);
 /* tilec_launch of a pipeline: its scratch allocated on the stream and
  * zeroed, every stage launched in order, the scratch freed after them. */
 int lib_launch_pipeline(tilec_kernel *k, const tilec_tensor *tensors, int ntensors, const double *scalars, int nscalars,

@@ -112,10 +112,12 @@ int lib_launch_pipeline(tilec_kernel *k, const tilec_tensor *tensors, int ntenso
                 v[nv++] = g->scalar >= 0 ? scalars[g->scalar] : s->value[a];
             }
         }
-        char *diag = NULL;
-        rc = tilec_launch(s->k, t, nt, v, nv, stream, &diag);
-        if (rc != LIB_OK) fprintf(out, "tilec: pipeline '%s', stage %d: %s", k->name, st + 1, diag ? diag : "failed\n");
-        free(diag);
+        LibText diag;
+        rc = lib_launch(s->k, t, nt, v, nv, stream, lib_text_open(&diag));
+        char *text = NULL;
+        lib_text_close(&diag, &text);
+        if (rc != LIB_OK) fprintf(out, "tilec: pipeline '%s', stage %d: %s", k->name, st + 1, text && *text ? text : "failed\n");
+        free(text);
     }
     for (int i = 0; i < k->nscratch; i++) rt_free_async(ptr[i], stream);
     return rc;

@@ -207,7 +207,7 @@ class Kernel:
         # what was compiled, into ctypes arrays made per call (so that
         # threads may share a kernel)
         values = args if not named and len(args) == len(self._params) else self._ordered(args, named)
-        tensors, scalars, uses_torch = [], [], False
+        tensors, scalars, torch_arg = [], [], None
         for p, v, shape_array in zip(self._params, values, self._shape_arrays):
             if shape_array is None:
                 if type(v) is not float and type(v) is not int:
@@ -221,12 +221,13 @@ class Kernel:
                 scalars.append(v)
                 continue
             ptr, shape, is_torch = _tensor_view(v, p)
-            uses_torch |= is_torch
+            if is_torch and torch_arg is None:
+                torch_arg = v
             # a shape the kernel was not compiled for: the library says so,
             # naming the dimension, and launches nothing
             tensors.append((ptr, len(shape), shape_array if shape == p["shape_tuple"] else
                             (ctypes.c_int64 * max(1, len(shape)))(*shape)))
-        handle = _stream_handle(stream, uses_torch)
+        handle = _stream_handle(stream, torch_arg)
         diag = ctypes.c_char_p()
         rc = self._lib.tilec_launch(self._handle, self._Tensors(*tensors), len(tensors), self._Scalars(*scalars),
                                     len(scalars), handle, ctypes.byref(diag))
@@ -271,7 +272,7 @@ def _tensor_view(obj, p):
             raise LaunchError("tensor '%s' is %s, the kernel takes %s" % (name, dt, p["dtype"]), code=2)
         if not obj.is_contiguous():
             raise LaunchError("tensor '%s' is not contiguous (row-major); pass .contiguous()" % name, code=2)
-        return obj.data_ptr(), tuple(int(d) for d in obj.shape), True
+        return obj.data_ptr(), obj.shape, True  # a torch.Size: a tuple of ints
     cai = getattr(obj, "__cuda_array_interface__", None)
     if cai is None:
         raise LaunchError("tensor '%s' is a %s: pass a CUDA tensor (torch, or anything with "
@@ -294,12 +295,28 @@ def _tensor_view(obj, p):
     return int(ptr), shape, False
 
 
-def _stream_handle(stream, uses_torch):
-    if stream is None:
-        if not uses_torch:
-            return None
+_raw_stream = None
+
+
+def _current_raw_stream(device):
+    """torch's current stream on device as a CUstream handle: through
+    torch._C._cuda_getCurrentRawStream where torch has it (a plain int, no
+    Stream object made per call), else torch.cuda.current_stream."""
+    global _raw_stream
+    if _raw_stream is None:
         import torch  # loaded already: a torch tensor was passed
-        return int(torch.cuda.current_stream().cuda_stream)
+        _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
+            lambda d: int(torch.cuda.current_stream(d).cuda_stream))
+    return _raw_stream(device)
+
+
+def _stream_handle(stream, torch_arg):
+    """The stream= argument as a CUstream handle; without one, torch's
+    current stream on the device of the first torch tensor passed."""
+    if stream is None:
+        if torch_arg is None:
+            return None
+        return _current_raw_stream(torch_arg.get_device())
     if isinstance(stream, int):
         return stream
     handle = getattr(stream, "cuda_stream", None)
