@@ -13,6 +13,7 @@ LaunchError naming the parameter, a source error CompileError with tilec's
 located diagnostics.
 """
 import ctypes
+import struct
 import hashlib
 import json
 import threading
@@ -159,9 +160,13 @@ class Kernel:
                 self._shape_arrays.append((ctypes.c_int64 * max(1, len(p["shape"])))(*(d or 0 for d in p["shape"])))
             else:
                 self._shape_arrays.append(None)
+        self._shape_addresses = [ctypes.addressof(a) if a is not None else None for a in self._shape_arrays]
         ntensors = sum(a is not None for a in self._shape_arrays)
-        self._Tensors = _lib.Tensor * max(1, ntensors)
-        self._Scalars = ctypes.c_double * max(1, len(self._params) - ntensors)
+        # tilec_tensor {void *data; int ndim; int64_t *shape} in the native
+        # layout (struct's "@" pads as the C compiler does), ntensors of them
+        self._tensors_format = "@" + "PiP" * ntensors
+        self._scalars_format = "@%dd" % (len(self._params) - ntensors)
+        assert struct.calcsize("@PiP") == ctypes.sizeof(_lib.Tensor)
 
     def __del__(self):
         h, self._handle = getattr(self, "_handle", None), None
@@ -207,9 +212,9 @@ class Kernel:
         # what was compiled, into ctypes arrays made per call (so that
         # threads may share a kernel)
         values = args if not named and len(args) == len(self._params) else self._ordered(args, named)
-        tensors, scalars, torch_arg = [], [], None
-        for p, v, shape_array in zip(self._params, values, self._shape_arrays):
-            if shape_array is None:
+        tensors, scalars, torch_arg, own_shapes = [], [], None, None
+        for p, v, shape_address in zip(self._params, values, self._shape_addresses):
+            if shape_address is None:
                 if type(v) is not float and type(v) is not int:
                     try:
                         if isinstance(v, (str, bytes)):
@@ -223,14 +228,20 @@ class Kernel:
             ptr, shape, is_torch = _tensor_view(v, p)
             if is_torch and torch_arg is None:
                 torch_arg = v
-            # a shape the kernel was not compiled for: the library says so,
-            # naming the dimension, and launches nothing
-            tensors.append((ptr, len(shape), shape_array if shape == p["shape_tuple"] else
-                            (ctypes.c_int64 * max(1, len(shape)))(*shape)))
+            # a shape the kernel was not compiled for (or with dynamic
+            # sizes): an array of its own, alive until the launch returns;
+            # the library checks it, naming the dimension, and launches
+            # nothing on a mismatch
+            if shape != p["shape_tuple"]:
+                own = (ctypes.c_int64 * max(1, len(shape)))(*shape)
+                own_shapes = (own_shapes or []) + [own]
+                shape_address = ctypes.addressof(own)
+            tensors += (ptr, len(shape), shape_address)
         handle = _stream_handle(stream, torch_arg)
         diag = ctypes.c_char_p()
-        rc = self._lib.tilec_launch(self._handle, self._Tensors(*tensors), len(tensors), self._Scalars(*scalars),
-                                    len(scalars), handle, ctypes.byref(diag))
+        rc = self._lib.launch_packed(self._handle, struct.pack(self._tensors_format, *tensors), len(tensors) // 3,
+                                     struct.pack(self._scalars_format, *scalars), len(scalars), handle,
+                                     ctypes.byref(diag))
         if rc != 0:
             text = _take_string(self._lib, diag)
             raise LaunchError(_first_line(text) or "the launch of %s failed (exit %d)" % (self.name, rc),

@@ -55,6 +55,14 @@ def library():
         lib.tilec_launch.argtypes = [ctypes.c_void_p, ctypes.POINTER(Tensor), ctypes.c_int,
                                      ctypes.POINTER(ctypes.c_double), ctypes.c_int, ctypes.c_void_p,
                                      ctypes.POINTER(ctypes.c_char_p)]
+        # the launch as Kernel.__call__ makes it: the tensors (an array of
+        # tilec_tensor) and the scalars (doubles) packed into bytes by
+        # struct, cheaper a call than ctypes arrays of structures (a second
+        # function object, so that tilec_launch keeps its typed signature)
+        lib.launch_packed = lib["tilec_launch"]
+        lib.launch_packed.restype = ctypes.c_int
+        lib.launch_packed.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_int,
+                                      ctypes.c_void_p, ctypes.POINTER(ctypes.c_char_p)]
         lib.tilec_kernel_free.restype = None
         lib.tilec_kernel_free.argtypes = [ctypes.c_void_p]
         lib.tilec_free_string.restype = None
