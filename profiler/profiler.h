@@ -115,6 +115,9 @@ bool prof_ref_defines(RefEval *r, const Sym *out);
  * once per change of them, as the per-thread reduction cache computes it.
  * The evaluator does about 3e9 of these per second on 16 cores. */
 double prof_ref_cost(RefEval *r, const Sym *out, double n);
+/* Of that, what filling the memoised definitions `out` reaches costs, all
+ * their elements. */
+double prof_ref_memo_cost(RefEval *r, const Sym *out);
 void prof_ref_free(RefEval *r);
 
 /* ---- verify.c: comparing results with the reference ---- */
@@ -124,6 +127,7 @@ typedef struct VerifyResult {
     int64_t checked, total, mismatches;   /* summed over the out/inout tensors */
     double max_abs_err, max_rel_err, rel_fro_err, rtol, atol;
     bool sampled;                         /* some tensor was checked on a sample */
+    bool leading_limited;                 /* ... with its leading dims at PROF_SAMPLE_LEADING values */
     int64_t first_idx[5][MAX_RANK];       /* the first mismatches, in index order, of `tensor` */
     double first_got[5], first_want[5];
     int nfirst;
@@ -140,7 +144,7 @@ double prof_default_atol(Dtype t); /* f16/bf16: 1e-2; f32: 1e-3; f64: 1e-9; f8 a
  * overrides it (for a command-line option or a test). */
 #define PROF_VERIFY_MAX_COST 2e9
 extern double prof_verify_max_cost;
-enum { PROF_SAMPLE_EDGES = 20000, PROF_SAMPLE_RANDOM = 20000 };
+enum { PROF_SAMPLE_EDGES = 20000, PROF_SAMPLE_RANDOM = 20000, PROF_SAMPLE_LEADING = 3 };
 
 /* Checks every out/inout tensor of k against the reference. `got` are the
  * kernel's results, matched to k's parameters by sym (values, or when values
@@ -151,7 +155,13 @@ enum { PROF_SAMPLE_EDGES = 20000, PROF_SAMPLE_RANDOM = 20000 };
  * dim the indices {0, 1, 2, d-3, d-2, d-1} and, for every multiple m of 16
  * below d, m-1 and m (randomly thinned, keeping 0 and d-1, until their cross
  * product is at most PROF_SAMPLE_EDGES), plus PROF_SAMPLE_RANDOM random
- * elements. An element passes when |got - want| <= atol + rtol * |want|; NaN
+ * elements. Where filling the memoised definitions the reference reaches
+ * would itself exceed the limit (attention: every row's statistics), the
+ * dims before the last two (batch, heads) take PROF_SAMPLE_LEADING values
+ * each (0, the last and one between), random elements included: the
+ * evaluator fills only those slices' statistics, since the
+ * statistics of an element's slice are what its value needs (a gradient
+ * with respect to K needs every query row's). An element passes when |got - want| <= atol + rtol * |want|; NaN
  * and infinities must match exactly. rel_fro_err = ||got - want||_2 /
  * ||want||_2 over the checked finite elements; max_rel_err skips want == 0.
  * Runs on all CPUs. Returns res->passed. */

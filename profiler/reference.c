@@ -1204,17 +1204,23 @@ static void reach(RefEval *r, const CE *n, unsigned char *seen) {
     reach(r, n->body, seen);
 }
 
+double prof_ref_memo_cost(RefEval *r, const Sym *out) {
+    int i = find_def(r, out);
+    if (i < 0) return 0;
+    double total = 0;
+    unsigned char *seen = xcalloc((size_t)r->ndefs, 1);
+    reach(r, r->defs[i].rhs, seen);
+    for (int j = 0; j < r->ndefs; j++)
+        if (seen[j] == 1) total += (double)r->defs[j].elems * (1 + ce_cost(r, r->defs[j].rhs, &r->defs[j]));
+    free(seen);
+    return total;
+}
+
 double prof_ref_cost(RefEval *r, const Sym *out, double n) {
     int i = find_def(r, out);
     if (i < 0) return n;
     Def *d = &r->defs[i];
     /* All elements in order (a full check) or scattered ones (a sample). */
     double per = n >= (double)d->elems ? ce_cost(r, d->rhs, d) : def_cost(r, d);
-    double total = n * (1 + per);
-    unsigned char *seen = xcalloc((size_t)r->ndefs, 1);
-    reach(r, d->rhs, seen);
-    for (int j = 0; j < r->ndefs; j++)
-        if (seen[j] == 1) total += (double)r->defs[j].elems * (1 + ce_cost(r, r->defs[j].rhs, &r->defs[j]));
-    free(seen);
-    return total;
+    return n * (1 + per) + prof_ref_memo_cost(r, out);
 }

@@ -58,9 +58,28 @@ static int64_t sort_unique(int64_t *v, int64_t n) {
     return m;
 }
 
+/* Keeps n of the sorted set s[0..*len): the first, the last and n - 2
+ * chosen at random between (partial Fisher-Yates on the middle). */
+static void thin_set(int64_t *s, int64_t *len, int64_t n, uint64_t *rng) {
+    if (n >= *len) return;
+    int64_t mid = *len - 2, want = n - 2;
+    for (int64_t i = 0; i < want; i++) {
+        int64_t j = i + (int64_t)(rng_next(rng) % (uint64_t)(mid - i));
+        int64_t tmp = s[1 + i];
+        s[1 + i] = s[1 + j];
+        s[1 + j] = tmp;
+    }
+    s[1 + want] = s[*len - 1];
+    *len = n;
+    qsort(s, (size_t)n, sizeof *s, cmp_i64);
+}
+
 /* The sorted flat indices to check of a tensor of the given shape; NULL when
- * the sample would not be smaller than the tensor. */
-static int64_t *make_sample(int rank, const int64_t *shape, int64_t elems, uint64_t seed, int64_t *count) {
+ * the sample would not be smaller than the tensor. With `leading`, the
+ * dims before the last two keep PROF_SAMPLE_LEADING of their values, and
+ * the random elements take theirs from those. */
+static int64_t *make_sample(int rank, const int64_t *shape, int64_t elems, uint64_t seed, bool leading,
+                            int64_t *count) {
     int64_t *dimset[MAX_RANK] = {0};
     int64_t dn[MAX_RANK];
     uint64_t rng = seed;
@@ -83,6 +102,12 @@ static int64_t *make_sample(int rank, const int64_t *shape, int64_t elems, uint6
         dn[d] = n;
         prod *= (double)n;
     }
+    int lead = leading ? rank - 2 : 0;
+    for (int d = 0; d < lead; d++) {
+        prod /= (double)dn[d];
+        thin_set(dimset[d], &dn[d], PROF_SAMPLE_LEADING, &rng);
+        prod *= (double)dn[d];
+    }
     /* Thin the largest sets until the cross product is small enough. */
     int64_t keep[MAX_RANK];
     for (int d = 0; d < rank; d++) keep[d] = dn[d];
@@ -96,20 +121,7 @@ static int64_t *make_sample(int rank, const int64_t *shape, int64_t elems, uint6
         prod = prod / (double)keep[big] * (double)nk;
         keep[big] = nk;
     }
-    for (int d = 0; d < rank; d++) {
-        if (keep[d] >= dn[d]) continue;
-        /* Keep the first and last; choose the rest at random (partial Fisher-Yates on the middle). */
-        int64_t *s = dimset[d], mid = dn[d] - 2, want = keep[d] - 2;
-        for (int64_t i = 0; i < want; i++) {
-            int64_t j = i + (int64_t)(rng_next(&rng) % (uint64_t)(mid - i));
-            int64_t tmp = s[1 + i];
-            s[1 + i] = s[1 + j];
-            s[1 + j] = tmp;
-        }
-        s[1 + want] = s[dn[d] - 1];
-        dn[d] = keep[d];
-        qsort(s, (size_t)dn[d], sizeof *s, cmp_i64);
-    }
+    for (int d = 0; d < rank; d++) thin_set(dimset[d], &dn[d], keep[d], &rng);
     int64_t ncross = 1;
     for (int d = 0; d < rank; d++) ncross *= dn[d];
     int64_t total = ncross + PROF_SAMPLE_RANDOM;
@@ -131,7 +143,18 @@ static int64_t *make_sample(int rank, const int64_t *shape, int64_t elems, uint6
     m = sort_unique(v, m);
     for (int round = 0; round < 16 && m < total; round++) {
         int64_t need = total - m;
-        for (int64_t i = 0; i < need; i++) v[m++] = (int64_t)(rng_next(&rng) % (uint64_t)elems);
+        for (int64_t i = 0; i < need; i++) {
+            if (!lead) {
+                v[m++] = (int64_t)(rng_next(&rng) % (uint64_t)elems);
+                continue;
+            }
+            int64_t flat = 0;
+            for (int d = 0; d < rank; d++) {
+                uint64_t x = rng_next(&rng);
+                flat = flat * shape[d] + (d < lead ? dimset[d][x % (uint64_t)dn[d]] : (int64_t)(x % (uint64_t)shape[d]));
+            }
+            v[m++] = flat;
+        }
         m = sort_unique(v, m);
     }
     for (int d = 0; d < rank; d++) free(dimset[d]);
@@ -243,9 +266,14 @@ bool prof_verify(KernelInfo *k, RefEval *ref, HostTensor *got, int n, double rto
         double cost = prof_ref_cost(ref, s, (double)t->elems);
         int64_t *list = NULL, count = t->elems;
         if ((max_full > 0 && t->elems > max_full) || cost > max_cost) {
-            list = make_sample(t->rank, t->shape, t->elems, 0x74696c6563ULL + (uint64_t)p, &count);
-            if (list) res->sampled = true;
-            else count = t->elems;
+            bool leading = t->rank >= 3 && prof_ref_memo_cost(ref, s) > max_cost;
+            list = make_sample(t->rank, t->shape, t->elems, 0x74696c6563ULL + (uint64_t)p, leading, &count);
+            if (list) {
+                res->sampled = true;
+                res->leading_limited |= leading;
+            } else {
+                count = t->elems;
+            }
         }
         /* Small chunks when each element is expensive, so the threads share the work evenly. */
         double per = cost / (double)t->elems;
@@ -299,7 +327,9 @@ void prof_verify_print(FILE *o, const VerifyResult *r) {
     else
         fprintf(o, "%lld of %lld checked elements differ from the reference (of %lld)", (long long)r->mismatches,
                 (long long)r->checked, (long long)r->total);
-    if (r->sampled) fputs(" [sampled: every tile edge and 20000 random elements]", o);
+    if (r->sampled) fputs(" [sampled: every tile edge and 20000 random elements", o);
+    if (r->leading_limited) fprintf(o, ", the dims before the last two at %d values each", PROF_SAMPLE_LEADING);
+    if (r->sampled) fputc(']', o);
     fprintf(o, ": max_abs_err %.3g, max_rel_err %.3g, rel_fro_err %.3g (rtol %g, atol %g)\n", r->max_abs_err,
             r->max_rel_err, r->rel_fro_err, r->rtol, r->atol);
     for (int i = 0; i < r->nfirst; i++) {

@@ -618,6 +618,49 @@ static void test_edges_and_functions(void) {
 }
 
 /* Many threads filling memo tables at once, and sampling. */
+/* Where the memoised statistics alone are beyond the cost limit, the
+ * sample keeps three values of each dim before the last two (0, the last
+ * and one between), the random elements included. */
+static void test_sample_leading_dims(void) {
+    Ctx c;
+    KernelInfo *k = load_with(&c,
+        "kernel ln3(X: f32[B, M, N], out Y: f32[B, M, N])\n"
+        "    where B = 7, M = 200, N = 200 { }\n"
+        "reference {\n"
+        "    mu[b, i] = sum(j: X[b, i, j]) / N;\n"
+        "    Y[b, i, j] = X[b, i, j] - mu[b, i];\n"
+        "}\n", NULL, 0);
+    HostTensor *t;
+    int n;
+    CHECK(prof_supply(k, SUPPLY_UNIFORM, 3, &t, &n), "supply");
+    HostTensor *X = tensor(t, n, "X"), *Y = tensor(t, n, "Y");
+    double *got = malloc(7 * 40000 * sizeof *got);
+    for (int b = 0; b < 7; b++)
+        for (int i = 0; i < 200; i++) {
+            double mu = 0;
+            for (int j = 0; j < 200; j++) mu += X->values[(b * 200 + i) * 200 + j];
+            mu /= 200;
+            for (int j = 0; j < 200; j++) got[(b * 200 + i) * 200 + j] = prof_round_to(DT_F32, X->values[(b * 200 + i) * 200 + j] - mu);
+        }
+    Y->values = got;
+    RefEval *r = prof_ref_new(k, t, n);
+    VerifyResult vr;
+    prof_verify_max_cost = 100; /* the statistics (7 * 200 rows of 200) cost more */
+    CHECK(prof_verify(k, r, t, n, -1, -1, 0, &vr), "the sample passes");
+    CHECK(vr.sampled && vr.leading_limited && vr.checked <= 3 * 40000, "leading %d, checked %lld", vr.leading_limited,
+          (long long)vr.checked);
+    got[(6 * 200 + 16) * 200 + 15] += 1; /* the last b, tile edges: always kept */
+    CHECK(!prof_verify(k, r, t, n, -1, -1, 0, &vr) && vr.mismatches >= 1 && vr.first_idx[0][0] == 6, "last b checked");
+    prof_verify_max_cost = 0;
+    CHECK(!prof_verify(k, r, t, n, -1, -1, 0, &vr) && !vr.sampled && !vr.leading_limited && vr.checked == 7 * 40000,
+          "without the limit all of it");
+    Y->values = NULL;
+    free(got);
+    prof_ref_free(r);
+    prof_tensors_free(t, n);
+    ctx_free(&c);
+}
+
 static void test_verify_parallel_and_sampled(void) {
     Ctx c;
     KernelInfo *k = load_with(&c,
@@ -791,6 +834,35 @@ static void bench(void) {
     prof_ref_free(r);
     prof_tensors_free(t, n);
     ctx_free(&c);
+
+    /* The backward pass's dK: every element needs the statistics of every
+     * query row of its (b, h), so the sample takes few of those. */
+    k = load_with(&c,
+        "kernel attn_dk(Q: f16[B, H, S, D], K: f16[B, H, S, D], V: f16[B, H, S, D], dO: f16[B, H, S, D],\n"
+        "               out dK: f16[B, H, S, D])\n"
+        "    where B = 8, H = 16, S = 1024, D = 64 { }\n"
+        "reference {\n"
+        "    let scale = 1.0 / sqrt(f64(D));\n"
+        "    s[b, h, i, j] = scale * sum(d: Q[b, h, i, d] * K[b, h, j, d]);\n"
+        "    m[b, h, i] = max(j: s[b, h, i, j]);\n"
+        "    e[b, h, i, j] = exp(s[b, h, i, j] - m[b, h, i]);\n"
+        "    l[b, h, i] = sum(j: e[b, h, i, j]);\n"
+        "    dp[b, h, i, j] = sum(d: dO[b, h, i, d] * V[b, h, j, d]);\n"
+        "    dl[b, h, i] = sum(j: e[b, h, i, j] * dp[b, h, i, j]) / l[b, h, i];\n"
+        "    ds[b, h, i, j] = e[b, h, i, j] / l[b, h, i] * (dp[b, h, i, j] - dl[b, h, i]);\n"
+        "    dK[b, h, j, d] = scale * sum(i: ds[b, h, i, j] * Q[b, h, i, d]);\n"
+        "}\n", NULL, 0);
+    if (!prof_supply(k, SUPPLY_NORMAL, 0, &t, &n)) exit(1);
+    r = prof_ref_new(k, t, n);
+    HostTensor *dK = tensor(t, n, "dK");
+    dK->values = calloc((size_t)dK->elems, sizeof(double));
+    t0 = now();
+    prof_verify(k, r, t, n, -1, -1, 0, &vr);
+    printf("attention dK B=8 H=16 S=1024 D=64: sampled prof_verify (%d threads) %.2f s\n", prof_cpu_count(), now() - t0);
+    prof_verify_print(stdout, &vr);
+    prof_ref_free(r);
+    prof_tensors_free(t, n);
+    ctx_free(&c);
 }
 
 int main(int argc, char **argv) {
@@ -810,6 +882,7 @@ int main(int argc, char **argv) {
     test_output_conversion();
     test_edges_and_functions();
     test_verify_parallel_and_sampled();
+    test_sample_leading_dims();
     printf("test_reference: %d checks, %d failed\n", checks, failures);
     return failures ? 1 : 0;
 }
