@@ -13,7 +13,11 @@
  * Every reduction keeps, per thread, its last result keyed by the values of
  * the index variables its body depends on. `sum(k: A[.., k, ..] * B[..])`
  * with plain index variables (or indices that do not depend on k) runs as
- * a strided dot-product loop. */
+ * a strided dot-product loop; where one factor is something else (a
+ * temporary, an expression of k) its values for every k are computed into
+ * a row of the thread's, kept while its other index variables keep their
+ * values: attention's O[b, h, i, d] = sum(j: p[b, h, i, j] * V[..]) then
+ * computes the row of p once for all d, not once per d. */
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -55,6 +59,15 @@ typedef struct DotFactor {
     const CE *expr[MAX_RANK];
     int64_t expr_stride[MAX_RANK], expr_dim[MAX_RANK];
     int64_t kstride;
+    /* Or any other expression of k (attention's p[b, h, i, j], a
+     * gradient's e / l): its values for every k, computed into a row of
+     * the thread's (TCtx.rows[row]) and kept while the slots it depends on
+     * (key_slot) keep their values, so that the next output element of
+     * the same row (another d) reuses them. */
+    const CE *materialised;
+    int row, kslot, nkey;
+    int *key_slot;
+    int64_t range;
 } DotFactor;
 
 struct CE {
@@ -111,7 +124,13 @@ typedef struct Let {
     double v;
 } Let;
 
-enum { EC_SIZE = 8192 };
+enum { EC_BITS = 13, EC_SIZE = 1 << EC_BITS };
+/* A materialised dot factor's values (DotFactor.materialised). */
+typedef struct RowBuf {
+    bool ok;
+    int64_t *key;
+    double v[];
+} RowBuf;
 typedef struct ElemCache {
     int64_t key[EC_SIZE];
     double val[EC_SIZE];
@@ -125,6 +144,7 @@ typedef struct TCtx {
     double *rc_val;
     int64_t *rc_key;
     ElemCache **ec;
+    struct RowBuf **rows;
     bool in_use;        /* held by a thread (under RefEval.mu) */
     struct TCtx *next;
 } TCtx;
@@ -151,6 +171,9 @@ struct RefEval {
     int nrc;
     int64_t rc_keys;
     int nec;
+    int nrows;          /* materialised dot factors */
+    const CE **row_of;  /* per row: the read it holds (shared by identical reads), or NULL */
+    int *row_kslot;
     pthread_mutex_t mu;
     TCtx *ctxs;
     bool failed;
@@ -313,7 +336,10 @@ static double def_element(RefEval *r, TCtx *t, Def *d, const int64_t *ix, bool c
             c = t->ec[d->cache] = xmalloc(sizeof *c);
             for (int i = 0; i < EC_SIZE; i++) c->key[i] = -1;
         }
-        int h = (int)(flat & (EC_SIZE - 1));
+        /* a multiplicative hash: a column of a definition (attention's
+         * ds[b, h, i, j] over i, a stride of S) must not land on the same
+         * few slots, as flat & (EC_SIZE - 1) puts it */
+        int h = (int)(((uint64_t)flat * 0x9e3779b97f4a7c15ULL) >> (64 - EC_BITS));
         if (c->key[h] == flat) return c->val[h];
         for (int j = 0; j < d->rank; j++) t->env[d->slots[j]] = ix[j];
         double v = eval(r, t, d->rhs);
@@ -350,6 +376,26 @@ static inline bool eval_indices(RefEval *r, TCtx *t, const CE *n, int64_t *ix) {
  * element-by-element evaluation. */
 static const double *dot_start(RefEval *r, TCtx *t, const DotFactor *f, int64_t *kstride) {
     static const double zero = 0.0;
+    if (f->materialised) {
+        RowBuf *b = t->rows[f->row];
+        if (!b) {
+            b = t->rows[f->row] = xmalloc(sizeof *b + (size_t)f->range * sizeof(double));
+            b->ok = false;
+            b->key = xcalloc((size_t)(f->nkey ? f->nkey : 1), sizeof *b->key);
+        }
+        bool same = b->ok;
+        for (int i = 0; i < f->nkey && same; i++) same = b->key[i] == t->env[f->key_slot[i]];
+        if (!same) {
+            for (int64_t k = 0; k < f->range; k++) {
+                t->env[f->kslot] = k;
+                b->v[k] = eval(r, t, f->materialised);
+            }
+            for (int i = 0; i < f->nkey; i++) b->key[i] = t->env[f->key_slot[i]];
+            b->ok = true;
+        }
+        *kstride = 1;
+        return b->v;
+    }
     int64_t o = 0;
     for (int j = 0; j < f->n; j++) o += t->env[f->slot[j]] * f->stride[j];
     for (int j = 0; j < f->nexpr; j++) {
@@ -506,6 +552,7 @@ static TCtx *ctx_take(RefEval *r) {
     t->rc_val = xcalloc((size_t)r->nrc, sizeof *t->rc_val);
     t->rc_key = xcalloc((size_t)r->rc_keys, sizeof *t->rc_key);
     t->ec = xcalloc((size_t)r->nec, sizeof *t->ec);
+    t->rows = xcalloc((size_t)(r->nrows ? r->nrows : 1), sizeof *t->rows);
     pthread_mutex_lock(&r->mu);
     t->next = r->ctxs;
     r->ctxs = t;
@@ -516,6 +563,12 @@ static TCtx *ctx_take(RefEval *r) {
 static void tctx_free(RefEval *r, TCtx *t) {
     for (int i = 0; i < r->nec; i++) free(t->ec[i]);
     free(t->ec);
+    for (int i = 0; i < r->nrows; i++)
+        if (t->rows[i]) {
+            free(t->rows[i]->key);
+            free(t->rows[i]);
+        }
+    free(t->rows);
     free(t->env);
     free(t->rc_ok);
     free(t->rc_val);
@@ -735,6 +788,61 @@ static bool dot_factor(RefEval *r, const CE *f, int kslot, DotFactor *out) {
     return true;
 }
 
+/* Whether a (over slot ka) and b (over kb) read the same definition at
+ * the same plain slots, ka where kb is (each reduction has a slot of its
+ * own for its variable). */
+static bool same_plain_read(const CE *a, int ka, const CE *b, int kb) {
+    if (a->op != O_READ_DEF || b->op != O_READ_DEF || a->target != b->target || a->nidx != b->nidx) return false;
+    for (int j = 0; j < a->nidx; j++) {
+        if (a->idx[j]->op != O_SLOT || b->idx[j]->op != O_SLOT) return false;
+        int sa = a->idx[j]->slot, sb = b->idx[j]->slot;
+        if ((sa == ka) != (sb == kb) || (sa != ka && sa != sb)) return false;
+    }
+    return true;
+}
+
+/* Whether a materialised factor already holds read f over kslot. */
+static bool shares_a_row(RefEval *r, const CE *f, int kslot) {
+    for (int i = 0; i < r->nrows; i++)
+        if (r->row_of[i] && same_plain_read(r->row_of[i], r->row_kslot[i], f, kslot)) return true;
+    return false;
+}
+
+/* Factor f of a dot product over slot kslot, whatever it is, computed for
+ * every k into a row of the thread's (DotFactor.materialised): where it
+ * depends on k (else a plain loop is as good). Its values, and the order
+ * of the sum, are those of the element-by-element loop. */
+static bool materialise(RefEval *r, const CE *f, int kslot, int64_t range, DotFactor *out) {
+    unsigned char *set = xcalloc((size_t)r->nslots, 1);
+    collect_slots(f, set);
+    bool uses_k = set[kslot];
+    set[kslot] = 0;
+    memset(out, 0, sizeof *out);
+    out->materialised = f;
+    out->kslot = kslot;
+    out->range = range;
+    for (int i = 0; i < r->nslots; i++) out->nkey += set[i];
+    out->key_slot = ralloc(r, (size_t)(out->nkey ? out->nkey : 1) * sizeof *out->key_slot);
+    for (int i = 0, m = 0; i < r->nslots; i++)
+        if (set[i]) out->key_slot[m++] = i;
+    free(set);
+    if (!uses_k) return false;
+    /* the same read over the same k elsewhere (softmax's numerator and
+     * denominator, both over p[b, h, i, j]) shares its row */
+    for (int i = 0; i < r->nrows; i++)
+        if (r->row_of[i] && same_plain_read(r->row_of[i], r->row_kslot[i], f, kslot)) {
+            out->row = i;
+            return true;
+        }
+    out->row = r->nrows++;
+    r->row_of = realloc(r->row_of, (size_t)r->nrows * sizeof *r->row_of);
+    r->row_kslot = realloc(r->row_kslot, (size_t)r->nrows * sizeof *r->row_kslot);
+    if (!r->row_of || !r->row_kslot) die("out of memory");
+    r->row_of[out->row] = f->op == O_READ_DEF ? f : NULL;
+    r->row_kslot[out->row] = kslot;
+    return true;
+}
+
 static CE *compile_reduction(RefEval *r, Node *e) {
     const char *fn = e->u.call.name ? e->u.call.name->s : "";
     Op op = !strcmp(fn, "sum") ? O_SUM : !strcmp(fn, "max") ? O_RMAX : !strcmp(fn, "min") ? O_RMIN : O_CONST;
@@ -778,10 +886,16 @@ static CE *compile_reduction(RefEval *r, Node *e) {
         const CE *b = n->body;
         /* (integer factors multiply in f64 there: exact while the sum stays below 2^53) */
         bool mul = b->op == O_MUL || (b->op == O_INT2 && b->iop == OP_MUL);
-        if (mul && dot_factor(r, b->a, n->vslot[0], &n->dot[0]) &&
-            dot_factor(r, b->b, n->vslot[0], &n->dot[1]))
+        int k = n->vslot[0];
+        if (mul && dot_factor(r, b->a, k, &n->dot[0]) && dot_factor(r, b->b, k, &n->dot[1]))
             n->ndot = 2;
-        else if (dot_factor(r, b, n->vslot[0], &n->dot[0]))
+        else if (mul && dot_factor(r, b->b, k, &n->dot[1]))
+            n->ndot = materialise(r, b->a, k, n->vrange[0], &n->dot[0]) ? 2 : 0;
+        else if (mul && dot_factor(r, b->a, k, &n->dot[0]))
+            n->ndot = materialise(r, b->b, k, n->vrange[0], &n->dot[1]) ? 2 : 0;
+        else if (dot_factor(r, b, k, &n->dot[0]))
+            n->ndot = 1;
+        else if (b->op == O_READ_DEF && shares_a_row(r, b, k) && materialise(r, b, k, n->vrange[0], &n->dot[0]))
             n->ndot = 1;
     }
     return n;
@@ -983,6 +1097,8 @@ void prof_ref_free(RefEval *r) {
         nx = t->next;
         tctx_free(r, t);
     }
+    free(r->row_of);
+    free(r->row_kslot);
     for (int i = 0; i < r->ndefs; i++) {
         free((void *)r->defs[i].mval);
         free((void *)r->defs[i].mdone);

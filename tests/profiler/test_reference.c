@@ -432,6 +432,47 @@ static void test_attention(void) {
     ctx_free(&c);
 }
 
+/* A factor of a dot product that is not an input read (an expression of
+ * k, a definition read over a column) is computed for every k into a row
+ * kept while its other indices stay; the values are those of the loop,
+ * whatever order the elements come in. */
+static void test_materialised_factors(void) {
+    Ctx c;
+    KernelInfo *k = load_with(&c,
+        "kernel mf(Q: f64[N, N], V: f64[N, N], out Y: f64[N, N], out Z: f64[N, N])\n"
+        "    where N = 7 { }\n"
+        "reference {\n"
+        "    e[i, j] = exp(Q[i, j]) / (1.0 + Q[i, j] * Q[i, j]);\n"
+        "    Y[i, d] = sum(j: e[i, j] * V[j, d]) / sum(j: e[i, j]);\n"
+        "    Z[i, d] = sum(j: (Q[j, i] * 2.0 - e[j, i]) * V[j, d]);\n"
+        "}\n", NULL, 0);
+    HostTensor *t;
+    int n;
+    CHECK(prof_supply(k, SUPPLY_NORMAL, 11, &t, &n), "supply");
+    HostTensor *Q = tensor(t, n, "Q"), *V = tensor(t, n, "V"), *Y = tensor(t, n, "Y"), *Z = tensor(t, n, "Z");
+    RefEval *r = prof_ref_new(k, t, n);
+#define E(i, j) (exp(Q->values[(i) * 7 + (j)]) / (1.0 + Q->values[(i) * 7 + (j)] * Q->values[(i) * 7 + (j)]))
+    /* rows visited out of order, each twice, so that kept rows are reused and replaced */
+    const int order[] = {3, 0, 3, 6, 1, 6, 2, 5, 4, 0};
+    for (int o = 0; o < 10; o++) {
+        int i = order[o];
+        for (int d = 0; d < 7; d++) {
+            double num = 0, den = 0, z = 0;
+            for (int j = 0; j < 7; j++) {
+                num += E(i, j) * V->values[j * 7 + d];
+                den += E(i, j);
+                z += (Q->values[j * 7 + i] * 2.0 - E(j, i)) * V->values[j * 7 + d];
+            }
+            CHECK_NEAR(ref2(r, Y, i, d), num / den, 1e-13);
+            CHECK_NEAR(ref2(r, Z, i, d), z, 1e-13);
+        }
+    }
+#undef E
+    prof_ref_free(r);
+    prof_tensors_free(t, n);
+    ctx_free(&c);
+}
+
 /* Dot products whose other indices are expressions free of the reduction
  * variable (grouped heads: K[j, h / 2, d]) run as loops over the values;
  * an expression index outside its dimension reads 0, so a product with an
@@ -883,6 +924,7 @@ int main(int argc, char **argv) {
     test_edges_and_functions();
     test_verify_parallel_and_sampled();
     test_sample_leading_dims();
+    test_materialised_factors();
     printf("test_reference: %d checks, %d failed\n", checks, failures);
     return failures ? 1 : 0;
 }
