@@ -14,6 +14,14 @@ sizes() {
     gemm|gemm_bf16|gemm_bias_gelu|gemm_fp8) echo "--set M=2048,N=2048,K=2048" ;;
     flash_attn) echo "--set B=2,H=4,S=1024" ;;
     add) echo "--set N=16777216" ;;
+    # the version-2 examples' defaults (a 16384-token MoE, B 8 S 4096
+    # attention, 8192-wide W4A16) made every candidate's run and check
+    # long: the test is of the mechanism, not of these sizes' best tiles
+    flash_attn_bshd_gqa) echo "--set B=1,S=1024" ;;
+    gemm_w4a16) echo "--set M=256,N=2048,K=2048" ;;
+    moe_gemm) echo "--set T=1024,K=1024,N=2048,P=2048" ;;
+    mla_decode) echo "--set B=2,S=1024" ;;
+    flash_decoding) echo "--set B=8,S=2048" ;;
     *) echo "" ;;
     esac
 }
