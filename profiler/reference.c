@@ -801,11 +801,12 @@ static bool same_plain_read(const CE *a, int ka, const CE *b, int kb) {
     return true;
 }
 
-/* Whether a materialised factor already holds read f over kslot. */
-static bool shares_a_row(RefEval *r, const CE *f, int kslot) {
+/* The row of a materialised factor that already holds read f over
+ * kslot, or -1. */
+static int shared_row(RefEval *r, const CE *f, int kslot) {
     for (int i = 0; i < r->nrows; i++)
-        if (r->row_of[i] && same_plain_read(r->row_of[i], r->row_kslot[i], f, kslot)) return true;
-    return false;
+        if (r->row_of[i] && same_plain_read(r->row_of[i], r->row_kslot[i], f, kslot)) return i;
+    return -1;
 }
 
 /* Factor f of a dot product over slot kslot, whatever it is, computed for
@@ -829,11 +830,8 @@ static bool materialise(RefEval *r, const CE *f, int kslot, int64_t range, DotFa
     if (!uses_k) return false;
     /* the same read over the same k elsewhere (softmax's numerator and
      * denominator, both over p[b, h, i, j]) shares its row */
-    for (int i = 0; i < r->nrows; i++)
-        if (r->row_of[i] && same_plain_read(r->row_of[i], r->row_kslot[i], f, kslot)) {
-            out->row = i;
-            return true;
-        }
+    out->row = shared_row(r, f, kslot);
+    if (out->row >= 0) return true;
     out->row = r->nrows++;
     r->row_of = realloc(r->row_of, (size_t)r->nrows * sizeof *r->row_of);
     r->row_kslot = realloc(r->row_kslot, (size_t)r->nrows * sizeof *r->row_kslot);
@@ -895,7 +893,7 @@ static CE *compile_reduction(RefEval *r, Node *e) {
             n->ndot = materialise(r, b->b, k, n->vrange[0], &n->dot[1]) ? 2 : 0;
         else if (dot_factor(r, b, k, &n->dot[0]))
             n->ndot = 1;
-        else if (b->op == O_READ_DEF && shares_a_row(r, b, k) && materialise(r, b, k, n->vrange[0], &n->dot[0]))
+        else if (b->op == O_READ_DEF && shared_row(r, b, k) >= 0 && materialise(r, b, k, n->vrange[0], &n->dot[0]))
             n->ndot = 1;
     }
     return n;
