@@ -45,6 +45,9 @@ typedef struct CgKernel {
     /* blocks in a cluster (0: none); a persistent kernel's launch counts
      * whole clusters that can be resident at once */
     int cluster;
+    /* a persistent grid of dynamic sizes whose last wave may run in half
+     * tiles: the slots rt_half_units makes units of its tiles with (0: none) */
+    int64_t half_slots;
     bool lineinfo;           /* the source has #line directives: compile with -lineinfo */
 } CgKernel;
 
@@ -229,6 +232,7 @@ typedef struct TileOrderPlan {
     bool reverse;             /* LONGEST_FIRST */
     int split_ways;
     int64_t half_from, half_tiles, half_cols;
+    int64_t half_slots;       /* half tiles decided at run time (Schedule.half_slots) */
 } TileOrderPlan;
 /* What unit u of a persistent loop runs: the linear tile number it
  * defines its block indices from, and of split or half tiles which part. */

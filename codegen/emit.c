@@ -368,6 +368,7 @@ bool cg_launch_info(IrKernel *k, CgKernel *out) {
     }
     out->persistent = k->sched.persistent;
     out->cluster = k->sched.cluster;
+    out->half_slots = k->sched.half_slots;
     /* a linear grid (cg_block_indices); a persistent one of dynamic sizes
      * keeps its expressions and is put in a line at launch (rt_launch_grid) */
     if ((k->sched.persistent || k->sched.cluster) && !kernel_grid_dynamic(k)) {

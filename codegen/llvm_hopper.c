@@ -535,14 +535,14 @@ void lg_hopper_consumer(Lg *g, IrStmt *loop) {
     int S = loop->stages;
     LgVal n = lg_cast(g, lg_expr(g, loop->hi), LT_INT);
     LLVMBasicBlockRef join = NULL, other = NULL;
-    for (int half = k->sched.half_tiles ? 1 : 0; half >= 0 && !g->failed; half--) {
-        if (k->sched.half_tiles && half) {
+    for (int half = sched_has_halves(&k->sched) ? 1 : 0; half >= 0 && !g->failed; half--) {
+        if (sched_has_halves(&k->sched) && half) {
             LLVMBasicBlockRef then = lg_block(g, "half_unit");
             other = lg_block(g, "whole_unit");
             join = lg_block(g, "units_done");
             LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, g->tile_half.v, c32(g, 0), ""), then, other);
             LLVMPositionBuilderAtEnd(g->b, then);
-        } else if (k->sched.half_tiles) {
+        } else if (sched_has_halves(&k->sched)) {
             LLVMBuildBr(g->b, join);
             LLVMPositionBuilderAtEnd(g->b, other);
         }
@@ -690,7 +690,7 @@ static void tma_store(Lg *g, IrStmt *s) {
 }
 
 void lg_hopper_tma_store(Lg *g, IrStmt *s) {
-    if (!g->k->sched.half_tiles) {
+    if (!sched_has_halves(&g->k->sched)) {
         tma_store(g, s);
         return;
     }

@@ -263,8 +263,19 @@ void lg_tile_loop_begin(Lg *g, LgTileLoop *l, bool producer) {
     LLVMValueRef first = longest && !producer ? tiles_take(g, p.units) : lg_cast(g, round_robin(g, "ctaid.x"), LT_INT).v;
     /* the units: compiled in, or the run-time grid's tiles (plan_schedule: the snake order only) */
     LLVMValueRef units = c32(g, p.units);
-    if (kernel_grid_dynamic(k))
-        units = lg_cast(g, bin(g, OP_MUL, bin(g, OP_MUL, grid_extent(g, 0), grid_extent(g, 1)), grid_extent(g, 2)), LT_INT).v;
+    LgVal half_from = lg_int(g, p.half_from);
+    if (kernel_grid_dynamic(k)) {
+        LgVal tiles = bin(g, OP_MUL, bin(g, OP_MUL, grid_extent(g, 0), grid_extent(g, 1)), grid_extent(g, 2)), all = tiles;
+        if (p.half_slots) { /* rt_half_units, as the launch counts them */
+            LgVal rest = binc(g, OP_MOD, tiles, p.half_slots), zero = lg_cast(g, lg_int(g, 0), LT_LL);
+            LgVal slots = lg_cast(g, lg_int(g, p.half_slots), LT_LL);
+            LLVMValueRef halves = LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntSGT, rest.v, zero.v, ""),
+                                               LLVMBuildICmp(g->b, LLVMIntSLE, binc(g, OP_MUL, rest, 2).v, slots.v, ""), "");
+            half_from = select_int(g, halves, bin(g, OP_SUB, tiles, rest), tiles);
+            all = select_int(g, halves, bin(g, OP_ADD, tiles, rest), tiles);
+        }
+        units = lg_cast(g, all, LT_INT).v;
+    }
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(g->b);
     l->head = lg_block(g, "tiles");
     LLVMBasicBlockRef body = lg_block(g, "tile");
@@ -286,8 +297,8 @@ void lg_tile_loop_begin(Lg *g, LgTileLoop *l, bool producer) {
         lg_block_indices(g, &tile);
         return;
     }
-    if (p.half_tiles) { /* the last wave's tiles in halves of their columns */
-        LgVal from = lg_int(g, p.half_from), off = bin(g, OP_SUB, tile, from);
+    if (p.half_tiles || p.half_slots) { /* the last wave's tiles in halves of their columns */
+        LgVal from = half_from, off = bin(g, OP_SUB, tile, from);
         LLVMValueRef half = LLVMBuildICmp(g->b, LLVMIntSGE, tile.v, from.v, "");
         g->tile_half = int_val(LLVMBuildZExt(g->b, half, g->i32, "tl_half"));
         g->tile_hcol = select_int(g, half, binc(g, OP_MUL, binc(g, OP_MOD, off, 2), p.half_cols), lg_int(g, 0));

@@ -199,7 +199,7 @@ void cg_hopper_helpers(const IrKernel *k, FILE *o) {
     for (int i = 0; i < k->ws_loop->body.len; i++) {
         const IrStmt *gm = k->ws_loop->body.items[i];
         if (gm->op != IR_GEMM || !gm->wgmma) continue;
-        for (int half = 0; half <= (k->sched.half_tiles > 0); half++) {
+        for (int half = 0; half <= sched_has_halves(&k->sched); half++) {
             int64_t n = cg_wgmma_n(gm, half);
             const char *name = wgmma_name(a, gm, n);
             bool seen = false;
@@ -308,7 +308,7 @@ int64_t cg_hopper_ring_bytes(const IrKernel *k) { return tma_copy_bytes(k, true)
 /* Whether c is the loop's copy of B that schedule_halves' half units load half
  * of (its one gemm's). */
 bool cg_hopper_half_copy(const IrKernel *k, const IrStmt *c) {
-    return k->sched.half_tiles && c->pipeline == k->ws_loop && cg_loop_gemm(k)->b.buf == c->dst.buf;
+    return sched_has_halves(&k->sched) && c->pipeline == k->ws_loop && cg_loop_gemm(k)->b.buf == c->dst.buf;
 }
 
 /* The TMA copies of c into the tile at dst_expr (one per column block).
@@ -716,8 +716,8 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
     g->ind++;
     cg_line(g, "const int %s = %s;", n, cg_expr_str(g, loop->hi));
     /* a half unit (schedule_halves) runs the loop with wgmmas of half the n */
-    for (int half = k->sched.half_tiles ? 1 : 0; half >= 0; half--) {
-        if (k->sched.half_tiles) {
+    for (int half = sched_has_halves(&k->sched) ? 1 : 0; half >= 0; half--) {
+        if (sched_has_halves(&k->sched)) {
             cg_line(g, half ? "if (tl_half) {  // half of the tile's columns" : "} else {");
             g->ind++;
         }
@@ -733,10 +733,10 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
         ring_release(g, s, kt, n);
         g->ind--;
         cg_line(g, "}");
-        if (k->sched.half_tiles) g->ind--;
+        if (sched_has_halves(&k->sched)) g->ind--;
     }
     g->half = false;
-    if (k->sched.half_tiles) cg_line(g, "}");
+    if (sched_has_halves(&k->sched)) cg_line(g, "}");
     if (k->sched.persistent && cg_hopper_has_preloads(k))
         cg_line(g, "if (lane == 0) tl_mbar_arrive(tl_preload_free);  // the next tile's preloads may come");
     if (k->sched.split_ways) cg_split_sum(g);
@@ -853,7 +853,7 @@ static void tma_store(Cg *g, IrStmt *s) {
 }
 
 void cg_hopper_tma_store(Cg *g, IrStmt *s) {
-    if (!g->k->sched.half_tiles) {
+    if (!sched_has_halves(&g->k->sched)) {
         tma_store(g, s);
         return;
     }

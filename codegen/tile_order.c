@@ -31,7 +31,8 @@ void cg_tile_order_plan(const IrKernel *k, TileOrderPlan *p) {
     p->split_ways = s->split_ways;
     p->half_from = s->half_from;
     p->half_tiles = s->half_tiles;
-    if (s->half_tiles) p->half_cols = cg_loop_gemm(k)->c.buf->shape[1] / 2;
+    p->half_slots = s->half_slots;
+    if (sched_has_halves(s)) p->half_cols = cg_loop_gemm(k)->c.buf->shape[1] / 2;
     p->G = p->inner = 1;
     if (s->order == ORDER_SNAKE) return;
     p->G = k->grid[s->order_dim];
@@ -183,8 +184,17 @@ void cg_tile_loop_begin(Cg *g, bool producer) {
         const char *units = arena_printf(&k->c->arena, "%lld", (long long)p.units);
         if (kernel_grid_dynamic(k)) {
             /* the run-time grid's tiles (plan_schedule: the snake order only) */
-            cg_line(g, "const long long tl_units = (long long)(%s) * (%s) * (%s);  // the grid's tiles at these sizes",
+            const char *tiles = p.half_slots ? "tl_tiles" : "tl_units";
+            cg_line(g, "const long long %s = (long long)(%s) * (%s) * (%s);  // the grid's tiles at these sizes", tiles,
                     cg_grid_dim(g, 0), cg_grid_dim(g, 1), cg_grid_dim(g, 2));
+            if (p.half_slots) {
+                /* rt_half_units, as the launch counts them */
+                long long slots = (long long)p.half_slots;
+                cg_line(g, "const long long tl_rest = tl_tiles %% %lld;  // the last wave's tiles on %lld slots", slots, slots);
+                cg_line(g, "const long long tl_half_from = tl_rest > 0 && 2 * tl_rest <= %lld ? tl_tiles - tl_rest : tl_tiles;",
+                        slots);
+                cg_line(g, "const long long tl_units = tl_tiles + (tl_tiles - tl_half_from);  // in halves where at most half a wave");
+            }
             units = "tl_units";
         }
         cg_line(g, "for (int tl_n = 0, tl_tile = %s; tl_tile < %s;", me, units);
@@ -197,10 +207,11 @@ void cg_tile_loop_begin(Cg *g, bool producer) {
     g->ind++;
     /* half tiles: the tile whose half a unit from half_from on is */
     const char *tile = "tl_tile";
-    if (p.half_tiles) {
-        long long from = (long long)p.half_from, cols = (long long)p.half_cols;
-        cg_line(g, "const int tl_half = tl_tile >= %lld;  // the last wave's tiles in halves of their columns", from);
-        cg_line(g, "const int tl_whole = tl_half ? %lld + (tl_tile - %lld) / 2 : tl_tile, tl_hcol = tl_half ? (tl_tile - %lld) %% 2 * %lld : 0;",
+    if (p.half_tiles || p.half_slots) {
+        const char *from = p.half_slots ? "tl_half_from" : arena_printf(&k->c->arena, "%lld", (long long)p.half_from);
+        long long cols = (long long)p.half_cols;
+        cg_line(g, "const int tl_half = tl_tile >= %s;  // the last wave's tiles in halves of their columns", from);
+        cg_line(g, "const int tl_whole = tl_half ? %s + (tl_tile - %s) / 2 : tl_tile, tl_hcol = tl_half ? (tl_tile - %s) %% 2 * %lld : 0;",
                 from, from, from, cols);
         tile = "tl_whole";
     }

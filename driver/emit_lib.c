@@ -109,9 +109,10 @@ static void write_variant(FILE *o, int v, const Variant *var) {
     int cc = target_arch_number(var->arch, &specific);
     char grid_of[32] = "NULL";
     if (grid_dynamic(ck)) snprintf(grid_of, sizeof grid_of, "tl_grid_of%d", v);
-    fprintf(o, "    {%d, %d, \"%s\", tl_cubin%d, \"%s\", {%lld, %lld, %lld}, %lld, %lld, %d, %d, %s, %d, {", cc, specific,
-            var->arch, v, ck->name, (long long)ck->grid[0], (long long)ck->grid[1], (long long)ck->grid[2],
-            (long long)ck->block, (long long)ck->smem_bytes, ck->persistent, ck->cluster, grid_of, ck->ntma);
+    fprintf(o, "    {%d, %d, \"%s\", tl_cubin%d, \"%s\", {%lld, %lld, %lld}, %lld, %lld, %d, %d, %lld, %s, %d, {", cc,
+            specific, var->arch, v, ck->name, (long long)ck->grid[0], (long long)ck->grid[1], (long long)ck->grid[2],
+            (long long)ck->block, (long long)ck->smem_bytes, ck->persistent, ck->cluster, (long long)ck->half_slots,
+            grid_of, ck->ntma);
     for (int m = 0; m < ck->ntma; m++) {
         const RtTensorMapSpec *t = &ck->tma[m];
         fprintf(o, "%s{%d, %d, %d, %d, {", m ? ", " : "", t->param, t->rank, t->elem_bytes, t->bf16);
@@ -140,6 +141,7 @@ static const char launcher[] =
     "    const char *symbol;\n"
     "    long long grid[3], block, smem;  /* grid: -1 where grid_of computes it */\n"
     "    int persistent, cluster;\n"
+    "    long long half_slots;  /* a persistent grid whose last wave, filled at most half, runs in half tiles: the slots of a wave */\n"
     "    int (*grid_of)(const long long *size, long long grid[3]);  /* the grid at the dynamic sizes; 0: undefined */\n"
     "    int ntma;\n"
     "    tl_map_spec tma[TL_MAX_TMA];\n"
@@ -382,6 +384,10 @@ static const char launcher[] =
     "    if (v->persistent) { /* the tiles in a line, as many blocks as are resident looping over them */\n"
     "        grid[0] *= grid[1] * grid[2];\n"
     "        grid[1] = grid[2] = 1;\n"
+    "        if (v->half_slots > 0) { /* two units for each tile of such a last wave (the kernel counts them alike) */\n"
+    "            long long whole = grid[0] / v->half_slots * v->half_slots, rest = grid[0] - whole;\n"
+    "            if (rest > 0 && 2 * rest <= v->half_slots) grid[0] = whole + 2 * rest;\n"
+    "        }\n"
     "        if (grid[0] > resident) grid[0] = resident;\n"
     "    }\n"
     "    /* the parameters, the dynamic sizes as ints, the tensor maps */\n"

@@ -95,7 +95,9 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
                     k->sched.split_ways ? arena_printf(&c->arena, ", every tile in %d pieces along the loop", k->sched.split_ways) : "",
                     k->sched.half_tiles ? arena_printf(&c->arena, ", the last %lld tiles in halves of their columns",
                                                  (long long)(k->sched.half_tiles * (k->sched.cluster ? 2 : 1)))
-                                  : "");
+                    : k->sched.half_slots ? arena_printf(&c->arena, ", a last wave filled at most half (of %lld slots) in halves "
+                                                         "of its tiles' columns", (long long)k->sched.half_slots)
+                                          : "");
     } else if (verbose && k->hopper_declined)
         fprintf(stderr, "tilec: kernel '%s' takes the Ampere path on sm_90a: %s\n", info->name->s, k->hopper_declined);
     if (act == ACT_IR) return emit_printed(out_path, print_ir, k);

@@ -235,7 +235,17 @@ typedef struct Schedule {
      * half the time. Units half_from + 2i + h: tile half_from + i, columns
      * [h N/2, (h + 1) N/2). 0: none. */
     int64_t half_from, half_tiles;
+    /* Half tiles of a grid of dynamic sizes, decided at launch: the block
+     * slots (SMs times blocks an SM holds) a wave has; the kernel and the
+     * host both take the run-time tile count T and, where its last wave's
+     * rest r = T mod half_slots is at most half a wave, run T - r whole
+     * tiles then 2r halves (rt_half_units). 0: none. */
+    int64_t half_slots;
 } Schedule;
+
+/* Whether units of k's persistent loop may be half tiles (compiled in, or
+ * decided at launch). */
+static inline bool sched_has_halves(const Schedule *s) { return s->half_tiles || s->half_slots; }
 
 typedef struct IrKernel {
     Ctx *c;

@@ -212,6 +212,7 @@ void ir_print(FILE *o, const IrKernel *k) {
     if (k->sched.half_tiles)
         fprintf(o, " halves(from unit %lld, %lld %s in halves of their columns)", (long long)k->sched.half_from,
                 (long long)k->sched.half_tiles, k->sched.cluster ? "pairs of tiles" : "tiles");
+    if (k->sched.half_slots) fprintf(o, " halves(at launch, on %lld slots)", (long long)k->sched.half_slots);
     if (k->sched.idle_stores.len) fprintf(o, " idle_warpgroups(%d store%s)", k->sched.idle_stores.len, k->sched.idle_stores.len == 1 ? "" : "s");
     if (k->sched.order == ORDER_IDLE_LAST) fprintf(o, " idle_tiles_last(grid dimension %d)", k->sched.order_dim);
     if (k->sched.order == ORDER_LONGEST_FIRST)

@@ -26,13 +26,17 @@ void pass_plan_schedule(IrKernel *k) {
     Schedule *s = &k->sched;
     *s = (Schedule){.order = ORDER_SNAKE, .order_dim = -1};
     if (!k->ws_loop) return;
-    /* A grid of dynamic sizes has its tile count only at launch: each tile
-     * runs as a block of its own, or with --persistent=on as many blocks
-     * as are resident loop over the run-time tiles in the snake order
-     * (clusters, split and half tiles and the other orders are decided
-     * from the count, so they need it compiled in). */
+    /* A grid of dynamic sizes has its tile count only at launch. A GEMM
+     * whose tiles can run in halves is persistent, its last wave halved
+     * where the run-time count leaves it at most half full
+     * (schedule_halves); any other kernel runs each tile as a block of its
+     * own, or with --persistent=on as many blocks as are resident loop
+     * over the run-time tiles in the snake order. Clusters, split tiles
+     * and the other orders are decided from the count, so they need it
+     * compiled in. */
     if (kernel_grid_dynamic(k)) {
-        s->persistent = k->plan.persistent == CHOICE_ON;
+        schedule_halves(k);
+        s->persistent = k->plan.persistent == CHOICE_ON || s->half_slots;
         return;
     }
     int at = 0;
@@ -56,5 +60,5 @@ void pass_plan_schedule(IrKernel *k) {
     /* as persistent blocks (a split kernel's blocks each run one unit:
      * tiles * ways <= slots): a block per unit without the unit loop is
      * slower (docs/decisions.md, "Split tiles run as persistent blocks") */
-    if (s->split_ways || s->half_tiles) s->persistent = true;
+    if (s->split_ways || sched_has_halves(s)) s->persistent = true;
 }

@@ -23,8 +23,14 @@
  * of B's tile and of C's staging tile must be whole swizzle spans. Not
  * with split tiles, the longest-first order or preloads; fp8 and
  * integer gemms keep whole tiles. --halves=off keeps every tile whole, and
- * so does --persistent=off (a half unit is a persistent block's). */
+ * so does --persistent=off (a half unit is a persistent block's).
+ *
+ * A grid of dynamic sizes has its tile count only at launch: there the
+ * kernel is persistent wherever its gemm can be halved, and the kernel and
+ * the launch both count the units from the run-time tiles
+ * (Schedule.half_slots, rt_half_units). */
 
+#include "launch_shape.h"
 #include "passes.h"
 
 /* The loop's one gemm, or NULL where the loop does more than load tiles
@@ -92,10 +98,15 @@ void schedule_halves(IrKernel *k) {
     if (!gemm || !one_copy_of_b(k, gemm->b.buf) || !only_stored_after(k, gemm->c.buf)) return;
     /* in clusters of two a unit is a pair of tiles, both halved alike */
     int64_t per_unit = k->sched.cluster ? 2 : 1;
-    int64_t units = k->grid[0] * k->grid[1] * k->grid[2] / per_unit;
     int64_t slots = pass_hopper_slots(k, gemm->c.buf->layout.regs) / per_unit;
-    int64_t whole = units / slots * slots, rest = units - whole;
-    if (rest == 0 || 2 * rest > slots) return;
-    k->sched.half_from = whole;
-    k->sched.half_tiles = rest;
+    /* a grid of dynamic sizes: the kernel and the launch count the units
+     * from the run-time tiles, the same way */
+    if (kernel_grid_dynamic(k)) {
+        k->sched.half_slots = slots;
+        return;
+    }
+    int64_t units = k->grid[0] * k->grid[1] * k->grid[2] / per_unit;
+    if (rt_half_units(units, slots) == units) return;
+    k->sched.half_from = units / slots * slots;
+    k->sched.half_tiles = units - k->sched.half_from;
 }

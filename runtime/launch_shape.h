@@ -109,13 +109,25 @@ static inline bool rt_grid_in_limits(const long long grid[3]) {
     return true;
 }
 
+/* The units of a persistent loop over `tiles` tiles whose last wave runs
+ * in halves of the tiles' columns (Schedule.half_slots): on `slots` block
+ * slots, the whole waves' tiles, then, where the rest fills at most half a
+ * wave, two units for each tile of the rest (else whole tiles). The
+ * generated kernel computes the same from its run-time grid. */
+static inline long long rt_half_units(long long tiles, long long slots) {
+    if (slots < 1) return tiles;
+    long long whole = tiles / slots * slots, rest = tiles - whole;
+    return rest > 0 && 2 * rest <= slots ? whole + 2 * rest : tiles;
+}
+
 /* The grid of a launch: grid[d], or where it is -1, expr[d] evaluated for
  * the dynamic sizes' values; false where an expression is undefined. A
- * persistent kernel's grid is its tiles in a line (`linear`: x holds all,
- * then rt_persistent_blocks caps it; a compiled one is {tiles, 1, 1}
+ * persistent kernel's grid is its units in a line (`linear`: x holds all
+ * tiles, or with half_slots the units rt_half_units makes of them; then
+ * rt_persistent_blocks caps it; a compiled one is {units, 1, 1}
  * already). */
 static inline bool rt_launch_grid(const int64_t grid[3], const RtGridExpr expr[3], const int64_t *dims, bool linear,
-                                  long long out[3]) {
+                                  int64_t half_slots, long long out[3]) {
     for (int d = 0; d < 3; d++) {
         int64_t v = grid[d];
         if (v < 0 && !rt_grid_eval(&expr[d], dims, &v)) return false;
@@ -127,6 +139,10 @@ static inline bool rt_launch_grid(const int64_t grid[3], const RtGridExpr expr[3
         if (out[2] > 0 && xy > INT64_MAX / out[2]) return false;
         out[0] = xy * out[2];
         out[1] = out[2] = 1;
+        if (half_slots > 0) {
+            if (out[0] > INT64_MAX / 2) return false;
+            out[0] = rt_half_units(out[0], half_slots);
+        }
     }
     return true;
 }

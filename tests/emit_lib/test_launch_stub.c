@@ -96,8 +96,16 @@ static void gemm_launches(int cc, long long m, long long n, long long k) {
     memset(launched_map, 0, sizeof launched_map);
     int rc = gemm_at(m, n, k);
     EXPECT(rc == 0 && launches == 1, "gemm %lldx%lldx%lld on %d: %d, %d launches: %s", m, n, k, cc, rc, launches, said);
-    EXPECT(stub_grid[0] == (n + 127) / 128 && stub_grid[1] == (m + 127) / 128 && stub_grid[2] == 1,
-           "gemm %lldx%lldx%lld grid %u %u %u", m, n, k, stub_grid[0], stub_grid[1], stub_grid[2]);
+    /* sm_90a: persistent blocks (as many as are resident: 132 SMs, one
+     * each) over the tiles in a line, a last wave filled at most half in
+     * two half tiles each; sm_80: a block per tile */
+    long long tiles = (n + 127) / 128 * ((m + 127) / 128), rest = tiles % 132;
+    long long units = rest && 2 * rest <= 132 ? tiles + rest : tiles;
+    long long want[3] = {(n + 127) / 128, (m + 127) / 128, 1};
+    if (cc == 90) want[0] = units < 132 ? units : 132, want[1] = 1;
+    EXPECT(stub_grid[0] == want[0] && stub_grid[1] == want[1] && stub_grid[2] == want[2],
+           "gemm %lldx%lldx%lld grid %u %u %u, not %lld %lld %lld", m, n, k, stub_grid[0], stub_grid[1], stub_grid[2],
+           want[0], want[1], want[2]);
     EXPECT(launched_size[0] == m && launched_size[1] == n && launched_size[2] == k, "gemm sizes %lld %lld %lld",
            launched_size[0], launched_size[1], launched_size[2]);
     EXPECT(launched_ptr[0] == 0x10000 && launched_ptr[1] == 0x20000 && launched_ptr[2] == 0x30000, "gemm pointers");
@@ -124,6 +132,7 @@ static void test_gemm(void) {
     gemm_launches(90, 1000, 1016, 704);
     gemm_launches(90, 256, 512, 128);
     gemm_launches(90, 1, 8, 64);
+    gemm_launches(90, 4096, 4096, 4096); /* 1024 tiles: more than a wave */
 
     refused(gemm_dyn, NULL, 0, NULL, 0, 1, "takes 3 tensors and 0 scalars");
     int64_t a[2] = {1000, 704}, b[2] = {704, 1004}, c[2] = {1000, 1004};

@@ -55,7 +55,7 @@ static void test_sizes(void) {
             /* a persistent kernel's launch: the grid's tiles in a line */
             const int64_t unknown[3] = {-1, -1, -1};
             long long line[3];
-            CHECK(!s || (rt_launch_grid(unknown, prog, dims, true, line) &&
+            CHECK(!s || (rt_launch_grid(unknown, prog, dims, true, 0, line) &&
                       line[0] == s->grid[0] * s->grid[1] * s->grid[2] && line[1] == 1 && line[2] == 1),
                   "M=%lld N=%lld: the persistent grid is the tiles in a line", (long long)ms[i], (long long)ns[j]);
             ctx_free(&fixed);
@@ -76,7 +76,26 @@ static void test_undefined(void) {
     CHECK(!rt_grid_eval(&bad, dims, &v), "a malformed program is refused");
 }
 
+/* A persistent grid whose last wave may run in half tiles: the units are
+ * the whole waves' tiles, then two for each tile of a rest of at most half
+ * a wave (the count the kernel's loop runs over). */
+static void test_half_units(void) {
+    static const struct { long long tiles, units; } cases[] = {
+        {1, 2}, {64, 128}, {66, 132}, {67, 67}, {131, 131}, {132, 132}, {133, 134}, {198, 264}, {199, 199}, {264, 264}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        CHECK(rt_half_units(cases[i].tiles, 132) == cases[i].units, "%lld tiles on 132 slots: %lld units, not %lld",
+              cases[i].tiles, rt_half_units(cases[i].tiles, 132), cases[i].units);
+    /* through rt_launch_grid: a grid of 8 x 24 dynamic tiles (3000 x 2000 in 128 x 256) */
+    RtGridExpr expr[3] = {{.n = 1, .ops = {{RT_GOP_DIM, 0}}}, {.n = 1, .ops = {{RT_GOP_DIM, 1}}}};
+    int64_t grid[3] = {-1, -1, 1}, dims[RT_MAX_DYNAMIC] = {8, 24};
+    long long line[3];
+    CHECK(rt_launch_grid(grid, expr, dims, true, 132, line) && line[0] == 252 && line[1] == 1 && line[2] == 1,
+          "192 tiles on 132 slots: 132 whole and 120 halves, got %lld", line[0]);
+    CHECK(rt_launch_grid(grid, expr, dims, true, 0, line) && line[0] == 192, "without halves: the 192 tiles");
+}
+
 int main(void) {
+    test_half_units();
     test_sizes();
     test_undefined();
     printf("%d checks, %d failed\n", checks, failures);
