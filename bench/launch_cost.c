@@ -1,7 +1,10 @@
 /* launch_cost.c - host cost of tilec_launch on a cached kernel: add.tile at
- * N = 4096 (the GPU work tiny), CALLS launches back to back on one stream,
- * the median over rounds of the host time per call in microseconds. Build
- * and run on the GPU machine after ./build.sh:
+ * N = 4096 (the GPU work tiny), beside the floor, cuLaunchKernel of the
+ * same function with the same arguments, in the same run. Each round is
+ * CALLS launches back to back on one stream, fewer than the launch queue
+ * holds, so the host never waits for the GPU; the figure is the median
+ * over rounds of the host time per call in microseconds. Build and run on
+ * the GPU machine after ./build.sh:
  *   cc -O2 -Iinclude -I/usr/local/cuda/include bench/launch_cost.c build/libtilec.a -Lbuild -ltilec_llvm -Wl,-rpath,build \
  *      -L/usr/local/cuda/lib64 -L/usr/local/cuda/lib64/stubs -lnvrtc -lcuda -lpthread -ldl -lm -o launch_cost
  *   ./launch_cost [CALLS]
@@ -12,6 +15,8 @@
 #include <time.h>
 
 #include "tilec.h"
+
+enum { ROUNDS = 41 };
 
 static double now_us(void) {
     struct timespec t;
@@ -24,8 +29,33 @@ static int cmp(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+typedef struct Raw {
+    CUfunction fn;
+    void *params[4];
+} Raw;
+
+/* One launch by way of tilec_launch (raw NULL) or cuLaunchKernel. */
+static int launch(tilec_kernel *k, const tilec_tensor *t, const Raw *raw) {
+    if (!raw) return tilec_launch(k, t, 3, NULL, 0, NULL, NULL);
+    return (int)cuLaunchKernel(raw->fn, 4, 1, 1, 256, 1, 1, 0, NULL, (void **)raw->params, NULL);
+}
+
+/* The median over ROUNDS rounds of the host time per launch. */
+static double per_call_us(tilec_kernel *k, const tilec_tensor *t, const Raw *raw, int calls) {
+    double rounds[ROUNDS];
+    for (int r = 0; r < ROUNDS; r++) {
+        cuCtxSynchronize();
+        double t0 = now_us();
+        for (int i = 0; i < calls; i++) launch(k, t, raw);
+        rounds[r] = (now_us() - t0) / calls;
+    }
+    cuCtxSynchronize();
+    qsort(rounds, ROUNDS, sizeof *rounds, cmp);
+    return rounds[ROUNDS / 2];
+}
+
 int main(int argc, char **argv) {
-    int calls = argc > 1 ? atoi(argv[1]) : 10000;
+    int calls = argc > 1 ? atoi(argv[1]) : 200;
     FILE *f = fopen("examples/add.tile", "rb");
     if (!f) return 2;
     static char src[1 << 16];
@@ -49,16 +79,22 @@ int main(int argc, char **argv) {
         fprintf(stderr, "%s", diag ? diag : "launch failed\n");
         return 1;
     }
-    double rounds[7];
-    for (int r = 0; r < 7; r++) {
-        cuCtxSynchronize();
-        double t0 = now_us();
-        for (int i = 0; i < calls; i++) tilec_launch(k, t, 3, NULL, 0, NULL, NULL);
-        rounds[r] = (now_us() - t0) / calls;
-        cuCtxSynchronize();
-    }
-    qsort(rounds, 7, sizeof *rounds, cmp);
-    printf("tilec_launch: %.2f us a call (median of 7 rounds of %d)\n", rounds[3], calls);
+    /* the floor: the same cubin's one function, launched directly with the
+     * arguments tilec passes (X, Y, Z and the dynamic N) */
+    const void *cubin;
+    size_t size;
+    CUmodule mod;
+    unsigned count = 0;
+    Raw raw = {0};
+    int dim_n = 4096;
+    if (tilec_get(k, "cubin", &cubin, &size) || cuModuleLoadData(&mod, cubin) || cuModuleGetFunctionCount(&count, mod) ||
+        count != 1 || cuModuleEnumerateFunctions(&raw.fn, 1, mod))
+        return 1;
+    for (int i = 0; i < 3; i++) raw.params[i] = &buf[i];
+    raw.params[3] = &dim_n;
+    double floor_us = per_call_us(k, t, &raw, calls), tilec_us = per_call_us(k, t, NULL, calls);
+    printf("cuLaunchKernel: %.2f us a call; tilec_launch: %.2f us a call (+%.2f); median of %d rounds of %d\n", floor_us,
+           tilec_us, tilec_us - floor_us, ROUNDS, calls);
     tilec_kernel_free(k);
     return 0;
 }

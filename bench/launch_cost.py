@@ -1,8 +1,11 @@
 """launch_cost.py - host cost of one call of a cached kernel from Python:
 tilec's k(X, Y, Z) on examples/add.tile at N = 4096 (the GPU work tiny),
 back to back, beside a Triton kernel doing the same add, in the same run.
-Prints the median over rounds of the per-call host time in microseconds.
-Run on the GPU machine: python3 bench/launch_cost.py [CALLS] (after ./build.sh)."""
+Prints the median over rounds of the per-call host time in microseconds;
+a round is CALLS calls, fewer than the launch queue holds, so the host
+never waits for the GPU. With --profile, also where k(X, Y, Z)'s time
+goes (cProfile, by own time). Run on the GPU machine:
+python3 bench/launch_cost.py [CALLS] [--profile] (after ./build.sh)."""
 import os
 import statistics
 import sys
@@ -15,10 +18,11 @@ sys.path.insert(0, os.path.join(HERE, "..", "python"))
 import tilec  # noqa: E402
 
 N = 4096
-CALLS = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
+ARGS = [a for a in sys.argv[1:] if not a.startswith("--")]
+CALLS = int(ARGS[0]) if ARGS else 200
 
 
-def per_call_us(fn, rounds=7):
+def per_call_us(fn, rounds=41):
     """The median over rounds of (host time of CALLS calls) / CALLS, each
     round after a synchronisation; the GPU drains after the clock stops."""
     out = []
@@ -41,6 +45,16 @@ def main():
     torch.cuda.synchronize()
     assert torch.equal(z, x + y), "tilec's add is wrong"
     print("tilec  k(X, Y, Z):   %.2f us a call" % per_call_us(lambda: k(x, y, z)))
+    if "--profile" in sys.argv:
+        import cProfile
+        import pstats
+        prof = cProfile.Profile()
+        prof.enable()
+        for _ in range(20 * CALLS):
+            k(x, y, z)
+        prof.disable()
+        torch.cuda.synchronize()
+        pstats.Stats(prof).sort_stats("tottime").print_stats(12)
     try:
         import triton
         import triton.language as tl

@@ -149,18 +149,7 @@ def v2_peers():
              bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=True)), flops=f,
              peer="SDPA enable_gqa")
     del q, k, v
-    # attention backward, B 8, H 16, S 4096, D 128 (flash_attn_bwd.tile at
-    # the same sizes): dQ, dK, dV from a saved forward; FLOPs as flash
-    # attention counts them, 2.5x the forward's (five S x S x D products)
-    b, h, s, d = 8, 16, 4096, 128
-    for causal in (False, True):
-        q, k, v = (torch.randn(b, h, s, d, device=dev, dtype=torch.float16, requires_grad=True) for _ in range(3))
-        o = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-        do = torch.randn_like(o)
-        f = 2.5 * 4 * b * h * s * s * d / (2 if causal else 1)
-        emit(f"attn_bwd_s4096_d128{'_causal' if causal else ''}",
-             bench(lambda: torch.autograd.grad(o, (q, k, v), do, retain_graph=True)), flops=f, peer="SDPA backward")
-        del q, k, v, o, do
+    attn_bwd_peers()
     # layernorm backward 8192 x 4096 f16: X, DY read, DX written (DW, DB: N floats)
     m, n = 8192, 4096
     xx = torch.randn(m, n, device=dev, dtype=torch.float16, requires_grad=True)
@@ -198,6 +187,21 @@ def v2_peers():
         wt = torch.randn(8192, 8192, device=dev, dtype=torch.float16)
         emit(f"gemm_w4a16_m{mm}", bench(lambda: torch.matmul(a, wt.t())), flops=2 * mm * 8192 * 8192,
              peer="cublas f16 (dequantised weights)")
+
+
+def attn_bwd_peers():
+    """Attention backward, B 8, H 16, S 4096, D 128 (flash_attn_bwd.tile at
+    the same sizes): dQ, dK, dV from a saved forward; FLOPs as flash
+    attention counts them, 2.5x the forward's (five S x S x D products)."""
+    b, h, s, d = 8, 16, 4096, 128
+    for causal in (False, True):
+        q, k, v = (torch.randn(b, h, s, d, device=dev, dtype=torch.float16, requires_grad=True) for _ in range(3))
+        o = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        do = torch.randn_like(o)
+        f = 2.5 * 4 * b * h * s * s * d / (2 if causal else 1)
+        emit(f"attn_bwd_s4096_d128{'_causal' if causal else ''}",
+             bench(lambda: torch.autograd.grad(o, (q, k, v), do, retain_graph=True)), flops=f, peer="SDPA backward")
+        del q, k, v, o, do
 
 
 def triton_gemm(n, name):
@@ -275,6 +279,8 @@ def main(which):
                  peer="F.layer_norm")
     if "v2" in which:
         v2_peers()
+    elif "attn_bwd" in which:
+        attn_bwd_peers()
     if "attn" in which:
         # (batch, heads, sequence, head dim) as bench/run.sh gives them to examples/flash_attn.tile
         for b, h, s, d in ((8, 16, 4096, 128), (2, 16, 16384, 128), (8, 16, 4096, 64), (8, 16, 4096, 96)):

@@ -47,14 +47,21 @@ ragged() {
         # last row of tiles (120 rows) idle (plan_idle)
         echo "--set M=3000,N=2000,K=1024,BM=192,BN=128"
         echo "--set M=1000,N=1016,K=1000,BN=96,BK=32"  # B's 192-byte rows: 64-byte swizzle spans
-        # split tiles (plan_split): 36 tiles in 3 pieces (gemm; the last row's
-        # warpgroup 1 idle), and 32 in 4 (gemm_bias_gelu: 64 in 2), where
-        # every launch after the first must find the counters reset
-        echo "--set M=1080,N=1016,K=4096"; echo "--set M=1024,N=1024,K=8192 --profile --consistency 3"
+        # split tiles (plan_split, sizes compiled in): 36 tiles in 3 pieces
+        # (gemm; the last row's warpgroup 1 idle), and 32 in 4
+        # (gemm_bias_gelu: 64 in 2), where every launch after the first must
+        # find the counters reset
+        echo "--set M=1080,N=1016,K=4096 --specialise"; echo "--set M=1024,N=1024,K=8192 --specialise --profile --consistency 3"
         # half tiles (plan_halves): the second wave's tiles in halves of their
-        # columns, in persistent clusters (K = 1000) with the last row's
-        # warpgroup 1 idle, and without clusters (K = 1024), idle tiles last
-        echo "--set M=3000,N=2000,K=1000 --profile --consistency 3"; echo "--set M=1450,N=4096,K=1024" ;;
+        # columns, compiled in: in persistent clusters (K = 1000) with the
+        # last row's warpgroup 1 idle, and without clusters (K = 1024), idle
+        # tiles last; decided at launch (dynamic sizes): a second wave of 60
+        # tiles, a grid of 32 tiles all halved, and 1450 x 4096 (a second
+        # wave of more than half: whole tiles)
+        echo "--set M=3000,N=2000,K=1000 --specialise --profile --consistency 3"
+        echo "--set M=1450,N=4096,K=1024 --specialise"
+        echo "--set M=3000,N=2000,K=1000 --profile --consistency 3"; echo "--set M=1080,N=1016,K=4096"
+        echo "--set M=1450,N=4096,K=1024" ;;
     add) echo "--set N=1000003 --specialise"; echo "--set N=1000008" ;;
     softmax|layernorm) echo "--set M=1001,N=3000"
         # the examples' tunables: rows padded to a pitch (blocked layout) for
