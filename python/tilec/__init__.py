@@ -160,12 +160,16 @@ class Kernel:
                 self._shape_arrays.append((ctypes.c_int64 * max(1, len(p["shape"])))(*(d or 0 for d in p["shape"])))
             else:
                 self._shape_arrays.append(None)
-        self._shape_addresses = [ctypes.addressof(a) if a is not None else None for a in self._shape_arrays]
+        # what a call checks per parameter, in one tuple: (name, dtype, the
+        # compiled shape, its array's address (None: a scalar))
+        self._plan = tuple((p["name"], p["dtype"], p.get("shape_tuple"), ctypes.addressof(a) if a is not None else None)
+                           for p, a in zip(self._params, self._shape_arrays))
         ntensors = sum(a is not None for a in self._shape_arrays)
         # tilec_tensor {void *data; int ndim; int64_t *shape} in the native
         # layout (struct's "@" pads as the C compiler does), ntensors of them
-        self._tensors_format = "@" + "PiP" * ntensors
-        self._scalars_format = "@%dd" % (len(self._params) - ntensors)
+        self._tensors_struct = struct.Struct("@" + "PiP" * ntensors)
+        self._scalars_struct = struct.Struct("@%dd" % (len(self._params) - ntensors))
+        self._handle_arg = ctypes.c_void_p(handle.value)
         assert struct.calcsize("@PiP") == ctypes.sizeof(_lib.Tensor)
 
     def __del__(self):
@@ -209,43 +213,63 @@ class Kernel:
 
     def __call__(self, *args, stream=None, **named):
         # the fast path of a launch: positional arguments, checked against
-        # what was compiled, into ctypes arrays made per call (so that
-        # threads may share a kernel)
-        values = args if not named and len(args) == len(self._params) else self._ordered(args, named)
-        tensors, scalars, torch_arg, own_shapes = [], [], None, None
-        for p, v, shape_address in zip(self._params, values, self._shape_addresses):
+        # what was compiled, packed into bytes made per call (so that
+        # threads may share a kernel); a torch tensor's checks inline (a
+        # function call a tensor costs as much as its checks)
+        values = args if not named and len(args) == len(self._plan) else self._ordered(args, named)
+        tensors, scalars, device, own_shapes = [], [], -1, None
+        for (name, dtype, compiled, shape_address), v in zip(self._plan, values):
             if shape_address is None:
                 if type(v) is not float and type(v) is not int:
-                    try:
-                        if isinstance(v, (str, bytes)):
-                            raise TypeError
-                        v = float(v)
-                    except (TypeError, ValueError):
-                        raise LaunchError("scalar '%s' (%s) of %s is %r, not a number" % (
-                            p["name"], p["dtype"], self.name, v), code=2) from None
+                    v = self._scalar(name, dtype, v)
                 scalars.append(v)
                 continue
-            ptr, shape, is_torch = _tensor_view(v, p)
-            if is_torch and torch_arg is None:
-                torch_arg = v
+            if type(v) is _torch_tensor:
+                if not v.is_cuda:
+                    raise LaunchError("tensor '%s' is on %s, not on a CUDA device" % (name, v.device), code=2)
+                if (_torch_dtype_names.get(v.dtype) or _torch_dtype_name(v.dtype)) != dtype:
+                    raise LaunchError("tensor '%s' is %s, the kernel takes %s" % (
+                        name, _torch_dtype_name(v.dtype), dtype), code=2)
+                if not v.is_contiguous():
+                    raise LaunchError("tensor '%s' is not contiguous (row-major); pass .contiguous()" % name, code=2)
+                ptr, shape = v.data_ptr(), v.shape  # a torch.Size: a tuple of ints
+                if device < 0:
+                    device = v.get_device()
+            else:
+                ptr, shape, dev = _tensor_view(v, name, dtype)
+                if device < 0:
+                    device = dev
             # a shape the kernel was not compiled for (or with dynamic
             # sizes): an array of its own, alive until the launch returns;
             # the library checks it, naming the dimension, and launches
             # nothing on a mismatch
-            if shape != p["shape_tuple"]:
+            if shape != compiled:
                 own = (ctypes.c_int64 * max(1, len(shape)))(*shape)
                 own_shapes = (own_shapes or []) + [own]
                 shape_address = ctypes.addressof(own)
             tensors += (ptr, len(shape), shape_address)
-        handle = _stream_handle(stream, torch_arg)
+        if stream is None:
+            handle = _raw_stream(device) if device >= 0 else None
+        else:
+            handle = _stream_handle(stream)
         diag = ctypes.c_char_p()
-        rc = self._lib.launch_packed(self._handle, struct.pack(self._tensors_format, *tensors), len(tensors) // 3,
-                                     struct.pack(self._scalars_format, *scalars), len(scalars), handle,
-                                     ctypes.byref(diag))
+        rc = self._lib.launch_packed(self._handle_arg, self._tensors_struct.pack(*tensors), len(tensors) // 3,
+                                     self._scalars_struct.pack(*scalars) if scalars else None, len(scalars),
+                                     handle, ctypes.byref(diag))
         if rc != 0:
             text = _take_string(self._lib, diag)
             raise LaunchError(_first_line(text) or "the launch of %s failed (exit %d)" % (self.name, rc),
                               code=rc, diagnostics=text)
+
+    def _scalar(self, name, dtype, v):
+        """v as a scalar argument (a float), or LaunchError."""
+        try:
+            if isinstance(v, (str, bytes)):
+                raise TypeError
+            return float(v)
+        except (TypeError, ValueError):
+            raise LaunchError("scalar '%s' (%s) of %s is %r, not a number" % (name, dtype, self.name, v),
+                              code=2) from None
 
     def _ordered(self, args, named):
         """The arguments in parameter order, from positions and names."""
@@ -267,23 +291,49 @@ class Kernel:
         return [values[p["name"]] for p in self._params]
 
 
-def _tensor_view(obj, p):
-    """(device pointer, shape, is a torch tensor) of the argument for tensor
-    parameter p, after the checks a launch needs."""
-    name = p["name"]
+def _torch_dtype_name(dtype):
+    """The language's name of a torch dtype (remembered)."""
+    name = _torch_dtype_names.get(dtype)
+    if name is None:
+        name = _torch_dtype_names[dtype] = _TORCH_DTYPES.get(str(dtype).replace("torch.", ""), str(dtype))
+    return name
+
+
+# torch.Tensor and the current-stream call, once a torch tensor is met:
+# until then no argument is exactly a torch.Tensor, and the first one goes
+# through _tensor_view, which looks them up
+_torch_tensor = None
+_raw_stream = None
+
+
+def _meet_torch():
+    global _torch_tensor, _raw_stream
+    import torch  # loaded already: one of its tensors was passed
+    # torch._C._cuda_getCurrentRawStream: a plain int a call, no Stream
+    # object made per call; where torch lacks it, the Stream's handle
+    _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
+        lambda d: int(torch.cuda.current_stream(d).cuda_stream))
+    _torch_tensor = torch.Tensor
+
+
+def _tensor_view(obj, name, dtype):
+    """(device pointer, shape, device index or -1) of tensor parameter
+    `name` for an argument that is not exactly a torch.Tensor (a subclass,
+    the first torch tensor met, or anything with __cuda_array_interface__),
+    after the checks a launch needs."""
     if obj is None:
         raise LaunchError("tensor '%s' is None" % name, code=2)
     if type(obj).__module__.startswith("torch"):
+        if _torch_tensor is None:
+            _meet_torch()
         if not obj.is_cuda:
             raise LaunchError("tensor '%s' is on %s, not on a CUDA device" % (name, obj.device), code=2)
-        dt = _torch_dtype_names.get(obj.dtype)
-        if dt is None:
-            dt = _torch_dtype_names[obj.dtype] = _TORCH_DTYPES.get(str(obj.dtype).replace("torch.", ""), str(obj.dtype))
-        if dt != p["dtype"]:
-            raise LaunchError("tensor '%s' is %s, the kernel takes %s" % (name, dt, p["dtype"]), code=2)
+        if _torch_dtype_name(obj.dtype) != dtype:
+            raise LaunchError("tensor '%s' is %s, the kernel takes %s" % (name, _torch_dtype_name(obj.dtype), dtype),
+                              code=2)
         if not obj.is_contiguous():
             raise LaunchError("tensor '%s' is not contiguous (row-major); pass .contiguous()" % name, code=2)
-        return obj.data_ptr(), obj.shape, True  # a torch.Size: a tuple of ints
+        return obj.data_ptr(), obj.shape, obj.get_device()
     cai = getattr(obj, "__cuda_array_interface__", None)
     if cai is None:
         raise LaunchError("tensor '%s' is a %s: pass a CUDA tensor (torch, or anything with "
@@ -291,8 +341,8 @@ def _tensor_view(obj, p):
     shape = tuple(int(d) for d in cai["shape"])
     typestr = cai.get("typestr", "")
     dt = _TYPESTRS.get(typestr[1:], typestr)
-    if dt != p["dtype"] and not (p["dtype"] == "bf16" and typestr[1:] == "V2"):
-        raise LaunchError("tensor '%s' is %s, the kernel takes %s" % (name, dt, p["dtype"]), code=2)
+    if dt != dtype and not (dtype == "bf16" and typestr[1:] == "V2"):
+        raise LaunchError("tensor '%s' is %s, the kernel takes %s" % (name, dt, dtype), code=2)
     strides = cai.get("strides")
     if strides is not None:
         size = int(typestr[2:]) if typestr[2:].isdigit() else 1
@@ -303,31 +353,12 @@ def _tensor_view(obj, p):
         if tuple(strides) != tuple(reversed(want)):
             raise LaunchError("tensor '%s' is not contiguous (row-major)" % name, code=2)
     ptr = cai["data"][0] if cai.get("data") else 0
-    return int(ptr), shape, False
+    return int(ptr), shape, -1
 
 
-_raw_stream = None
-
-
-def _current_raw_stream(device):
-    """torch's current stream on device as a CUstream handle: through
-    torch._C._cuda_getCurrentRawStream where torch has it (a plain int, no
-    Stream object made per call), else torch.cuda.current_stream."""
-    global _raw_stream
-    if _raw_stream is None:
-        import torch  # loaded already: a torch tensor was passed
-        _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
-            lambda d: int(torch.cuda.current_stream(d).cuda_stream))
-    return _raw_stream(device)
-
-
-def _stream_handle(stream, torch_arg):
-    """The stream= argument as a CUstream handle; without one, torch's
-    current stream on the device of the first torch tensor passed."""
-    if stream is None:
-        if torch_arg is None:
-            return None
-        return _current_raw_stream(torch_arg.get_device())
+def _stream_handle(stream):
+    """The stream= argument as a CUstream handle: an int, or a torch
+    stream's."""
     if isinstance(stream, int):
         return stream
     handle = getattr(stream, "cuda_stream", None)
