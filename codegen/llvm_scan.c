@@ -57,11 +57,16 @@ void lg_scan(Lg *g, IrStmt *s) {
         }
     } else {
         in = lg_truth(g, lg_binary(g, OP_LT, q, lg_int(g, p.len)));
-        /* the element where it lies in the sequence, else 0 (a clamped
-         * address: the load must not leave the buffer) */
-        LgVal qc = {LLVMBuildSelect(g->b, in, q.v, lg_int(g, 0).v, ""), LT_INT};
-        part[0] = lg_from_storage(g, b->dtype, LLVMBuildLoad2(g->b, et, element(g, s, &p, sq.var, qc, s->reverse), ""));
-        part[0].v = LLVMBuildSelect(g->b, in, part[0].v, zero.v, "");
+        /* the element where it lies in the sequence, else 0 without a load:
+         * a load from a clamped address would read an element another lane
+         * of the warp writes in this round (its value unused, but a
+         * warp-level hazard to racecheck), as the C path's ?: does not */
+        LLVMValueRef slot = lg_entry_alloca(g, et, "scan_in");
+        LLVMBuildStore(g->b, LLVMConstNull(et), slot);
+        LLVMBasicBlockRef loaded = lg_begin_if(g, in);
+        LLVMBuildStore(g->b, LLVMBuildLoad2(g->b, et, element(g, s, &p, sq.var, q, s->reverse), ""), slot);
+        lg_end_if(g, loaded);
+        part[0] = lg_from_storage(g, b->dtype, LLVMBuildLoad2(g->b, et, slot, ""));
     }
     /* the lanes' totals up to and with this lane's */
     LgVal x = part[v - 1];
