@@ -45,9 +45,9 @@ typedef struct CgKernel {
     /* blocks in a cluster (0: none); a persistent kernel's launch counts
      * whole clusters that can be resident at once */
     int cluster;
-    /* a persistent grid of dynamic sizes whose last wave may run in half
-     * tiles: the slots rt_half_units makes units of its tiles with (0: none) */
-    int64_t half_slots;
+    /* a persistent grid of dynamic sizes: how its loop counts its units
+     * (half tiles, pairs of tiles in clusters), as the launch must */
+    RtUnits units;
     bool lineinfo;           /* the source has #line directives: compile with -lineinfo */
 } CgKernel;
 
@@ -216,6 +216,10 @@ enum {
 void cg_block_indices(Cg *g, const char *lin);
 /* Grid dimension d as C: the constant, or its expression of dynamic sizes. */
 const char *cg_grid_dim(Cg *g, int d);
+/* The grid's units as C (a long long): its tiles, or in clusters of two its
+ * pairs, a dimension of dynamic sizes rounded up to whole pairs (the last
+ * one's second tile past the end where the count is odd). */
+const char *cg_grid_units(Cg *g);
 /* host_grid.c: grid dimension e (of dynamic sizes) as the program the host
  * evaluates at launch; false where it has too many operations. */
 bool cg_host_grid(const Node *e, const PtrVec *dynamic, RtGridExpr *out);

@@ -90,6 +90,18 @@ const char *cg_grid_dim(Cg *g, int d) {
     return cg_expr_str(g, g->k->info->grid_expr[d]);
 }
 
+const char *cg_grid_units(Cg *g) {
+    const IrKernel *k = g->k;
+    const char *dim[3];
+    for (int d = 0; d < 3; d++) {
+        dim[d] = cg_grid_dim(g, d);
+        if (k->sched.cluster && d == k->sched.cluster_dim)
+            dim[d] = k->grid[d] >= 0 ? arena_printf(&k->c->arena, "%lld", (long long)(k->grid[d] / 2))
+                                     : arena_printf(&k->c->arena, "((%s + 1) / 2)", dim[d]);
+    }
+    return arena_printf(&k->c->arena, "(long long)(%s) * (%s) * (%s)", dim[0], dim[1], dim[2]);
+}
+
 void cg_block_indices(Cg *g, const char *lin) {
     IrKernel *k = g->k;
     KernelInfo *info = k->info;
@@ -104,14 +116,20 @@ void cg_block_indices(Cg *g, const char *lin) {
         extent[d] = grid[d] >= 0 ? arena_printf(ar, "%lld", (long long)grid[d])
                     : lin       ? arena_printf(ar, "(long long)(%s)", cg_grid_dim(g, d))
                                 : launched[d];
+    int cd = k->sched.cluster ? k->sched.cluster_dim : -1;
     if (k->sched.cluster) {
         cg_line(g, "const int tl_cta_rank = tl_cluster_rank();  // blockIdx.x %% 2");
-        grid[k->sched.cluster_dim] /= 2;
+        if (grid[cd] >= 0) grid[cd] /= 2;
         if (!lin) lin = "(blockIdx.x >> 1)"; /* a persistent kernel's lin numbers pairs */
     }
-    /* the panels cut the grid of pairs in a kernel of clusters: lin numbers them */
+    /* the panels cut the grid of pairs in a kernel of clusters: lin numbers
+     * them (of dynamic sizes, the last pair along the cluster dimension
+     * may have one tile: cg_grid_pairs) */
     const char *pairs[3];
-    for (int d = 0; d < 3; d++) pairs[d] = grid[d] >= 0 ? arena_printf(ar, "%lld", (long long)grid[d]) : extent[d];
+    for (int d = 0; d < 3; d++)
+        pairs[d] = grid[d] >= 0 ? arena_printf(ar, "%lld", (long long)grid[d])
+                   : d == cd    ? arena_printf(ar, "((%s + 1) / 2)", extent[d])
+                                : extent[d];
     static const char *const bidx[3] = {"blockIdx.x", "blockIdx.y", "blockIdx.z"};
     const char *val[3] = {bidx[0], bidx[1], bidx[2]};
     /* the pairs of the first two dimensions: a constant, or a product at these sizes */
@@ -155,7 +173,8 @@ void cg_block_indices(Cg *g, const char *lin) {
      * prove that the tiles of a grid that divides the tensor are in bounds,
      * and drop their bounds tests and the branches around the loads. */
     for (i = 0; i < info->block_idx.len; i++)
-        cg_line(g, "__builtin_assume(%s >= 0 && %s < %s);", names[i], names[i], extent[i]);
+        cg_line(g, "__builtin_assume(%s >= 0 && %s < %s%s);", names[i], names[i], extent[i],
+                i == cd && k->grid[i] < 0 ? " + 1" : ""); /* + 1: a cluster's tile past the end */
 }
 
 /* Whether kernel k stores or computes an fp8 value anywhere. */
@@ -368,7 +387,9 @@ bool cg_launch_info(IrKernel *k, CgKernel *out) {
     }
     out->persistent = k->sched.persistent;
     out->cluster = k->sched.cluster;
-    out->half_slots = k->sched.half_slots;
+    if (kernel_grid_dynamic(k) && k->sched.persistent)
+        out->units = (RtUnits){.half_slots = k->sched.half_slots, .cluster = k->sched.cluster,
+                               .cluster_dim = k->sched.cluster_dim};
     /* a linear grid (cg_block_indices); a persistent one of dynamic sizes
      * keeps its expressions and is put in a line at launch (rt_launch_grid) */
     if ((k->sched.persistent || k->sched.cluster) && !kernel_grid_dynamic(k)) {

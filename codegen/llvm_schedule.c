@@ -51,6 +51,16 @@ static LgVal grid_extent(Lg *g, int d) {
     return lg_cast(g, n >= 0 ? lg_int(g, n) : lg_expr(g, g->k->info->grid_expr[d]), LT_LL);
 }
 
+/* The same in units of the persistent loop: along the cluster dimension of
+ * a kernel of clusters of two, its pairs (of dynamic sizes rounded up: the
+ * last pair's second tile past the end where the count is odd). */
+static LgVal grid_pairs(Lg *g, int d) {
+    const IrKernel *k = g->k;
+    if (!k->sched.cluster || d != k->sched.cluster_dim) return grid_extent(g, d);
+    if (k->grid[d] >= 0) return lg_cast(g, lg_int(g, k->grid[d] / 2), LT_LL);
+    return binc(g, OP_DIV, binc(g, OP_ADD, grid_extent(g, d), 1), 2);
+}
+
 void lg_block_indices(Lg *g, const LgVal *lin_in) {
     IrKernel *k = g->k;
     KernelInfo *info = k->info;
@@ -65,14 +75,14 @@ void lg_block_indices(Lg *g, const LgVal *lin_in) {
         /* the hardware grid is linear: pair blockIdx.x / 2 is a tile of the
          * grid halved along the cluster dimension, the rank its low bit */
         g->cta_rank = int_val(lg_sreg(g, "cluster.ctarank"));
-        grid[k->sched.cluster_dim] /= 2;
+        if (grid[k->sched.cluster_dim] >= 0) grid[k->sched.cluster_dim] /= 2;
         if (!have_lin) lin = (LgVal){LLVMBuildLShr(g->b, lg_sreg(g, "ctaid.x"), c32(g, 1), ""), LT_UINT};
         have_lin = true;
     }
     /* lin is decoded by the grid's extents: compiled in, or in a persistent
      * kernel of dynamic sizes (no clusters: plan_schedule) at these sizes */
     bool run_time = have_lin && kernel_grid_dynamic(k);
-    LgVal ext0 = run_time ? grid_extent(g, 0) : lg_int(g, grid[0]), ext1 = run_time ? grid_extent(g, 1) : lg_int(g, grid[1]);
+    LgVal ext0 = run_time ? grid_pairs(g, 0) : lg_int(g, grid[0]), ext1 = run_time ? grid_pairs(g, 1) : lg_int(g, grid[1]);
     LgVal lin_d = run_time ? lg_cast(g, lin, LT_LL) : lin;
     for (int d = 0; d < nidx; d++) {
         if (!have_lin) val[d] = (LgVal){lg_sreg(g, ctaid[d]), LT_UINT};
@@ -92,7 +102,10 @@ void lg_block_indices(Lg *g, const LgVal *lin_in) {
          * (in a kernel of clusters, of the grid of pairs lin numbers) */
         int a = k->swizzle_col ? 1 : 0, b = 1 - a;
         LgVal pairs[2];
-        for (int d = 0; d < 2; d++) pairs[d] = grid[d] == k->grid[d] ? extent[d] : lg_cast(g, lg_int(g, grid[d]), LT_LL);
+        for (int d = 0; d < 2; d++)
+            pairs[d] = k->grid[d] < 0 && run_time ? grid_pairs(g, d)
+                     : grid[d] == k->grid[d]      ? extent[d]
+                                                  : lg_cast(g, lg_int(g, grid[d]), LT_LL);
         LgVal whole = lg_cast(g, bin(g, OP_MUL, ext0, ext1), LT_LL);
         LgVal n = have_lin ? bin(g, OP_MOD, lg_cast(g, lin, LT_LL), whole)
                            : bin(g, OP_ADD, bin(g, OP_MUL, lg_cast(g, (LgVal){lg_sreg(g, "ctaid.y"), LT_UINT}, LT_LL),
@@ -117,6 +130,8 @@ void lg_block_indices(Lg *g, const LgVal *lin_in) {
         /* block index i runs over [0, grid[i]): the compiler may drop the
          * bounds tests of tiles that divide the tensor */
         LgVal ext = lg_cast(g, extent[i], g->index_type);
+        if (k->sched.cluster && i == k->sched.cluster_dim && k->grid[i] < 0) /* a cluster's tile past the end */
+            ext = lg_binc(g, OP_ADD, ext, 1);
         lg_assume(g, LLVMBuildICmp(g->b, LLVMIntSGE, v.v, lg_const_int(g, g->index_type, 0), ""));
         lg_assume(g, LLVMBuildICmp(g->b, LLVMIntSLT, v.v, ext.v, ""));
     }
@@ -265,7 +280,7 @@ void lg_tile_loop_begin(Lg *g, LgTileLoop *l, bool producer) {
     LLVMValueRef units = c32(g, p.units);
     LgVal half_from = lg_int(g, p.half_from);
     if (kernel_grid_dynamic(k)) {
-        LgVal tiles = bin(g, OP_MUL, bin(g, OP_MUL, grid_extent(g, 0), grid_extent(g, 1)), grid_extent(g, 2)), all = tiles;
+        LgVal tiles = bin(g, OP_MUL, bin(g, OP_MUL, grid_pairs(g, 0), grid_pairs(g, 1)), grid_pairs(g, 2)), all = tiles;
         if (p.half_slots) { /* rt_half_units, as the launch counts them */
             LgVal rest = binc(g, OP_MOD, tiles, p.half_slots), zero = lg_cast(g, lg_int(g, 0), LT_LL);
             LgVal slots = lg_cast(g, lg_int(g, p.half_slots), LT_LL);

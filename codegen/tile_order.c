@@ -185,12 +185,12 @@ void cg_tile_loop_begin(Cg *g, bool producer) {
         if (kernel_grid_dynamic(k)) {
             /* the run-time grid's tiles (plan_schedule: the snake order only) */
             const char *tiles = p.half_slots ? "tl_tiles" : "tl_units";
-            cg_line(g, "const long long %s = (long long)(%s) * (%s) * (%s);  // the grid's tiles at these sizes", tiles,
-                    cg_grid_dim(g, 0), cg_grid_dim(g, 1), cg_grid_dim(g, 2));
+            cg_line(g, "const long long %s = %s;  // the grid's %s at these sizes", tiles, cg_grid_units(g),
+                    k->sched.cluster ? "pairs of tiles" : "tiles");
             if (p.half_slots) {
                 /* rt_half_units, as the launch counts them */
                 long long slots = (long long)p.half_slots;
-                cg_line(g, "const long long tl_rest = tl_tiles %% %lld;  // the last wave's tiles on %lld slots", slots, slots);
+                cg_line(g, "const long long tl_rest = tl_tiles %% %lld;  // the last wave's units on %lld slots", slots, slots);
                 cg_line(g, "const long long tl_half_from = tl_rest > 0 && 2 * tl_rest <= %lld ? tl_tiles - tl_rest : tl_tiles;",
                         slots);
                 cg_line(g, "const long long tl_units = tl_tiles + (tl_tiles - tl_half_from);  // in halves where at most half a wave");

@@ -22,7 +22,7 @@ static inline bool launch_of(const CgKernel *ck, const KernelInfo *k, LaunchSpec
     for (int i = 0; i < k->dynamic.len && i < RT_MAX_DYNAMIC; i++)
         dims[i] = l->dynamic_value[i] = (int)((const Sym *)k->dynamic.items[i])->value.i;
     long long grid[3];
-    if (!rt_launch_grid(ck->grid, ck->grid_expr, dims, ck->persistent, ck->half_slots, grid)) return false;
+    if (!rt_launch_grid(ck->grid, ck->grid_expr, dims, ck->persistent, &ck->units, grid)) return false;
     for (int d = 0; d < 3; d++) l->grid[d] = grid[d];
     return true;
 }

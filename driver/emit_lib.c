@@ -109,10 +109,10 @@ static void write_variant(FILE *o, int v, const Variant *var) {
     int cc = target_arch_number(var->arch, &specific);
     char grid_of[32] = "NULL";
     if (grid_dynamic(ck)) snprintf(grid_of, sizeof grid_of, "tl_grid_of%d", v);
-    fprintf(o, "    {%d, %d, \"%s\", tl_cubin%d, \"%s\", {%lld, %lld, %lld}, %lld, %lld, %d, %d, %lld, %s, %d, {", cc,
+    fprintf(o, "    {%d, %d, \"%s\", tl_cubin%d, \"%s\", {%lld, %lld, %lld}, %lld, %lld, %d, %d, %lld, %d, %s, %d, {", cc,
             specific, var->arch, v, ck->name, (long long)ck->grid[0], (long long)ck->grid[1], (long long)ck->grid[2],
-            (long long)ck->block, (long long)ck->smem_bytes, ck->persistent, ck->cluster, (long long)ck->half_slots,
-            grid_of, ck->ntma);
+            (long long)ck->block, (long long)ck->smem_bytes, ck->persistent, ck->cluster, (long long)ck->units.half_slots,
+            ck->units.cluster == 2 ? ck->units.cluster_dim : -1, grid_of, ck->ntma);
     for (int m = 0; m < ck->ntma; m++) {
         const RtTensorMapSpec *t = &ck->tma[m];
         fprintf(o, "%s{%d, %d, %d, %d, {", m ? ", " : "", t->param, t->rank, t->elem_bytes, t->bf16);
@@ -142,6 +142,7 @@ static const char launcher[] =
     "    long long grid[3], block, smem;  /* grid: -1 where grid_of computes it */\n"
     "    int persistent, cluster;\n"
     "    long long half_slots;  /* a persistent grid whose last wave, filled at most half, runs in half tiles: the slots of a wave */\n"
+    "    int pair_dim;          /* a persistent grid in clusters of two: its dynamic dimension of pairs (-1: none) */\n"
     "    int (*grid_of)(const long long *size, long long grid[3]);  /* the grid at the dynamic sizes; 0: undefined */\n"
     "    int ntma;\n"
     "    tl_map_spec tma[TL_MAX_TMA];\n"
@@ -236,7 +237,7 @@ static const char launcher[] =
     "        /* whole clusters that can be resident at once */\n"
     "        CUlaunchConfig cfg;\n"
     "        memset(&cfg, 0, sizeof cfg);\n"
-    "        cfg.gridDimX = (unsigned)best->grid[0], cfg.gridDimY = 1, cfg.gridDimZ = 1;\n"
+    "        cfg.gridDimX = (unsigned)best->cluster, cfg.gridDimY = 1, cfg.gridDimZ = 1;  /* a whole number of clusters */\n"
     "        cfg.blockDimX = (unsigned)best->block, cfg.blockDimY = 1, cfg.blockDimZ = 1;\n"
     "        cfg.sharedMemBytes = (unsigned)best->smem;\n"
     "        int clusters = 0;\n"
@@ -382,12 +383,17 @@ static const char launcher[] =
     "    long long grid[3] = {v->grid[0], v->grid[1], v->grid[2]};\n"
     "    if ((rc = tl_grid(v, size, grid))) return rc;\n"
     "    if (v->persistent) { /* the tiles in a line, as many blocks as are resident looping over them */\n"
+    "        /* the kernel's loop counts units as this does: tiles, or pairs of them along pair_dim (the last\n"
+    "         * one's second tile past the end where the count is odd), with a last wave filled at most half\n"
+    "         * in two halves each */\n"
+    "        if (v->pair_dim >= 0) grid[v->pair_dim] = (grid[v->pair_dim] + 1) / 2;\n"
     "        grid[0] *= grid[1] * grid[2];\n"
     "        grid[1] = grid[2] = 1;\n"
-    "        if (v->half_slots > 0) { /* two units for each tile of such a last wave (the kernel counts them alike) */\n"
+    "        if (v->half_slots > 0) {\n"
     "            long long whole = grid[0] / v->half_slots * v->half_slots, rest = grid[0] - whole;\n"
     "            if (rest > 0 && 2 * rest <= v->half_slots) grid[0] = whole + 2 * rest;\n"
     "        }\n"
+    "        if (v->pair_dim >= 0) grid[0] *= 2;\n"
     "        if (grid[0] > resident) grid[0] = resident;\n"
     "    }\n"
     "    /* the parameters, the dynamic sizes as ints, the tensor maps */\n"

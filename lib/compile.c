@@ -206,7 +206,7 @@ static tilec_kernel *kernel_new(const KernelInfo *info, const CgKernel *ck, cons
     memcpy(k->tma, ck->tma, sizeof k->tma);
     k->persistent = ck->persistent;
     k->cluster = ck->cluster;
-    k->half_slots = ck->half_slots;
+    k->units = ck->units;
     record_params(k, info);
     params_json(k);
     return k;

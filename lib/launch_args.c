@@ -125,7 +125,7 @@ static bool scalar_matches(const LibParam *p, int pos, double v, FILE *err) {
 /* The grid for the sizes' values, within CUDA's limits: checked here,
  * before the launch, so that a size too large is a bad argument (2). */
 static bool grid_fits(const tilec_kernel *k, const int64_t *dims, long long grid[3], FILE *err) {
-    if (!rt_launch_grid(k->grid, k->grid_expr, dims, k->persistent, k->half_slots, grid)) {
+    if (!rt_launch_grid(k->grid, k->grid_expr, dims, k->persistent, &k->units, grid)) {
         fprintf(err, "tilec: kernel '%s': its grid is undefined at these sizes (a division by zero or an overflow)\n",
                 k->name);
         return false;

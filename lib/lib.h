@@ -71,7 +71,7 @@ struct tilec_kernel {
     int ntma;
     bool persistent;
     int cluster;
-    int64_t half_slots;        /* rt_half_units: a last wave in half tiles, decided at launch */
+    RtUnits units;             /* a persistent grid of dynamic sizes: its loop's units */
     /* made on demand, under lock */
     pthread_mutex_t lock;
     char *ptx;    size_t ptx_size;

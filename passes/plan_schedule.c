@@ -26,21 +26,24 @@ void pass_plan_schedule(IrKernel *k) {
     Schedule *s = &k->sched;
     *s = (Schedule){.order = ORDER_SNAKE, .order_dim = -1};
     if (!k->ws_loop) return;
-    /* A grid of dynamic sizes has its tile count only at launch. A GEMM
-     * whose tiles can run in halves is persistent, its last wave halved
-     * where the run-time count leaves it at most half full
-     * (schedule_halves); any other kernel runs each tile as a block of its
-     * own, or with --persistent=on as many blocks as are resident loop
-     * over the run-time tiles in the snake order. Clusters, split tiles
-     * and the other orders are decided from the count, so they need it
-     * compiled in. */
-    if (kernel_grid_dynamic(k)) {
-        schedule_halves(k);
-        s->persistent = k->plan.persistent == CHOICE_ON || s->half_slots;
-        return;
-    }
     int at = 0;
     while (k->body.items[at] != k->ws_loop) at++;
+    /* A grid of dynamic sizes has its tile count only at launch. A kernel
+     * whose only global accesses are TMA loads and stores may run in
+     * clusters of two (schedule_clusters), a GEMM whose tiles can run in
+     * halves has its last wave halved where the run-time count leaves it
+     * at most half full (schedule_halves); either makes it persistent, its
+     * loop counting the run-time units. Any other kernel runs each tile as
+     * a block of its own, or with --persistent=on as many blocks as are
+     * resident loop over the run-time tiles in the snake order. Split
+     * tiles and the other orders are decided from the count, so they need
+     * it compiled in. */
+    if (kernel_grid_dynamic(k)) {
+        schedule_clusters(k, k->ws_loop, at);
+        schedule_halves(k);
+        s->persistent = k->plan.persistent == CHOICE_ON || s->half_slots || s->cluster;
+        return;
+    }
     /* Persistent blocks (codegen: a tile loop per block, the producer
      * running into the next tile during the epilogue), for grids of more
      * than one wave of the target's SMs: there a block runs more than one

@@ -70,6 +70,42 @@ static int64_t shared_bytes(IrKernel *k, IrStmt *loop, int loop_at, int dim, boo
     return bytes;
 }
 
+/* Whether statement s reads or writes global memory (a tensor parameter
+ * or alloc_global scratch). */
+static bool touches_global(const IrKernel *k, IrStmt *s) {
+    IrBlock one = {.items = &s, .len = 1};
+    for (int i = 0; i < k->params.len; i++)
+        if (buf_use_count(&one, k->params.items[i])) return true;
+    for (int i = 0; i < k->buffers.len; i++) {
+        const IrBuf *b = k->buffers.items[i];
+        if (b->scope == SCOPE_GLOBAL && buf_use_count(&one, b)) return true;
+    }
+    return false;
+}
+
+/* Whether a tile past the grid's end is harmless: every global access of
+ * the kernel is one of the loop's TMA copies (rows past a tensor's end
+ * arrive as zeros) or a TMA store after the loop (clipped to the tensor).
+ * Where the tile count along the cluster dimension is odd at run time, the
+ * last cluster's second block runs such a tile: it still loads its half of
+ * the shared tiles for its partner. */
+static bool past_end_tile_harmless(IrKernel *k, const IrStmt *loop, int loop_at) {
+    for (int i = 0; i < k->body.len; i++) {
+        IrStmt *s = k->body.items[i];
+        if (s == loop) {
+            for (int j = 0; j < s->body.len; j++) {
+                IrStmt *c = s->body.items[j];
+                if (!(c->op == IR_COPY && c->mech == COPY_TMA && c->pipeline == loop) && touches_global(k, c)) return false;
+            }
+            continue;
+        }
+        bool tma_store = false;
+        for (int j = 0; j < k->tma_stores.len; j++) tma_store |= k->tma_stores.items[j] == s;
+        if (!(tma_store && i > loop_at) && touches_global(k, s)) return false;
+    }
+    return true;
+}
+
 /* Clusters of two blocks along the grid dimension whose neighbours share
  * the most bytes of the loop's tiles (a GEMM: the blocks of one column of
  * C share B's tile; attention: the query blocks of one head share K and V).
@@ -79,14 +115,21 @@ static int64_t shared_bytes(IrKernel *k, IrStmt *loop, int loop_at, int dim, boo
  * free), and the dimension must split into pairs. Where the rows are
  * aligned the GEMM is not limited by L2, so clusters gain nothing: there
  * they are an experiment, --clusters=on (docs/decisions.md, "Clusters
- * of two only where shared rows are misaligned"). */
+ * of two only where shared rows are misaligned"). A grid of dynamic
+ * sizes, whose tile count along the dimension may be odd at run time, has
+ * clusters only where a tile past the end is harmless, and then runs
+ * persistent blocks (plan_schedule): their loop counts the pairs, the last
+ * one's second tile past the end where the count is odd. */
 void schedule_clusters(IrKernel *k, IrStmt *loop, int loop_at) {
     Choice choice = k->plan.clusters; /* --clusters: ON wherever they can be, OFF never */
     if (choice == CHOICE_OFF) return;
+    if (kernel_grid_dynamic(k) && (k->plan.persistent == CHOICE_OFF || !past_end_tile_harmless(k, loop, loop_at)))
+        return;
     int64_t best = 0;
     bool best_misaligned = false;
     for (int d = 0; d < k->info->block_idx.len && d < 3; d++) {
-        if (k->grid[d] % 2 != 0 || depends_on(k, loop_at, k->info->block_idx.items[d], loop->hi)) continue;
+        if ((k->grid[d] >= 0 && k->grid[d] % 2 != 0) || depends_on(k, loop_at, k->info->block_idx.items[d], loop->hi))
+            continue;
         bool misaligned = false;
         int64_t bytes = shared_bytes(k, loop, loop_at, d, false, &misaligned);
         if (bytes > best) {

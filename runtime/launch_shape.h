@@ -120,29 +120,39 @@ static inline long long rt_half_units(long long tiles, long long slots) {
     return rest > 0 && 2 * rest <= slots ? whole + 2 * rest : tiles;
 }
 
+/* How a persistent kernel of dynamic sizes counts the units of its loop
+ * (CgKernel's fields of the same names). */
+typedef struct RtUnits {
+    int64_t half_slots; /* rt_half_units' slots (0: no half tiles) */
+    int cluster;        /* 2: clusters of two blocks along grid dimension cluster_dim (0: none) */
+    int cluster_dim;
+} RtUnits;
+
 /* The grid of a launch: grid[d], or where it is -1, expr[d] evaluated for
  * the dynamic sizes' values; false where an expression is undefined. A
- * persistent kernel's grid is its units in a line (`linear`: x holds all
- * tiles, or with half_slots the units rt_half_units makes of them; then
- * rt_persistent_blocks caps it; a compiled one is {units, 1, 1}
- * already). */
+ * persistent kernel's grid is its blocks in a line (`linear`; then
+ * rt_persistent_blocks caps it; a compiled one is {blocks, 1, 1}
+ * already): its units, tiles or in clusters pairs of them (a dimension of
+ * dynamic sizes rounded up to whole pairs), with units->half_slots what
+ * rt_half_units makes of them, times the blocks of a cluster. */
 static inline bool rt_launch_grid(const int64_t grid[3], const RtGridExpr expr[3], const int64_t *dims, bool linear,
-                                  int64_t half_slots, long long out[3]) {
+                                  const RtUnits *units, long long out[3]) {
     for (int d = 0; d < 3; d++) {
         int64_t v = grid[d];
         if (v < 0 && !rt_grid_eval(&expr[d], dims, &v)) return false;
         out[d] = v;
     }
+    bool pairs = linear && units && units->cluster == 2 && grid[units->cluster_dim] < 0;
+    if (pairs) out[units->cluster_dim] = out[units->cluster_dim] / 2 + out[units->cluster_dim] % 2;
     if (linear) {
         if (out[1] > 0 && out[0] > INT64_MAX / out[1]) return false;
         long long xy = out[0] * out[1];
         if (out[2] > 0 && xy > INT64_MAX / out[2]) return false;
         out[0] = xy * out[2];
         out[1] = out[2] = 1;
-        if (half_slots > 0) {
-            if (out[0] > INT64_MAX / 2) return false;
-            out[0] = rt_half_units(out[0], half_slots);
-        }
+        if (out[0] > INT64_MAX / 4) return false;
+        if (units && units->half_slots > 0) out[0] = rt_half_units(out[0], units->half_slots);
+        if (pairs) out[0] *= 2;
     }
     return true;
 }

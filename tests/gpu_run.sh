@@ -61,7 +61,11 @@ ragged() {
         echo "--set M=3000,N=2000,K=1000 --specialise --profile --consistency 3"
         echo "--set M=1450,N=4096,K=1024 --specialise"
         echo "--set M=3000,N=2000,K=1000 --profile --consistency 3"; echo "--set M=1080,N=1016,K=4096"
-        echo "--set M=1450,N=4096,K=1024" ;;
+        echo "--set M=1450,N=4096,K=1024"
+        # dynamic sizes in clusters of two along M with an odd tile count
+        # there: the last pair's second tile past the end (25 rows of
+        # tiles, whole; 9 rows, every pair in halves)
+        echo "--set M=3100,N=2000,K=1000"; echo "--set M=1100,N=1016,K=1000 --profile --consistency 3" ;;
     add) echo "--set N=1000003 --specialise"; echo "--set N=1000008" ;;
     softmax|layernorm) echo "--set M=1001,N=3000"
         # the examples' tunables: rows padded to a pitch (blocked layout) for

@@ -55,7 +55,7 @@ static void test_sizes(void) {
             /* a persistent kernel's launch: the grid's tiles in a line */
             const int64_t unknown[3] = {-1, -1, -1};
             long long line[3];
-            CHECK(!s || (rt_launch_grid(unknown, prog, dims, true, 0, line) &&
+            CHECK(!s || (rt_launch_grid(unknown, prog, dims, true, NULL, line) &&
                       line[0] == s->grid[0] * s->grid[1] * s->grid[2] && line[1] == 1 && line[2] == 1),
                   "M=%lld N=%lld: the persistent grid is the tiles in a line", (long long)ms[i], (long long)ns[j]);
             ctx_free(&fixed);
@@ -89,9 +89,20 @@ static void test_half_units(void) {
     RtGridExpr expr[3] = {{.n = 1, .ops = {{RT_GOP_DIM, 0}}}, {.n = 1, .ops = {{RT_GOP_DIM, 1}}}};
     int64_t grid[3] = {-1, -1, 1}, dims[RT_MAX_DYNAMIC] = {8, 24};
     long long line[3];
-    CHECK(rt_launch_grid(grid, expr, dims, true, 132, line) && line[0] == 252 && line[1] == 1 && line[2] == 1,
+    RtUnits halves = {.half_slots = 132};
+    CHECK(rt_launch_grid(grid, expr, dims, true, &halves, line) && line[0] == 252 && line[1] == 1 && line[2] == 1,
           "192 tiles on 132 slots: 132 whole and 120 halves, got %lld", line[0]);
-    CHECK(rt_launch_grid(grid, expr, dims, true, 0, line) && line[0] == 192, "without halves: the 192 tiles");
+    CHECK(rt_launch_grid(grid, expr, dims, true, NULL, line) && line[0] == 192, "without halves: the 192 tiles");
+    /* in clusters of two along dimension 1: 8 x 12 pairs on 66 slots, 66
+     * whole and 2 x 30 halves, two blocks each */
+    RtUnits pairs = {.half_slots = 66, .cluster = 2, .cluster_dim = 1};
+    CHECK(rt_launch_grid(grid, expr, dims, true, &pairs, line) && line[0] == 252, "96 pairs: 252 blocks, got %lld", line[0]);
+    /* an odd count along the cluster dimension: 8 x 25 tiles are 8 x 13
+     * pairs, the last row of them half past the end (a last wave of 38
+     * pairs on 66 slots: whole) */
+    dims[1] = 25;
+    CHECK(rt_launch_grid(grid, expr, dims, true, &pairs, line) && line[0] == 208 && line[1] == 1,
+          "104 pairs: 208 blocks, got %lld", line[0]);
 }
 
 int main(void) {
