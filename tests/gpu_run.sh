@@ -144,6 +144,7 @@ ragged() {
     gemm_fp8) echo "--set M=1000,N=1016,K=4096 --atol 3e-2"  # split tiles: 64 in 2 pieces (sums of 4096 fp8 products near 0: 1-3 of 37160 past atol 1e-2, as without the split)
         echo "--set M=1000,N=1016,K=1008"; echo "--set M=999,N=1001,K=997 --specialise"  # the second: rows TMA cannot take
         echo "--set M=1000,N=1016,K=1008,BK=256,stages=2"  # K tiles of two promotion runs
+        echo "--set M=1100,N=1016,K=1008"  # clusters of two, 9 rows of tiles: the last pair's second past the end
         echo "--set M=1000,N=1016,K=1000 --specialise" ;;  # rows of 1000 bytes: cp.async and mma.sync m16n8k32
     fp8_gemm_k160) echo "--set M=200,N=136,K=1120" ;;  # partial tiles
     fp8_casts) echo "--set N=1000" ;;
