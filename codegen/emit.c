@@ -124,7 +124,7 @@ void cg_block_indices(Cg *g, const char *lin) {
     }
     /* the panels cut the grid of pairs in a kernel of clusters: lin numbers
      * them (of dynamic sizes, the last pair along the cluster dimension
-     * may have one tile: cg_grid_pairs) */
+     * may have one tile: cg_grid_units) */
     const char *pairs[3];
     for (int d = 0; d < 3; d++)
         pairs[d] = grid[d] >= 0 ? arena_printf(ar, "%lld", (long long)grid[d])
