@@ -14,6 +14,7 @@ command -v re2c >/dev/null || need+=(re2c)
 command -v lemon >/dev/null && [ -f /usr/share/lemon/lempar.c ] || need+=(lemon)
 command -v cc >/dev/null || need+=(gcc)
 command -v python3 >/dev/null || need+=(python3)
+ls /usr/include/python3*/Python.h >/dev/null 2>&1 || need+=(python3-dev)  # the Python module's C fast path
 command -v pkg-config >/dev/null || need+=(pkg-config)  # tests/install_check.sh
 # the llvm backend: LLVM 19's static libraries and the static zstd they need
 [ -f /usr/lib/llvm-19/lib/cmake/llvm/LLVMConfig.cmake ] || need+=(llvm-19-dev)
@@ -34,5 +35,6 @@ cmake --build "$build" -j2
 if [ "$build" = build ]; then
     cp -f "$build/libtilec.so" python/tilec/libtilec.so
     if [ -f "$build/libtilec_llvm.so" ]; then cp -f "$build/libtilec_llvm.so" python/tilec/; else rm -f python/tilec/libtilec_llvm.so; fi
+    if [ -f "$build/_fastcall.abi3.so" ]; then cp -f "$build/_fastcall.abi3.so" python/tilec/; else rm -f python/tilec/_fastcall.abi3.so; fi
 fi
 exit 0

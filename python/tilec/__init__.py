@@ -48,6 +48,7 @@ _TORCH_DTYPES = {
     "bool": "bool", "float8_e4m3fn": "f8e4m3", "float8_e5m2": "f8e5m2",
     "uint16": "u16", "uint32": "u32", "uint64": "u64",
 }
+_TORCH_NAMES = {v: k for k, v in _TORCH_DTYPES.items()}  # the language's dtype -> torch's attribute
 _TYPESTRS = {
     "f2": "f16", "f4": "f32", "f8": "f64", "i1": "i8", "u1": "u8", "i2": "i16", "u2": "u16",
     "i4": "i32", "u4": "u32", "i8": "i64", "u8": "u64", "b1": "bool",
@@ -170,6 +171,7 @@ class Kernel:
         self._tensors_struct = struct.Struct("@" + "PiP" * ntensors)
         self._scalars_struct = struct.Struct("@%dd" % (len(self._params) - ntensors))
         self._handle_arg = ctypes.c_void_p(handle.value)
+        self._fast = None  # the C fast path's launch, made when a torch tensor is first passed
         assert struct.calcsize("@PiP") == ctypes.sizeof(_lib.Tensor)
 
     def __del__(self):
@@ -216,6 +218,16 @@ class Kernel:
         # what was compiled, packed into bytes made per call (so that
         # threads may share a kernel); a torch tensor's checks inline (a
         # function call a tensor costs as much as its checks)
+        if self._fast and not named:
+            done = self._fast(args, stream)
+            if done is None:
+                return
+            if done is not NotImplemented:
+                text = done[1].decode("utf-8", errors="replace")
+                raise LaunchError(_first_line(text) or "the launch of %s failed (exit %d)" % (self.name, done[0]),
+                                  code=done[0], diagnostics=text)
+        elif self._fast is None and _torch_tensor is not None:
+            self._fast = self._make_fast() or False
         values = args if not named and len(args) == len(self._plan) else self._ordered(args, named)
         tensors, scalars, device, own_shapes = [], [], -1, None
         for (name, dtype, compiled, shape_address), v in zip(self._plan, values):
@@ -260,6 +272,20 @@ class Kernel:
             text = _take_string(self._lib, diag)
             raise LaunchError(_first_line(text) or "the launch of %s failed (exit %d)" % (self.name, rc),
                               code=rc, diagnostics=text)
+
+    def _make_fast(self):
+        """The C fast path's bound launch for this kernel (tilec/_fastcall.c),
+        or None where the extension is missing."""
+        fc = _lib.fastcall()
+        if fc is None:
+            return None
+        import torch
+        never = object()  # a dtype torch lacks: its calls take the Python path
+        dtypes = tuple(None if a is None else getattr(torch, _TORCH_NAMES.get(p["dtype"], ""), never)
+                       for p, a in zip(self._params, self._shape_arrays))
+        addr = ctypes.cast(self._lib.tilec_launch, ctypes.c_void_p).value
+        free = ctypes.cast(self._lib.tilec_free_string, ctypes.c_void_p).value
+        return fc.Launcher(addr, free, self._handle.value, dtypes, _torch_tensor, _raw_stream).launch
 
     def _scalar(self, name, dtype, v):
         """v as a scalar argument (a float), or LaunchError."""

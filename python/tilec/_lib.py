@@ -1,12 +1,17 @@
 """The C library (libtilec.so) through ctypes: where it is and its calls'
 signatures. Looked for, in order: $TILEC_LIBRARY; beside this package
 (where ./build.sh puts it and pip copies it); the build/ folder of the
-repository this package sits in."""
+repository this package sits in. The launch fast path (_fastcall.abi3.so,
+a CPython extension) is looked for beside the library found."""
 import ctypes
+import importlib.machinery
+import importlib.util
 import os
 import threading
 
 _handle = None
+_path = None
+_fastcall = False  # not looked for yet
 _lock = threading.Lock()
 
 
@@ -28,9 +33,29 @@ def _candidates():
     yield os.path.join(here, "..", "..", "build", "libtilec.so")
 
 
+def fastcall():
+    """The launch fast path's module (tilec/_fastcall.c), or None where it
+    is not built or does not load in this Python (it needs 3.10 or later)."""
+    global _fastcall
+    with _lock:
+        if _fastcall is False:
+            _fastcall = None
+            where = os.path.join(os.path.dirname(_path or ""), "_fastcall.abi3.so")
+            if _path and os.path.exists(where):
+                try:
+                    spec = importlib.util.spec_from_file_location(
+                        "tilec._fastcall", where, loader=importlib.machinery.ExtensionFileLoader("tilec._fastcall", where))
+                    module = importlib.util.module_from_spec(spec)
+                    spec.loader.exec_module(module)
+                    _fastcall = module
+                except ImportError:
+                    pass
+        return _fastcall
+
+
 def library():
     """The loaded library (loaded once); OSError naming where it looked."""
-    global _handle
+    global _handle, _path
     with _lock:
         if _handle is not None:
             return _handle
@@ -38,6 +63,7 @@ def library():
         for path in _candidates():
             if os.path.exists(path):
                 lib = ctypes.CDLL(os.path.abspath(path))
+                _path = os.path.abspath(path)
                 break
             tried.append(path)
         else:
