@@ -36,6 +36,7 @@ typedef struct Candidate {
     double median_ms;
     bool verified, correct;
     bool early_stopped;     /* clearly slower than the best so far: the short look's median */
+    bool is_default;        /* the values a plain --run or --profile takes (the target's defaults) */
     int registers, spills;
 } Candidate;
 
@@ -155,6 +156,8 @@ static void write_tune_json(FILE *f, const void *arg) {
         json_number(&w, cd->median_ms > 0 ? cd->median_ms : NAN);
         json_key(&w, "early_stopped");
         json_bool(&w, cd->early_stopped);
+        json_key(&w, "default");
+        json_bool(&w, cd->is_default);
         json_key(&w, "registers");
         json_int(&w, cd->compiled ? cd->registers : -1);
         json_key(&w, "spill_bytes");
@@ -217,6 +220,13 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
             o->is_float = v->const_float;
             if (v->const_float) o->f = v->cval.f;
             else o->i = v->cval.i;
+        }
+        cd->is_default = true;
+        for (int t = 0; t < nt; t++) { /* ov[t] holds tunable nt - 1 - t */
+            const Sym *s = tun[nt - 1 - t];
+            const Override *o = &cd->ov[t];
+            cd->is_default &= s->has_value && (o->is_float ? s->value_float && s->value.f == o->f
+                                                             : !s->value_float && s->value.i == o->i);
         }
         for (int t = cd->n - 1; t >= 0; t--) {
             Override *o = &cd->ov[t];
@@ -314,6 +324,16 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
         Candidate *b = &cand[best];
         printf("autotune %s: best %s at %.4f ms (%d configurations timed, %.1f s in all)\n", kernel, b->label,
                b->median_ms, done, rt_now_s() - t0);
+        /* how far the default is from the best: what a user gets without --autotune */
+        for (int64_t i = 0; i < space; i++) {
+            const Candidate *d = &cand[i];
+            if (!d->is_default) continue;
+            if (d->correct && d->median_ms > 0)
+                printf("autotune %s: the default %s at %.4f ms%s, %.2fx the best's time\n", kernel, d->label, d->median_ms,
+                       d->early_stopped ? " (early stop: a short look)" : "", d->median_ms / b->median_ms);
+            else
+                printf("autotune %s: the default %s did not run correctly (%s)\n", kernel, d->label, d->status);
+        }
         RtCache cache;
         char warn[256], key[HASH_KEY_SIZE];
         rt_cache_init(&cache, opts->cache_dir, opts->no_cache, warn);
