@@ -120,6 +120,7 @@ class FastPathTests(unittest.TestCase):
         self.assertIsNone(launch((x, x, 3), 12345))
         self.assertIs(launch((x, x, "2.5"), None), NotImplemented)
         self.assertIs(launch((x, x), None), NotImplemented)
+        self.assertIsNone(launch((x, x, 1.0), types.SimpleNamespace(cuda_stream=777)))  # a torch stream's handle
         self.assertIs(launch((x, x, 1.0), object()), NotImplemented)
         with self.assertRaises(TypeError):
             launch((x, x, 1.0))

@@ -2,7 +2,8 @@
  * made once per kernel (tilec/__init__.py) takes a call's positional
  * arguments when every tensor is exactly a torch.Tensor on a CUDA device,
  * of the parameter's dtype and contiguous, and every scalar an int or a
- * float; it reads their pointers and shapes and calls tilec_launch
+ * float (the stream: None, an int handle or a torch stream); it reads
+ * their pointers and shapes and calls tilec_launch
  * (through the address ctypes found, so this module links nothing). For
  * anything else it returns NotImplemented, and the Python path checks the
  * arguments again and raises the error that names the parameter: the
@@ -44,7 +45,7 @@ typedef struct {
     PyObject *raw_stream;         /* torch._C._cuda_getCurrentRawStream */
 } Launcher;
 
-static PyObject *s_is_cuda, *s_dtype, *s_shape, *s_is_contiguous, *s_data_ptr, *s_get_device;
+static PyObject *s_is_cuda, *s_dtype, *s_shape, *s_is_contiguous, *s_data_ptr, *s_get_device, *s_cuda_stream;
 
 static void launcher_dealloc(PyObject *self) {
     Launcher *l = (Launcher *)self;
@@ -187,8 +188,16 @@ static PyObject *launcher_launch(PyObject *self, PyObject *const *argv, Py_ssize
     } else if (PyLong_CheckExact(stream_arg)) {
         stream = PyLong_AsVoidPtr(stream_arg);
         if (!stream && PyErr_Occurred()) return NULL;
-    } else {
-        Py_RETURN_NOTIMPLEMENTED; /* a torch stream object: the Python path reads its handle */
+    } else { /* a torch stream: its handle, an int */
+        PyObject *h = PyObject_GetAttr(stream_arg, s_cuda_stream);
+        if (!h || !PyLong_CheckExact(h)) {
+            Py_XDECREF(h);
+            PyErr_Clear();
+            Py_RETURN_NOTIMPLEMENTED; /* the Python path says what is wrong with it */
+        }
+        stream = PyLong_AsVoidPtr(h);
+        Py_DECREF(h);
+        if (!stream && PyErr_Occurred()) return NULL;
     }
     char *diag = NULL;
     int rc;
@@ -224,9 +233,9 @@ static PyModuleDef module = {PyModuleDef_HEAD_INIT, "_fastcall", "tilec's launch
                              NULL};
 
 PyMODINIT_FUNC PyInit__fastcall(void) {
-    static const char *const names[] = {"is_cuda", "dtype", "shape", "is_contiguous", "data_ptr", "get_device"};
-    PyObject **slots[] = {&s_is_cuda, &s_dtype, &s_shape, &s_is_contiguous, &s_data_ptr, &s_get_device};
-    for (int i = 0; i < 6; i++)
+    static const char *const names[] = {"is_cuda", "dtype", "shape", "is_contiguous", "data_ptr", "get_device", "cuda_stream"};
+    PyObject **slots[] = {&s_is_cuda, &s_dtype, &s_shape, &s_is_contiguous, &s_data_ptr, &s_get_device, &s_cuda_stream};
+    for (int i = 0; i < 7; i++)
         if (!(*slots[i] = PyUnicode_InternFromString(names[i]))) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
