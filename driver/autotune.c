@@ -325,15 +325,18 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
         printf("autotune %s: best %s at %.4f ms (%d configurations timed, %.1f s in all)\n", kernel, b->label,
                b->median_ms, done, rt_now_s() - t0);
         /* how far the default is from the best: what a user gets without --autotune */
+        bool seen = false;
         for (int64_t i = 0; i < space; i++) {
             const Candidate *d = &cand[i];
             if (!d->is_default) continue;
+            seen = true;
             if (d->correct && d->median_ms > 0)
                 printf("autotune %s: the default %s at %.4f ms%s, %.2fx the best's time\n", kernel, d->label, d->median_ms,
                        d->early_stopped ? " (early stop: a short look)" : "", d->median_ms / b->median_ms);
             else
                 printf("autotune %s: the default %s did not run correctly (%s)\n", kernel, d->label, d->status);
         }
+        if (!seen) printf("autotune %s: the default configuration is not one of the tune lists' combinations\n", kernel);
         RtCache cache;
         char warn[256], key[HASH_KEY_SIZE];
         rt_cache_init(&cache, opts->cache_dir, opts->no_cache, warn);
