@@ -142,7 +142,7 @@ static const char launcher[] =
     "    long long grid[3], block, smem;  /* grid: -1 where grid_of computes it */\n"
     "    int persistent, cluster;\n"
     "    long long half_slots;  /* a persistent grid whose last wave, filled at most half, runs in half tiles: the slots of a wave */\n"
-    "    int pair_dim;          /* a persistent grid in clusters of two: its dynamic dimension of pairs (-1: none) */\n"
+    "    int pair_dim;          /* a persistent grid in clusters of two: the grid dimension of the pairs (-1: none) */\n"
     "    int (*grid_of)(const long long *size, long long grid[3]);  /* the grid at the dynamic sizes; 0: undefined */\n"
     "    int ntma;\n"
     "    tl_map_spec tma[TL_MAX_TMA];\n"

@@ -132,8 +132,8 @@ typedef struct RtUnits {
  * the dynamic sizes' values; false where an expression is undefined. A
  * persistent kernel's grid is its blocks in a line (`linear`; then
  * rt_persistent_blocks caps it; a compiled one is {blocks, 1, 1}
- * already): its units, tiles or in clusters pairs of them (a dimension of
- * dynamic sizes rounded up to whole pairs), with units->half_slots what
+ * already): its units, tiles or in clusters pairs of them (the cluster
+ * dimension rounded up to whole pairs), with units->half_slots what
  * rt_half_units makes of them, times the blocks of a cluster. */
 static inline bool rt_launch_grid(const int64_t grid[3], const RtGridExpr expr[3], const int64_t *dims, bool linear,
                                   const RtUnits *units, long long out[3]) {
@@ -142,7 +142,7 @@ static inline bool rt_launch_grid(const int64_t grid[3], const RtGridExpr expr[3
         if (v < 0 && !rt_grid_eval(&expr[d], dims, &v)) return false;
         out[d] = v;
     }
-    bool pairs = linear && units && units->cluster == 2 && grid[units->cluster_dim] < 0;
+    bool pairs = linear && units && units->cluster == 2;
     if (pairs) out[units->cluster_dim] = out[units->cluster_dim] / 2 + out[units->cluster_dim] % 2;
     if (linear) {
         if (out[1] > 0 && out[0] > INT64_MAX / out[1]) return false;
