@@ -765,6 +765,19 @@ static void test_verify_parallel_and_sampled(void) {
 
 /* ---- speed ---- */
 
+/* Times the sampled verification of k (against what t holds), prints it,
+ * and frees the evaluator, the tensors and the context. */
+static void bench_sampled_verify(const char *what, Ctx *c, KernelInfo *k, RefEval *r, HostTensor *t, int n) {
+    VerifyResult vr;
+    double t0 = now();
+    prof_verify(k, r, t, n, -1, -1, 0, &vr);
+    printf("%s: sampled prof_verify (%d threads) %.2f s: ", what, prof_cpu_count(), now() - t0);
+    prof_verify_print(stdout, &vr);
+    prof_ref_free(r);
+    prof_tensors_free(t, n);
+    ctx_free(c);
+}
+
 static void bench(void) {
     Ctx c;
     KernelInfo *k = load_with(&c,
@@ -785,14 +798,7 @@ static void bench(void) {
     double dt = now() - t0;
     printf("gemm 4096^3 f16: prof_ref_element %.2f us per element (%d random elements, sum %g); cost estimate %.3g for all\n",
            dt / reps * 1e6, reps, acc, prof_ref_cost(r, C->sym, (double)C->elems));
-    VerifyResult vr;
-    t0 = now();
-    prof_verify(k, r, t, n, -1, -1, 0, &vr);
-    printf("gemm: sampled prof_verify (%d threads) %.2f s: ", prof_cpu_count(), now() - t0);
-    prof_verify_print(stdout, &vr);
-    prof_ref_free(r);
-    prof_tensors_free(t, n);
-    ctx_free(&c);
+    bench_sampled_verify("gemm", &c, k, r, t, n);
 
     /* Full checks of row-wise kernels (the per-thread reduction cache makes them cheap). */
     static const char *const rowwise[] = {
@@ -808,6 +814,7 @@ static void bench(void) {
         "}\n",
     };
     for (int p = 0; p < 2; p++) {
+        VerifyResult vr;
         k = load_with(&c, rowwise[p], NULL, 0);
         if (!prof_supply(k, SUPPLY_NORMAL, 0, &t, &n)) exit(1);
         r = prof_ref_new(k, t, n);
@@ -868,13 +875,7 @@ static void bench(void) {
     O->values = malloc((size_t)O->elems * sizeof(double));
     /* Time the sampled check (against zeros, so it fails). */
     memset(O->values, 0, (size_t)O->elems * sizeof(double));
-    t0 = now();
-    prof_verify(k, r, t, n, -1, -1, 0, &vr);
-    printf("attention: sampled prof_verify (%d threads) %.2f s\n", prof_cpu_count(), now() - t0);
-    prof_verify_print(stdout, &vr);
-    prof_ref_free(r);
-    prof_tensors_free(t, n);
-    ctx_free(&c);
+    bench_sampled_verify("attention", &c, k, r, t, n);
 
     /* The backward pass's dK: every element needs the statistics of every
      * query row of its (b, h), so the sample takes few of those. */
@@ -897,13 +898,7 @@ static void bench(void) {
     r = prof_ref_new(k, t, n);
     HostTensor *dK = tensor(t, n, "dK");
     dK->values = calloc((size_t)dK->elems, sizeof(double));
-    t0 = now();
-    prof_verify(k, r, t, n, -1, -1, 0, &vr);
-    printf("attention dK B=8 H=16 S=1024 D=64: sampled prof_verify (%d threads) %.2f s\n", prof_cpu_count(), now() - t0);
-    prof_verify_print(stdout, &vr);
-    prof_ref_free(r);
-    prof_tensors_free(t, n);
-    ctx_free(&c);
+    bench_sampled_verify("attention dK B=8 H=16 S=1024 D=64", &c, k, r, t, n);
 }
 
 int main(int argc, char **argv) {
