@@ -658,7 +658,6 @@ static void test_edges_and_functions(void) {
     ctx_free(&c);
 }
 
-/* Many threads filling memo tables at once, and sampling. */
 /* Where the memoised statistics alone are beyond the cost limit, the
  * sample keeps three values of each dim before the last two (0, the last
  * and one between), the random elements included. */
@@ -702,6 +701,7 @@ static void test_sample_leading_dims(void) {
     ctx_free(&c);
 }
 
+/* Many threads filling memo tables at once, and sampling. */
 static void test_verify_parallel_and_sampled(void) {
     Ctx c;
     KernelInfo *k = load_with(&c,
