@@ -816,7 +816,10 @@ static int shared_row(RefEval *r, const CE *f, int kslot) {
 static bool materialise(RefEval *r, const CE *f, int kslot, int64_t range, DotFactor *out) {
     unsigned char *set = xcalloc((size_t)r->nslots, 1);
     collect_slots(f, set);
-    bool uses_k = set[kslot];
+    if (!set[kslot]) {
+        free(set);
+        return false;
+    }
     set[kslot] = 0;
     memset(out, 0, sizeof *out);
     out->materialised = f;
@@ -827,7 +830,6 @@ static bool materialise(RefEval *r, const CE *f, int kslot, int64_t range, DotFa
     for (int i = 0, m = 0; i < r->nslots; i++)
         if (set[i]) out->key_slot[m++] = i;
     free(set);
-    if (!uses_k) return false;
     /* the same read over the same k elsewhere (softmax's numerator and
      * denominator, both over p[b, h, i, j]) shares its row */
     out->row = shared_row(r, f, kslot);
