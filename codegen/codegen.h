@@ -403,6 +403,8 @@ void cg_hopper_idle_end(Cg *g);                        /* } */
 void cg_hopper_tensor_maps(const IrKernel *k, CgKernel *out);
 /* split tiles (lower_split.c, IrKernel.split_ways) */
 int64_t cg_split_units(const IrKernel *k);             /* the persistent blocks' units: every tile's pieces */
+int64_t cg_split_partial_units(const IrKernel *k);     /* the most units whose partial sums are kept at once */
+int cg_split_max_levels(const IrKernel *k);            /* the most levels of the pairwise sum */
 void cg_split_globals(const IrKernel *k, FILE *o);     /* before the kernel */
 void cg_split_unit(Cg *g, const char *unit);          /* unit's tile and piece, its block indices */
 /* After `const int n = <trip count>;`: the head of the loop over the

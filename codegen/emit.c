@@ -262,7 +262,7 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     if (k->sched.order == ORDER_LONGEST_FIRST)
         fputs("\n// the tiles this launch's persistent blocks have drawn, and the blocks done drawing (tl_tiles_draw, tl_tiles_done)\n"
               "__device__ unsigned tl_tile_count[2] = {0, 0};\n", g.o);
-    if (k->sched.split_ways) cg_split_globals(k, g.o);
+    if (sched_has_split(&k->sched)) cg_split_globals(k, g.o);
     /* setmaxnreg needs a register cap at entry: one block an SM */
     fprintf(g.o, "\nextern \"C\" __global__ void __launch_bounds__(%lld%s)%s %s(",
             (long long)(k->threads + k->producer_threads), cg_hopper_consumer_regs(k) ? ", 1" : "",
@@ -374,7 +374,7 @@ bool cg_launch_info(IrKernel *k, CgKernel *out) {
     KernelInfo *info = k->info;
     memcpy(out->grid, k->grid, sizeof out->grid);
     for (int d = 0; d < 3; d++)
-        if (k->grid[d] < 0 && !cg_host_grid(info->grid_expr[d], &info->dynamic, &out->grid_expr[d])) {
+        if (k->grid[d] < 0 && !ir_host_program(info->grid_expr[d], &info->dynamic, &out->grid_expr[d])) {
             diag_error(k->c, info->grid_expr[d]->loc, "grid dimension %d is too long an expression for tilec's launch "
                        "(at most %d operations of dynamic sizes)", d, RT_MAX_GRID_OPS);
             return false;
@@ -387,9 +387,16 @@ bool cg_launch_info(IrKernel *k, CgKernel *out) {
     }
     out->persistent = k->sched.persistent;
     out->cluster = k->sched.cluster;
-    if (kernel_grid_dynamic(k) && k->sched.persistent)
+    if (kernel_grid_dynamic(k) && k->sched.persistent) {
         out->units = (RtUnits){.half_slots = k->sched.half_slots, .cluster = k->sched.cluster,
-                               .cluster_dim = k->sched.cluster_dim};
+                               .cluster_dim = k->sched.cluster_dim, .split_slots = k->sched.split_slots,
+                               .split_max = k->sched.split_max};
+        /* (schedule_split made sure the trip count is such a program) */
+        if (k->sched.split_slots && !ir_host_program(k->ws_loop->hi, &info->dynamic, &out->units.trips)) {
+            diag_error(k->c, k->ws_loop->hi->loc, "the loop's trip count is not a program of the dynamic sizes");
+            return false;
+        }
+    }
     /* a linear grid (cg_block_indices); a persistent one of dynamic sizes
      * keeps its expressions and is put in a line at launch (rt_launch_grid) */
     if ((k->sched.persistent || k->sched.cluster) && !kernel_grid_dynamic(k)) {

@@ -101,6 +101,7 @@ typedef struct Lg {
     /* ---- persistent schedules (llvm_schedule.c) ---- */
     LLVMValueRef next_tile;          /* the longest-first order's shared slot */
     LgVal tile_n, tile_half, tile_hcol, tile_at, tile_piece, cta_rank;
+    LgVal tile_ways;                 /* split tiles decided at launch: this launch's pieces a tile (1: none) */
     LLVMBasicBlockRef tile_next;     /* `continue` of the tile loop */
 } Lg;
 

@@ -568,7 +568,7 @@ void lg_hopper_consumer(Lg *g, IrStmt *loop) {
     }
     /* the next tile's preloads may come */
     if (k->sched.persistent && cg_hopper_has_preloads(k)) warp_arrive(g, g->preload_free);
-    if (k->sched.split_ways) lg_split_sum(g);
+    if (sched_has_split(&k->sched)) lg_split_sum(g);
 }
 
 /* ---- warpgroups with nothing to store (schedule_idle) ---- */

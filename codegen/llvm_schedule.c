@@ -262,6 +262,25 @@ static void split_unit(Lg *g, LgVal unit) {
     lg_block_indices(g, &g->tile_at);
 }
 
+/* A split decided at launch (rt_split_ways): this launch's pieces a tile
+ * (g->tile_ways, 1 where the grid of `tiles` units fills a wave or the
+ * loop is too short) from the run-time trip count; true where 2 or more. */
+static LLVMValueRef split_ways(Lg *g, LgVal tiles) {
+    const Schedule *sc = &g->k->sched;
+    LgVal trips = lg_cast(g, lg_expr(g, g->k->ws_loop->hi), LT_INT), one = lg_int(g, 1);
+    LgVal slots = lg_cast(g, lg_int(g, sc->split_slots), LT_LL);
+    LLVMValueRef few = LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntSGT, tiles.v, lg_cast(g, lg_int(g, 0), LT_LL).v, ""),
+                                    LLVMBuildICmp(g->b, LLVMIntSLT, tiles.v, slots.v, ""), "");
+    /* in int from here: tiles < slots where it counts (no division by 0) */
+    LgVal w = bin(g, OP_DIV, lg_int(g, sc->split_slots), select_int(g, few, tiles, one));
+    LgVal most = lg_int(g, sc->split_max), by_trips = binc(g, OP_DIV, trips, RT_SPLIT_MIN_TRIPS);
+    w = select_int(g, LLVMBuildICmp(g->b, LLVMIntSLT, most.v, w.v, ""), most, w);
+    w = select_int(g, LLVMBuildICmp(g->b, LLVMIntSLT, by_trips.v, w.v, ""), by_trips, w);
+    LLVMValueRef split = LLVMBuildAnd(g->b, few, LLVMBuildICmp(g->b, LLVMIntSGE, w.v, c32(g, 2), ""), "");
+    g->tile_ways = select_int(g, split, w, one);
+    return split;
+}
+
 /* blockIdx.x or gridDim.x (sreg) in round-robin units: clusters of two
  * take their tiles in pairs. */
 static LgVal round_robin(Lg *g, const char *sreg) {
@@ -281,14 +300,19 @@ void lg_tile_loop_begin(Lg *g, LgTileLoop *l, bool producer) {
     LgVal half_from = lg_int(g, p.half_from);
     if (kernel_grid_dynamic(k)) {
         LgVal tiles = bin(g, OP_MUL, bin(g, OP_MUL, grid_pairs(g, 0), grid_pairs(g, 1)), grid_pairs(g, 2)), all = tiles;
+        LgVal zero = lg_cast(g, lg_int(g, 0), LT_LL);
+        LLVMValueRef split = NULL; /* this launch splits its tiles */
+        if (k->sched.split_slots) split = split_ways(g, tiles);
         if (p.half_slots) { /* rt_half_units, as the launch counts them */
-            LgVal rest = binc(g, OP_MOD, tiles, p.half_slots), zero = lg_cast(g, lg_int(g, 0), LT_LL);
+            LgVal rest = binc(g, OP_MOD, tiles, p.half_slots);
             LgVal slots = lg_cast(g, lg_int(g, p.half_slots), LT_LL);
             LLVMValueRef halves = LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntSGT, rest.v, zero.v, ""),
                                                LLVMBuildICmp(g->b, LLVMIntSLE, binc(g, OP_MUL, rest, 2).v, slots.v, ""), "");
             half_from = select_int(g, halves, bin(g, OP_SUB, tiles, rest), tiles);
             all = select_int(g, halves, bin(g, OP_ADD, tiles, rest), tiles);
         }
+        /* (a kernel has one of the two: plan_schedule) */
+        if (split) all = select_int(g, split, bin(g, OP_MUL, tiles, lg_cast(g, g->tile_ways, LT_LL)), all);
         units = lg_cast(g, all, LT_INT).v;
     }
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(g->b);
@@ -312,6 +336,10 @@ void lg_tile_loop_begin(Lg *g, LgTileLoop *l, bool producer) {
         lg_block_indices(g, &tile);
         return;
     }
+    if (k->sched.split_slots) { /* split tiles: which piece of which */
+        g->tile_piece = bin(g, OP_MOD, tile, g->tile_ways);
+        tile = bin(g, OP_DIV, tile, g->tile_ways);
+    }
     if (p.half_tiles || p.half_slots) { /* the last wave's tiles in halves of their columns */
         LgVal from = half_from, off = bin(g, OP_SUB, tile, from);
         LLVMValueRef half = LLVMBuildICmp(g->b, LLVMIntSGE, tile.v, from.v, "");
@@ -322,6 +350,8 @@ void lg_tile_loop_begin(Lg *g, LgTileLoop *l, bool producer) {
     if (p.order == ORDER_SNAKE) {
         if (p.split_ways) split_unit(g, tile);
         else lg_block_indices(g, &tile);
+        /* where the tile's partial sums go: in clusters, the pair's tile of this block */
+        if (k->sched.split_slots) g->tile_at = k->sched.cluster ? bin(g, OP_ADD, binc(g, OP_MUL, tile, 2), g->cta_rank) : tile;
         return;
     }
     LgVal lin = longest ? longest_first(g, &p, tile) : idle_last(g, &p, tile);
@@ -360,11 +390,12 @@ void lg_tile_loop_end(Lg *g, LgTileLoop *l) {
 /* ---- split tiles (lower_split.c) ---- */
 
 void lg_split_loop_begin(Lg *g, LgLoop *l, LgVal n, const Sym *var) {
-    int ways = g->k->sched.split_ways;
+    const Schedule *sc = &g->k->sched;
     LgVal lo = lg_int(g, 0), hi = n;
-    if (ways) { /* this piece's iterations */
-        lo = binc(g, OP_DIV, bin(g, OP_MUL, g->tile_piece, n), ways);
-        hi = binc(g, OP_DIV, bin(g, OP_MUL, binc(g, OP_ADD, g->tile_piece, 1), n), ways);
+    if (sched_has_split(sc)) { /* this piece's iterations */
+        LgVal ways = sc->split_ways ? lg_int(g, sc->split_ways) : g->tile_ways;
+        lo = bin(g, OP_DIV, bin(g, OP_MUL, g->tile_piece, n), ways);
+        hi = bin(g, OP_DIV, bin(g, OP_MUL, binc(g, OP_ADD, g->tile_piece, 1), n), ways);
     }
     lg_loop_begin(g, l, lg_cast(g, lo, LT_INT), hi, lg_int(g, 1), false, "kt");
     if (var) lg_bind(g, var, l->var);
@@ -394,10 +425,10 @@ void lg_schedule_globals(Lg *g) {
         LLVMSetAlignment(slot, 4);
         g->next_tile = slot;
     }
-    if (k->sched.split_ways) {
-        int64_t regs = cg_loop_gemm(k)->c.buf->layout.regs, W = k->threads / 128;
-        global_array(g, "tl_split_partials", LLVMVectorType(g->f32, 4), cg_split_units(k) * k->threads * regs / 4, 16);
-        global_array(g, "tl_split_count", g->i32, cg_split_units(k) * split_levels(k->sched.split_ways) * W, 4);
+    if (sched_has_split(&k->sched)) {
+        int64_t regs = cg_loop_gemm(k)->c.buf->layout.regs, W = k->threads / 128, units = cg_split_partial_units(k);
+        global_array(g, "tl_split_partials", LLVMVectorType(g->f32, 4), units * k->threads * regs / 4, 16);
+        global_array(g, "tl_split_count", g->i32, units * cg_split_max_levels(k) * W, 4);
     }
 }
 
@@ -464,8 +495,14 @@ static void split_move(Lg *g, const IrBuf *acc, int64_t stride, LLVMValueRef bas
  * level l nodes 2m and 2m + 1 (of 2^l pieces) both write their sums, the
  * second to arrive adds the other's and goes up, the first goes on to its
  * next unit (`continue`). The piece left at the top runs the epilogue. */
+static void split_sum_at_launch(Lg *g);
+
 void lg_split_sum(Lg *g) {
     const IrKernel *k = g->k;
+    if (!k->sched.split_ways) {
+        split_sum_at_launch(g);
+        return;
+    }
     const IrBuf *acc = cg_loop_gemm(k)->c.buf;
     int ways = k->sched.split_ways, levels = split_levels(ways);
     int64_t regs = acc->layout.regs, W = k->threads / 128, stride = W * 32 * regs;
@@ -494,5 +531,51 @@ void lg_split_sum(Lg *g) {
         LgVal partner = binc(g, OP_BXOR, node, 1);
         split_move(g, acc, stride, base, l ? binc(g, OP_SHL, partner, l) : partner, false);
         if (after) lg_end_if(g, after);
+    }
+}
+
+/* The same of a split decided at launch (split_sum_at_launch in
+ * lower_split.c): a level for each the most pieces need, taken where 2^l
+ * is below the launch's pieces, a node without a partner at the end of a
+ * level going on as it is, the first of a pair to arrive to its next
+ * unit. Unrolled, as there (a loop carrying the accumulator serialises
+ * the kernel's wgmmas). */
+static void split_sum_at_launch(Lg *g) {
+
+    const IrKernel *k = g->k;
+    const IrBuf *acc = cg_loop_gemm(k)->c.buf;
+    int64_t regs = acc->layout.regs, W = k->threads / 128, stride = W * 32 * regs;
+    int levels = cg_split_max_levels(k);
+    LLVMTypeRef f4 = LLVMVectorType(g->f32, 4);
+    LgVal ways = g->tile_ways, at = lg_cast(g, g->tile_at, LT_LL);
+    LgVal start = bin(g, OP_ADD, binc(g, OP_MUL, bin(g, OP_MUL, at, lg_cast(g, ways, LT_LL)), W), lg_cast(g, g->wg, LT_LL));
+    start = bin(g, OP_ADD, binc(g, OP_MUL, start, 32 * regs),
+                lg_cast(g, (LgVal){LLVMBuildURem(g->b, g->tid, c32(g, 128), ""), LT_INT}, LT_LL));
+    LLVMValueRef base = LLVMBuildInBoundsGEP2(g->b, f4, LLVMGetNamedGlobal(g->mod, "tl_split_partials"), &start.v, 1, "");
+    LLVMValueRef counts = LLVMGetNamedGlobal(g->mod, "tl_split_count");
+    LLVMValueRef top = lg_entry_alloca(g, g->i32, "tl_top");
+    LLVMBuildStore(g->b, c32(g, 1), top);
+    for (int l = 0; l < levels; l++) {
+        LLVMBasicBlockRef level = lg_begin_if(g, LLVMBuildICmp(g->b, LLVMIntSLT, c32(g, 1 << l), ways.v, ""));
+        LgVal node = binc(g, OP_SHR, g->tile_piece, l);
+        /* the last node, without a partner at this level, goes up as it is */
+        LLVMValueRef alone = LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, node.v, binc(g, OP_SHR, binc(g, OP_SUB, ways, 1), l).v, ""),
+                                          LLVMBuildICmp(g->b, LLVMIntEQ, binc(g, OP_BAND, node, 1).v, c32(g, 0), ""), "");
+        LLVMBasicBlockRef paired = lg_begin_if(g, LLVMBuildNot(g->b, alone, ""));
+        split_move(g, acc, stride, base, binc(g, OP_SHL, node, l), true);
+        LgVal ci = bin(g, OP_ADD, bin(g, OP_MUL, g->tile_at, ways), binc(g, OP_SHL, binc(g, OP_SHR, node, 1), l + 1));
+        ci = bin(g, OP_ADD, binc(g, OP_MUL, binc(g, OP_ADD, binc(g, OP_MUL, ci, levels), l), W), g->wg);
+        LLVMValueRef ci64 = lg_cast(g, ci, LT_LL).v;
+        LLVMValueRef count = LLVMBuildInBoundsGEP2(g->b, g->i32, counts, &ci64, 1, "");
+        LLVMValueRef second = split_last(g, count, LLVMBuildAdd(g->b, c32(g, CG_BAR_WARPGROUP), g->wg.v, ""));
+        LLVMBuildStore(g->b, LLVMBuildZExt(g->b, second, g->i32, ""), top);
+        LLVMBasicBlockRef go = lg_begin_if(g, second);
+        split_move(g, acc, stride, base, binc(g, OP_SHL, binc(g, OP_BXOR, node, 1), l), false);
+        lg_end_if(g, go);
+        lg_end_if(g, paired);
+        lg_end_if(g, level);
+        LLVMBasicBlockRef on = lg_block(g, "still_top");
+        LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, LLVMBuildLoad2(g->b, g->i32, top, ""), c32(g, 0), ""), on, g->tile_next);
+        LLVMPositionBuilderAtEnd(g->b, on);
     }
 }

@@ -739,7 +739,7 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
     if (sched_has_halves(&k->sched)) cg_line(g, "}");
     if (k->sched.persistent && cg_hopper_has_preloads(k))
         cg_line(g, "if (lane == 0) tl_mbar_arrive(tl_preload_free);  // the next tile's preloads may come");
-    if (k->sched.split_ways) cg_split_sum(g);
+    if (sched_has_split(&k->sched)) cg_split_sum(g);
     g->ind--;
     cg_line(g, "}");
 }

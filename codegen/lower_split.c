@@ -44,6 +44,19 @@ static const char split_last_helper[] =
     "}\n"
 ;
 
+/* The most units (a tile's pieces) partial sums are kept for at once:
+ * compiled in, or of a split decided at launch a wave's block slots (a
+ * wave's units times the blocks of a cluster: tiles * ways <= slots). */
+int64_t cg_split_partial_units(const IrKernel *k) {
+    if (k->sched.split_ways) return cg_split_units(k);
+    return k->sched.split_slots * (k->sched.cluster ? 2 : 1);
+}
+
+/* The most levels of the pairwise sum. */
+int cg_split_max_levels(const IrKernel *k) {
+    return split_levels(k->sched.split_ways ? k->sched.split_ways : k->sched.split_max);
+}
+
 /* File scope: the pieces' partial sums (tile, slot, warpgroup, four
  * registers, thread: a warpgroup's 128 threads write 2 KB in a row of each
  * four) and, per tile, level, pair of nodes and warpgroup, a count of the
@@ -53,13 +66,18 @@ static const char split_last_helper[] =
 void cg_split_globals(const IrKernel *k, FILE *o) {
     int64_t regs = split_acc(k)->layout.regs;
     fprintf(o, "\n%s", split_last_helper);
+    int64_t units = cg_split_partial_units(k);
+    if (k->sched.split_ways)
+        fprintf(o, "\n// split tiles: the partial sums of every tile's %d pieces, and the pieces of each tile's warpgroups\n",
+                k->sched.split_ways);
+    else
+        fprintf(o, "\n// split tiles: the partial sums of a wave's pieces (%lld, at most %d a tile), and the pieces of each\n"
+                   "// tile's warpgroups\n", (long long)units, k->sched.split_max);
     fprintf(o,
-            "\n// split tiles: the partial sums of every tile's %d pieces, and the pieces of each tile's warpgroups\n"
             "// that have arrived (tl_split_last)\n"
             "__device__ float4 tl_split_partials[%lld];\n"
             "__device__ unsigned tl_split_count[%lld];\n",
-            k->sched.split_ways, (long long)(cg_split_units(k) * k->threads * regs / 4),
-            (long long)(cg_split_units(k) * split_levels(k->sched.split_ways) * (k->threads / 128)));
+            (long long)(units * k->threads * regs / 4), (long long)(units * cg_split_max_levels(k) * (k->threads / 128)));
 }
 
 /* Which tile unit `unit` (a C expression: a persistent block's unit in
@@ -73,12 +91,13 @@ void cg_split_unit(Cg *g, const char *unit) {
 }
 
 void cg_split_loop(Cg *g, const char *var, const char *n) {
-    int ways = g->k->sched.split_ways;
+    const Schedule *sc = &g->k->sched;
     const char *lo = "0", *hi = n;
-    if (ways) {
+    if (sched_has_split(sc)) {
+        const char *ways = sc->split_ways ? arena_printf(&g->k->c->arena, "%d", sc->split_ways) : "tl_ways";
         lo = cg_tmp(g, "from");
         hi = cg_tmp(g, "to");
-        cg_line(g, "const int %s = tl_piece * %s / %d, %s = (tl_piece + 1) * %s / %d;  // this piece's iterations", lo, n, ways,
+        cg_line(g, "const int %s = tl_piece * %s / %s, %s = (tl_piece + 1) * %s / %s;  // this piece's iterations", lo, n, ways,
                 hi, n, ways);
     }
     cg_line(g, "for (int %s = %s; %s < %s; ++%s, ++tl_it) {", var, lo, var, hi, var);
@@ -117,8 +136,14 @@ static void split_move(Cg *g, const IrBuf *acc, long long slot_stride, const cha
  * accumulator made ptxas spill 728 bytes; one slot's loads a level do
  * not.) The piece left at the top has the tile's sum and runs the
  * epilogue; the others go on to their next unit. */
+static void split_sum_at_launch(Cg *g);
+
 void cg_split_sum(Cg *g) {
     const IrKernel *k = g->k;
+    if (!k->sched.split_ways) {
+        split_sum_at_launch(g);
+        return;
+    }
     const IrBuf *acc = split_acc(k);
     int ways = k->sched.split_ways, levels = split_levels(ways);
     int64_t regs = acc->layout.regs, W = k->threads / 128;
@@ -144,6 +169,49 @@ void cg_split_sum(Cg *g) {
             g->ind--;
             cg_line(g, "}");
         }
+    }
+    g->ind--;
+    cg_line(g, "}");
+}
+
+/* The same of a split decided at launch (tl_ways pieces, 1: whole tiles,
+ * then nothing to add): a level for each the most pieces need, taken
+ * where 2^l is below tl_ways, a node without a partner at the end of a
+ * level where the nodes are odd. A pair's count is at its first piece
+ * ((node >> 1) << (l + 1)) of level l. */
+static void split_sum_at_launch(Cg *g) {
+    const IrKernel *k = g->k;
+    const IrBuf *acc = split_acc(k);
+    int64_t regs = acc->layout.regs, W = k->threads / 128;
+    long long stride = (long long)(W * 32 * regs); /* a slot's float4s */
+    int levels = cg_split_max_levels(k);
+    const char *base = cg_tmp(g, "sp"), *top = cg_tmp(g, "top");
+    cg_line(g, "if (tl_ways > 1) {  // the pieces' sums meet in global memory, two at a time");
+    g->ind++;
+    cg_line(g, "float4 *const %s = tl_split_partials + ((long long)tl_at * tl_ways * %lld + tl_wg) * %lld + tid %% 128;", base,
+            (long long)W, (long long)(32 * regs));
+    cg_line(g, "bool %s = true;  // this piece holds a sum to add up", top);
+    for (int l = 0; l < levels; l++) {
+        Arena *ar = &k->c->arena;
+        const char *node = cg_tmp(g, "node");
+        cg_line(g, "if (%d < tl_ways) {  // level %d: nodes of %d piece%s", 1 << l, l, 1 << l, l ? "s" : "");
+        g->ind++;
+        cg_line(g, "const int %s = tl_piece >> %d;", node, l);
+        cg_line(g, "if (%s != (tl_ways - 1) >> %d || %s %% 2) {  // not the last node without a partner", node, l, node);
+        g->ind++;
+        split_move(g, acc, stride, base, arena_printf(ar, "%s << %d", node, l), true);
+        cg_line(g, "%s = tl_split_last(&tl_split_count[((tl_at * tl_ways + (%s >> 1 << %d)) * %d + %d) * %lld + tl_wg], 2, %d + tl_wg);",
+                top, node, l + 1, levels, l, (long long)W, CG_BAR_WARPGROUP);
+        cg_line(g, "if (%s) {", top);
+        g->ind++;
+        split_move(g, acc, stride, base, arena_printf(ar, "(%s ^ 1) << %d", node, l), false);
+        g->ind--;
+        cg_line(g, "}");
+        g->ind--;
+        cg_line(g, "}");
+        g->ind--;
+        cg_line(g, "}");
+        cg_line(g, "if (!%s) continue;  // the other of the pair goes on with their sum", top);
     }
     g->ind--;
     cg_line(g, "}");

@@ -184,9 +184,21 @@ void cg_tile_loop_begin(Cg *g, bool producer) {
         const char *units = arena_printf(&k->c->arena, "%lld", (long long)p.units);
         if (kernel_grid_dynamic(k)) {
             /* the run-time grid's tiles (plan_schedule: the snake order only) */
-            const char *tiles = p.half_slots ? "tl_tiles" : "tl_units";
+            const Schedule *sc = &k->sched;
+            const char *tiles = p.half_slots || sc->split_slots ? "tl_tiles" : "tl_units";
             cg_line(g, "const long long %s = %s;  // the grid's %s at these sizes", tiles, cg_grid_units(g),
                     k->sched.cluster ? "pairs of tiles" : "tiles");
+            if (sc->split_slots) {
+                /* rt_split_ways, as the launch decides */
+                long long slots = (long long)sc->split_slots;
+                cg_line(g, "const long long tl_trips = %s;", cg_expr_str(g, k->ws_loop->hi));
+                cg_line(g, "int tl_ways = tl_tiles > 0 && tl_tiles < %lld ? (int)min(min(%lldLL / tl_tiles, %dLL), tl_trips / %d) : 1;",
+                        slots, slots, sc->split_max, RT_SPLIT_MIN_TRIPS);
+                cg_line(g, "if (tl_ways < 2) tl_ways = 1;  // less than a wave: every %s in tl_ways pieces along the loop",
+                        k->sched.cluster ? "pair of tiles" : "tile");
+                cg_line(g, "const long long tl_units = tl_tiles * tl_ways;");
+            }
+            /* (a kernel has split or half tiles, not both: plan_schedule) */
             if (p.half_slots) {
                 /* rt_half_units, as the launch counts them */
                 long long slots = (long long)p.half_slots;
@@ -205,19 +217,27 @@ void cg_tile_loop_begin(Cg *g, bool producer) {
                 (long long)p.units);
     }
     g->ind++;
-    /* half tiles: the tile whose half a unit from half_from on is */
     const char *tile = "tl_tile";
+    if (k->sched.split_slots) {
+        cg_line(g, "const int tl_piece = tl_tile %% tl_ways, tl_whole_unit = tl_tile / tl_ways;  // split tiles: which piece of which");
+        tile = "tl_whole_unit";
+    }
+    /* half tiles: the tile whose half a unit from half_from on is */
     if (p.half_tiles || p.half_slots) {
         const char *from = p.half_slots ? "tl_half_from" : arena_printf(&k->c->arena, "%lld", (long long)p.half_from);
         long long cols = (long long)p.half_cols;
-        cg_line(g, "const int tl_half = tl_tile >= %s;  // the last wave's tiles in halves of their columns", from);
-        cg_line(g, "const int tl_whole = tl_half ? %s + (tl_tile - %s) / 2 : tl_tile, tl_hcol = tl_half ? (tl_tile - %s) %% 2 * %lld : 0;",
-                from, from, from, cols);
+        cg_line(g, "const int tl_half = %s >= %s;  // the last wave's tiles in halves of their columns", tile, from);
+        cg_line(g, "const int tl_whole = tl_half ? %s + (%s - %s) / 2 : %s, tl_hcol = tl_half ? (%s - %s) %% 2 * %lld : 0;",
+                from, tile, from, tile, tile, from, cols);
         tile = "tl_whole";
     }
     if (p.order == ORDER_SNAKE) {
         if (p.split_ways) cg_split_unit(g, tile);
         else cg_block_indices(g, tile);
+        /* the tile's partial sums: in clusters, the pair's tile of this block */
+        if (k->sched.split_slots)
+            cg_line(g, "const int tl_at = %s;  // split tiles: where this tile's partial sums go",
+                    k->sched.cluster ? arena_printf(&k->c->arena, "2 * %s + tl_cta_rank", tile) : tile);
         return;
     }
     if (longest) print_longest_first(g, &p);

@@ -109,10 +109,11 @@ static void write_variant(FILE *o, int v, const Variant *var) {
     int cc = target_arch_number(var->arch, &specific);
     char grid_of[32] = "NULL";
     if (grid_dynamic(ck)) snprintf(grid_of, sizeof grid_of, "tl_grid_of%d", v);
-    fprintf(o, "    {%d, %d, \"%s\", tl_cubin%d, \"%s\", {%lld, %lld, %lld}, %lld, %lld, %d, %d, %lld, %d, %s, %d, {", cc,
+    fprintf(o, "    {%d, %d, \"%s\", tl_cubin%d, \"%s\", {%lld, %lld, %lld}, %lld, %lld, %d, %d, %lld, %d, %lld, %d, %s, %d, {", cc,
             specific, var->arch, v, ck->name, (long long)ck->grid[0], (long long)ck->grid[1], (long long)ck->grid[2],
             (long long)ck->block, (long long)ck->smem_bytes, ck->persistent, ck->cluster, (long long)ck->units.half_slots,
-            ck->units.cluster == 2 ? ck->units.cluster_dim : -1, grid_of, ck->ntma);
+            ck->units.cluster == 2 ? ck->units.cluster_dim : -1, (long long)ck->units.split_slots, ck->units.split_max,
+            grid_of, ck->ntma);
     for (int m = 0; m < ck->ntma; m++) {
         const RtTensorMapSpec *t = &ck->tma[m];
         fprintf(o, "%s{%d, %d, %d, %d, {", m ? ", " : "", t->param, t->rank, t->elem_bytes, t->bf16);
@@ -143,7 +144,10 @@ static const char launcher[] =
     "    int persistent, cluster;\n"
     "    long long half_slots;  /* a persistent grid whose last wave, filled at most half, runs in half tiles: the slots of a wave */\n"
     "    int pair_dim;          /* a persistent grid in clusters of two: the grid dimension of the pairs (-1: none) */\n"
-    "    int (*grid_of)(const long long *size, long long grid[3]);  /* the grid at the dynamic sizes; 0: undefined */\n"
+    "    long long split_slots; /* a persistent grid of less than a wave, split along its loop: the slots of a wave */\n"
+    "    int split_max;         /* ... and the most pieces a tile */\n"
+    "    /* the grid at the dynamic sizes, and where split_slots splits tiles the loop's trip count; 0: undefined */\n"
+    "    int (*grid_of)(const long long *size, long long grid[3], long long *trips);\n"
     "    int ntma;\n"
     "    tl_map_spec tma[TL_MAX_TMA];\n"
     "} tl_variant;\n"
@@ -327,10 +331,10 @@ static const char launcher[] =
     "/* v's launch grid at the dynamic sizes' values, in grid[] (which holds the\n"
     " * compiled grid): 0, or 2 said on stderr where it is undefined or outside\n"
     " * what CUDA launches. */\n"
-    "static int tl_grid(const tl_variant *v, const long long *size, long long grid[3]) {\n"
+    "static int tl_grid(const tl_variant *v, const long long *size, long long grid[3], long long *trips) {\n"
     "    static const long long most[3] = {2147483647LL, 65535, 65535};\n"
     "    if (!v->grid_of) return 0;\n"
-    "    int ok = v->grid_of(size, grid);\n"
+    "    int ok = v->grid_of(size, grid, trips);\n"
     "    for (int d = 0; d < 3; d++) {\n"
     "        if (ok && grid[d] >= 1 && grid[d] <= most[d]) continue;\n"
     "        fprintf(stderr, \"%s: at\", TL_NAME);\n"
@@ -380,16 +384,25 @@ static const char launcher[] =
     "    long long resident = tl_resident;\n"
     "    pthread_mutex_unlock(&tl_lock);\n"
     "    if (rc) return rc;\n"
-    "    long long grid[3] = {v->grid[0], v->grid[1], v->grid[2]};\n"
-    "    if ((rc = tl_grid(v, size, grid))) return rc;\n"
+    "    long long grid[3] = {v->grid[0], v->grid[1], v->grid[2]}, trips = 0;\n"
+    "    if ((rc = tl_grid(v, size, grid, &trips))) return rc;\n"
     "    if (v->persistent) { /* the tiles in a line, as many blocks as are resident looping over them */\n"
     "        /* the kernel's loop counts units as this does: tiles, or pairs of them along pair_dim (the last\n"
-    "         * one's second tile past the end where the count is odd), with a last wave filled at most half\n"
-    "         * in two halves each */\n"
+    "         * one's second tile past the end where the count is odd); less than a wave of them in pieces\n"
+    "         * along the loop (each at least 16 iterations), else a last wave filled at most half in two\n"
+    "         * halves each */\n"
     "        if (v->pair_dim >= 0) grid[v->pair_dim] = (grid[v->pair_dim] + 1) / 2;\n"
     "        grid[0] *= grid[1] * grid[2];\n"
     "        grid[1] = grid[2] = 1;\n"
-    "        if (v->half_slots > 0) {\n"
+    "        long long ways = 1;\n"
+    "        if (v->split_slots > 0 && grid[0] < v->split_slots) {\n"
+    "            ways = v->split_slots / grid[0];\n"
+    "            if (ways > v->split_max) ways = v->split_max;\n"
+    "            if (ways > trips / 16) ways = trips / 16;\n"
+    "        }\n"
+    "        if (ways > 1) {\n"
+    "            grid[0] *= ways;\n"
+    "        } else if (v->half_slots > 0) {\n"
     "            long long whole = grid[0] / v->half_slots * v->half_slots, rest = grid[0] - whole;\n"
     "            if (rest > 0 && 2 * rest <= v->half_slots) grid[0] = whole + 2 * rest;\n"
     "        }\n"
@@ -583,14 +596,20 @@ static const char *grid_c(Arena *a, const RtGridExpr *e, int ndynamic) {
 }
 
 /* The helpers the variants' grid programs use, under one comment. */
+static unsigned long long ops_used(const RtGridExpr *e) {
+    unsigned long long used = 0;
+    for (int i = 0; i < e->n && i < RT_MAX_GRID_OPS; i++)
+        if (e->ops[i].op >= 0 && e->ops[i].op < 64) used |= 1ull << e->ops[i].op;
+    return used;
+}
+
 static void write_grid_helpers(FILE *o, const Variant *vars, int nv) {
     unsigned long long used = 0;
-    for (int v = 0; v < nv; v++)
-        for (int d = 0; d < 3; d++) {
-            const RtGridExpr *e = &vars[v].ck.grid_expr[d];
-            for (int i = 0; vars[v].ck.grid[d] < 0 && i < e->n && i < RT_MAX_GRID_OPS; i++)
-                if (e->ops[i].op >= 0 && e->ops[i].op < 64) used |= 1ull << e->ops[i].op;
-        }
+    for (int v = 0; v < nv; v++) {
+        for (int d = 0; d < 3; d++)
+            if (vars[v].ck.grid[d] < 0) used |= ops_used(&vars[v].ck.grid_expr[d]);
+        if (vars[v].ck.units.split_slots) used |= ops_used(&vars[v].ck.units.trips);
+    }
     bool any = false;
     for (size_t h = 0; h < sizeof grid_helpers / sizeof *grid_helpers; h++) {
         if (!(grid_helpers[h].ops & used)) continue;
@@ -608,8 +627,9 @@ static void write_grid_of(FILE *o, Arena *a, const KernelInfo *k, int v, const V
     const CgKernel *ck = &var->ck;
     fprintf(o, "/* The launch grid of the %s cubin at the dynamic sizes s[] = {", var->arch);
     for (int i = 0; i < k->dynamic.len; i++) fprintf(o, "%s%s", i ? ", " : "", ((const Sym *)k->dynamic.items[i])->name->s);
-    fprintf(o, "}; 0 where it is undefined. */\nstatic int tl_grid_of%d(const long long *s, long long grid[3]) {\n"
-               "    int ok = 1;\n", v);
+    fprintf(o, "}%s; 0 where it is undefined. */\n"
+               "static int tl_grid_of%d(const long long *s, long long grid[3], long long *trips) {\n"
+               "    int ok = 1;\n", ck->units.split_slots ? ", and the trip count of the loop its tiles split along" : "", v);
     for (int d = 0; d < 3; d++) {
         if (ck->grid[d] >= 0) {
             fprintf(o, "    grid[%d] = %lldLL;\n", d, (long long)ck->grid[d]);
@@ -619,7 +639,10 @@ static void write_grid_of(FILE *o, Arena *a, const KernelInfo *k, int v, const V
         if (!e) die("--emit-lib: grid dimension %d of '%s' is a malformed program", d, ck->name);
         fprintf(o, "    grid[%d] = %s;\n", d, e);
     }
-    fputs("    return ok;\n}\n\n", o);
+    const char *trips = "0";
+    if (ck->units.split_slots && !(trips = grid_c(a, &ck->units.trips, k->dynamic.len)))
+        die("--emit-lib: the trip count of '%s' is a malformed program", ck->name);
+    fprintf(o, "    *trips = %s;\n    return ok;\n}\n\n", trips);
 }
 
 /* The tables of the parameters, and the scalar conversions. */

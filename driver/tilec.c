@@ -92,7 +92,11 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
         if (k->sched.persistent || k->sched.cluster || k->sched.split_ways)
             fprintf(stderr, "tilec: kernel '%s':%s%s%s%s\n", info->name->s, k->sched.persistent ? " persistent blocks" : "",
                     k->sched.cluster ? " in clusters of two (TMA multicast)" : "",
-                    k->sched.split_ways ? arena_printf(&c->arena, ", every tile in %d pieces along the loop", k->sched.split_ways) : "",
+                    k->sched.split_ways ? arena_printf(&c->arena, ", every tile in %d pieces along the loop", k->sched.split_ways)
+                    : k->sched.split_slots ? arena_printf(&c->arena, ", a grid of less than a wave (of %lld slots) in up to %d "
+                                                          "pieces a tile along the loop", (long long)k->sched.split_slots,
+                                                          k->sched.split_max)
+                                           : "",
                     k->sched.half_tiles ? arena_printf(&c->arena, ", the last %lld tiles in halves of their columns",
                                                  (long long)(k->sched.half_tiles * (k->sched.cluster ? 2 : 1)))
                     : k->sched.half_slots ? arena_printf(&c->arena, ", a last wave filled at most half (of %lld slots) in halves "

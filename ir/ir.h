@@ -11,6 +11,7 @@
 #define TILEC_IR_H
 
 #include "frontend.h"
+#include "launch_shape.h"
 
 /* The lets of a pipelined loop's body that its early copies may use. */
 enum { IR_MAX_LOOP_LETS = 16 };
@@ -241,7 +242,19 @@ typedef struct Schedule {
      * rest r = T mod half_slots is at most half a wave, run T - r whole
      * tiles then 2r halves (rt_half_units). 0: none. */
     int64_t half_slots;
+    /* Split tiles of a grid of dynamic sizes, decided at launch: the slots
+     * a wave has for the loop's units (tiles, or pairs of them in
+     * clusters, which then split alike: both blocks of a cluster run the
+     * same piece), and the most pieces a tile; the kernel and the host
+     * both take the run-time unit count U and trip count n and run every
+     * unit in rt_split_ways(U, split_slots, n, split_max) pieces where
+     * that is 2 or more (then no half tiles). 0: none. */
+    int64_t split_slots;
+    int split_max;
 } Schedule;
+
+/* Whether k's tiles may run in pieces (compiled in, or decided at launch). */
+static inline bool sched_has_split(const Schedule *s) { return s->split_ways || s->split_slots; }
 
 /* Whether units of k's persistent loop may be half tiles (compiled in, or
  * decided at launch). */
@@ -373,6 +386,10 @@ bool buf_dim_multiple_of(const IrBuf *b, int d, int64_t m);
 bool buf_row_bytes_multiple_of(const IrBuf *b, int64_t bytes);
 /* Whether k's grid has a dimension of dynamic sizes (k->grid[d] is -1). */
 bool kernel_grid_dynamic(const IrKernel *k);
+/* host_program.c: integer expression e of the dynamic sizes (in
+ * `dynamic`'s order) as the program a launch evaluates (launch_shape.h);
+ * false where it uses anything else or has too many operations. */
+bool ir_host_program(const Node *e, const PtrVec *dynamic, RtGridExpr *out);
 /* Whether e is absent (a region's start of 0) or the integer constant 0. */
 bool expr_is_zero(const Node *e);
 /* Where region r is a tile of `rank` dims with this shape in its buffer's

@@ -209,6 +209,9 @@ void ir_print(FILE *o, const IrKernel *k) {
     if (k->sched.persistent) fputs(" persistent", o);
     if (k->sched.cluster) fprintf(o, " cluster(%d along grid dimension %d)", k->sched.cluster, k->sched.cluster_dim);
     if (k->sched.split_ways) fprintf(o, " split(%d pieces a tile)", k->sched.split_ways);
+    if (k->sched.split_slots)
+        fprintf(o, " split(at launch, on %lld slots, at most %d pieces a %s)", (long long)k->sched.split_slots,
+                k->sched.split_max, k->sched.cluster ? "pair of tiles" : "tile");
     if (k->sched.half_tiles)
         fprintf(o, " halves(from unit %lld, %lld %s in halves of their columns)", (long long)k->sched.half_from,
                 (long long)k->sched.half_tiles, k->sched.cluster ? "pairs of tiles" : "tiles");

@@ -78,7 +78,9 @@ IrStmt *pass_producer_let(const IrKernel *k, int loop_at, const Sym *sym, bool *
 /* Why the consumer warpgroups of the sm_90a path cannot each go their own
  * way after the loop (they meet at a barrier, write shared memory, ...), or
  * NULL where what each computes reaches the others only through its
- * whole-fragment stores to global memory (collected in `stores` unless NULL). */
+ * whole-fragment stores to global memory. With `stores` (schedule_idle,
+ * which tells a warpgroup's rows past their edge from them) those are
+ * collected there and must not run along a dynamic size. */
 const char *pass_warpgroups_apart(IrKernel *k, PtrVec *stores);
 
 /* The bytes of a row of one column block of a tile that TMA writes or reads

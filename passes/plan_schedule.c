@@ -33,15 +33,20 @@ void pass_plan_schedule(IrKernel *k) {
      * clusters of two (schedule_clusters), a GEMM whose tiles can run in
      * halves has its last wave halved where the run-time count leaves it
      * at most half full (schedule_halves); either makes it persistent, its
-     * loop counting the run-time units. Any other kernel runs each tile as
-     * a block of its own, or with --persistent=on as many blocks as are
-     * resident loop over the run-time tiles in the snake order. Split
-     * tiles and the other orders are decided from the count, so they need
-     * it compiled in. */
+     * loop counting the run-time units; so does one whose loop is a sum
+     * that may run in pieces where the run-time grid fills less than a
+     * wave (schedule_split), where it has no half tiles: with both in one
+     * kernel ptxas serialises its wgmmas (C7520; docs/decisions.md, "Split
+     * tiles decided at launch").
+     * Any other kernel runs each tile as a block of its own, or with
+     * --persistent=on as many blocks as are resident loop over the
+     * run-time tiles in the snake order. The other orders are decided
+     * from the count, so they need it compiled in. */
     if (kernel_grid_dynamic(k)) {
         schedule_clusters(k, k->ws_loop, at);
         schedule_halves(k);
-        s->persistent = k->plan.persistent == CHOICE_ON || s->half_slots || s->cluster;
+        if (!s->half_slots) schedule_split(k, at);
+        s->persistent = k->plan.persistent == CHOICE_ON || s->half_slots || s->cluster || s->split_slots;
         return;
     }
     /* Persistent blocks (codegen: a tile loop per block, the producer

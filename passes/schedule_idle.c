@@ -97,7 +97,7 @@ static void scan_stmt(IrStmt *s, void *arg) {
             const IrBuf *f = s->src.buf;
             if (f->scope != SCOPE_FRAGMENT || !rows_by_warp(k, f) || !region_is_whole(&s->src) || row_dim(f, &s->dst) < 0)
                 sc->why = "a store to global memory that is not a whole accumulator-layout fragment";
-            else if (buf_dim_dynamic(s->dst.buf, row_dim(f, &s->dst)))
+            else if (sc->stores && buf_dim_dynamic(s->dst.buf, row_dim(f, &s->dst)))
                 sc->why = "a store along a dynamic size (its edge is known only at launch)";
             else if (sc->stores)
                 vec_push(&k->c->arena, sc->stores, s);

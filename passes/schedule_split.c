@@ -22,19 +22,27 @@
  * memory (pass_warpgroups_apart), so a warpgroup may stop on its own.
  * Decided before clusters, which it rules out (the pair's multicast loads
  * assume the same iterations): not where --clusters=on asks for them, nor
- * with preloads, nor where --persistent forces the choice.
+ * with preloads, nor where --persistent forces the choice. A grid of
+ * dynamic sizes decides at launch, after clusters, splitting a cluster's
+ * pair of tiles alike (schedule_split_dynamic).
  * --split=N allows at most N pieces a tile (--split=off: none; for
  * measuring). */
 #include <stdint.h>
 
+#include "launch_shape.h"
 #include "passes.h"
 
+/* (rt_split_ways: a piece of fewer iterations than RT_SPLIT_MIN_TRIPS is
+ * too much pipeline fill, epilogue and partial sums for what the idle SMs
+ * gain; 32 tiles of 16 iterations are slower in 2 pieces than whole:
+ * docs/decisions.md, "Split tiles only for grids of less than a wave") */
 enum {
-    /* a piece of fewer iterations than this is too much pipeline fill,
-     * epilogue and partial sums for what the idle SMs gain (32 tiles of
-     * 16 iterations are slower in 2 pieces than whole: docs/decisions.md,
-     * "Split tiles only for grids of less than a wave") */
-    MIN_PIECE_ITERATIONS = 16,
+    /* the most pieces of a split decided at launch: the pairwise sum's
+     * levels are all in the code, taken or not at run time, and with four
+     * of them (16 pieces) beside half tiles and clusters the LLVM path's
+     * ptxas serialises every wgmma of the kernel (C7520); three cost
+     * nothing */
+    DYNAMIC_SPLIT_MAX = 8,
 };
 /* what the partial sums may take in global memory */
 static const int64_t MAX_PARTIAL_BYTES = 64ll << 20;
@@ -85,18 +93,46 @@ static int64_t blocks_per_sm(const IrKernel *k, int64_t acc_regs) {
  * the same sums; the persistent blocks then only run more units each. */
 int64_t pass_hopper_slots(const IrKernel *k, int64_t acc_regs) { return k->target.sms * blocks_per_sm(k, acc_regs); }
 
+/* Whether the loop's iterations can be cut into pieces whose sums add up
+ * to its result (above), and of the partial sums' size *acc_regs. */
+static bool splittable(IrKernel *k, int at, int64_t *acc_regs) {
+    IrStmt *loop = k->ws_loop;
+    if (k->plan.split_max < 2 || k->plan.persistent == CHOICE_OFF || k->scratch_bytes || loop->lo || loop->step) return false;
+    for (int i = 0; i < k->tma_copies.len; i++)
+        if (((const IrStmt *)k->tma_copies.items[i])->pipeline != loop) return false; /* preloads */
+    return !loop_is_a_sum(k, at, acc_regs) && !pass_warpgroups_apart(k, NULL);
+}
+
+/* A grid of dynamic sizes has its tile count and trip count only at
+ * launch: the kernel and the launch both decide there (rt_split_ways),
+ * from the slots a wave has for the loop's units. The partial sums are
+ * sized for a wave of units (tiles * ways <= slots, a unit of a cluster
+ * two tiles on two slots), so they fit in global memory whatever the
+ * sizes. In clusters of two, both blocks of a cluster run the same piece
+ * of their tiles (their multicast loads are of the same iterations). */
+static void schedule_split_dynamic(IrKernel *k, int at) {
+    int64_t acc_regs;
+    RtGridExpr trips;
+    int64_t n;
+    if (!splittable(k, at, &acc_regs) || !ir_host_program(k->ws_loop->hi, &k->info->dynamic, &trips)) return;
+    /* a trip count compiled in that is too short for two pieces */
+    if (int_eval(k, k->ws_loop->hi, NULL, false, &n) && n / RT_SPLIT_MIN_TRIPS < 2) return;
+    int64_t slots = pass_hopper_slots(k, acc_regs);
+    if (slots * k->threads * acc_regs * 4 > MAX_PARTIAL_BYTES) return;
+    k->sched.split_slots = slots / (k->sched.cluster ? 2 : 1);
+    k->sched.split_max = k->plan.split_max > DYNAMIC_SPLIT_MAX ? DYNAMIC_SPLIT_MAX : k->plan.split_max;
+}
+
 void schedule_split(IrKernel *k, int at) {
+    if (kernel_grid_dynamic(k)) {
+        schedule_split_dynamic(k, at);
+        return;
+    }
     int64_t most = k->plan.split_max;
     IrStmt *loop = k->ws_loop;
-    if (most < 2 || k->plan.clusters == CHOICE_ON || k->plan.persistent != CHOICE_AUTO || k->sched.persistent ||
-        k->scratch_bytes || loop->lo || loop->step)
-        return;
-    for (int i = 0; i < k->tma_copies.len; i++)
-        if (((const IrStmt *)k->tma_copies.items[i])->pipeline != loop) return; /* preloads */
+    if (k->plan.clusters == CHOICE_ON || k->plan.persistent != CHOICE_AUTO || k->sched.persistent) return;
     int64_t acc_regs, trips;
-    if (loop_is_a_sum(k, at, &acc_regs) || pass_warpgroups_apart(k, NULL) ||
-        !int_eval(k, loop->hi, NULL, false, &trips))
-        return;
+    if (!splittable(k, at, &acc_regs) || !int_eval(k, loop->hi, NULL, false, &trips)) return;
     int64_t tiles = k->grid[0] * k->grid[1] * k->grid[2], slots = pass_hopper_slots(k, acc_regs);
     /* Only grids of less than one wave, whose idle SMs the pieces put to
      * work: in a part-filled second wave (3000 x 2000 x 1000) the tiles
@@ -107,9 +143,7 @@ void schedule_split(IrKernel *k, int at) {
      * halves the columns of a last wave's tiles instead, where it is
      * filled at most half. */
     if (tiles >= slots) return;
-    int64_t ways = slots / tiles;
-    if (ways > most) ways = most;
-    if (ways > trips / MIN_PIECE_ITERATIONS) ways = trips / MIN_PIECE_ITERATIONS;
+    int64_t ways = rt_split_ways(tiles, slots, trips, most);
     while (ways >= 2 && tiles * ways * k->threads * acc_regs * 4 > MAX_PARTIAL_BYTES) ways--;
     if (ways < 2) return;
     k->sched.split_ways = (int)ways;

@@ -120,12 +120,33 @@ static inline long long rt_half_units(long long tiles, long long slots) {
     return rest > 0 && 2 * rest <= slots ? whole + 2 * rest : tiles;
 }
 
+/* The pieces each of `tiles` tiles (pairs in clusters) runs as along a
+ * loop of `trips` iterations, where the grid fills less than a wave of
+ * `slots` (Schedule.split_slots): as many as the idle slots take, at most
+ * `most`, each piece at least RT_SPLIT_MIN_TRIPS iterations; 1 (whole
+ * tiles) where that is fewer than 2. The generated kernel computes the
+ * same from its run-time grid and trip count. */
+enum { RT_SPLIT_MIN_TRIPS = 16 };
+static inline long long rt_split_ways(long long tiles, long long slots, long long trips, long long most) {
+    if (slots < 1 || tiles < 1 || tiles >= slots) return 1;
+    long long ways = slots / tiles;
+    if (ways > most) ways = most;
+    if (ways > trips / RT_SPLIT_MIN_TRIPS) ways = trips / RT_SPLIT_MIN_TRIPS;
+    return ways < 2 ? 1 : ways;
+}
+
 /* How a persistent kernel of dynamic sizes counts the units of its loop
  * (CgKernel's fields of the same names). */
 typedef struct RtUnits {
     int64_t half_slots; /* rt_half_units' slots (0: no half tiles) */
     int cluster;        /* 2: clusters of two blocks along grid dimension cluster_dim (0: none) */
     int cluster_dim;
+    /* split tiles decided at launch (rt_split_ways; 0: none): the slots a
+     * wave has for the loop's units, the most pieces a tile, and the
+     * loop's trip count at the dynamic sizes */
+    int64_t split_slots;
+    int split_max;
+    RtGridExpr trips;
 } RtUnits;
 
 /* The grid of a launch: grid[d], or where it is -1, expr[d] evaluated for
@@ -133,7 +154,8 @@ typedef struct RtUnits {
  * persistent kernel's grid is its blocks in a line (`linear`; then
  * rt_persistent_blocks caps it; a compiled one is {blocks, 1, 1}
  * already): its units, tiles or in clusters pairs of them (the cluster
- * dimension rounded up to whole pairs), with units->half_slots what
+ * dimension rounded up to whole pairs), each in rt_split_ways pieces where
+ * units->split_slots splits them, else with units->half_slots what
  * rt_half_units makes of them, times the blocks of a cluster. */
 static inline bool rt_launch_grid(const int64_t grid[3], const RtGridExpr expr[3], const int64_t *dims, bool linear,
                                   const RtUnits *units, long long out[3]) {
@@ -151,7 +173,14 @@ static inline bool rt_launch_grid(const int64_t grid[3], const RtGridExpr expr[3
         out[0] = xy * out[2];
         out[1] = out[2] = 1;
         if (out[0] > INT64_MAX / 4) return false;
-        if (units && units->half_slots > 0) out[0] = rt_half_units(out[0], units->half_slots);
+        long long ways = 1;
+        if (units && units->split_slots > 0) {
+            int64_t trips;
+            if (!rt_grid_eval(&units->trips, dims, &trips)) return false;
+            ways = rt_split_ways(out[0], units->split_slots, trips, units->split_max);
+        }
+        if (ways > 1) out[0] *= ways; /* below split_slots */
+        else if (units && units->half_slots > 0) out[0] = rt_half_units(out[0], units->half_slots);
         if (pairs) out[0] *= 2;
     }
     return true;

@@ -1,5 +1,5 @@
 /* test_host_grid.c - the grid a launch computes for dynamic sizes
- * (codegen/host_grid.c's program, runtime/launch_shape.h's evaluator) is
+ * (ir/host_program.c's program, runtime/launch_shape.h's evaluator) is
  * the grid sema folds when the same sizes are compiled in (--specialise):
  * a kernel whose grid uses every operator the grid clause allows, over a
  * spread of sizes. And a grid dimension too long for the program is a
@@ -40,7 +40,7 @@ static void test_sizes(void) {
     CHECK(k && k->dynamic.len == 2 && k->grid[0] < 0 && k->grid[1] < 0 && k->grid[2] < 0, "the grid is dynamic");
     if (!k) return;
     RtGridExpr prog[3];
-    for (int d = 0; d < 3; d++) CHECK(cg_host_grid(k->grid_expr[d], &k->dynamic, &prog[d]), "grid %d as a program", d);
+    for (int d = 0; d < 3; d++) CHECK(ir_host_program(k->grid_expr[d], &k->dynamic, &prog[d]), "grid %d as a program", d);
     for (size_t i = 0; i < sizeof ms / sizeof *ms; i++)
         for (size_t j = 0; j < sizeof ns / sizeof *ns; j++) {
             Ctx fixed;
@@ -105,8 +105,42 @@ static void test_half_units(void) {
           "104 pairs: 208 blocks, got %lld", line[0]);
 }
 
+/* rt_split_ways: a grid of less than a wave of units in pieces along the
+ * loop, as many as the idle slots take, at most `most`, each piece at
+ * least 16 iterations; whole (1) otherwise. Through rt_launch_grid with
+ * the trip count's program and half tiles beside it: halves only where
+ * the tiles are not split. */
+static void test_split_units(void) {
+    static const struct { long long tiles, trips, most, ways; } cases[] = {
+        {32, 128, 16, 4}, {16, 128, 16, 8}, {16, 128, 4, 4}, {16, 64, 16, 4}, {16, 31, 16, 1},
+        {66, 128, 16, 2}, {67, 128, 16, 1}, {132, 1024, 16, 1}, {200, 1024, 16, 1}, {1, 1024, 16, 16}, {1, 1024, 8, 8}, {0, 128, 16, 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        long long w = rt_split_ways(cases[i].tiles, 132, cases[i].trips, cases[i].most);
+        CHECK(w == cases[i].ways, "%lld tiles of %lld iterations on 132 slots, at most %lld: %lld ways, not %lld",
+              cases[i].tiles, cases[i].trips, cases[i].most, w, cases[i].ways);
+    }
+    /* 1024 x 1024 x K in 128 x 256 tiles, clusters of two along the rows:
+     * 4 x 4 pairs on 66 unit slots; the trip count is ceildiv(K, 64) */
+    RtGridExpr expr[3] = {{.n = 3, .ops = {{RT_GOP_DIM, 0}, {RT_GOP_CONST, 256}, {RT_GOP_CEILDIV}}},
+                          {.n = 3, .ops = {{RT_GOP_DIM, 1}, {RT_GOP_CONST, 128}, {RT_GOP_CEILDIV}}}};
+    int64_t grid[3] = {-1, -1, 1}, dims[RT_MAX_DYNAMIC] = {1024, 1024, 8192};
+    RtUnits u = {.half_slots = 66, .cluster = 2, .cluster_dim = 1, .split_slots = 66, .split_max = 16,
+                 .trips = {.n = 3, .ops = {{RT_GOP_DIM, 2}, {RT_GOP_CONST, 64}, {RT_GOP_CEILDIV}}}};
+    long long line[3];
+    CHECK(rt_launch_grid(grid, expr, dims, true, &u, line) && line[0] == 16 * 4 * 2,
+          "16 pairs of 128 iterations: 4 pieces each, 128 blocks, got %lld", line[0]);
+    dims[2] = 1024; /* 16 iterations: too short to split; every pair in halves */
+    CHECK(rt_launch_grid(grid, expr, dims, true, &u, line) && line[0] == 16 * 2 * 2,
+          "16 pairs of 16 iterations: halves, 64 blocks, got %lld", line[0]);
+    dims[2] = 8192, dims[0] = 8192, dims[1] = 8192; /* 32 x 32 pairs: more than a wave */
+    CHECK(rt_launch_grid(grid, expr, dims, true, &u, line) && line[0] == 2048, "1024 pairs: whole, got %lld", line[0]);
+    u.trips = (RtGridExpr){.n = 3, .ops = {{RT_GOP_CONST, 1}, {RT_GOP_CONST, 0}, {RT_GOP_DIV}}};
+    CHECK(!rt_launch_grid(grid, expr, dims, true, &u, line), "an undefined trip count is an undefined grid");
+}
+
 int main(void) {
     test_half_units();
+    test_split_units();
     test_sizes();
     test_undefined();
     printf("%d checks, %d failed\n", checks, failures);

@@ -1,11 +1,12 @@
-/* host_grid.c - a grid dimension of dynamic sizes as the postfix program
- * the host evaluates at launch (launch_shape.h). The expression is the
- * checked one of the grid clause: integer constants, the kernel's dynamic
- * sizes, and the integer operators, ceildiv, min, max, abs and ?: over
- * them (sema allows nothing else there). */
+/* host_program.c - an integer expression of dynamic sizes as the postfix
+ * program the host evaluates at launch (launch_shape.h): a grid dimension
+ * (the checked one of the grid clause: sema allows nothing else there), or
+ * the trip count of a loop a launch splits (Schedule.split_slots). Integer
+ * constants, the kernel's dynamic sizes, and the integer operators,
+ * ceildiv, min, max, abs and ?: over them; anything else is refused. */
 #include <string.h>
 
-#include "codegen.h"
+#include "ir.h"
 
 static bool push(RtGridExpr *out, int op, int64_t value) {
     if (out->n == RT_MAX_GRID_OPS) return false;
@@ -71,7 +72,7 @@ static bool program(const Node *e, const PtrVec *dynamic, RtGridExpr *out) {
     }
 }
 
-bool cg_host_grid(const Node *e, const PtrVec *dynamic, RtGridExpr *out) {
+bool ir_host_program(const Node *e, const PtrVec *dynamic, RtGridExpr *out) {
     memset(out, 0, sizeof *out);
     return program(e, dynamic, out);
 }
