@@ -96,6 +96,9 @@ typedef struct Cg {
     bool in_tile_line;          /* the last #line named a .tile line */
     int uid;                    /* counter for unique temporaries */
     bool failed;
+    /* split tiles decided at launch: the consumers' `if (tl_top) {` around
+     * the rest of the tile is open (cg_hopper_consumer) */
+    bool split_open;
     /* Names bound to C expressions while printing (a loop variable
      * renamed in a pipeline prologue, a parallel loop's coordinates). */
     const Sym *bind_sym[16 + IR_MAX_LOOP_LETS];

@@ -333,6 +333,10 @@ bool cg_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     if (k->sched.persistent) cg_tile_loop_begin(&g, false);
     if (k->sched.idle_stores.len) cg_hopper_idle_begin(&g);
     cg_block(&g, &k->body);
+    if (g.split_open) {
+        g.ind--;
+        cg_line(&g, "}");
+    }
     if (k->sched.idle_stores.len) cg_hopper_idle_end(&g);
     if (k->sched.persistent) cg_tile_loop_end(&g, false);
     if (k->ws_loop) {

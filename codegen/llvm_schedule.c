@@ -308,10 +308,10 @@ void lg_tile_loop_begin(Lg *g, LgTileLoop *l, bool producer) {
             LgVal slots = lg_cast(g, lg_int(g, p.half_slots), LT_LL);
             LLVMValueRef halves = LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntSGT, rest.v, zero.v, ""),
                                                LLVMBuildICmp(g->b, LLVMIntSLE, binc(g, OP_MUL, rest, 2).v, slots.v, ""), "");
+            if (split) halves = LLVMBuildAnd(g->b, halves, LLVMBuildNot(g->b, split, ""), "");
             half_from = select_int(g, halves, bin(g, OP_SUB, tiles, rest), tiles);
             all = select_int(g, halves, bin(g, OP_ADD, tiles, rest), tiles);
         }
-        /* (a kernel has one of the two: plan_schedule) */
         if (split) all = select_int(g, split, bin(g, OP_MUL, tiles, lg_cast(g, g->tile_ways, LT_LL)), all);
         units = lg_cast(g, all, LT_INT).v;
     }

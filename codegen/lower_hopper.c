@@ -712,6 +712,7 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
     IrKernel *k = g->k;
     int S = loop->stages;
     const char *n = cg_tmp(g, "n"), *s = cg_tmp(g, "s"), *kt = ir_sym_cname(k->c, loop->sym);
+    if (k->sched.split_slots) cg_line(g, "bool tl_top = true;  // split tiles: this piece is left with the tile's sum");
     cg_line(g, "{");
     g->ind++;
     cg_line(g, "const int %s = %s;", n, cg_expr_str(g, loop->hi));
@@ -742,6 +743,18 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
     if (sched_has_split(&k->sched)) cg_split_sum(g);
     g->ind--;
     cg_line(g, "}");
+    /* The rest of the tile, by the piece left with its sum: closed after
+     * the tile's statements (emit.c). Beside half tiles, whose only
+     * statement after the loop is the TMA store (schedule_halves), every
+     * piece stages its accumulator and only the store's issue takes the
+     * test (tma_store): with the staging's reads of the accumulator, half
+     * or whole, inside a test of tl_top ptxas serialises every wgmma of
+     * the kernel (C7520). */
+    if (k->sched.split_slots && !sched_has_halves(&k->sched)) {
+        cg_line(g, "if (tl_top) {  // the rest of the tile: by the piece left with its sum");
+        g->ind++;
+        g->split_open = true;
+    }
 }
 
 /* ---- warpgroups with nothing to store (schedule_idle) ---- */
@@ -840,7 +853,10 @@ static void tma_store(Cg *g, IrStmt *s) {
     cg_line(g, "}");
     cg_line(g, "tl_fence_proxy_async();  // the writes, visible to the TMA unit");
     warpgroup_sync(g);
-    cg_line(g, "if (tid %% 128 == 0) {");
+    /* split tiles decided at launch beside half tiles: every piece stages
+     * its accumulator, the one left with the tile's sum stores it
+     * (cg_hopper_consumer) */
+    cg_line(g, k->sched.split_slots && sched_has_halves(&k->sched) ? "if (tid %% 128 == 0 && tl_top) {" : "if (tid %% 128 == 0) {");
     g->ind++;
     for (int64_t j = 0; j < f->shape[1] / cols / (g->half ? 2 : 1); j++)
         cg_line(g, "tl_tma_store<%d>(&tl_tmap%d, %s + %lld, %s);", t->rank, map, st, (long long)(j * block_bytes),

@@ -176,33 +176,33 @@ void cg_split_sum(Cg *g) {
 
 /* The same of a split decided at launch (tl_ways pieces, 1: whole tiles,
  * then nothing to add): a level for each the most pieces need, taken
- * where 2^l is below tl_ways, a node without a partner at the end of a
- * level where the nodes are odd. A pair's count is at its first piece
- * ((node >> 1) << (l + 1)) of level l. */
+ * where 2^l is below tl_ways and this piece still holds a sum (tl_top,
+ * which cg_hopper_consumer declares, and whose piece alone runs the rest
+ * of the tile), a node without a partner at the end of a level where the
+ * nodes are odd. A pair's count is at its first piece ((node >> 1) << (l
+ * + 1)) of level l. (No `continue` to the next unit: with one, ptxas
+ * serialises every wgmma of a kernel that also has half tiles, C7520.) */
 static void split_sum_at_launch(Cg *g) {
     const IrKernel *k = g->k;
     const IrBuf *acc = split_acc(k);
     int64_t regs = acc->layout.regs, W = k->threads / 128;
     long long stride = (long long)(W * 32 * regs); /* a slot's float4s */
     int levels = cg_split_max_levels(k);
-    const char *base = cg_tmp(g, "sp"), *top = cg_tmp(g, "top");
-    cg_line(g, "if (tl_ways > 1) {  // the pieces' sums meet in global memory, two at a time");
-    g->ind++;
+    Arena *ar = &k->c->arena;
+    const char *base = cg_tmp(g, "sp");
     cg_line(g, "float4 *const %s = tl_split_partials + ((long long)tl_at * tl_ways * %lld + tl_wg) * %lld + tid %% 128;", base,
             (long long)W, (long long)(32 * regs));
-    cg_line(g, "bool %s = true;  // this piece holds a sum to add up", top);
     for (int l = 0; l < levels; l++) {
-        Arena *ar = &k->c->arena;
         const char *node = cg_tmp(g, "node");
-        cg_line(g, "if (%d < tl_ways) {  // level %d: nodes of %d piece%s", 1 << l, l, 1 << l, l ? "s" : "");
+        cg_line(g, "if (tl_top && %d < tl_ways) {  // level %d: nodes of %d piece%s", 1 << l, l, 1 << l, l ? "s" : "");
         g->ind++;
         cg_line(g, "const int %s = tl_piece >> %d;", node, l);
         cg_line(g, "if (%s != (tl_ways - 1) >> %d || %s %% 2) {  // not the last node without a partner", node, l, node);
         g->ind++;
         split_move(g, acc, stride, base, arena_printf(ar, "%s << %d", node, l), true);
-        cg_line(g, "%s = tl_split_last(&tl_split_count[((tl_at * tl_ways + (%s >> 1 << %d)) * %d + %d) * %lld + tl_wg], 2, %d + tl_wg);",
-                top, node, l + 1, levels, l, (long long)W, CG_BAR_WARPGROUP);
-        cg_line(g, "if (%s) {", top);
+        cg_line(g, "tl_top = tl_split_last(&tl_split_count[((tl_at * tl_ways + (%s >> 1 << %d)) * %d + %d) * %lld + tl_wg], 2, %d + tl_wg);",
+                node, l + 1, levels, l, (long long)W, CG_BAR_WARPGROUP);
+        cg_line(g, "if (tl_top) {  // the second of the pair adds the first's sum; the first is done");
         g->ind++;
         split_move(g, acc, stride, base, arena_printf(ar, "(%s ^ 1) << %d", node, l), false);
         g->ind--;
@@ -211,8 +211,5 @@ static void split_sum_at_launch(Cg *g) {
         cg_line(g, "}");
         g->ind--;
         cg_line(g, "}");
-        cg_line(g, "if (!%s) continue;  // the other of the pair goes on with their sum", top);
     }
-    g->ind--;
-    cg_line(g, "}");
 }

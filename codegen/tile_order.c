@@ -196,17 +196,20 @@ void cg_tile_loop_begin(Cg *g, bool producer) {
                         slots, slots, sc->split_max, RT_SPLIT_MIN_TRIPS);
                 cg_line(g, "if (tl_ways < 2) tl_ways = 1;  // less than a wave: every %s in tl_ways pieces along the loop",
                         k->sched.cluster ? "pair of tiles" : "tile");
-                cg_line(g, "const long long tl_units = tl_tiles * tl_ways;");
             }
-            /* (a kernel has split or half tiles, not both: plan_schedule) */
             if (p.half_slots) {
-                /* rt_half_units, as the launch counts them */
+                /* rt_half_units, as the launch counts them, where the tiles are not split */
                 long long slots = (long long)p.half_slots;
                 cg_line(g, "const long long tl_rest = tl_tiles %% %lld;  // the last wave's units on %lld slots", slots, slots);
-                cg_line(g, "const long long tl_half_from = tl_rest > 0 && 2 * tl_rest <= %lld ? tl_tiles - tl_rest : tl_tiles;",
-                        slots);
-                cg_line(g, "const long long tl_units = tl_tiles + (tl_tiles - tl_half_from);  // in halves where at most half a wave");
+                cg_line(g, "const long long tl_half_from = %stl_rest > 0 && 2 * tl_rest <= %lld ? tl_tiles - tl_rest : tl_tiles;",
+                        sc->split_slots ? "tl_ways == 1 && " : "", slots);
             }
+            if (sc->split_slots && p.half_slots)
+                cg_line(g, "const long long tl_units = tl_ways > 1 ? tl_tiles * tl_ways : tl_tiles + (tl_tiles - tl_half_from);");
+            else if (sc->split_slots)
+                cg_line(g, "const long long tl_units = tl_tiles * tl_ways;");
+            else if (p.half_slots)
+                cg_line(g, "const long long tl_units = tl_tiles + (tl_tiles - tl_half_from);  // in halves where at most half a wave");
             units = "tl_units";
         }
         cg_line(g, "for (int tl_n = 0, tl_tile = %s; tl_tile < %s;", me, units);

@@ -35,17 +35,15 @@ void pass_plan_schedule(IrKernel *k) {
      * at most half full (schedule_halves); either makes it persistent, its
      * loop counting the run-time units; so does one whose loop is a sum
      * that may run in pieces where the run-time grid fills less than a
-     * wave (schedule_split), where it has no half tiles: with both in one
-     * kernel ptxas serialises its wgmmas (C7520; docs/decisions.md, "Split
-     * tiles decided at launch").
+     * wave (schedule_split; half tiles then only where it does not).
      * Any other kernel runs each tile as a block of its own, or with
      * --persistent=on as many blocks as are resident loop over the
      * run-time tiles in the snake order. The other orders are decided
      * from the count, so they need it compiled in. */
     if (kernel_grid_dynamic(k)) {
         schedule_clusters(k, k->ws_loop, at);
+        schedule_split(k, at);
         schedule_halves(k);
-        if (!s->half_slots) schedule_split(k, at);
         s->persistent = k->plan.persistent == CHOICE_ON || s->half_slots || s->cluster || s->split_slots;
         return;
     }

@@ -36,14 +36,6 @@
  * too much pipeline fill, epilogue and partial sums for what the idle SMs
  * gain; 32 tiles of 16 iterations are slower in 2 pieces than whole:
  * docs/decisions.md, "Split tiles only for grids of less than a wave") */
-enum {
-    /* the most pieces of a split decided at launch: the pairwise sum's
-     * levels are all in the code, taken or not at run time, and with four
-     * of them (16 pieces) beside half tiles and clusters the LLVM path's
-     * ptxas serialises every wgmma of the kernel (C7520); three cost
-     * nothing */
-    DYNAMIC_SPLIT_MAX = 8,
-};
 /* what the partial sums may take in global memory */
 static const int64_t MAX_PARTIAL_BYTES = 64ll << 20;
 
@@ -120,7 +112,7 @@ static void schedule_split_dynamic(IrKernel *k, int at) {
     int64_t slots = pass_hopper_slots(k, acc_regs);
     if (slots * k->threads * acc_regs * 4 > MAX_PARTIAL_BYTES) return;
     k->sched.split_slots = slots / (k->sched.cluster ? 2 : 1);
-    k->sched.split_max = k->plan.split_max > DYNAMIC_SPLIT_MAX ? DYNAMIC_SPLIT_MAX : k->plan.split_max;
+    k->sched.split_max = k->plan.split_max > PLAN_SPLIT_MAX ? PLAN_SPLIT_MAX : k->plan.split_max;
 }
 
 void schedule_split(IrKernel *k, int at) {

@@ -62,17 +62,17 @@ ragged() {
         echo "--set M=1450,N=4096,K=1024 --specialise"
         echo "--set M=3000,N=2000,K=1000 --profile --consistency 3"
         echo "--set M=1450,N=4096,K=1024"
-        # split tiles decided at launch (dynamic sizes; gemm and gemm_bf16
-        # halve their tiles instead unless --halves=off; in clusters along
-        # M a pair of tiles splits alike): 20 pairs in 3 pieces, the last
+        # split tiles decided at launch (dynamic sizes; in clusters along M
+        # a pair of tiles splits alike): 20 pairs in 3 pieces, the last
         # pair's second tile past the end; 16 pairs in 4 (every launch
         # after the first must find the counters reset); 9 in 7 (a node
-        # without a partner at two levels); one pair in 8; 16 pairs of 47
-        # iterations in 2; 16 pairs of 16 iterations: too short, whole
-        echo "--set M=1080,N=1016,K=4096"; echo "--set M=1080,N=1016,K=4096 --halves=off"
-        echo "--set M=1024,N=1024,K=8192 --halves=off --profile --consistency 3"
-        echo "--set M=768,N=768,K=8192 --halves=off"; echo "--set M=256,N=256,K=16384 --halves=off"
-        echo "--set M=1000,N=1016,K=3000 --halves=off"; echo "--set M=1024,N=1024,K=1024 --halves=off"
+        # without a partner at two levels); one pair in 16; 16 pairs of 47
+        # iterations in 2; 16 pairs of 16 iterations: too short, in halves
+        # (and whole with --halves=off); the same without half tiles
+        echo "--set M=1080,N=1016,K=4096"; echo "--set M=1024,N=1024,K=8192 --profile --consistency 3"
+        echo "--set M=768,N=768,K=8192"; echo "--set M=256,N=256,K=16384"; echo "--set M=1000,N=1016,K=3000"
+        echo "--set M=1024,N=1024,K=1024"; echo "--set M=1024,N=1024,K=1024 --halves=off"
+        echo "--set M=1080,N=1016,K=4096 --halves=off"; echo "--set M=1024,N=1024,K=8192 --halves=off --profile --consistency 3"
         # dynamic sizes in clusters of two along M with an odd tile count
         # there: the last pair's second tile past the end (25 rows of
         # tiles, whole; 9 rows, every pair in halves)
