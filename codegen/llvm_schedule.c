@@ -537,11 +537,11 @@ void lg_split_sum(Lg *g) {
 /* The same of a split decided at launch (split_sum_at_launch in
  * lower_split.c): a level for each the most pieces need, taken where 2^l
  * is below the launch's pieces, a node without a partner at the end of a
- * level going on as it is, the first of a pair to arrive to its next
- * unit. Unrolled, as there (a loop carrying the accumulator serialises
- * the kernel's wgmmas). */
+ * level going on as it is. The first of a pair to arrive branches to its
+ * next unit after the level (the NVRTC path runs the rest of the tile
+ * under a flag instead: there the branch makes ptxas serialise the
+ * wgmmas, here it does not). */
 static void split_sum_at_launch(Lg *g) {
-
     const IrKernel *k = g->k;
     const IrBuf *acc = cg_loop_gemm(k)->c.buf;
     int64_t regs = acc->layout.regs, W = k->threads / 128, stride = W * 32 * regs;

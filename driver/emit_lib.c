@@ -595,7 +595,7 @@ static const char *grid_c(Arena *a, const RtGridExpr *e, int ndynamic) {
     return sp == 1 ? st[0] : NULL;
 }
 
-/* The helpers the variants' grid programs use, under one comment. */
+/* The operations program e uses, as bits. */
 static unsigned long long ops_used(const RtGridExpr *e) {
     unsigned long long used = 0;
     for (int i = 0; i < e->n && i < RT_MAX_GRID_OPS; i++)
@@ -603,6 +603,7 @@ static unsigned long long ops_used(const RtGridExpr *e) {
     return used;
 }
 
+/* The helpers the variants' grid and trip count programs use, under one comment. */
 static void write_grid_helpers(FILE *o, const Variant *vars, int nv) {
     unsigned long long used = 0;
     for (int v = 0; v < nv; v++) {
