@@ -83,7 +83,8 @@ static const char usage[] =
     "  --clusters auto|on|off       clusters of two blocks with TMA multicast\n"
     "  --persistent auto|on|off     persistent blocks looping over the tiles (off: also no\n"
     "                               split or half tiles, which run as persistent units)\n"
-    "  --split auto|off|N           grids of less than a wave: tiles in at most N pieces along K\n"
+    "  --split auto|on|off|N        grids of less than a wave: tiles in at most N pieces along K\n"
+    "                               (on or N: grids of dynamic sizes too, decided at launch)\n"
     "  --halves auto|off            a last wave filled at most half: its tiles in halves\n"
     "  --longest-first auto|off     tiles of unequal length (causal attention) longest first\n"
     "  --idle-warpgroups auto|skip|off\n"
@@ -380,10 +381,11 @@ static int opt_longest_first(CmdLine *cl, const char *v) {
 static int opt_split(CmdLine *cl, const char *v) {
     char *end;
     long n = strtol(v, &end, 10);
-    if (!strcmp(v, "auto")) cl->opts.plan.split_max = PLAN_SPLIT_MAX;
+    cl->opts.plan.split_at_launch = !strcmp(v, "on") || (*v && !*end);
+    if (!strcmp(v, "auto") || !strcmp(v, "on")) cl->opts.plan.split_max = PLAN_SPLIT_MAX;
     else if (!strcmp(v, "off")) cl->opts.plan.split_max = 0;
     else if (*v && !*end && n >= 2 && n <= PLAN_SPLIT_MAX) cl->opts.plan.split_max = (int)n;
-    else return usage_error("--split: '%s' is not auto, off or a count of pieces from 2 to 16", v);
+    else return usage_error("--split: '%s' is not auto, on, off or a count of pieces from 2 to 16", v);
     return CONTINUE;
 }
 
@@ -457,7 +459,7 @@ static const OptionSpec options[] = {
     {"--no-cache", NULL, false, NULL, false, opt_no_cache},
     {"--clusters", NULL, true, "auto, on or off", false, opt_clusters},
     {"--persistent", NULL, true, "auto, on or off", false, opt_persistent},
-    {"--split", NULL, true, "auto, off or a count", false, opt_split},
+    {"--split", NULL, true, "auto, on, off or a count", false, opt_split},
     {"--halves", NULL, true, "auto or off", false, opt_halves},
     {"--longest-first", NULL, true, "auto or off", false, opt_longest_first},
     {"--idle-warpgroups", NULL, true, "auto, skip or off", false, opt_idle_warpgroups},

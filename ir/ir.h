@@ -43,6 +43,10 @@ typedef struct PlanOptions {
     Choice clusters;         /* clusters of two with TMA multicast */
     Choice persistent;       /* persistent blocks looping over the tiles */
     int split_max;           /* split tiles: at most this many pieces; below 2, none */
+    /* ... and for grids of dynamic sizes, decided at launch (--split=on or
+     * a count; off by default: docs/decisions.md, "Split tiles decided at
+     * launch") */
+    bool split_at_launch;
     Choice halves;           /* a last wave filled at most half in halves of its tiles (ON: as AUTO) */
     Choice longest_first;    /* tiles of unequal length taken longest first (ON: as AUTO) */
     IdleChoice idle;

@@ -106,7 +106,9 @@ static void schedule_split_dynamic(IrKernel *k, int at) {
     int64_t acc_regs;
     RtGridExpr trips;
     int64_t n;
-    if (!splittable(k, at, &acc_regs) || !ir_host_program(k->ws_loop->hi, &k->info->dynamic, &trips)) return;
+    if (!k->plan.split_at_launch || !splittable(k, at, &acc_regs) ||
+        !ir_host_program(k->ws_loop->hi, &k->info->dynamic, &trips))
+        return;
     /* a trip count compiled in that is too short for two pieces */
     if (int_eval(k, k->ws_loop->hi, NULL, false, &n) && n / RT_SPLIT_MIN_TRIPS < 2) return;
     int64_t slots = pass_hopper_slots(k, acc_regs);
