@@ -391,16 +391,10 @@ bool cg_launch_info(IrKernel *k, CgKernel *out) {
     }
     out->persistent = k->sched.persistent;
     out->cluster = k->sched.cluster;
-    if (kernel_grid_dynamic(k) && k->sched.persistent) {
+    if (kernel_grid_dynamic(k) && k->sched.persistent)
         out->units = (RtUnits){.half_slots = k->sched.half_slots, .cluster = k->sched.cluster,
                                .cluster_dim = k->sched.cluster_dim, .split_slots = k->sched.split_slots,
-                               .split_max = k->sched.split_max};
-        /* (schedule_split made sure the trip count is such a program) */
-        if (k->sched.split_slots && !ir_host_program(k->ws_loop->hi, &info->dynamic, &out->units.trips)) {
-            diag_error(k->c, k->ws_loop->hi->loc, "the loop's trip count is not a program of the dynamic sizes");
-            return false;
-        }
-    }
+                               .split_max = k->sched.split_max, .trips = k->sched.split_trips};
     /* a linear grid (cg_block_indices); a persistent one of dynamic sizes
      * keeps its expressions and is put in a line at launch (rt_launch_grid) */
     if ((k->sched.persistent || k->sched.cluster) && !kernel_grid_dynamic(k)) {

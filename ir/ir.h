@@ -255,6 +255,7 @@ typedef struct Schedule {
      * that is 2 or more (then no half tiles). 0: none. */
     int64_t split_slots;
     int split_max;
+    RtGridExpr split_trips;  /* n as the program the launch evaluates */
 } Schedule;
 
 /* Whether k's tiles may run in pieces (compiled in, or decided at launch). */

@@ -103,9 +103,8 @@ static bool splittable(IrKernel *k, int at, int64_t *acc_regs) {
  * sizes. In clusters of two, both blocks of a cluster run the same piece
  * of their tiles (their multicast loads are of the same iterations). */
 static void schedule_split_dynamic(IrKernel *k, int at) {
-    int64_t acc_regs;
+    int64_t acc_regs, n;
     RtGridExpr trips;
-    int64_t n;
     if (!k->plan.split_at_launch || !splittable(k, at, &acc_regs) ||
         !ir_host_program(k->ws_loop->hi, &k->info->dynamic, &trips))
         return;
@@ -115,6 +114,7 @@ static void schedule_split_dynamic(IrKernel *k, int at) {
     if (slots * k->threads * acc_regs * 4 > MAX_PARTIAL_BYTES) return;
     k->sched.split_slots = slots / (k->sched.cluster ? 2 : 1);
     k->sched.split_max = k->plan.split_max > PLAN_SPLIT_MAX ? PLAN_SPLIT_MAX : k->plan.split_max;
+    k->sched.split_trips = trips;
 }
 
 void schedule_split(IrKernel *k, int at) {
