@@ -360,15 +360,14 @@ static bool pack_a_regs(Lg *g, const IrStmt *gm, LLVMValueRef *regs) {
     for (int64_t kk = 0; kk < A->shape[1] / 16; kk++)
         for (int h = 0; h < 4; h++) {
             int64_t t = (2 * kk + h / 2) * 4 + (h % 2) * 2;
-            LLVMValueRef word = NULL;
+            LLVMTypeRef ht = lg_storage_type(g, half);
+            LLVMValueRef pair = LLVMGetUndef(LLVMVectorType(ht, 2));
             for (int i = 0; i < 2; i++) { /* the first in the low half */
                 LLVMValueRef p = lg_frag_reg_ptr(g, A, LLVMConstInt(g->i64, (unsigned long long)(t + i), 0));
                 LgVal v = lg_from_storage(g, A->dtype, LLVMBuildLoad2(g->b, lg_storage_type(g, A->dtype), p, ""));
-                LLVMValueRef bits = LLVMBuildBitCast(g->b, lg_to_storage(g, half, v), g->i16, "");
-                bits = LLVMBuildZExt(g->b, bits, g->i32, "");
-                word = i ? LLVMBuildOr(g->b, word, LLVMBuildShl(g->b, bits, c32(g, 16), ""), "") : bits;
+                pair = LLVMBuildInsertElement(g->b, pair, lg_to_storage(g, half, v), c32(g, i), "");
             }
-            regs[kk * 4 + h] = word;
+            regs[kk * 4 + h] = LLVMBuildBitCast(g->b, pair, g->i32, "");
         }
     return true;
 }

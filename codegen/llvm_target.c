@@ -33,9 +33,14 @@ static void init_nvptx(void) {
     /* NVRTC's default -fmad=true: multiplies and adds may fuse into fmas,
      * and the adds left are plain add.f32 (ptxas may fuse them too), not
      * add.rn. The target machine of the C API has no such option; the
-     * NVPTX backend's own flag gives it (this LLVM is tilec's alone). */
-    const char *argv[] = {"tilec", "-nvptx-fma-level=1"};
-    LLVMParseCommandLineOptions(2, argv, NULL);
+     * NVPTX backend's own flag gives it (this LLVM is tilec's alone).
+     * Loop strength reduction off: its extra induction variables (an
+     * address a stream) live across the whole loop, and in kernels at
+     * the register cap of warp specialisation (128 a thread at three
+     * consumer warpgroups) they are what spills; ptxas does its own
+     * strength reduction of the addresses. */
+    const char *argv[] = {"tilec", "-nvptx-fma-level=1", "-disable-lsr"};
+    LLVMParseCommandLineOptions(3, argv, NULL);
     LLVMInitializeNVPTXTargetInfo();
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();

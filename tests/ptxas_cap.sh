@@ -37,7 +37,7 @@ check nvrtc tests/frontend/valid/v_cumsum.tile cumsum_row_vectors again
 check nvrtc tests/frontend/valid/v_reference_forms.tile clipped_range again
 check nvrtc examples/softmax.tile softmax once
 if [ $have_llvm = 1 ]; then
-    check llvm tests/frontend/valid/v_gemm_b_regs.tile gemm_b_regs again
+    check llvm tests/frontend/valid/v_gemm_a_regs_types.tile gemm_a_regs_i8 again
     check llvm tests/frontend/valid/v_hopper_epilogues.tile gemm_two_outputs again
     check llvm examples/softmax.tile softmax once
 fi
