@@ -82,4 +82,25 @@ for f in "$root"/examples/*.tile "$root"/tests/frontend/valid/*.tile; do
     fi
   done
 done
+# attention on sm_90a, where the llvm path had a gap: P's f16 pairs reach
+# wgmma's A registers as `mov.b32 %r, {%lo, %hi}`, the form ptxas folds
+# with the two conversions into one F2FP (zero-extends, a shift and an or
+# kept them apart: twice the conversions on the pipe the exponentials use);
+# and at three consumer warpgroups (128 registers a thread) no setting of
+# the example spills, causal or not, D 64 to 128 (loop strength reduction
+# off: its induction variables spilled causal D 128).
+for set in causal=0,D=128 causal=1,D=128 causal=1,D=96 causal=1,D=64 causal=1,D=128,BM=128,BN=128; do
+    name="flash_attn sm_90a $set"
+    "$tilec" --emit-ptx -w --backend llvm --arch sm_90a --set "$set" "$root/examples/flash_attn.tile" 2> "$tmp/llvm.err" > "$tmp/llvm.ptx"
+    packs=$(grep -cE 'mov\.b32[[:space:]]+%r[0-9]+, \{%rs[0-9]+, %rs[0-9]+\}' "$tmp/llvm.ptx")
+    widen=$(grep -c 'cvt\.u32\.u16' "$tmp/llvm.ptx")
+    "$ptxas" -arch=sm_90a -v "$tmp/llvm.ptx" -o "$tmp/l.cubin" 2> "$tmp/l.log" || { echo "FAIL $name: ptxas: $(grep -m1 error "$tmp/l.log")"; fail=1; continue; }
+    spill=$(sed -n 's/.* \([0-9]*\) bytes spill stores.*/\1/p' "$tmp/l.log" | sort -n | tail -1)
+    what="P packed by mov.b32 $packs, zero-extended halves $widen, spill stores ${spill:-?}"
+    if [ "$packs" -lt 24 ] || [ "$widen" != 0 ] || [ "${spill:-1}" != 0 ]; then
+        echo "FAIL $name: $what"; fail=1
+    else
+        echo "ok   $name: $what"
+    fi
+done
 exit $fail
