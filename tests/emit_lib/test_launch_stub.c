@@ -96,11 +96,17 @@ static void gemm_launches(int cc, long long m, long long n, long long k) {
     memset(launched_map, 0, sizeof launched_map);
     int rc = gemm_at(m, n, k);
     EXPECT(rc == 0 && launches == 1, "gemm %lldx%lldx%lld on %d: %d, %d launches: %s", m, n, k, cc, rc, launches, said);
-    /* sm_90a: persistent blocks (as many as are resident: 132 SMs, one
-     * each) over the tiles in a line, a last wave filled at most half in
-     * two half tiles each; sm_80: a block per tile */
+    /* sm_90a (emitted with --split=on): persistent blocks (as many as are
+     * resident: 132 SMs, one each) over the tiles in a line; less than a
+     * wave of tiles each in as many pieces along K as fill the wave (at
+     * most 16, each of at least 16 of the loop's 64-wide steps), else a
+     * last wave filled at most half in two half tiles each; sm_80: a
+     * block per tile */
     long long tiles = (n + 127) / 128 * ((m + 127) / 128), rest = tiles % 132;
-    long long units = rest && 2 * rest <= 132 ? tiles + rest : tiles;
+    long long ways = tiles < 132 ? 132 / tiles : 1;
+    if (ways > 16) ways = 16;
+    if (ways > k / 64 / 16) ways = k / 64 / 16;
+    long long units = ways > 1 ? tiles * ways : rest && 2 * rest <= 132 ? tiles + rest : tiles;
     long long want[3] = {(n + 127) / 128, (m + 127) / 128, 1};
     if (cc == 90) want[0] = units < 132 ? units : 132, want[1] = 1;
     EXPECT(stub_grid[0] == want[0] && stub_grid[1] == want[1] && stub_grid[2] == want[2],
@@ -133,6 +139,10 @@ static void test_gemm(void) {
     gemm_launches(90, 256, 512, 128);
     gemm_launches(90, 1, 8, 64);
     gemm_launches(90, 4096, 4096, 4096); /* 1024 tiles: more than a wave */
+    gemm_launches(90, 256, 256, 8192);   /* 4 tiles in 8 pieces (128 steps of the loop) */
+    gemm_launches(90, 512, 1024, 2048);  /* 32 tiles in 2 pieces (132 / 32 = 4 slots, 32 steps) */
+    gemm_launches(90, 256, 256, 1984);   /* 4 tiles, 31 steps: too short to split, in halves */
+    gemm_launches(80, 256, 256, 8192);   /* sm_80: a block per tile */
 
     refused(gemm_dyn, NULL, 0, NULL, 0, 1, "takes 3 tensors and 0 scalars");
     int64_t a[2] = {1000, 704}, b[2] = {704, 1004}, c[2] = {1000, 1004};
