@@ -5,8 +5,8 @@
 # place of libcuda, run without a GPU (tests/emit_lib/test_launch_stub.c):
 # sizes from the shapes, promises and grid limits refused with 2, the grid
 # (split tiles and half tiles included), the int arguments and the tensor
-# maps at each size; and a kernel of fixed
-# sizes (examples/gemm.tile --specialise) launched as before.
+# maps at each size; and a kernel of fixed sizes (examples/gemm.tile
+# --specialise) launched as before.
 set -u
 tilec=$1
 root=$2
