@@ -357,11 +357,11 @@ static bool pack_a_regs(Lg *g, const IrStmt *gm, LLVMValueRef *regs) {
         return false;
     }
     Dtype half = A->dtype == DT_BF16 ? DT_BF16 : DT_F16;
+    LLVMTypeRef pair_type = LLVMVectorType(lg_storage_type(g, half), 2);
     for (int64_t kk = 0; kk < A->shape[1] / 16; kk++)
         for (int h = 0; h < 4; h++) {
             int64_t t = (2 * kk + h / 2) * 4 + (h % 2) * 2;
-            LLVMTypeRef ht = lg_storage_type(g, half);
-            LLVMValueRef pair = LLVMGetUndef(LLVMVectorType(ht, 2));
+            LLVMValueRef pair = LLVMGetUndef(pair_type);
             for (int i = 0; i < 2; i++) { /* the first in the low half */
                 LLVMValueRef p = lg_frag_reg_ptr(g, A, LLVMConstInt(g->i64, (unsigned long long)(t + i), 0));
                 LgVal v = lg_from_storage(g, A->dtype, LLVMBuildLoad2(g->b, lg_storage_type(g, A->dtype), p, ""));

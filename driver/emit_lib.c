@@ -389,7 +389,7 @@ static const char launcher[] =
     "    if (v->persistent) { /* the tiles in a line, as many blocks as are resident looping over them */\n"
     "        /* the kernel's loop counts units as this does: tiles, or pairs of them along pair_dim (the last\n"
     "         * one's second tile past the end where the count is odd); less than a wave of them in pieces\n"
-    "         * along the loop (each at least 16 iterations), else a last wave filled at most half in two\n"
+    "         * along the loop (each at least TL_SPLIT_MIN_TRIPS iterations), else a last wave filled at most half in two\n"
     "         * halves each */\n"
     "        if (v->pair_dim >= 0) grid[v->pair_dim] = (grid[v->pair_dim] + 1) / 2;\n"
     "        grid[0] *= grid[1] * grid[2];\n"
@@ -398,7 +398,7 @@ static const char launcher[] =
     "        if (v->split_slots > 0 && grid[0] < v->split_slots) {\n"
     "            ways = v->split_slots / grid[0];\n"
     "            if (ways > v->split_max) ways = v->split_max;\n"
-    "            if (ways > trips / 16) ways = trips / 16;\n"
+    "            if (ways > trips / TL_SPLIT_MIN_TRIPS) ways = trips / TL_SPLIT_MIN_TRIPS;\n"
     "        }\n"
     "        if (ways > 1) {\n"
     "            grid[0] *= ways;\n"
@@ -726,8 +726,9 @@ static void write_source(FILE *o, Arena *a, const char *name, const KernelInfo *
     int nt = 0, ns = 0;
     for (int i = 0; i < k->params.len; i++) ((const Sym *)k->params.items[i])->kind == SYM_TENSOR ? nt++ : ns++;
     fprintf(o, "#define TL_NAME \"%s\"\n#define TL_FUNCTION %s\n#define TL_NPARAMS %d\n#define TL_NTENSORS %d\n"
-               "#define TL_NSCALARS %d\n#define TL_NDYNAMIC %d\n#define TL_NVARIANTS %d\n#define TL_MAX_TMA %d\n\n",
-            name, name, k->params.len, nt, ns, k->dynamic.len, nv, CG_MAX_TMA);
+               "#define TL_NSCALARS %d\n#define TL_NDYNAMIC %d\n#define TL_NVARIANTS %d\n#define TL_MAX_TMA %d\n"
+               "#define TL_SPLIT_MIN_TRIPS %d\n\n",
+            name, name, k->params.len, nt, ns, k->dynamic.len, nv, CG_MAX_TMA, RT_SPLIT_MIN_TRIPS);
     for (int v = 0; v < nv; v++) {
         char var[32];
         snprintf(var, sizeof var, "tl_cubin%d", v);

@@ -53,6 +53,5 @@ void plan_describe(const PlanOptions *p, char *out, size_t n) {
     static const char *idle[] = {"auto", "skip", "off"};
     snprintf(out, n, "clusters=%s persistent=%s split=%d%s halves=%s longest-first=%s idle-warpgroups=%s",
              choice_name(p->clusters), choice_name(p->persistent), p->split_max, p->split_at_launch ? "+launch" : "",
-             choice_name(p->halves),
-             choice_name(p->longest_first), idle[p->idle]);
+             choice_name(p->halves), choice_name(p->longest_first), idle[p->idle]);
 }
