@@ -69,7 +69,10 @@ const char *cg_kernel_name(IrKernel *k) {
     }
     h = fnv(h, &k->arch, sizeof k->arch);
     h = fnv(h, &k->arch_specific, sizeof k->arch_specific);
-    return arena_printf(&k->c->arena, "tilec_%s_%08llx", info->name->s, (unsigned long long)(h & 0xffffffffu));
+    /* a variant of a dynamic grid's kernel says which (in profilers' lists too) */
+    const char *variant = k->plan.variant == VARIANT_BASE ? "" : plan_variant_name(k->plan.variant);
+    return arena_printf(&k->c->arena, "tilec_%s_%08llx%s%s", info->name->s, (unsigned long long)(h & 0xffffffffu),
+                        *variant ? "_" : "", variant);
 }
 
 static void emit_frag_decl(Cg *g, IrBuf *b) {
@@ -392,7 +395,7 @@ bool cg_launch_info(IrKernel *k, CgKernel *out) {
     out->persistent = k->sched.persistent;
     out->cluster = k->sched.cluster;
     if (kernel_grid_dynamic(k) && k->sched.persistent)
-        out->units = (RtUnits){.half_slots = k->sched.half_slots, .cluster = k->sched.cluster,
+        out->units = (RtUnits){.half_slots = k->sched.half_slots, .half_all = k->sched.half_all, .cluster = k->sched.cluster,
                                .cluster_dim = k->sched.cluster_dim, .split_slots = k->sched.split_slots,
                                .split_max = k->sched.split_max, .trips = k->sched.split_trips};
     /* a linear grid (cg_block_indices); a persistent one of dynamic sizes

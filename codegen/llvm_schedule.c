@@ -301,18 +301,19 @@ void lg_tile_loop_begin(Lg *g, LgTileLoop *l, bool producer) {
     if (kernel_grid_dynamic(k)) {
         LgVal tiles = bin(g, OP_MUL, bin(g, OP_MUL, grid_pairs(g, 0), grid_pairs(g, 1)), grid_pairs(g, 2)), all = tiles;
         LgVal zero = lg_cast(g, lg_int(g, 0), LT_LL);
-        LLVMValueRef split = NULL; /* this launch splits its tiles */
-        if (k->sched.split_slots) split = split_ways(g, tiles);
-        if (p.half_slots) { /* rt_half_units, as the launch counts them */
+        if (k->sched.split_slots) { /* this launch's pieces a tile */
+            LLVMValueRef split = split_ways(g, tiles);
+            all = select_int(g, split, bin(g, OP_MUL, tiles, lg_cast(g, g->tile_ways, LT_LL)), tiles);
+        } else if (k->sched.half_all) { /* the halves variant: every tile in two halves */
+            all = binc(g, OP_MUL, tiles, 2);
+        } else if (p.half_slots) { /* rt_half_units, as the launch counts them */
             LgVal rest = binc(g, OP_MOD, tiles, p.half_slots);
             LgVal slots = lg_cast(g, lg_int(g, p.half_slots), LT_LL);
             LLVMValueRef halves = LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntSGT, rest.v, zero.v, ""),
                                                LLVMBuildICmp(g->b, LLVMIntSLE, binc(g, OP_MUL, rest, 2).v, slots.v, ""), "");
-            if (split) halves = LLVMBuildAnd(g->b, halves, LLVMBuildNot(g->b, split, ""), "");
             half_from = select_int(g, halves, bin(g, OP_SUB, tiles, rest), tiles);
             all = select_int(g, halves, bin(g, OP_ADD, tiles, rest), tiles);
         }
-        if (split) all = select_int(g, split, bin(g, OP_MUL, tiles, lg_cast(g, g->tile_ways, LT_LL)), all);
         units = lg_cast(g, all, LT_INT).v;
     }
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(g->b);
@@ -342,7 +343,9 @@ void lg_tile_loop_begin(Lg *g, LgTileLoop *l, bool producer) {
     }
     if (p.half_tiles || p.half_slots) { /* the last wave's tiles in halves of their columns */
         LgVal from = half_from, off = bin(g, OP_SUB, tile, from);
-        LLVMValueRef half = LLVMBuildICmp(g->b, LLVMIntSGE, tile.v, from.v, "");
+        /* the halves variant's a constant: LLVM drops the whole-tile code */
+        LLVMValueRef half = k->sched.half_all ? LLVMConstInt(g->i1, 1, 0)
+                                              : LLVMBuildICmp(g->b, LLVMIntSGE, tile.v, from.v, "");
         g->tile_half = int_val(LLVMBuildZExt(g->b, half, g->i32, "tl_half"));
         g->tile_hcol = select_int(g, half, binc(g, OP_MUL, binc(g, OP_MOD, off, 2), p.half_cols), lg_int(g, 0));
         tile = select_int(g, half, bin(g, OP_ADD, from, binc(g, OP_DIV, off, 2)), tile);

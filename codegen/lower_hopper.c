@@ -744,13 +744,9 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
     g->ind--;
     cg_line(g, "}");
     /* The rest of the tile, by the piece left with its sum: closed after
-     * the tile's statements (emit.c). Beside half tiles, whose only
-     * statement after the loop is the TMA store (schedule_halves), every
-     * piece stages its accumulator and only the store's issue takes the
-     * test (tma_store): with the staging's reads of the accumulator, half
-     * or whole, inside a test of tl_top ptxas serialises every wgmma of
-     * the kernel (C7520). */
-    if (k->sched.split_slots && !sched_has_halves(&k->sched)) {
+     * the tile's statements (emit.c). (Split tiles never come with half
+     * tiles: those are another variant of the kernel, schedule_halves.) */
+    if (k->sched.split_slots) {
         cg_line(g, "if (tl_top) {  // the rest of the tile: by the piece left with its sum");
         g->ind++;
         g->split_open = true;
@@ -853,10 +849,7 @@ static void tma_store(Cg *g, IrStmt *s) {
     cg_line(g, "}");
     cg_line(g, "tl_fence_proxy_async();  // the writes, visible to the TMA unit");
     warpgroup_sync(g);
-    /* split tiles decided at launch beside half tiles: every piece stages
-     * its accumulator, the one left with the tile's sum stores it
-     * (cg_hopper_consumer) */
-    cg_line(g, k->sched.split_slots && sched_has_halves(&k->sched) ? "if (tid %% 128 == 0 && tl_top) {" : "if (tid %% 128 == 0) {");
+    cg_line(g, "if (tid %% 128 == 0) {");
     g->ind++;
     for (int64_t j = 0; j < f->shape[1] / cols / (g->half ? 2 : 1); j++)
         cg_line(g, "tl_tma_store<%d>(&tl_tmap%d, %s + %lld, %s);", t->rank, map, st, (long long)(j * block_bytes),

@@ -197,19 +197,18 @@ void cg_tile_loop_begin(Cg *g, bool producer) {
                 cg_line(g, "if (tl_ways < 2) tl_ways = 1;  // less than a wave: every %s in tl_ways pieces along the loop",
                         k->sched.cluster ? "pair of tiles" : "tile");
             }
-            if (p.half_slots) {
-                /* rt_half_units, as the launch counts them, where the tiles are not split */
+            if (sc->split_slots) {
+                cg_line(g, "const long long tl_units = tl_tiles * tl_ways;");
+            } else if (sc->half_all) {
+                cg_line(g, "const long long tl_units = 2 * tl_tiles;  // the halves variant: every tile in two halves");
+            } else if (p.half_slots) {
+                /* rt_half_units, as the launch counts them */
                 long long slots = (long long)p.half_slots;
                 cg_line(g, "const long long tl_rest = tl_tiles %% %lld;  // the last wave's units on %lld slots", slots, slots);
-                cg_line(g, "const long long tl_half_from = %stl_rest > 0 && 2 * tl_rest <= %lld ? tl_tiles - tl_rest : tl_tiles;",
-                        sc->split_slots ? "tl_ways == 1 && " : "", slots);
-            }
-            if (sc->split_slots && p.half_slots)
-                cg_line(g, "const long long tl_units = tl_ways > 1 ? tl_tiles * tl_ways : tl_tiles + (tl_tiles - tl_half_from);");
-            else if (sc->split_slots)
-                cg_line(g, "const long long tl_units = tl_tiles * tl_ways;");
-            else if (p.half_slots)
+                cg_line(g, "const long long tl_half_from = tl_rest > 0 && 2 * tl_rest <= %lld ? tl_tiles - tl_rest : tl_tiles;",
+                        slots);
                 cg_line(g, "const long long tl_units = tl_tiles + (tl_tiles - tl_half_from);  // in halves where at most half a wave");
+            }
             units = "tl_units";
         }
         cg_line(g, "for (int tl_n = 0, tl_tile = %s; tl_tile < %s;", me, units);
@@ -226,7 +225,12 @@ void cg_tile_loop_begin(Cg *g, bool producer) {
         tile = "tl_whole_unit";
     }
     /* half tiles: the tile whose half a unit from half_from on is */
-    if (p.half_tiles || p.half_slots) {
+    if (k->sched.half_all) {
+        /* a constant: the compiler drops the whole-tile code */
+        cg_line(g, "const int tl_half = 1, tl_whole = %s / 2, tl_hcol = %s %% 2 * %lld;  // every tile in halves of its columns",
+                tile, tile, (long long)p.half_cols);
+        tile = "tl_whole";
+    } else if (p.half_tiles || p.half_slots) {
         const char *from = p.half_slots ? "tl_half_from" : arena_printf(&k->c->arena, "%lld", (long long)p.half_from);
         long long cols = (long long)p.half_cols;
         cg_line(g, "const int tl_half = %s >= %s;  // the last wave's tiles in halves of their columns", tile, from);

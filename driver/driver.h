@@ -36,6 +36,7 @@ typedef struct Options {
     PlanOptions plan;       /* the schedule options (--clusters ...) */
     CgBackend backend;      /* --backend: CUDA C and NVRTC, or LLVM */
     bool specialise;        /* --specialise: dynamic sizes compiled in at their values */
+    int variant;            /* --variant: a LaunchVariant, or -1 (auto) */
     bool lineinfo;          /* --lineinfo: #line directives naming .tile lines, NVRTC's -lineinfo */
     Target target;          /* the device's, or the --arch preset's */
     const char *cache_dir;

@@ -13,9 +13,11 @@
 
 #include "driver.h"
 
-/* What one --arch contributes. */
+/* What one --arch contributes: its kernel, then where it has them its
+ * variants (lib_variant_ir), one row each. */
 typedef struct Variant {
     const char *arch;
+    LaunchVariant launch;
     CgKernel ck;
     LibBinary bin;
 } Variant;
@@ -109,11 +111,11 @@ static void write_variant(FILE *o, int v, const Variant *var) {
     int cc = target_arch_number(var->arch, &specific);
     char grid_of[32] = "NULL";
     if (grid_dynamic(ck)) snprintf(grid_of, sizeof grid_of, "tl_grid_of%d", v);
-    fprintf(o, "    {%d, %d, \"%s\", tl_cubin%d, \"%s\", {%lld, %lld, %lld}, %lld, %lld, %d, %d, %lld, %d, %lld, %d, %s, %d, {", cc,
-            specific, var->arch, v, ck->name, (long long)ck->grid[0], (long long)ck->grid[1], (long long)ck->grid[2],
-            (long long)ck->block, (long long)ck->smem_bytes, ck->persistent, ck->cluster, (long long)ck->units.half_slots,
-            ck->units.cluster == 2 ? ck->units.cluster_dim : -1, (long long)ck->units.split_slots, ck->units.split_max,
-            grid_of, ck->ntma);
+    fprintf(o, "    {%d, %d, \"%s\", %d, tl_cubin%d, \"%s\", {%lld, %lld, %lld}, %lld, %lld, %d, %d, %lld, %d, %d, %lld, %d, %s, %d, {",
+            cc, specific, var->arch, var->launch != VARIANT_BASE, v, ck->name, (long long)ck->grid[0], (long long)ck->grid[1],
+            (long long)ck->grid[2], (long long)ck->block, (long long)ck->smem_bytes, ck->persistent, ck->cluster,
+            (long long)ck->units.half_slots, ck->units.half_all, ck->units.cluster == 2 ? ck->units.cluster_dim : -1,
+            (long long)ck->units.split_slots, ck->units.split_max, grid_of, ck->ntma);
     for (int m = 0; m < ck->ntma; m++) {
         const RtTensorMapSpec *t = &ck->tma[m];
         fprintf(o, "%s{%d, %d, %d, %d, {", m ? ", " : "", t->param, t->rank, t->elem_bytes, t->bf16);
@@ -138,11 +140,13 @@ static const char launcher[] =
     "typedef struct {\n"
     "    int cc, specific;  /* 90 and 1: sm_90a, only on compute capability 9.0; 80 and 0: any 8.x */\n"
     "    const char *arch;\n"
+    "    int variant;       /* 0: the arch's kernel; 1: a variant of the kernel before it, taken where the launch suits it */\n"
     "    const unsigned char *cubin;\n"
     "    const char *symbol;\n"
     "    long long grid[3], block, smem;  /* grid: -1 where grid_of computes it */\n"
     "    int persistent, cluster;\n"
     "    long long half_slots;  /* a persistent grid whose last wave, filled at most half, runs in half tiles: the slots of a wave */\n"
+    "    int half_all;          /* ... every tile in halves (a variant for grids of at most half a wave) */\n"
     "    int pair_dim;          /* a persistent grid in clusters of two: the grid dimension of the pairs (-1: none) */\n"
     "    long long split_slots; /* a persistent grid of less than a wave, split along its loop: the slots of a wave */\n"
     "    int split_max;         /* ... and the most pieces a tile */\n"
@@ -189,12 +193,43 @@ static const char launcher[] =
     "}\n"
     "\n"
     "static pthread_mutex_t tl_lock = PTHREAD_MUTEX_INITIALIZER;\n"
-    "static CUcontext tl_ctx;          /* the context the module is loaded in */\n"
-    "static CUfunction tl_fn;\n"
-    "static const tl_variant *tl_chosen;\n"
-    "static long long tl_resident;     /* a persistent kernel: the most blocks resident at once (grid.x is capped to it) */\n"
+    "static CUcontext tl_ctx;          /* the context the modules are loaded in */\n"
+    "static int tl_nloaded;            /* the device's kernel and its variants after it */\n"
+    "static const tl_variant *tl_chosen[3];\n"
+    "static CUfunction tl_fn[3];\n"
+    "static long long tl_resident[3];  /* a persistent kernel: the most blocks resident at once (grid.x is capped to it) */\n"
     "\n"
-    "/* The cubin for the current context's device, loaded once per context. */\n"
+    "/* Row x's cubin loaded: its function, and a persistent kernel's most resident blocks. */\n"
+    "static int tl_load_row(const tl_variant *x, int sms, CUfunction *fn, long long *resident) {\n"
+    "    CUmodule mod;\n"
+    "    CUresult r;\n"
+    "    if ((r = cuModuleLoadData(&mod, x->cubin)) != CUDA_SUCCESS) return tl_fail(4, \"could not load the cubin\", r);\n"
+    "    if ((r = cuModuleGetFunction(fn, mod, x->symbol)) != CUDA_SUCCESS) return tl_fail(4, \"the cubin has no kernel\", r);\n"
+    "    /* more than 48 KiB of dynamic shared memory needs the opt-in */\n"
+    "    if (x->smem > 48 * 1024 &&\n"
+    "        (r = cuFuncSetAttribute(*fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)x->smem)) != CUDA_SUCCESS)\n"
+    "        return tl_fail(4, \"could not allow the kernel its shared memory\", r);\n"
+    "    *resident = 9223372036854775807LL;\n"
+    "    if (x->persistent && x->cluster > 1) {\n"
+    "        /* whole clusters that can be resident at once */\n"
+    "        CUlaunchConfig cfg;\n"
+    "        memset(&cfg, 0, sizeof cfg);\n"
+    "        cfg.gridDimX = (unsigned)x->cluster, cfg.gridDimY = 1, cfg.gridDimZ = 1;  /* a whole number of clusters */\n"
+    "        cfg.blockDimX = (unsigned)x->block, cfg.blockDimY = 1, cfg.blockDimZ = 1;\n"
+    "        cfg.sharedMemBytes = (unsigned)x->smem;\n"
+    "        int clusters = 0;\n"
+    "        if (cuOccupancyMaxActiveClusters(&clusters, *fn, &cfg) == CUDA_SUCCESS && clusters > 0)\n"
+    "            *resident = (long long)clusters * x->cluster;\n"
+    "    } else if (x->persistent) {\n"
+    "        int per_sm = 0;\n"
+    "        if (cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, *fn, (int)x->block, (size_t)x->smem) == CUDA_SUCCESS &&\n"
+    "            per_sm > 0)\n"
+    "            *resident = (long long)per_sm * sms;\n"
+    "    }\n"
+    "    return 0;\n"
+    "}\n"
+    "\n"
+    "/* The cubin for the current context's device, and its variants', loaded once per context. */\n"
     "static int tl_load(void) {\n"
     "    CUcontext ctx = NULL;\n"
     "    CUresult r = cuInit(0);\n"
@@ -206,7 +241,7 @@ static const char launcher[] =
     "            (r = cuCtxSetCurrent(ctx)) != CUDA_SUCCESS)\n"
     "            return tl_fail(4, \"could not make device 0's context current\", r);\n"
     "    }\n"
-    "    if (tl_fn && ctx == tl_ctx) return 0;\n"
+    "    if (tl_nloaded && ctx == tl_ctx) return 0;\n"
     "    CUdevice dev;\n"
     "    int major = 0, minor = 0, sms = 0;\n"
     "    if ((r = cuCtxGetDevice(&dev)) != CUDA_SUCCESS ||\n"
@@ -215,45 +250,24 @@ static const char launcher[] =
     "        (r = cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev)) != CUDA_SUCCESS)\n"
     "        return tl_fail(4, \"could not query the device\", r);\n"
     "    /* an sm_XXa cubin runs on that exact device; an sm_XY one on X.Y and later X.* */\n"
-    "    int cc = major * 10 + minor;\n"
-    "    const tl_variant *best = NULL;\n"
+    "    int cc = major * 10 + minor, best = -1;\n"
     "    for (int v = 0; v < TL_NVARIANTS; v++) {\n"
-    "        const tl_variant *x = &tl_variants[v];\n"
-    "        int fits = x->specific ? x->cc == cc : x->cc / 10 == major && x->cc <= cc;\n"
-    "        if (fits && (!best || (x->specific && !best->specific) || (x->specific == best->specific && x->cc > best->cc)))\n"
-    "            best = x;\n"
+    "        const tl_variant *x = &tl_variants[v], *b = best >= 0 ? &tl_variants[best] : NULL;\n"
+    "        int fits = !x->variant && (x->specific ? x->cc == cc : x->cc / 10 == major && x->cc <= cc);\n"
+    "        if (fits && (!b || (x->specific && !b->specific) || (x->specific == b->specific && x->cc > b->cc))) best = v;\n"
     "    }\n"
-    "    if (!best) {\n"
+    "    if (best < 0) {\n"
     "        fprintf(stderr, \"%s: no cubin for this device (compute capability %d.%d); regenerate with --emit-lib --arch sm_%d%s\\n\",\n"
     "                TL_NAME, major, minor, cc, cc >= 90 ? \"a\" : \"\");\n"
     "        return 4;\n"
     "    }\n"
-    "    CUmodule mod;\n"
-    "    CUfunction fn;\n"
-    "    if ((r = cuModuleLoadData(&mod, best->cubin)) != CUDA_SUCCESS) return tl_fail(4, \"could not load the cubin\", r);\n"
-    "    if ((r = cuModuleGetFunction(&fn, mod, best->symbol)) != CUDA_SUCCESS) return tl_fail(4, \"the cubin has no kernel\", r);\n"
-    "    /* more than 48 KiB of dynamic shared memory needs the opt-in */\n"
-    "    if (best->smem > 48 * 1024 &&\n"
-    "        (r = cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)best->smem)) != CUDA_SUCCESS)\n"
-    "        return tl_fail(4, \"could not allow the kernel its shared memory\", r);\n"
-    "    long long resident = 9223372036854775807LL;\n"
-    "    if (best->persistent && best->cluster > 1) {\n"
-    "        /* whole clusters that can be resident at once */\n"
-    "        CUlaunchConfig cfg;\n"
-    "        memset(&cfg, 0, sizeof cfg);\n"
-    "        cfg.gridDimX = (unsigned)best->cluster, cfg.gridDimY = 1, cfg.gridDimZ = 1;  /* a whole number of clusters */\n"
-    "        cfg.blockDimX = (unsigned)best->block, cfg.blockDimY = 1, cfg.blockDimZ = 1;\n"
-    "        cfg.sharedMemBytes = (unsigned)best->smem;\n"
-    "        int clusters = 0;\n"
-    "        if (cuOccupancyMaxActiveClusters(&clusters, fn, &cfg) == CUDA_SUCCESS && clusters > 0)\n"
-    "            resident = (long long)clusters * best->cluster;\n"
-    "    } else if (best->persistent) {\n"
-    "        int per_sm = 0;\n"
-    "        if (cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, (int)best->block, (size_t)best->smem) == CUDA_SUCCESS &&\n"
-    "            per_sm > 0)\n"
-    "            resident = (long long)per_sm * sms;\n"
+    "    int n = 0;\n"
+    "    for (int v = best; v < TL_NVARIANTS && n < 3 && (v == best || tl_variants[v].variant); v++, n++) {\n"
+    "        int rc = tl_load_row(&tl_variants[v], sms, &tl_fn[n], &tl_resident[n]);\n"
+    "        if (rc) return rc;\n"
+    "        tl_chosen[n] = &tl_variants[v];\n"
     "    }\n"
-    "    tl_fn = fn, tl_chosen = best, tl_resident = resident, tl_ctx = ctx;\n"
+    "    tl_nloaded = n, tl_ctx = ctx;\n"
     "    return 0;\n"
     "}\n"
     "\n"
@@ -349,6 +363,35 @@ static const char launcher[] =
     "    return 0;\n"
     "}\n"
     "\n"
+    "/* v's units at the grid grid[] in a line: its tiles, or pairs of them along pair_dim (the last one's second\n"
+    " * tile past the end where the count is odd), as the kernel's loop counts them; *ways: the pieces each runs\n"
+    " * as, 1 but for less than a wave of units split along the loop (each piece at least TL_SPLIT_MIN_TRIPS\n"
+    " * of its trips iterations). */\n"
+    "static long long tl_units(const tl_variant *v, const long long grid[3], long long trips, long long *ways) {\n"
+    "    long long g[3] = {grid[0], grid[1], grid[2]};\n"
+    "    if (v->pair_dim >= 0) g[v->pair_dim] = (g[v->pair_dim] + 1) / 2;\n"
+    "    long long units = g[0] * g[1] * g[2];\n"
+    "    *ways = 1;\n"
+    "    if (v->split_slots > 0 && units > 0 && units < v->split_slots) {\n"
+    "        long long w = v->split_slots / units;\n"
+    "        if (w > v->split_max) w = v->split_max;\n"
+    "        if (w > trips / TL_SPLIT_MIN_TRIPS) w = trips / TL_SPLIT_MIN_TRIPS;\n"
+    "        if (w > 1) *ways = w;\n"
+    "    }\n"
+    "    return units;\n"
+    "}\n"
+    "\n"
+    "/* Whether a launch at the sizes suits variant v: the split one where it splits, the halves one where the\n"
+    " * units fill at most half a wave. */\n"
+    "static int tl_fits(const tl_variant *v, const long long *size) {\n"
+    "    long long grid[3] = {v->grid[0], v->grid[1], v->grid[2]}, trips = 0, ways;\n"
+    "    if (v->grid_of && !v->grid_of(size, grid, &trips)) return 0;\n"
+    "    long long units = tl_units(v, grid, trips, &ways);\n"
+    "    if (v->split_slots > 0) return ways > 1;\n"
+    "    if (v->half_all) return units > 0 && 2 * units <= v->half_slots;\n"
+    "    return 1;\n"
+    "}\n"
+    "\n"
     "/* Tensor map s for its tensor's device pointer and shape: the dims innermost\n"
     " * first, the strides of a packed row-major tensor in bytes. */\n"
     "static CUresult tl_tensor_map(CUtensorMap *map, const tl_map_spec *s, const tilec_tensor *tensors) {\n"
@@ -379,35 +422,35 @@ static const char launcher[] =
     "    if (rc) return rc;\n"
     "    pthread_mutex_lock(&tl_lock);\n"
     "    rc = tl_load();\n"
-    "    CUfunction fn = tl_fn;\n"
-    "    const tl_variant *v = tl_chosen;\n"
-    "    long long resident = tl_resident;\n"
+    "    int n = tl_nloaded;\n"
+    "    const tl_variant *rows[3] = {tl_chosen[0], tl_chosen[1], tl_chosen[2]};\n"
+    "    CUfunction fns[3] = {tl_fn[0], tl_fn[1], tl_fn[2]};\n"
+    "    long long resident[3] = {tl_resident[0], tl_resident[1], tl_resident[2]};\n"
     "    pthread_mutex_unlock(&tl_lock);\n"
     "    if (rc) return rc;\n"
-    "    long long grid[3] = {v->grid[0], v->grid[1], v->grid[2]}, trips = 0;\n"
-    "    if ((rc = tl_grid(v, size, grid, &trips))) return rc;\n"
-    "    if (v->persistent) { /* the tiles in a line, as many blocks as are resident looping over them */\n"
-    "        /* the kernel's loop counts units as this does: tiles, or pairs of them along pair_dim (the last\n"
-    "         * one's second tile past the end where the count is odd); less than a wave of them in pieces\n"
-    "         * along the loop (each at least TL_SPLIT_MIN_TRIPS iterations), else a last wave filled at most half in two\n"
-    "         * halves each */\n"
-    "        if (v->pair_dim >= 0) grid[v->pair_dim] = (grid[v->pair_dim] + 1) / 2;\n"
-    "        grid[0] *= grid[1] * grid[2];\n"
+    "    long long grid[3] = {rows[0]->grid[0], rows[0]->grid[1], rows[0]->grid[2]}, trips = 0;\n"
+    "    if ((rc = tl_grid(rows[0], size, grid, &trips))) return rc;\n"
+    "    /* the first variant the sizes suit, else the kernel itself */\n"
+    "    int pick = 0;\n"
+    "    for (int i = 1; i < n && !pick; i++)\n"
+    "        if (tl_fits(rows[i], size)) pick = i;\n"
+    "    const tl_variant *v = rows[pick];\n"
+    "    if (pick && (rc = tl_grid(v, size, grid, &trips))) return rc;\n"
+    "    if (v->persistent) { /* the units in a line, as many blocks as are resident looping over them */\n"
+    "        long long ways, units = tl_units(v, grid, trips, &ways);\n"
     "        grid[1] = grid[2] = 1;\n"
-    "        long long ways = 1;\n"
-    "        if (v->split_slots > 0 && grid[0] < v->split_slots) {\n"
-    "            ways = v->split_slots / grid[0];\n"
-    "            if (ways > v->split_max) ways = v->split_max;\n"
-    "            if (ways > trips / TL_SPLIT_MIN_TRIPS) ways = trips / TL_SPLIT_MIN_TRIPS;\n"
-    "        }\n"
     "        if (ways > 1) {\n"
-    "            grid[0] *= ways;\n"
-    "        } else if (v->half_slots > 0) {\n"
-    "            long long whole = grid[0] / v->half_slots * v->half_slots, rest = grid[0] - whole;\n"
-    "            if (rest > 0 && 2 * rest <= v->half_slots) grid[0] = whole + 2 * rest;\n"
+    "            grid[0] = units * ways;\n"
+    "        } else if (v->half_all) {\n"
+    "            grid[0] = 2 * units;\n"
+    "        } else if (v->half_slots > 0) { /* a last wave filled at most half in two halves each */\n"
+    "            long long whole = units / v->half_slots * v->half_slots, rest = units - whole;\n"
+    "            grid[0] = rest > 0 && 2 * rest <= v->half_slots ? whole + 2 * rest : units;\n"
+    "        } else {\n"
+    "            grid[0] = units;\n"
     "        }\n"
     "        if (v->pair_dim >= 0) grid[0] *= 2;\n"
-    "        if (grid[0] > resident) grid[0] = resident;\n"
+    "        if (grid[0] > resident[pick]) grid[0] = resident[pick];\n"
     "    }\n"
     "    /* the parameters, the dynamic sizes as ints, the tensor maps */\n"
     "    void *args[TL_NPARAMS + TL_NDYNAMIC + TL_MAX_TMA + 1];\n"
@@ -429,7 +472,7 @@ static const char launcher[] =
     "        if (r != CUDA_SUCCESS) return tl_fail(4, \"could not build a TMA tensor map (is every tensor 16-byte aligned?)\", r);\n"
     "        args[TL_NPARAMS + TL_NDYNAMIC + m] = &maps[m];\n"
     "    }\n"
-    "    CUresult r = cuLaunchKernel(fn, (unsigned)grid[0], (unsigned)grid[1], (unsigned)grid[2], (unsigned)v->block, 1, 1,\n"
+    "    CUresult r = cuLaunchKernel(fns[pick], (unsigned)grid[0], (unsigned)grid[1], (unsigned)grid[2], (unsigned)v->block, 1, 1,\n"
     "                                (unsigned)v->smem, stream, args, NULL);\n"
     "    return r == CUDA_SUCCESS ? 0 : tl_fail(4, \"the launch failed\", r);\n"
     "}\n";
@@ -718,7 +761,8 @@ static void write_source(FILE *o, Arena *a, const char *name, const KernelInfo *
                          int nv) {
     fprintf(o, "/* %s.c - generated by tilec %s from %s (tilec --emit-lib): kernel '%s' for", name, TILEC_VERSION, file,
             name);
-    for (int v = 0; v < nv; v++) fprintf(o, " %s", vars[v].arch);
+    for (int v = 0; v < nv; v++)
+        if (!vars[v].launch) fprintf(o, " %s", vars[v].arch);
     fputs(".\n * Needs only the CUDA driver: cc -c -I<cuda>/include; link with -lcuda -lpthread. */\n", o);
     /* limits.h: LLONG_MIN and LLONG_MAX of the grid's helpers */
     fprintf(o, "%s#include <pthread.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <string.h>\n\n#include \"%s.h\"\n\n",
@@ -732,7 +776,7 @@ static void write_source(FILE *o, Arena *a, const char *name, const KernelInfo *
     for (int v = 0; v < nv; v++) {
         char var[32];
         snprintf(var, sizeof var, "tl_cubin%d", v);
-        fprintf(o, "/* %s: %s */\n", vars[v].arch, vars[v].ck.name);
+        fprintf(o, "/* %s: %s */\n", vars[v].arch, vars[v].ck.name); /* a variant's name says which */
         write_bytes(o, var, vars[v].bin.cubin, vars[v].bin.size);
     }
     write_params(o, k);
@@ -831,7 +875,7 @@ static KernelInfo *for_arch(Ctx *c, KernelInfo *k, const Respecialise *r, const 
  * (malloc'd). */
 static int kernel_source(Ctx *c, KernelInfo *k, const Respecialise *r, const char *name, const char *file,
                          const char *const *archs, int narchs, const Options *opts, char **text) {
-    Variant vars[MAX_EMIT_ARCHS];
+    Variant vars[MAX_EMIT_ARCHS * VARIANT_COUNT];
     int nv = 0, rc = EXIT_OK;
     for (int a = 0; a < narchs && rc == EXIT_OK; a++) {
         Options o = *opts;
@@ -846,14 +890,25 @@ static int kernel_source(Ctx *c, KernelInfo *k, const Respecialise *r, const cha
             rc = EXIT_SOURCE;
             break;
         }
-        rc = lib_generate(ir, file, o.backend, &vars[nv].ck);
-        if (rc != EXIT_OK) break;
-        check_variant(ka, &vars[nv].ck);
-        vars[nv].arch = archs[a];
-        LibBuild b = build_options(&o, archs[a]);
-        rc = lib_obtain_cubin(c, &vars[nv].ck, &b, &vars[nv].bin);
-        if (rc != EXIT_OK) cg_kernel_free(&vars[nv].ck);
-        else nv++;
+        /* the kernel, then its variants in the order the launcher tries them */
+        static const LaunchVariant rows[] = {VARIANT_BASE, VARIANT_SPLIT, VARIANT_HALVES};
+        for (int i = 0; i < VARIANT_COUNT && rc == EXIT_OK; i++) {
+            IrKernel *x = i ? lib_variant_ir(c, ka, &o.target, &o.plan, ir, rows[i]) : ir;
+            if (!x) continue;
+            Variant *var = &vars[nv];
+            rc = lib_generate(x, file, o.backend, &var->ck);
+            if (rc != EXIT_OK) break;
+            check_variant(ka, &var->ck);
+            var->arch = archs[a];
+            var->launch = rows[i];
+            PlanOptions plan = o.plan;
+            plan.variant = rows[i];
+            LibBuild b = build_options(&o, archs[a]);
+            b.plan = &plan;
+            rc = lib_obtain_cubin(c, &var->ck, &b, &var->bin);
+            if (rc != EXIT_OK) cg_kernel_free(&var->ck);
+            else nv++;
+        }
     }
     *text = NULL;
     if (rc == EXIT_OK) {

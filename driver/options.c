@@ -84,9 +84,13 @@ static const char usage[] =
     "  --persistent auto|on|off     persistent blocks looping over the tiles (off: also no\n"
     "                               split or half tiles, which run as persistent units)\n"
     "  --split auto|on|off|N        grids of less than a wave: tiles in at most N pieces along K\n"
-    "                               (on or N: grids of dynamic sizes too, decided at launch)\n"
+    "                               (on: as auto)\n"
     "  --halves auto|off            a last wave filled at most half: its tiles in halves\n"
     "  --longest-first auto|off     tiles of unequal length (causal attention) longest first\n"
+    "  --variant auto|base|halves|split\n"
+    "                               a grid of dynamic sizes: which of its kernels (auto: the\n"
+    "                               one a launch at the --set sizes takes, for --run, --profile\n"
+    "                               and --sass; else the base one)\n"
     "  --idle-warpgroups auto|skip|off\n"
     "                               warpgroups with nothing to store skip their work (skip),\n"
     "                               and their tiles come last (auto)\n"
@@ -381,11 +385,18 @@ static int opt_longest_first(CmdLine *cl, const char *v) {
 static int opt_split(CmdLine *cl, const char *v) {
     char *end;
     long n = strtol(v, &end, 10);
-    cl->opts.plan.split_at_launch = !strcmp(v, "on") || (*v && !*end);
     if (!strcmp(v, "auto") || !strcmp(v, "on")) cl->opts.plan.split_max = PLAN_SPLIT_MAX;
     else if (!strcmp(v, "off")) cl->opts.plan.split_max = 0;
     else if (*v && !*end && n >= 2 && n <= PLAN_SPLIT_MAX) cl->opts.plan.split_max = (int)n;
     else return usage_error("--split: '%s' is not auto, on, off or a count of pieces from 2 to 16", v);
+    return CONTINUE;
+}
+
+static int opt_variant(CmdLine *cl, const char *v) {
+    cl->opts.variant = -1;
+    for (int i = 0; i < VARIANT_COUNT; i++)
+        if (!strcmp(v, plan_variant_name((LaunchVariant)i))) cl->opts.variant = i;
+    if (cl->opts.variant < 0 && strcmp(v, "auto")) return usage_error("--variant: '%s' is not auto, base, halves or split", v);
     return CONTINUE;
 }
 
@@ -461,6 +472,7 @@ static const OptionSpec options[] = {
     {"--persistent", NULL, true, "auto, on or off", false, opt_persistent},
     {"--split", NULL, true, "auto, on, off or a count", false, opt_split},
     {"--halves", NULL, true, "auto or off", false, opt_halves},
+    {"--variant", NULL, true, "auto, base, halves or split", false, opt_variant},
     {"--longest-first", NULL, true, "auto or off", false, opt_longest_first},
     {"--idle-warpgroups", NULL, true, "auto, skip or off", false, opt_idle_warpgroups},
 };
@@ -488,6 +500,7 @@ void cmdline_init(CmdLine *cl, int argc, char **argv) {
     cl->opts = (Options){.run = {.supply = SUPPLY_NORMAL, .rtol = -1, .atol = -1, .max_full = 1 << 24},
                          .profile = {.bench = prof_bench_defaults(), .consistency = 10, .fail_if_slower = -1},
                          .plan = plan_defaults(),
+                         .variant = -1,
                          .argc = argc,
                          .argv = argv};
 }

@@ -74,13 +74,36 @@ static void say_target_defaults(const KernelInfo *info, const char *arch) {
     if (n) fprintf(stderr, "tilec: kernel '%s' takes its `tune %s:` defaults: %s\n", info->name->s, arch, list);
 }
 
+/* --run and --profile of a persistent grid of dynamic sizes: the variant
+ * of the kernel that a launch at the --set sizes takes, as the library's
+ * launch chooses it (split, then halves, else the base kernel). */
+static IrKernel *launch_variant(Ctx *c, KernelInfo *info, IrKernel *base, PlanOptions *plan, const Options *opts) {
+    int64_t dims[RT_MAX_DYNAMIC] = {0};
+    for (int i = 0; i < info->dynamic.len && i < RT_MAX_DYNAMIC; i++) dims[i] = ((const Sym *)info->dynamic.items[i])->value.i;
+    static const LaunchVariant order[] = {VARIANT_SPLIT, VARIANT_HALVES};
+    for (int i = 0; i < 2; i++) {
+        IrKernel *v = lib_variant_ir(c, info, &opts->target, plan, base, order[i]);
+        if (!v || !lib_variant_fits(v, dims)) continue;
+        v->line_directives = base->line_directives;
+        plan->variant = order[i];
+        if (verbose)
+            fprintf(stderr, "tilec: kernel '%s': its %s variant, which a launch at these sizes takes (--variant)\n",
+                    info->name->s, plan_variant_name(order[i]));
+        return v;
+    }
+    return base;
+}
+
 static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, const char *arch, const char *out_path,
                     const char *print_after, const Options *opts) {
     double t0 = rt_now_s();
-    IrKernel *k = ir_build(c, info, &opts->target, &opts->plan);
+    PlanOptions plan = opts->plan;
+    if (opts->variant >= 0) plan.variant = (LaunchVariant)opts->variant;
+    IrKernel *k = ir_build(c, info, &opts->target, &plan);
     k->line_directives = opts->lineinfo;
     PassOptions po = {.print_after = print_after, .print_to = stderr};
     if (!pass_run_all(k, &po)) return EXIT_SOURCE;
+    if (opts->variant < 0 && (act == ACT_RUN || act == ACT_PROFILE)) k = launch_variant(c, info, k, &plan, opts);
     double passes_s = rt_now_s() - t0;
     if (verbose) say_target_defaults(info, arch);
     if (verbose && k->ws_loop) {
@@ -116,6 +139,7 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
         rc = emit_text(out_path, ck.llvm_ir, ck.llvm_ir_len);
     } else if (act == ACT_PTX) {
         LibBuild b = build_options(opts, arch);
+        b.plan = &plan; /* the variant built */
         char *ptx;
         size_t size;
         rc = lib_obtain_ptx(c, &ck, &b, &ptx, &size);
@@ -123,6 +147,7 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
         free(ptx);
     } else if (act == ACT_CUBIN || act == ACT_SASS || act == ACT_RUN || act == ACT_PROFILE) {
         LibBuild b = build_options(opts, arch);
+        b.plan = &plan; /* the variant built */
         LibBinary bin;
         rc = lib_obtain_cubin(c, &ck, &b, &bin);
         if (rc == EXIT_OK) rc = warn_spills(c, info, &bin, arch);

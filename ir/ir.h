@@ -39,14 +39,21 @@ typedef enum Choice { CHOICE_AUTO, CHOICE_ON, CHOICE_OFF } Choice;
  * run them like the others (OFF). */
 typedef enum IdleChoice { IDLE_AUTO, IDLE_SKIP, IDLE_OFF } IdleChoice;
 enum { PLAN_SPLIT_MAX = 16 }; /* the most pieces a split tile may run as */
+/* The kernels of a persistent grid of dynamic sizes whose tile count is
+ * known only at launch (docs/decisions.md, "Variants chosen at launch"):
+ * the base one (whole tiles, a last wave filled at most half in halves),
+ * one that runs every tile in halves (for grids of at most half a wave),
+ * and one that splits tiles along the loop (for grids of less than a
+ * wave). Each computes the right result at every size, each carrying only
+ * the code of its own case; a launch takes the one its sizes suit
+ * (rt_variant_fits). Specialised kernels know their tile count and are
+ * always the base one. */
+typedef enum LaunchVariant { VARIANT_BASE, VARIANT_HALVES, VARIANT_SPLIT, VARIANT_COUNT } LaunchVariant;
 typedef struct PlanOptions {
     Choice clusters;         /* clusters of two with TMA multicast */
     Choice persistent;       /* persistent blocks looping over the tiles */
     int split_max;           /* split tiles: at most this many pieces; below 2, none */
-    /* ... and for grids of dynamic sizes, decided at launch (--split=on or
-     * a count; off by default: docs/decisions.md, "Split tiles decided at
-     * launch") */
-    bool split_at_launch;
+    LaunchVariant variant;   /* which kernel of a dynamic grid's family to build */
     Choice halves;           /* a last wave filled at most half in halves of its tiles (ON: as AUTO) */
     Choice longest_first;    /* tiles of unequal length taken longest first (ON: as AUTO) */
     IdleChoice idle;
@@ -59,6 +66,8 @@ bool target_preset(const char *arch, Target *t);
 void target_describe(const Target *t, char *out, size_t n);
 PlanOptions plan_defaults(void);
 void plan_describe(const PlanOptions *p, char *out, size_t n);
+/* "base", "halves" or "split" (--variant). */
+const char *plan_variant_name(LaunchVariant v);
 
 typedef enum IrOp {
 #define X(id, name, tile) IR_##id,
@@ -246,6 +255,9 @@ typedef struct Schedule {
      * rest r = T mod half_slots is at most half a wave, run T - r whole
      * tiles then 2r halves (rt_half_units). 0: none. */
     int64_t half_slots;
+    /* ... with every unit in halves (VARIANT_HALVES): 2T units, no whole
+     * tiles */
+    bool half_all;
     /* Split tiles of a grid of dynamic sizes, decided at launch: the slots
      * a wave has for the loop's units (tiles, or pairs of them in
      * clusters, which then split alike: both blocks of a cluster run the

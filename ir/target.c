@@ -49,9 +49,14 @@ PlanOptions plan_defaults(void) {
 
 static const char *choice_name(Choice c) { return c == CHOICE_ON ? "on" : c == CHOICE_OFF ? "off" : "auto"; }
 
+const char *plan_variant_name(LaunchVariant v) {
+    static const char *const names[VARIANT_COUNT] = {"base", "halves", "split"};
+    return v >= 0 && v < VARIANT_COUNT ? names[v] : "?";
+}
+
 void plan_describe(const PlanOptions *p, char *out, size_t n) {
     static const char *idle[] = {"auto", "skip", "off"};
-    snprintf(out, n, "clusters=%s persistent=%s split=%d%s halves=%s longest-first=%s idle-warpgroups=%s",
-             choice_name(p->clusters), choice_name(p->persistent), p->split_max, p->split_at_launch ? "+launch" : "",
-             choice_name(p->halves), choice_name(p->longest_first), idle[p->idle]);
+    snprintf(out, n, "clusters=%s persistent=%s split=%d halves=%s longest-first=%s idle-warpgroups=%s variant=%s",
+             choice_name(p->clusters), choice_name(p->persistent), p->split_max, choice_name(p->halves),
+             choice_name(p->longest_first), idle[p->idle], plan_variant_name(p->variant));
 }

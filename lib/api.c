@@ -12,6 +12,7 @@ void tilec_free_string(char *s) { free(s); }
 void tilec_kernel_free(tilec_kernel *k) {
     if (!k) return;
     rt_module_unload(k->module);
+    for (int i = 0; i < k->npartners; i++) tilec_kernel_free(k->partner[i]);
     for (int i = 0; i < k->nparams; i++) {
         free(k->params[i].name);
         for (int d = 0; d < MAX_RANK; d++) free(k->params[i].dim_name[d]);

@@ -212,32 +212,88 @@ static tilec_kernel *kernel_new(const KernelInfo *info, const CgKernel *ck, cons
     return k;
 }
 
-/* IR, passes, CUDA C, cubin. */
-static int lower(Ctx *c, KernelInfo *info, Request *r, tilec_kernel **out) {
-    IrKernel *ir = ir_build(c, info, &r->target, &r->plan);
-    if (!pass_run_all(ir, NULL)) return LIB_SOURCE;
-    LibText irtext;
-    ir_print(lib_text_open(&irtext), ir);
+/* One kernel of a family being lowered: its code, then its cubin, built
+ * on a thread of its own beside the others' (NVRTC and ptxas take most of
+ * a compile), with a context of its own for the build's scratch and
+ * messages. */
+typedef struct LowerJob {
     CgKernel ck;
-    int generated = lib_generate(ir, c->src.name, r->backend, &ck);
-    if (generated != LIB_OK) {
-        lib_text_close(&irtext, NULL);
-        return generated;
-    }
-    LibBuild b = {.arch = r->arch, .target = &r->target, .plan = &r->plan, .cache_dir = r->cache_dir, .err = c->err};
+    PlanOptions plan;
+    LibBuild b;
     LibBinary bin;
-    int rc = lib_obtain_cubin(c, &ck, &b, &bin);
+    int rc;
+    Ctx c;
+    LibText log;
+} LowerJob;
+
+static void *build_job(void *arg) {
+    LowerJob *j = arg;
+    j->rc = lib_obtain_cubin(&j->c, &j->ck, &j->b, &j->bin);
+    return NULL;
+}
+
+/* IR, passes, CUDA C, cubin: the kernel and, where its grid is persistent
+ * and of dynamic sizes, its variants (lib_variant_ir), which the launch
+ * chooses among (lib_launch). */
+static int lower(Ctx *c, KernelInfo *info, Request *r, tilec_kernel **out) {
+    IrKernel *ir[VARIANT_COUNT];
+    LaunchVariant which[VARIANT_COUNT] = {VARIANT_BASE};
+    ir[0] = ir_build(c, info, &r->target, &r->plan);
+    if (!pass_run_all(ir[0], NULL)) return LIB_SOURCE;
+    int n = 1;
+    static const LaunchVariant launch_order[] = {VARIANT_SPLIT, VARIANT_HALVES}; /* as the launch tries them */
+    for (int i = 0; i < 2; i++)
+        if ((ir[n] = lib_variant_ir(c, info, &r->target, &r->plan, ir[0], launch_order[i]))) which[n++] = launch_order[i];
+    LowerJob *job = xcalloc((size_t)n, sizeof *job);
+    int rc = LIB_OK, generated = 0;
+    for (; generated < n && rc == LIB_OK; generated++) {
+        LowerJob *j = &job[generated];
+        rc = lib_generate(ir[generated], c->src.name, r->backend, &j->ck);
+        if (rc != LIB_OK) break;
+        j->plan = r->plan;
+        j->plan.variant = which[generated];
+        ctx_init(&j->c, lib_text_open(&j->log));
+        j->b = (LibBuild){.arch = r->arch, .target = &r->target, .plan = &j->plan, .cache_dir = r->cache_dir, .err = j->c.err};
+    }
     if (rc == LIB_OK) {
-        tilec_kernel *k = kernel_new(info, &ck, r->arch, &bin);
+        pthread_t thread[VARIANT_COUNT];
+        bool started[VARIANT_COUNT] = {false};
+        for (int i = 1; i < n; i++) started[i] = !pthread_create(&thread[i], NULL, build_job, &job[i]);
+        build_job(&job[0]);
+        for (int i = 1; i < n; i++) {
+            if (started[i]) pthread_join(thread[i], NULL);
+            else build_job(&job[i]); /* no thread to be had: here */
+        }
+    }
+    for (int i = 0; i < generated && i < n; i++) {
+        LowerJob *j = &job[i];
+        if (rc == LIB_OK && j->rc != LIB_OK) rc = j->rc;
+        if (!j->c.err) continue; /* generation failed before its build was set up */
+        char *said = NULL;
+        lib_text_close(&j->log, &said);
+        if (said) fputs(said, c->err);
+        free(said);
+        ctx_free(&j->c);
+    }
+    if (rc == LIB_OK) {
+        tilec_kernel *k = kernel_new(info, &job[0].ck, r->arch, &job[0].bin);
         k->cache_dir = lib_strdup(r->cache_dir);
+        LibText irtext;
+        ir_print(lib_text_open(&irtext), ir[0]);
         lib_text_close(&irtext, &k->ir);
         k->ir_len = strlen(k->ir);
+        for (int i = 1; i < n; i++) {
+            tilec_kernel *v = kernel_new(info, &job[i].ck, r->arch, &job[i].bin);
+            v->variant = which[i];
+            k->partner[k->npartners++] = v;
+        }
         *out = k;
-    } else {
-        lib_text_close(&irtext, NULL);
     }
-    free(bin.cubin);
-    cg_kernel_free(&ck);
+    for (int i = 0; i < n; i++) {
+        free(job[i].bin.cubin);
+        cg_kernel_free(&job[i].ck);
+    }
+    free(job);
     return rc;
 }
 

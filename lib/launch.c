@@ -125,6 +125,19 @@ static void launch_text_take(LaunchText *t, char **out) {
     (*out)[n] = 0;
 }
 
+/* The kernel of k's family that a launch at the dynamic sizes dims takes:
+ * the first variant that suits them (rt_variant_fits), its grid in grid[];
+ * else k itself. */
+static tilec_kernel *variant_for(tilec_kernel *k, const int64_t *dims, long long grid[3]) {
+    for (int i = 0; i < k->npartners; i++) {
+        tilec_kernel *v = k->partner[i];
+        if (rt_variant_fits(v->grid, v->grid_expr, dims, &v->units) &&
+            rt_launch_grid(v->grid, v->grid_expr, dims, true, &v->units, grid))
+            return v;
+    }
+    return k;
+}
+
 int lib_launch(tilec_kernel *k, const tilec_tensor *tensors, int ntensors, const double *scalars, int nscalars,
                void *stream, FILE *out) {
     if (!k) {
@@ -139,6 +152,7 @@ int lib_launch(tilec_kernel *k, const tilec_tensor *tensors, int ntensors, const
     int64_t dims[RT_MAX_DYNAMIC] = {0};
     long long grid[3];
     int rc = lib_check_args(k, tensors, ntensors, scalars, nscalars, dims, grid, out);
+    if (rc == LIB_OK) k = variant_for(k, dims, grid);
     if (rc == LIB_OK) rc = load_once(k, out);
     Args a; /* on the stack: the launch copies the arguments it is given */
     if (rc == LIB_OK) rc = build_args(k, tensors, scalars, dims, &a, out);

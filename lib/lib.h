@@ -72,6 +72,11 @@ struct tilec_kernel {
     bool persistent;
     int cluster;
     RtUnits units;             /* a persistent grid of dynamic sizes: its loop's units */
+    /* Such a grid's variants (lib_variant_ir), each a kernel of its own,
+     * in the order a launch tries them before this, the base kernel. */
+    LaunchVariant variant;
+    struct tilec_kernel *partner[VARIANT_COUNT - 1];
+    int npartners;
     /* made on demand, under lock */
     pthread_mutex_t lock;
     char *ptx;    size_t ptx_size;
@@ -172,6 +177,15 @@ int lib_launch(tilec_kernel *k, const tilec_tensor *tensors, int ntensors, const
  * zeroed, every stage launched in order, the scratch freed after them. */
 int lib_launch_pipeline(tilec_kernel *k, const tilec_tensor *tensors, int ntensors, const double *scalars, int nscalars,
                         void *stream, FILE *out);
+
+/* ---- variants.c: a dynamic grid's kernels (PlanOptions.variant) ---- */
+/* Kernel `info` through the passes as variant v of plan, where the base
+ * kernel `base` (built with plan) has one; else NULL. */
+IrKernel *lib_variant_ir(Ctx *c, KernelInfo *info, const Target *t, const PlanOptions *plan, const IrKernel *base,
+                         LaunchVariant v);
+/* Whether a launch at the dynamic sizes' values dims suits variant k
+ * (rt_variant_fits). */
+bool lib_variant_fits(IrKernel *k, const int64_t *dims);
 
 /* ---- strings.c ---- */
 /* A growing message: open_memstream, or err when that fails. */

@@ -28,7 +28,10 @@
  * A grid of dynamic sizes has its tile count only at launch: there the
  * kernel is persistent wherever its gemm can be halved, and the kernel and
  * the launch both count the units from the run-time tiles
- * (Schedule.half_slots, rt_half_units). */
+ * (Schedule.half_slots, rt_half_units); its halves variant
+ * (VARIANT_HALVES, Schedule.half_all), taken where the grid fills at most
+ * half a wave, runs every tile in halves and carries no whole-tile code.
+ * Its split variant splits instead (schedule_split). */
 
 #include "launch_shape.h"
 #include "passes.h"
@@ -91,7 +94,7 @@ static bool only_stored_after(IrKernel *k, const IrBuf *acc) {
 }
 
 void schedule_halves(IrKernel *k) {
-    if (k->plan.halves == CHOICE_OFF || k->plan.persistent == CHOICE_OFF || k->sched.split_ways ||
+    if (k->plan.halves == CHOICE_OFF || k->plan.persistent == CHOICE_OFF || sched_has_split(&k->sched) ||
         k->sched.order == ORDER_LONGEST_FIRST || k->scratch_bytes)
         return;
     IrStmt *gemm = halvable_gemm(k);
@@ -100,9 +103,11 @@ void schedule_halves(IrKernel *k) {
     int64_t per_unit = k->sched.cluster ? 2 : 1;
     int64_t slots = pass_hopper_slots(k, gemm->c.buf->layout.regs) / per_unit;
     /* a grid of dynamic sizes: the kernel and the launch count the units
-     * from the run-time tiles, the same way */
+     * from the run-time tiles, the same way; its halves variant runs every
+     * tile in halves (2T units) */
     if (kernel_grid_dynamic(k)) {
         k->sched.half_slots = slots;
+        k->sched.half_all = k->plan.variant == VARIANT_HALVES;
         return;
     }
     int64_t units = k->grid[0] * k->grid[1] * k->grid[2] / per_unit;

@@ -96,7 +96,8 @@ static bool splittable(IrKernel *k, int at, int64_t *acc_regs) {
 }
 
 /* A grid of dynamic sizes has its tile count and trip count only at
- * launch: the kernel and the launch both decide there (rt_split_ways),
+ * launch: its split variant (VARIANT_SPLIT, taken by launches that split:
+ * rt_variant_fits) and the launch both decide there (rt_split_ways),
  * from the slots a wave has for the loop's units. The partial sums are
  * sized for a wave of units (tiles * ways <= slots, a unit of a cluster
  * two tiles on two slots), so they fit in global memory whatever the
@@ -105,7 +106,7 @@ static bool splittable(IrKernel *k, int at, int64_t *acc_regs) {
 static void schedule_split_dynamic(IrKernel *k, int at) {
     int64_t acc_regs, n;
     RtGridExpr trips;
-    if (!k->plan.split_at_launch || !splittable(k, at, &acc_regs) ||
+    if (k->plan.variant != VARIANT_SPLIT || !splittable(k, at, &acc_regs) ||
         !ir_host_program(k->ws_loop->hi, &k->info->dynamic, &trips))
         return;
     /* a trip count compiled in that is too short for two pieces */

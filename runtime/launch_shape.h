@@ -139,6 +139,7 @@ static inline long long rt_split_ways(long long tiles, long long slots, long lon
  * (CgKernel's fields of the same names). */
 typedef struct RtUnits {
     int64_t half_slots; /* rt_half_units' slots (0: no half tiles) */
+    bool half_all;      /* the halves variant: every unit in two halves */
     int cluster;        /* 2: clusters of two blocks along grid dimension cluster_dim (0: none) */
     int cluster_dim;
     /* split tiles decided at launch (rt_split_ways; 0: none): the slots a
@@ -149,40 +150,67 @@ typedef struct RtUnits {
     RtGridExpr trips;
 } RtUnits;
 
-/* The grid of a launch: grid[d], or where it is -1, expr[d] evaluated for
- * the dynamic sizes' values; false where an expression is undefined. A
- * persistent kernel's grid is its blocks in a line (`linear`; then
- * rt_persistent_blocks caps it; a compiled one is {blocks, 1, 1}
- * already): its units, tiles or in clusters pairs of them (the cluster
- * dimension rounded up to whole pairs), each in rt_split_ways pieces where
- * units->split_slots splits them, else with units->half_slots what
- * rt_half_units makes of them, times the blocks of a cluster. */
-static inline bool rt_launch_grid(const int64_t grid[3], const RtGridExpr expr[3], const int64_t *dims, bool linear,
-                                  const RtUnits *units, long long out[3]) {
+/* The units of a launch, before split or half tiles: grid[d], or where it
+ * is -1, expr[d] evaluated for the dynamic sizes' values, in out[]; a
+ * persistent kernel's (`linear`) in a line in out[0]: its tiles, or in
+ * clusters pairs of them (the cluster dimension rounded up to whole
+ * pairs). False where an expression is undefined or the count overflows. */
+static inline bool rt_launch_units(const int64_t grid[3], const RtGridExpr expr[3], const int64_t *dims, bool linear,
+                                   const RtUnits *units, long long out[3]) {
     for (int d = 0; d < 3; d++) {
         int64_t v = grid[d];
         if (v < 0 && !rt_grid_eval(&expr[d], dims, &v)) return false;
         out[d] = v;
     }
-    bool pairs = linear && units && units->cluster == 2;
-    if (pairs) out[units->cluster_dim] = out[units->cluster_dim] / 2 + out[units->cluster_dim] % 2;
-    if (linear) {
-        if (out[1] > 0 && out[0] > INT64_MAX / out[1]) return false;
-        long long xy = out[0] * out[1];
-        if (out[2] > 0 && xy > INT64_MAX / out[2]) return false;
-        out[0] = xy * out[2];
-        out[1] = out[2] = 1;
-        if (out[0] > INT64_MAX / 4) return false;
-        long long ways = 1;
-        if (units && units->split_slots > 0) {
-            int64_t trips;
-            if (!rt_grid_eval(&units->trips, dims, &trips)) return false;
-            ways = rt_split_ways(out[0], units->split_slots, trips, units->split_max);
-        }
-        if (ways > 1) out[0] *= ways; /* below split_slots */
-        else if (units && units->half_slots > 0) out[0] = rt_half_units(out[0], units->half_slots);
-        if (pairs) out[0] *= 2;
-    }
+    if (!linear) return true;
+    if (units && units->cluster == 2) out[units->cluster_dim] = out[units->cluster_dim] / 2 + out[units->cluster_dim] % 2;
+    if (out[1] > 0 && out[0] > INT64_MAX / out[1]) return false;
+    long long xy = out[0] * out[1];
+    if (out[2] > 0 && xy > INT64_MAX / out[2]) return false;
+    out[0] = xy * out[2];
+    out[1] = out[2] = 1;
+    return out[0] <= INT64_MAX / 4; /* halves and pairs double it; split units are below a wave */
+}
+
+/* The pieces each of `n` units runs as (1: whole), from the trip count at
+ * the dynamic sizes; false where that is undefined. */
+static inline bool rt_unit_ways(const RtUnits *units, const int64_t *dims, long long n, long long *ways) {
+    *ways = 1;
+    if (!units || units->split_slots <= 0) return true;
+    int64_t trips;
+    if (!rt_grid_eval(&units->trips, dims, &trips)) return false;
+    *ways = rt_split_ways(n, units->split_slots, trips, units->split_max);
+    return true;
+}
+
+/* The grid of a launch (rt_launch_units): a persistent kernel's units each
+ * in rt_split_ways pieces where units->split_slots splits them, else with
+ * units->half_slots what rt_half_units makes of them (with half_all, two
+ * halves each), times the blocks of a cluster. */
+static inline bool rt_launch_grid(const int64_t grid[3], const RtGridExpr expr[3], const int64_t *dims, bool linear,
+                                  const RtUnits *units, long long out[3]) {
+    if (!rt_launch_units(grid, expr, dims, linear, units, out)) return false;
+    if (!linear || !units) return true;
+    long long ways;
+    if (!rt_unit_ways(units, dims, out[0], &ways)) return false;
+    if (ways > 1) out[0] *= ways; /* below split_slots */
+    else if (units->half_all) out[0] *= 2;
+    else if (units->half_slots > 0) out[0] = rt_half_units(out[0], units->half_slots);
+    if (units->cluster == 2) out[0] *= 2;
+    return true;
+}
+
+/* Whether a launch suits a variant (PlanOptions.variant) of units u: the
+ * split one where it splits the grid's units, the halves one where they
+ * fill at most half a wave (rt_half_units would halve them all); the base
+ * one always. The launch takes the first that fits of split, halves,
+ * base. False too where the grid is undefined (the base one says so). */
+static inline bool rt_variant_fits(const int64_t grid[3], const RtGridExpr expr[3], const int64_t *dims,
+                                   const RtUnits *u) {
+    long long line[3], ways;
+    if (!rt_launch_units(grid, expr, dims, true, u, line) || !rt_unit_ways(u, dims, line[0], &ways)) return false;
+    if (u->split_slots > 0) return ways > 1;
+    if (u->half_all) return line[0] > 0 && 2 * line[0] <= u->half_slots;
     return true;
 }
 

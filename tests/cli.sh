@@ -60,11 +60,12 @@ expect 2 "--bench-backend of an unknown kind" "$tilec" --profile --bench-backend
 expect 0 "--lineinfo" "$tilec" --emit-cuda --lineinfo "$ex"
 # the schedule options: each value accepted, bad ones refused
 for o in --clusters=auto --clusters=on --clusters=off --persistent=on --persistent=off --split=off --split=4 \
-    --split=auto --halves=off --longest-first=off --idle-warpgroups=skip --idle-warpgroups=off; do
+    --split=auto --halves=off --longest-first=off --idle-warpgroups=skip --idle-warpgroups=off --variant=auto \
+    --variant=base --variant=halves --variant=split; do
     expect 0 "$o" "$tilec" --emit-cuda $o "$ex"
 done
 for o in --clusters=maybe --persistent=1 --split=1 --split=17 --split=x --halves=on --longest-first=on \
-    --idle-warpgroups=last; do
+    --idle-warpgroups=last --variant=whole; do
     expect 2 "$o is refused" "$tilec" --emit-cuda $o "$ex"
 done
 expect 2 "--clusters without a value" "$tilec" "$ex" --clusters

@@ -23,14 +23,18 @@ for f in "$root"/examples/*.tile "$root"/tests/emit_lib/*.tile; do
     if ! "$tilec" --emit-lib "$out" "$f" > "$out/log" 2>&1; then bad "$name: --emit-lib: $(head -3 "$out/log")"; continue; fi
     if "$cc" -std=c11 -Wall -Wextra -Werror -c -I"$cuda_include" -I"$out" "$out/$name.c" -o "$out/$name.o" > "$out/log" 2>&1
     then ok; else bad "$name: the C file does not compile: $(head -5 "$out/log")"; fi
-    # one launcher for both GPU generations: a cubin each
-    [ "$(grep -c '^/\* sm_' "$out/$name.c")" = $((2 * stages)) ] && ok || bad "$name: not two cubins a stage"
+    # one launcher for both GPU generations: a cubin each (and one for each
+    # variant of a kernel that has them)
+    [ "$(grep '^/\* sm_' "$out/$name.c" | grep -Evc '_(split|halves) \*/$')" = $((2 * stages)) ] && ok || bad "$name: not two cubins a stage"
 done
 # a kernel of dynamic sizes: its header names them in the shapes, and the
 # launcher computes the grid from them; a kernel of fixed sizes does not
 grep -q '^ \*   A f16\[M, K % 64\]$' "$out/gemm_dyn.h" && grep -q 'the dynamic sizes M, N, K read from these shapes' \
     "$out/gemm_dyn.h" && ok || bad "gemm_dyn.h does not list the dynamic sizes: $(grep '^ \* ' "$out/gemm_dyn.h")"
 grep -q 'grid\[1\] = tl_ceildiv(s\[0\], 128LL, &ok);' "$out/gemm_dyn.c" && ok || bad "gemm_dyn.c: no grid of M"
+# the dynamic GEMM's variants on sm_90a, after its kernel: split, then halves
+[ "$(grep '^/\* sm_90a' "$out/gemm.c" | awk '{print $3}' | sed -E 's/^tilec_gemm_[0-9a-f]{8}//' | tr '\n' ' ')" = \
+  " _split _halves " ] && ok || bad "gemm.c: not the kernel then its split and halves variants: $(grep '^/\* sm_' "$out/gemm.c")"
 mkdir -p "$out/fixed"
 "$tilec" --emit-lib "$out/fixed" --specialise "$root/examples/gemm.tile" > "$out/log" 2>&1 || bad "--specialise gemm: $(head -3 "$out/log")"
 grep -q 'tl_grid_of' "$out/fixed/gemm.c" && bad "gemm.c --specialise computes a grid at launch" || ok

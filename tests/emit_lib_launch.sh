@@ -4,7 +4,7 @@
 # linked with a stub of the CUDA driver (tests/emit_lib/cuda_stub.c) in
 # place of libcuda, run without a GPU (tests/emit_lib/test_launch_stub.c):
 # sizes from the shapes, promises and grid limits refused with 2, the grid
-# (split tiles and half tiles included), the int arguments and the tensor
+# (the variants' choice, split tiles and half tiles included), the int arguments and the tensor
 # maps at each size; and a kernel of fixed sizes (examples/gemm.tile
 # --specialise) launched as before.
 set -u
@@ -14,9 +14,10 @@ cuda_include=$3
 cc=${CC:-cc}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-# (gemm_dyn with split tiles decided at launch: its grid of less than a
-# wave is split along K where the loop is long enough)
-"$tilec" --emit-lib "$out" --split=on "$root/tests/emit_lib/gemm_dyn.tile" || { echo "FAIL: --emit-lib gemm_dyn.tile"; exit 1; }
+# (gemm_dyn and its variants: the split one for a grid of less than a
+# wave where the loop is long enough, the halves one for at most half a
+# wave)
+"$tilec" --emit-lib "$out" "$root/tests/emit_lib/gemm_dyn.tile" || { echo "FAIL: --emit-lib gemm_dyn.tile"; exit 1; }
 for k in scale_rows grid_ops; do
     "$tilec" --emit-lib "$out" "$root/tests/emit_lib/$k.tile" || { echo "FAIL: --emit-lib $k.tile"; exit 1; }
 done

@@ -63,19 +63,24 @@ ragged() {
         echo "--set M=3000,N=2000,K=1000 --profile --consistency 3"
         echo "--set M=1450,N=4096,K=1024"
         echo "--set M=1080,N=1016,K=4096"
-        # split tiles decided at launch (--split=on, dynamic sizes; in
-        # clusters along M a pair of tiles splits alike): 20 pairs in 3
-        # pieces, the last pair's second tile past the end; 16 pairs in 4
-        # (every launch after the first must find the counters reset); 9 in
-        # 7 (a node without a partner at two levels); one pair in 16; 16
-        # pairs of 47 iterations in 2; 16 pairs of 16 iterations: too
-        # short, in halves (and whole with --halves=off); the same without
-        # half tiles
-        echo "--split=on --set M=1080,N=1016,K=4096"; echo "--split=on --set M=1024,N=1024,K=8192 --profile --consistency 3"
-        echo "--split=on --set M=768,N=768,K=8192"; echo "--split=on --set M=256,N=256,K=16384"
-        echo "--split=on --set M=1000,N=1016,K=3000"; echo "--split=on --set M=1024,N=1024,K=1024"
-        echo "--split=on --set M=1024,N=1024,K=1024 --halves=off"; echo "--split=on --set M=1080,N=1016,K=4096 --halves=off"
-        echo "--split=on --set M=1024,N=1024,K=8192 --halves=off --profile --consistency 3"
+        # the split variant, taken by launches whose grid fills less than a
+        # wave (dynamic sizes; in clusters along M a pair of tiles splits
+        # alike): 20 pairs in 3 pieces, the last pair's second tile past
+        # the end; 16 pairs in 4 (every launch after the first must find the
+        # counters reset); 9 in 7 (a node without a partner at two levels);
+        # one pair in 16; 16 pairs of 47 iterations in 2; 16 pairs of 16
+        # iterations: too short, the halves variant (and the base kernel,
+        # whole tiles, with --halves=off). Forced variants where the sizes
+        # suit another: split at a full wave (whole tiles), halves past half
+        # a wave (every tile in halves), base below it.
+        echo "--set M=1080,N=1016,K=4096"; echo "--set M=1024,N=1024,K=8192 --profile --consistency 3"
+        echo "--set M=768,N=768,K=8192"; echo "--set M=256,N=256,K=16384"
+        echo "--set M=1000,N=1016,K=3000"; echo "--set M=1024,N=1024,K=1024"
+        echo "--set M=1024,N=1024,K=1024 --halves=off"; echo "--set M=1080,N=1016,K=4096 --halves=off"
+        echo "--set M=1024,N=1024,K=8192 --halves=off --profile --consistency 3"
+        echo "--variant=split --set M=3000,N=2000,K=1000"; echo "--variant=halves --set M=3000,N=2000,K=1000"
+        echo "--variant=halves --set M=1000,N=1504,K=704 --profile --consistency 3"
+        echo "--variant=base --set M=1000,N=1504,K=704"; echo "--variant=base --set M=1024,N=1024,K=8192"
         # dynamic sizes in clusters of two along M with an odd tile count
         # there: the last pair's second tile past the end (25 rows of
         # tiles, whole; 9 rows, every pair in halves)
@@ -159,7 +164,7 @@ ragged() {
         echo "--set M=1000,N=1016,K=1008"; echo "--set M=999,N=1001,K=997 --specialise"  # the second: rows TMA cannot take
         echo "--set M=1000,N=1016,K=1008,BK=256,stages=2"  # K tiles of two promotion runs
         echo "--set M=1100,N=1016,K=1008"  # clusters of two, 9 rows of tiles: the last pair's second past the end
-        echo "--split=on --set M=1024,N=1024,K=8192 --atol 3e-2 --profile --consistency 3"  # split at launch: 16 pairs in 4 pieces (sums of 8192 fp8 products: atol as at K 4096)
+        echo "--set M=1024,N=1024,K=8192 --atol 3e-2 --profile --consistency 3"  # the split variant: 16 pairs in 4 pieces (sums of 8192 fp8 products: atol as at K 4096)
         echo "--set M=1000,N=1016,K=1000 --specialise" ;;  # rows of 1000 bytes: cp.async and mma.sync m16n8k32
     fp8_gemm_k160) echo "--set M=200,N=136,K=1120" ;;  # partial tiles
     fp8_casts) echo "--set N=1000" ;;

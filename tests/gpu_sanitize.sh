@@ -17,10 +17,10 @@ small() {
     gemm|gemm_bf16|gemm_bias_gelu) echo "--set M=200,N=264,K=136"
         echo "--persistent=on --set M=200,N=256,K=128,BM=192,BN=128"  # persistent, warpgroups 1 and 2 idle in the last row of tiles (plan_idle)
         echo "--set M=200,N=264,K=3072 --specialise"  # split tiles compiled in: 4 tiles (gemm_bias_gelu 6) in 3 pieces
-        echo "--split=on --set M=200,N=264,K=3072"  # split at launch: 2 pairs of tiles in clusters (gemm_bias_gelu 6 tiles) in 3 pieces
-        echo "--split=on --halves=off --set M=200,N=264,K=3072" ;;  # the same without half tiles in the kernel
+        echo "--set M=200,N=264,K=3072"  # the split variant: 2 pairs of tiles in clusters (gemm_bias_gelu 6 tiles) in 3 pieces
+        echo "--variant=halves --set M=200,N=264,K=3072" ;;  # the halves variant (every tile in halves)
     gemm_fp8) echo "--set M=200,N=264,K=272"  # K rows of 272 bytes: TMA, a partial last K tile
-        echo "--split=on --set M=200,N=264,K=4096 --atol 3e-2" ;;  # split at launch: 2 pairs in 4 pieces (atol: sums of 4096 fp8 products near 0)
+        echo "--set M=200,N=264,K=4096 --atol 3e-2" ;;  # the split variant: 2 pairs in 4 pieces (atol: sums of 4096 fp8 products near 0)
     add) echo "--set N=5000" ;;
     softmax|row_reduce|layernorm|rmsnorm) echo "--set M=3,N=2048" ;;
     swiglu|transpose) echo "--set M=104,N=136"; echo "--set M=100,N=130 --specialise" ;;  # promise kept; broken, compiled in

@@ -17,7 +17,10 @@ void (*stub_on_launch)(void **args);
 struct CUfunc_st {
     char name[128];
 };
-static struct CUfunc_st function;
+/* a function object per cuModuleGetFunction (a kernel's variants are
+ * functions of their own), reused round robin */
+static struct CUfunc_st functions[16];
+static int nfunctions;
 static int module;
 
 CUresult cuGetErrorString(CUresult error, const char **s) {
@@ -82,8 +85,10 @@ CUresult cuModuleLoadData(CUmodule *mod, const void *image) {
 CUresult cuModuleGetFunction(CUfunction *fn, CUmodule mod, const char *name) {
     (void)mod;
     stub_calls++;
-    strncpy(function.name, name, sizeof function.name - 1);
-    *fn = &function;
+    struct CUfunc_st *f = &functions[nfunctions++ % 16];
+    memset(f->name, 0, sizeof f->name);
+    strncpy(f->name, name, sizeof f->name - 1);
+    *fn = f;
     return CUDA_SUCCESS;
 }
 

@@ -96,12 +96,13 @@ static void gemm_launches(int cc, long long m, long long n, long long k) {
     memset(launched_map, 0, sizeof launched_map);
     int rc = gemm_at(m, n, k);
     EXPECT(rc == 0 && launches == 1, "gemm %lldx%lldx%lld on %d: %d, %d launches: %s", m, n, k, cc, rc, launches, said);
-    /* sm_90a (emitted with --split=on): persistent blocks (as many as are
-     * resident: 132 SMs, one each) over the tiles in a line; less than a
-     * wave of tiles each in as many pieces along K as fill the wave (at
-     * most 16, each of at least 16 of the loop's 64-wide steps), else a
-     * last wave filled at most half in two half tiles each; sm_80: a
-     * block per tile */
+    /* sm_90a: persistent blocks (as many as are resident: 132 SMs, one
+     * each) over the tiles in a line; less than a wave of tiles each in as
+     * many pieces along K as fill the wave (at most 16, each of at least 16
+     * of the loop's 64-wide steps: the split variant), else a last wave
+     * filled at most half in two half tiles each (where that is every
+     * tile, the halves variant; else the kernel itself); sm_80: a block
+     * per tile */
     long long tiles = (n + 127) / 128 * ((m + 127) / 128), rest = tiles % 132;
     long long ways = tiles < 132 ? 132 / tiles : 1;
     if (ways > 16) ways = 16;
@@ -115,7 +116,10 @@ static void gemm_launches(int cc, long long m, long long n, long long k) {
     EXPECT(launched_size[0] == m && launched_size[1] == n && launched_size[2] == k, "gemm sizes %lld %lld %lld",
            launched_size[0], launched_size[1], launched_size[2]);
     EXPECT(launched_ptr[0] == 0x10000 && launched_ptr[1] == 0x20000 && launched_ptr[2] == 0x30000, "gemm pointers");
-    EXPECT(strstr(stub_symbol, "tilec_gemm_dyn_"), "gemm symbol %s", stub_symbol);
+    const char *variant = cc == 80 ? NULL : ways > 1 ? "_split" : 2 * tiles <= 132 ? "_halves" : NULL;
+    EXPECT(strstr(stub_symbol, "tilec_gemm_dyn_") &&
+               (variant ? strstr(stub_symbol, variant) != NULL : !strstr(stub_symbol, "_split") && !strstr(stub_symbol, "_halves")),
+           "gemm %lldx%lldx%lld on %d: symbol %s, not the %s", m, n, k, cc, stub_symbol, variant ? variant + 1 : "base kernel");
     if (cc == 80) {
         EXPECT(stub_nmaps == 0 && stub_block == 128, "sm_80: %d maps, block %u", stub_nmaps, stub_block);
         return;
