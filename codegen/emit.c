@@ -70,7 +70,7 @@ const char *cg_kernel_name(IrKernel *k) {
     h = fnv(h, &k->arch, sizeof k->arch);
     h = fnv(h, &k->arch_specific, sizeof k->arch_specific);
     /* a variant of a dynamic grid's kernel says which (in profilers' lists too) */
-    const char *variant = k->plan.variant == VARIANT_BASE ? "" : plan_variant_name(k->plan.variant);
+    const char *variant = k->sched.half_all ? "halves" : k->sched.split_slots ? "split" : "";
     return arena_printf(&k->c->arena, "tilec_%s_%08llx%s%s", info->name->s, (unsigned long long)(h & 0xffffffffu),
                         *variant ? "_" : "", variant);
 }

@@ -104,6 +104,11 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
     PassOptions po = {.print_after = print_after, .print_to = stderr};
     if (!pass_run_all(k, &po)) return EXIT_SOURCE;
     if (opts->variant < 0 && (act == ACT_RUN || act == ACT_PROFILE)) k = launch_variant(c, info, k, &plan, opts);
+    bool is_variant = plan.variant == VARIANT_SPLIT ? k->sched.split_slots > 0 : k->sched.half_all;
+    if (plan.variant != VARIANT_BASE && !is_variant)
+        fprintf(stderr, "tilec: kernel '%s' has no %s variant (a persistent grid of dynamic sizes on the sm_90a path "
+                        "that can %s); this is the kernel itself\n", info->name->s, plan_variant_name(plan.variant),
+                plan.variant == VARIANT_SPLIT ? "split its tiles along its loop" : "halve its tiles");
     double passes_s = rt_now_s() - t0;
     if (verbose) say_target_defaults(info, arch);
     if (verbose && k->ws_loop) {
