@@ -27,6 +27,16 @@ static const char *kernel_name(const Profile *p) {
     return "kernel";
 }
 
+/* "halves" or "split" where the kernel run is a variant of a dynamic
+ * grid's kernel (its name says so: cg_kernel_name), else NULL. */
+static const char *variant_of(const Profile *p) {
+    const char *s = p->kernel_symbol;
+    size_t n = s ? strlen(s) : 0;
+    if (n > 7 && !strcmp(s + n - 7, "_halves")) return "halves";
+    if (n > 6 && !strcmp(s + n - 6, "_split")) return "split";
+    return NULL;
+}
+
 static const char *backend_name(BenchBackend b) { return b == BENCH_GRAPH ? "graph" : "event"; }
 
 static const char *bound_title(const char *b) {
@@ -144,6 +154,7 @@ static void term_configuration(const Term *t, const Profile *p) {
     const DeviceInfo *dev = &p->device;
     fprintf(o, "%sProfile: %s%s", c_on(t, "\x1b[1m"), kernel_name(p), c_off(t));
     if (p->file) fprintf(o, "  (%s)", p->file);
+    if (variant_of(p)) fprintf(o, "  [its %s variant, which a launch at these sizes takes]", variant_of(p));
     fputc('\n', o);
 
     heading(t, "Configuration");

@@ -69,6 +69,14 @@ for o in --clusters=maybe --persistent=1 --split=1 --split=17 --split=x --halves
     expect 2 "$o is refused" "$tilec" --emit-cuda $o "$ex"
 done
 expect 2 "--clusters without a value" "$tilec" "$ex" --clusters
+# --run of a dynamic GEMM builds the variant a launch at its --set sizes
+# takes, -v says which (with or without a GPU to run it on)
+for case in "M=1024,N=1024,K=8192 split" "M=1000,N=1504,K=704 halves" "M=4096,N=4096,K=4096 none" \
+    "M=1024,N=1024,K=1024 halves"; do
+    set -- $case
+    said=$("$tilec" --run -v --arch sm_90a --set "$1" "$ex" 2>&1 | grep -o "its [a-z]* variant, which a launch" | cut -d' ' -f2)
+    if [ "${said:-none}" = "$2" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL --run at $1: the ${said:-base} kernel, not $2"; fi
+done
 # the options change the code and nothing else reads them: the same text twice, another with an option
 # (clusters need a tile count known when compiling: the sizes compiled in)
 if [ "$("$tilec" --emit-cuda "$ex" | md5sum)" = "$("$tilec" --emit-cuda "$ex" | md5sum)" ] &&
