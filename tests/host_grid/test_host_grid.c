@@ -138,9 +138,43 @@ static void test_split_units(void) {
     CHECK(!rt_launch_grid(grid, expr, dims, true, &u, line), "an undefined trip count is an undefined grid");
 }
 
+/* rt_variant_fits: which kernel of a family a launch takes. 1024 x 1024 x
+ * K in 128 x 256 tiles, clusters of two along the rows (4 x 4 pairs on 66
+ * unit slots): the split variant where K gives at least 32 iterations, the
+ * halves one (every pair in halves: 2 x 16 pairs, two blocks each) where
+ * it does not; past half a wave neither, the kernel itself. */
+static void test_variants(void) {
+    RtGridExpr expr[3] = {{.n = 3, .ops = {{RT_GOP_DIM, 0}, {RT_GOP_CONST, 256}, {RT_GOP_CEILDIV}}},
+                          {.n = 3, .ops = {{RT_GOP_DIM, 1}, {RT_GOP_CONST, 128}, {RT_GOP_CEILDIV}}}};
+    int64_t grid[3] = {-1, -1, 1}, dims[RT_MAX_DYNAMIC] = {1024, 1024, 8192};
+    RtUnits split = {.cluster = 2, .cluster_dim = 1, .split_slots = 66, .split_max = 16,
+                     .trips = {.n = 3, .ops = {{RT_GOP_DIM, 2}, {RT_GOP_CONST, 64}, {RT_GOP_CEILDIV}}}};
+    RtUnits halves = {.half_slots = 66, .half_all = true, .cluster = 2, .cluster_dim = 1};
+    RtUnits base = {.half_slots = 66, .cluster = 2, .cluster_dim = 1};
+    long long line[3];
+    CHECK(rt_variant_fits(grid, expr, dims, &split) && rt_variant_fits(grid, expr, dims, &halves) &&
+              rt_variant_fits(grid, expr, dims, &base), "16 pairs of 128 iterations: every variant fits");
+    dims[2] = 1024;
+    CHECK(!rt_variant_fits(grid, expr, dims, &split) && rt_variant_fits(grid, expr, dims, &halves),
+          "16 pairs of 16 iterations: not the split variant, the halves one");
+    CHECK(rt_launch_grid(grid, expr, dims, true, &halves, line) && line[0] == 64, "16 pairs in halves: 64 blocks, got %lld",
+          line[0]);
+    dims[0] = 2048, dims[1] = 2304; /* 8 x 18 tiles, 8 x 9 = 72 pairs: more than a wave of them */
+    CHECK(!rt_variant_fits(grid, expr, dims, &split) && !rt_variant_fits(grid, expr, dims, &halves) &&
+              rt_variant_fits(grid, expr, dims, &base), "72 pairs on 66 slots: the kernel itself");
+    CHECK(rt_launch_grid(grid, expr, dims, true, &halves, line) && line[0] == 288,
+          "the halves variant forced: 72 pairs in halves, 288 blocks, got %lld", line[0]);
+    dims[1] = 4352; /* 8 x 34 tiles, 8 x 17 = 136 pairs: 4 in the last wave */
+    CHECK(rt_launch_grid(grid, expr, dims, true, &base, line) && line[0] == (132 + 8) * 2,
+          "136 pairs: 132 whole, the last 4 in halves, got %lld", line[0]);
+    dims[1] = 64, dims[0] = 8; /* one pair of one tile: a 16th of the slots, halves (K 1024) */
+    CHECK(rt_variant_fits(grid, expr, dims, &halves), "one pair: the halves variant");
+}
+
 int main(void) {
     test_half_units();
     test_split_units();
+    test_variants();
     test_sizes();
     test_undefined();
     printf("%d checks, %d failed\n", checks, failures);
