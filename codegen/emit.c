@@ -110,6 +110,14 @@ void cg_block_indices(Cg *g, const char *lin) {
     KernelInfo *info = k->info;
     Arena *ar = &k->c->arena;
     int64_t grid[3] = {k->grid[0], k->grid[1], k->grid[2]};
+    /* A persistent kernel of dynamic sizes decodes its tile number lin in
+     * 32 bits: its tile numbers are ints (the launch refuses more tiles:
+     * rt_launch_units), and a 64-bit division by a run-time value is a
+     * long subroutine (some 100 instructions each; gemm's halves variant
+     * 1576 -> 1144 SASS instructions). A grid launched as it is numbers
+     * its blocks past 2^32. */
+    bool narrow = lin && (grid[0] < 0 || grid[1] < 0 || grid[2] < 0);
+    const char *wide = narrow ? "unsigned" : "long long", *wide_c = narrow ? "u" : "LL";
     /* a dimension of dynamic sizes: launched as it is, gridDim holds it,
      * or in a persistent kernel (no clusters: plan_schedule) the tile
      * number lin is decoded by its extent at these sizes */
@@ -117,8 +125,9 @@ void cg_block_indices(Cg *g, const char *lin) {
     const char *extent[3];
     for (int d = 0; d < 3; d++)
         extent[d] = grid[d] >= 0 ? arena_printf(ar, "%lld", (long long)grid[d])
-                    : lin       ? arena_printf(ar, "(long long)(%s)", cg_grid_dim(g, d))
+                    : lin       ? arena_printf(ar, "(%s)(%s)", wide, cg_grid_dim(g, d))
                                 : launched[d];
+    if (narrow) lin = arena_printf(ar, "(unsigned)%s", lin);
     int cd = k->sched.cluster ? k->sched.cluster_dim : -1;
     if (k->sched.cluster) {
         cg_line(g, "const int tl_cta_rank = tl_cluster_rank();  // blockIdx.x %% 2");
@@ -150,12 +159,13 @@ void cg_block_indices(Cg *g, const char *lin) {
         cg_line(g, "int tl_bx, tl_by;");
         cg_line(g, "{");
         if (lin)
-            cg_line(g, "    const long long lin = %s %% %s%s;", lin, whole, whole_known ? "LL" : "");
+            cg_line(g, "    const %s lin = %s %% %s%s;", wide, lin, whole, whole_known ? wide_c : "");
         else
             cg_line(g, "    const long long lin = (long long)blockIdx.y * gridDim.x + blockIdx.x;");
-        cg_line(g, "    const long long per_panel = %dLL * %s;", k->swizzle_panel, pairs[b]);
-        cg_line(g, "    const long long first = lin / per_panel * %d, rem = lin %% per_panel;", k->swizzle_panel);
-        cg_line(g, "    const long long width = min(%dLL, %s%s - first);", k->swizzle_panel, pairs[a], grid[a] >= 0 ? "LL" : "");
+        cg_line(g, "    const %s per_panel = %d%s * %s;", wide, k->swizzle_panel, wide_c, pairs[b]);
+        cg_line(g, "    const %s first = lin / per_panel * %d, rem = lin %% per_panel;", wide, k->swizzle_panel);
+        cg_line(g, "    const %s width = min(%d%s, %s%s - first);", wide, k->swizzle_panel, wide_c, pairs[a],
+                grid[a] >= 0 ? wide_c : "");
         cg_line(g, "    %s = (int)(first + rem %% width); %s = (int)(rem / width);", a == 0 ? "tl_bx" : "tl_by",
                 a == 0 ? "tl_by" : "tl_bx");
         cg_line(g, "}");

@@ -82,8 +82,12 @@ void lg_block_indices(Lg *g, const LgVal *lin_in) {
     /* lin is decoded by the grid's extents: compiled in, or in a persistent
      * kernel of dynamic sizes (no clusters: plan_schedule) at these sizes */
     bool run_time = have_lin && kernel_grid_dynamic(k);
-    LgVal ext0 = run_time ? grid_pairs(g, 0) : lg_int(g, grid[0]), ext1 = run_time ? grid_pairs(g, 1) : lg_int(g, grid[1]);
-    LgVal lin_d = run_time ? lg_cast(g, lin, LT_LL) : lin;
+    /* ... in 32 bits, unsigned: its tile numbers are ints (the launch
+     * refuses more tiles: rt_launch_units), and a 64-bit division by a
+     * run-time value is a long subroutine (cg_block_indices) */
+    LgVal ext0 = run_time ? lg_cast(g, grid_pairs(g, 0), LT_UINT) : lg_int(g, grid[0]);
+    LgVal ext1 = run_time ? lg_cast(g, grid_pairs(g, 1), LT_UINT) : lg_int(g, grid[1]);
+    LgVal lin_d = run_time ? lg_cast(g, lin, LT_UINT) : lin;
     for (int d = 0; d < nidx; d++) {
         if (!have_lin) val[d] = (LgVal){lg_sreg(g, ctaid[d]), LT_UINT};
         else if (d == 0) val[d] = lg_cast(g, bin(g, OP_MOD, lin_d, ext0), LT_INT);
@@ -101,22 +105,23 @@ void lg_block_indices(Lg *g, const LgVal *lin_in) {
         /* the linear block number cut into panels of swizzle_panel along a
          * (in a kernel of clusters, of the grid of pairs lin numbers) */
         int a = k->swizzle_col ? 1 : 0, b = 1 - a;
+        LgType wide = run_time ? LT_UINT : LT_LL; /* a launched grid numbers its blocks past 2^32 */
         LgVal pairs[2];
         for (int d = 0; d < 2; d++)
-            pairs[d] = k->grid[d] < 0 && run_time ? grid_pairs(g, d)
-                     : grid[d] == k->grid[d]      ? extent[d]
-                                                  : lg_cast(g, lg_int(g, grid[d]), LT_LL);
-        LgVal whole = lg_cast(g, bin(g, OP_MUL, ext0, ext1), LT_LL);
-        LgVal n = have_lin ? bin(g, OP_MOD, lg_cast(g, lin, LT_LL), whole)
+            pairs[d] = k->grid[d] < 0 && run_time ? lg_cast(g, grid_pairs(g, d), wide)
+                     : grid[d] == k->grid[d]      ? lg_cast(g, extent[d], wide)
+                                                  : lg_cast(g, lg_int(g, grid[d]), wide);
+        LgVal whole = lg_cast(g, bin(g, OP_MUL, ext0, ext1), wide);
+        LgVal n = have_lin ? bin(g, OP_MOD, lg_cast(g, lin, wide), whole)
                            : bin(g, OP_ADD, bin(g, OP_MUL, lg_cast(g, (LgVal){lg_sreg(g, "ctaid.y"), LT_UINT}, LT_LL),
                                                 lg_cast(g, (LgVal){lg_sreg(g, "nctaid.x"), LT_UINT}, LT_LL)),
                                  lg_cast(g, (LgVal){lg_sreg(g, "ctaid.x"), LT_UINT}, LT_LL));
-        LgVal panel = lg_cast(g, lg_int(g, k->swizzle_panel), LT_LL);
+        LgVal panel = lg_cast(g, lg_int(g, k->swizzle_panel), wide);
         LgVal per_panel = bin(g, OP_MUL, panel, pairs[b]);
         LgVal first = bin(g, OP_MUL, bin(g, OP_DIV, n, per_panel), panel);
         LgVal rem = bin(g, OP_MOD, n, per_panel);
         LgVal left = bin(g, OP_SUB, pairs[a], first);
-        LgVal width = {LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, panel.v, left.v, ""), panel.v, left.v, ""), LT_LL};
+        LgVal width = {LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, panel.v, left.v, ""), panel.v, left.v, ""), wide};
         val[a] = lg_cast(g, bin(g, OP_ADD, first, bin(g, OP_MOD, rem, width)), LT_INT);
         val[b] = lg_cast(g, bin(g, OP_DIV, rem, width), LT_INT);
     }

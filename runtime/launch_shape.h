@@ -154,7 +154,8 @@ typedef struct RtUnits {
  * is -1, expr[d] evaluated for the dynamic sizes' values, in out[]; a
  * persistent kernel's (`linear`) in a line in out[0]: its tiles, or in
  * clusters pairs of them (the cluster dimension rounded up to whole
- * pairs). False where an expression is undefined or the count overflows. */
+ * pairs). False where an expression is undefined or the count is more than
+ * the kernel's int tile numbers hold. */
 static inline bool rt_launch_units(const int64_t grid[3], const RtGridExpr expr[3], const int64_t *dims, bool linear,
                                    const RtUnits *units, long long out[3]) {
     for (int d = 0; d < 3; d++) {
@@ -169,7 +170,9 @@ static inline bool rt_launch_units(const int64_t grid[3], const RtGridExpr expr[
     if (out[2] > 0 && xy > INT64_MAX / out[2]) return false;
     out[0] = xy * out[2];
     out[1] = out[2] = 1;
-    return out[0] <= INT64_MAX / 4; /* halves and pairs double it; split units are below a wave */
+    /* the kernel's loop numbers its units in ints, two a tile (or pair)
+     * where halved; split units are below a wave */
+    return out[0] <= INT32_MAX / 2;
 }
 
 /* The pieces each of `n` units runs as (1: whole), from the trip count at
