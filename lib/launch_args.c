@@ -126,8 +126,13 @@ static bool scalar_matches(const LibParam *p, int pos, double v, FILE *err) {
  * before the launch, so that a size too large is a bad argument (2). */
 static bool grid_fits(const tilec_kernel *k, const int64_t *dims, long long grid[3], FILE *err) {
     if (!rt_launch_grid(k->grid, k->grid_expr, dims, k->persistent, &k->units, grid)) {
-        fprintf(err, "tilec: kernel '%s': its grid is undefined at these sizes (a division by zero or an overflow)\n",
-                k->name);
+        long long tiles[3]; /* the extents alone defined: a persistent grid of more units than its loop numbers */
+        if (k->persistent && rt_launch_units(k->grid, k->grid_expr, dims, false, NULL, tiles))
+            fprintf(err, "tilec: kernel '%s': a grid of %lld x %lld x %lld tiles at these sizes, more than its persistent "
+                         "blocks number (2^30 - 1)\n", k->name, tiles[0], tiles[1], tiles[2]);
+        else
+            fprintf(err, "tilec: kernel '%s': its grid is undefined at these sizes (a division by zero or an overflow)\n",
+                    k->name);
         return false;
     }
     if (rt_grid_in_limits(grid)) return true;

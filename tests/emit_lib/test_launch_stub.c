@@ -175,6 +175,11 @@ static void test_gemm(void) {
     refused(gemm_dyn, t, 3, NULL, 0, 1, "tensor 'C' is a null pointer");
     t[2].data = PTR(3);
     EXPECT(call(gemm_dyn, t, 3, NULL, 0) == 0 && launches == 1, "the fixed arguments launch: %s", said);
+    /* a grid CUDA could launch (65535 x 16777215 tiles) but of more tiles than
+     * the persistent kernel numbers in its ints: refused on sm_90a */
+    stub_cc = 90, stub_context++;
+    a[0] = c[0] = 65535LL * 128, b[1] = c[1] = 2147483640LL;
+    refused(gemm_dyn, t, 3, NULL, 0, 0, "more than the kernel numbers");
 }
 
 /* ---- gemm: fixed sizes, 256 x 256 x 256 ---- */

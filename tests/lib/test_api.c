@@ -176,6 +176,11 @@ static void test_launch_checks(const char *gemm, const char *rmsnorm) {
     t[2].data = NULL;
     launch_fails(k, t, 3, NULL, 0, "tensor 'C' (parameter 3): the data pointer is NULL", "NULL data");
     launch_fails(NULL, ok, 3, NULL, 0, "needs a kernel", "no kernel");
+    /* a grid CUDA could launch, of more tiles than the persistent blocks number in their ints */
+    int64_t ha[] = {65535LL * 128, 64}, hb[] = {64, 2147483640LL}, hc[] = {65535LL * 128, 2147483640LL};
+    tilec_tensor huge[3] = {{fake, 2, ha}, {fake, 2, hb}, {fake, 2, hc}};
+    launch_fails(k, huge, 3, NULL, 0, "a grid of 8388608 x 65535 x 1 tiles at these sizes, more than its persistent blocks number",
+                 "too many tiles");
 
     /* the arguments are right: without a GPU the launch fails with 4 and one
      * line; with one it runs (on real buffers) */
