@@ -1,5 +1,6 @@
 /* fuzz_compile.c - a libFuzzer target over the whole compile path: parse,
- * check, build the IR, run the passes, generate CUDA C (and LLVM's PTX);
+ * check, build the IR, run the passes, generate CUDA C (and LLVM's PTX)
+ * for each kernel and its variants;
  * a pipeline's stages specialised as the command specialises them, after
  * the kernels. Any crash, hang, leak or sanitizer report is a bug;
  * diagnostics are the expected outcome for most inputs. Build and run:
@@ -12,14 +13,24 @@
 
 static FILE *sink;
 
-static void lower(Ctx *c, KernelInfo *info, const Target *target, const PlanOptions *plan) {
-    IrKernel *k = ir_build(c, info, target, plan);
-    if (!pass_run_all(k, NULL)) return;
+static void emit(IrKernel *k) {
     CgKernel ck;
     if (cg_emit(k, "fuzz.tile", &ck)) cg_kernel_free(&ck);
 #ifdef TILEC_HAVE_LLVM
     if (cg_llvm_emit(k, "fuzz.tile", &ck)) cg_kernel_free(&ck);
 #endif
+}
+
+/* The kernel and, where it has them, its variants (lib_variant_ir), as
+ * the library compiles them. */
+static void lower(Ctx *c, KernelInfo *info, const Target *target, const PlanOptions *plan) {
+    IrKernel *k = ir_build(c, info, target, plan);
+    if (!pass_run_all(k, NULL)) return;
+    emit(k);
+    for (LaunchVariant v = VARIANT_HALVES; v < VARIANT_COUNT && !c->errors; v++) {
+        IrKernel *x = lib_variant_ir(c, info, target, plan, k, v);
+        if (x) emit(x);
+    }
 }
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
