@@ -199,7 +199,7 @@ void cg_hopper_helpers(const IrKernel *k, FILE *o) {
     for (int i = 0; i < k->ws_loop->body.len; i++) {
         const IrStmt *gm = k->ws_loop->body.items[i];
         if (gm->op != IR_GEMM || !gm->wgmma) continue;
-        for (int half = 0; half <= sched_has_halves(&k->sched); half++) {
+        for (int half = k->sched.half_all; half <= sched_has_halves(&k->sched); half++) {
             int64_t n = cg_wgmma_n(gm, half);
             const char *name = wgmma_name(a, gm, n);
             bool seen = false;
@@ -328,8 +328,10 @@ static void issue_tma(Cg *g, const IrStmt *c, const char *dst_expr, const char *
     /* a half unit (schedule_halves) loads the column blocks of its half of B's
      * columns into the tile's first half */
     bool halves = cg_hopper_half_copy(g->k, c);
+    /* the halves variant's units are all halves: no second half to load */
+    if (halves && g->k->sched.half_all) blocks /= 2;
     for (int64_t j = 0; j < blocks; j++) {
-        if (halves && j == blocks / 2) {
+        if (halves && !g->k->sched.half_all && j == blocks / 2) {
             cg_line(g, "if (!tl_half) {");
             g->ind++;
         }
@@ -337,7 +339,7 @@ static void issue_tma(Cg *g, const IrStmt *c, const char *dst_expr, const char *
         cg_line(g, "tl_tma_load<%d>(%s + %lld%s, &tl_tmap%d, %s, %s, %s);", r, dst_expr, (long long)(j * cg_tma_blk_bytes(dst)),
                 half_bytes, map, bar, c->multicast ? "0x3" : "0", tma_coords(g, &c->src, j * cols, halves, half_rows));
     }
-    if (halves) {
+    if (halves && !g->k->sched.half_all) {
         g->ind--;
         cg_line(g, "}");
     }
@@ -469,7 +471,10 @@ void cg_hopper_split(Cg *g) {
     cg_line(g, "if (tl_it >= %d) tl_mbar_wait(%s, (tl_it / %d - 1) & 1);  // the consumers freed the slot", S,
             ring_bar(g, "empty", s), S);
     int64_t halved = cg_hopper_halved_bytes(k);
-    if (halved)
+    if (halved && k->sched.half_all)
+        cg_line(g, "tl_mbar_arrive_expect_tx(%s, %lld);  // half tiles", ring_bar(g, "full", s),
+                (long long)(cg_hopper_ring_bytes(k) - halved));
+    else if (halved)
         cg_line(g, "tl_mbar_arrive_expect_tx(%s, tl_half ? %lld : %lld);", ring_bar(g, "full", s),
                 (long long)(cg_hopper_ring_bytes(k) - halved), (long long)cg_hopper_ring_bytes(k));
     else
@@ -716,9 +721,11 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
     cg_line(g, "{");
     g->ind++;
     cg_line(g, "const int %s = %s;", n, cg_expr_str(g, loop->hi));
-    /* a half unit (schedule_halves) runs the loop with wgmmas of half the n */
-    for (int half = sched_has_halves(&k->sched) ? 1 : 0; half >= 0; half--) {
-        if (sched_has_halves(&k->sched)) {
+    /* a half unit (schedule_halves) runs the loop with wgmmas of half the
+     * n; the halves variant has no other */
+    bool both = sched_has_halves(&k->sched) && !k->sched.half_all;
+    for (int half = sched_has_halves(&k->sched) ? 1 : 0; half >= (k->sched.half_all ? 1 : 0); half--) {
+        if (both) {
             cg_line(g, half ? "if (tl_half) {  // half of the tile's columns" : "} else {");
             g->ind++;
         }
@@ -734,10 +741,10 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
         ring_release(g, s, kt, n);
         g->ind--;
         cg_line(g, "}");
-        if (sched_has_halves(&k->sched)) g->ind--;
+        if (both) g->ind--;
     }
     g->half = false;
-    if (sched_has_halves(&k->sched)) cg_line(g, "}");
+    if (both) cg_line(g, "}");
     if (k->sched.persistent && cg_hopper_has_preloads(k))
         cg_line(g, "if (lane == 0) tl_mbar_arrive(tl_preload_free);  // the next tile's preloads may come");
     if (sched_has_split(&k->sched)) cg_split_sum(g);
@@ -862,8 +869,10 @@ static void tma_store(Cg *g, IrStmt *s) {
 }
 
 void cg_hopper_tma_store(Cg *g, IrStmt *s) {
-    if (!sched_has_halves(&g->k->sched)) {
+    if (!sched_has_halves(&g->k->sched) || g->k->sched.half_all) {
+        g->half = g->k->sched.half_all; /* the halves variant stores only half tiles */
         tma_store(g, s);
+        g->half = false;
         return;
     }
     cg_line(g, "if (tl_half) {  // half of the tile's columns (plan_halves)");

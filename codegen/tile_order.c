@@ -226,9 +226,9 @@ void cg_tile_loop_begin(Cg *g, bool producer) {
     }
     /* half tiles: the tile whose half a unit from half_from on is */
     if (k->sched.half_all) {
-        /* a constant: the compiler drops the whole-tile code */
-        cg_line(g, "const int tl_half = 1, tl_whole = %s / 2, tl_hcol = %s %% 2 * %lld;  // every tile in halves of its columns",
-                tile, tile, (long long)p.half_cols);
+        /* the halves variant: no whole-tile code (lower_hopper.c) */
+        cg_line(g, "const int tl_whole = %s / 2, tl_hcol = %s %% 2 * %lld;  // every tile in halves of its columns", tile,
+                tile, (long long)p.half_cols);
         tile = "tl_whole";
     } else if (p.half_tiles || p.half_slots) {
         const char *from = p.half_slots ? "tl_half_from" : arena_printf(&k->c->arena, "%lld", (long long)p.half_from);
