@@ -66,14 +66,14 @@ ragged() {
         # the split variant, taken by launches whose grid fills less than a
         # wave (dynamic sizes; in clusters along M a pair of tiles splits
         # alike): 20 pairs in 3 pieces, the last pair's second tile past
-        # the end; 16 pairs in 4 (every launch after the first must find the
+        # the end (1080 x 1016 x 4096, above); 16 pairs in 4 (every launch after the first must find the
         # counters reset); 9 in 7 (a node without a partner at two levels);
         # one pair in 16; 16 pairs of 47 iterations in 2; 16 pairs of 16
         # iterations: too short, the halves variant (and the base kernel,
         # whole tiles, with --halves=off). Forced variants where the sizes
         # suit another: split at a full wave (whole tiles), halves past half
         # a wave (every tile in halves), base below it.
-        echo "--set M=1080,N=1016,K=4096"; echo "--set M=1024,N=1024,K=8192 --profile --consistency 3"
+        echo "--set M=1024,N=1024,K=8192 --profile --consistency 3"
         echo "--set M=768,N=768,K=8192"; echo "--set M=256,N=256,K=16384"
         echo "--set M=1000,N=1016,K=3000"; echo "--set M=1024,N=1024,K=1024"
         echo "--set M=1024,N=1024,K=1024 --halves=off"; echo "--set M=1080,N=1016,K=4096 --halves=off"
