@@ -94,6 +94,19 @@ static IrKernel *launch_variant(Ctx *c, KernelInfo *info, IrKernel *base, PlanOp
     return base;
 }
 
+/* -v of the other actions: the variants the kernel has, which its
+ * launches may take instead of it. */
+static void say_variants(Ctx *c, KernelInfo *info, IrKernel *base, const PlanOptions *plan, const Options *opts) {
+    const char *names[2];
+    int n = 0;
+    static const LaunchVariant order[] = {VARIANT_SPLIT, VARIANT_HALVES};
+    for (int i = 0; i < 2; i++)
+        if (lib_variant_ir(c, info, &opts->target, plan, base, order[i])) names[n++] = plan_variant_name(order[i]);
+    if (n)
+        fprintf(stderr, "tilec: kernel '%s' has a %s%s%s variant, which launches take where their sizes suit it "
+                        "(--variant shows it)\n", info->name->s, names[0], n == 2 ? " and a " : "", n == 2 ? names[1] : "");
+}
+
 static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, const char *arch, const char *out_path,
                     const char *print_after, const Options *opts) {
     double t0 = rt_now_s();
@@ -104,6 +117,7 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
     PassOptions po = {.print_after = print_after, .print_to = stderr};
     if (!pass_run_all(k, &po)) return EXIT_SOURCE;
     if (opts->variant < 0 && (act == ACT_RUN || act == ACT_PROFILE)) k = launch_variant(c, info, k, &plan, opts);
+    else if (opts->variant < 0 && verbose) say_variants(c, info, k, &plan, opts);
     bool is_variant = plan.variant == VARIANT_SPLIT ? k->sched.split_slots > 0 : k->sched.half_all;
     if (plan.variant != VARIANT_BASE && !is_variant)
         fprintf(stderr, "tilec: kernel '%s' has no %s variant (a persistent grid of dynamic sizes on the sm_90a path "

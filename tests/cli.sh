@@ -69,6 +69,9 @@ for o in --clusters=maybe --persistent=1 --split=1 --split=17 --split=x --halves
     expect 2 "$o is refused" "$tilec" --emit-cuda $o "$ex"
 done
 expect 2 "--clusters without a value" "$tilec" "$ex" --clusters
+# -v of the other actions names the variants a dynamic GEMM has
+"$tilec" -v --emit-cuda --arch sm_90a "$ex" 2>&1 >/dev/null | grep -q "has a split and a halves variant" &&
+    pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL -v --emit-cuda does not name the variants"; }
 # --run of a dynamic GEMM builds the variant a launch at its --set sizes
 # takes, -v says which (with or without a GPU to run it on)
 for case in "M=1024,N=1024,K=8192 split" "M=1000,N=1504,K=704 halves" "M=4096,N=4096,K=4096 none" \
