@@ -778,6 +778,24 @@ static void test_svg_markdown_terminal(KernelInfo *k) {
                                        "vs Baseline"};
     for (size_t i = 0; i < sizeof term / sizeof term[0]; i++) CHECK(strstr(buf, term[i]), "terminal lacks %s", term[i]);
     CHECK(!strchr(buf, '\x1b'), "colors in a file");
+    CHECK(strstr(buf, "before every sample"), "events: the flush is before every sample");
+
+    /* graph replays of 40 launches after one flush: the report says the
+     * other 39 find a warm L2; a variant's name says it ran */
+    p.bench.backend = BENCH_GRAPH, p.bench.launches_per_sample = 40, p.bench.l2_flush = true;
+    p.kernel_symbol = "tilec_mm_0123abcd_split";
+    f = tmpfile();
+    prof_report_terminal(f, &p);
+    rewind(f);
+    n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    CHECK(strstr(buf, "before every replay") && strstr(buf, "the other 39 a warm L2"), "graph: the flush is not said");
+    CHECK(strstr(buf, "[its split variant, which a launch at these sizes takes]"), "the variant run is not said");
+    CHECK(prof_write_markdown(path, &p, err), "%s", err);
+    text = slurp(path, NULL);
+    CHECK(text && strstr(text, "the other 39 a warm L2"), "markdown: the graph's flush is not said");
+    free(text);
 }
 
 static void test_unwritable(KernelInfo *k) {
