@@ -70,9 +70,9 @@ const char *cg_kernel_name(IrKernel *k) {
     h = fnv(h, &k->arch, sizeof k->arch);
     h = fnv(h, &k->arch_specific, sizeof k->arch_specific);
     /* a variant of a dynamic grid's kernel says which (in profilers' lists too) */
-    const char *variant = k->sched.half_all ? "halves" : k->sched.split_slots ? "split" : "";
+    LaunchVariant v = sched_variant(&k->sched);
     return arena_printf(&k->c->arena, "tilec_%s_%08llx%s%s", info->name->s, (unsigned long long)(h & 0xffffffffu),
-                        *variant ? "_" : "", variant);
+                        v == VARIANT_BASE ? "" : "_", v == VARIANT_BASE ? "" : plan_variant_name(v));
 }
 
 static void emit_frag_decl(Cg *g, IrBuf *b) {

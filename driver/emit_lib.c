@@ -14,7 +14,7 @@
 #include "driver.h"
 
 /* What one --arch contributes: its kernel, then where it has them its
- * variants (lib_variant_ir), one row each. */
+ * variants (lib_variants), one row each. */
 typedef struct Variant {
     const char *arch;
     LaunchVariant launch;
@@ -896,18 +896,18 @@ static int kernel_source(Ctx *c, KernelInfo *k, const Respecialise *r, const cha
             break;
         }
         /* the kernel, then its variants in the order the launcher tries them */
-        static const LaunchVariant rows[] = {VARIANT_BASE, VARIANT_SPLIT, VARIANT_HALVES};
-        for (int i = 0; i < VARIANT_COUNT && rc == EXIT_OK; i++) {
-            IrKernel *x = i ? lib_variant_ir(c, ka, &o.target, &o.plan, ir, rows[i]) : ir;
-            if (!x) continue;
+        IrKernel *rows[VARIANT_COUNT] = {ir};
+        int nrows = 1 + lib_variants(c, ka, &o.target, &o.plan, ir, &rows[1]);
+        for (int i = 0; i < nrows && rc == EXIT_OK; i++) {
+            IrKernel *x = rows[i];
             Variant *var = &vars[nv];
             rc = lib_generate(x, file, o.backend, &var->ck);
             if (rc != EXIT_OK) break;
             check_variant(ka, &var->ck);
             var->arch = archs[a];
-            var->launch = rows[i];
+            var->launch = sched_variant(&x->sched);
             PlanOptions plan = o.plan;
-            plan.variant = rows[i];
+            plan.variant = var->launch;
             LibBuild b = build_options(&o, archs[a]);
             b.plan = &plan;
             rc = lib_obtain_cubin(c, &var->ck, &b, &var->bin);

@@ -80,16 +80,16 @@ static void say_target_defaults(const KernelInfo *info, const char *arch) {
 static IrKernel *launch_variant(Ctx *c, KernelInfo *info, IrKernel *base, PlanOptions *plan, const Options *opts) {
     int64_t dims[RT_MAX_DYNAMIC] = {0};
     for (int i = 0; i < info->dynamic.len && i < RT_MAX_DYNAMIC; i++) dims[i] = ((const Sym *)info->dynamic.items[i])->value.i;
-    static const LaunchVariant order[] = {VARIANT_SPLIT, VARIANT_HALVES};
-    for (int i = 0; i < 2; i++) {
-        IrKernel *v = lib_variant_ir(c, info, &opts->target, plan, base, order[i]);
-        if (!v || !lib_variant_fits(v, dims)) continue;
-        v->line_directives = base->line_directives;
-        plan->variant = order[i];
+    IrKernel *var[VARIANT_COUNT - 1];
+    int n = lib_variants(c, info, &opts->target, plan, base, var);
+    for (int i = 0; i < n; i++) {
+        if (!lib_variant_fits(var[i], dims)) continue;
+        var[i]->line_directives = base->line_directives;
+        plan->variant = sched_variant(&var[i]->sched);
         if (verbose)
             fprintf(stderr, "tilec: kernel '%s': its %s variant, which a launch at these sizes takes (--variant)\n",
-                    info->name->s, plan_variant_name(order[i]));
-        return v;
+                    info->name->s, plan_variant_name(plan->variant));
+        return var[i];
     }
     return base;
 }
@@ -97,14 +97,12 @@ static IrKernel *launch_variant(Ctx *c, KernelInfo *info, IrKernel *base, PlanOp
 /* -v of the other actions: the variants the kernel has, which its
  * launches may take instead of it. */
 static void say_variants(Ctx *c, KernelInfo *info, IrKernel *base, const PlanOptions *plan, const Options *opts) {
-    const char *names[2];
-    int n = 0;
-    static const LaunchVariant order[] = {VARIANT_SPLIT, VARIANT_HALVES};
-    for (int i = 0; i < 2; i++)
-        if (lib_variant_ir(c, info, &opts->target, plan, base, order[i])) names[n++] = plan_variant_name(order[i]);
+    IrKernel *var[VARIANT_COUNT - 1];
+    int n = lib_variants(c, info, &opts->target, plan, base, var);
     if (n)
         fprintf(stderr, "tilec: kernel '%s' has a %s%s%s variant, which launches take where their sizes suit it "
-                        "(--variant shows it)\n", info->name->s, names[0], n == 2 ? " and a " : "", n == 2 ? names[1] : "");
+                        "(--variant shows it)\n", info->name->s, plan_variant_name(sched_variant(&var[0]->sched)),
+                n == 2 ? " and a " : "", n == 2 ? plan_variant_name(sched_variant(&var[1]->sched)) : "");
 }
 
 static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, const char *arch, const char *out_path,
@@ -118,8 +116,7 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
     if (!pass_run_all(k, &po)) return EXIT_SOURCE;
     if (opts->variant < 0 && (act == ACT_RUN || act == ACT_PROFILE)) k = launch_variant(c, info, k, &plan, opts);
     else if (opts->variant < 0 && verbose) say_variants(c, info, k, &plan, opts);
-    bool is_variant = plan.variant == VARIANT_SPLIT ? k->sched.split_slots > 0 : k->sched.half_all;
-    if (plan.variant != VARIANT_BASE && !is_variant)
+    if (sched_variant(&k->sched) != plan.variant)
         fprintf(stderr, "tilec: kernel '%s' has no %s variant (a persistent grid of dynamic sizes on the sm_90a path "
                         "that can %s); this is the kernel itself\n", info->name->s, plan_variant_name(plan.variant),
                 plan.variant == VARIANT_SPLIT ? "split its tiles along its loop" : "halve its tiles");

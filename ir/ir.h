@@ -270,6 +270,12 @@ typedef struct Schedule {
     RtGridExpr split_trips;  /* n as the program the launch evaluates */
 } Schedule;
 
+/* Which variant of a dynamic grid's kernel (PlanOptions.variant) a
+ * schedule is: its own case's code says so. */
+static inline LaunchVariant sched_variant(const Schedule *s) {
+    return s->half_all ? VARIANT_HALVES : s->split_slots ? VARIANT_SPLIT : VARIANT_BASE;
+}
+
 /* Whether k's tiles may run in pieces (compiled in, or decided at launch). */
 static inline bool sched_has_split(const Schedule *s) { return s->split_ways || s->split_slots; }
 

@@ -233,17 +233,13 @@ static void *build_job(void *arg) {
 }
 
 /* IR, passes, CUDA C, cubin: the kernel and, where its grid is persistent
- * and of dynamic sizes, its variants (lib_variant_ir), which the launch
+ * and of dynamic sizes, its variants (lib_variants), which the launch
  * chooses among (lib_launch). */
 static int lower(Ctx *c, KernelInfo *info, Request *r, tilec_kernel **out) {
     IrKernel *ir[VARIANT_COUNT];
-    LaunchVariant which[VARIANT_COUNT] = {VARIANT_BASE};
     ir[0] = ir_build(c, info, &r->target, &r->plan);
     if (!pass_run_all(ir[0], NULL)) return LIB_SOURCE;
-    int n = 1;
-    static const LaunchVariant launch_order[] = {VARIANT_SPLIT, VARIANT_HALVES}; /* as the launch tries them */
-    for (int i = 0; i < 2; i++)
-        if ((ir[n] = lib_variant_ir(c, info, &r->target, &r->plan, ir[0], launch_order[i]))) which[n++] = launch_order[i];
+    int n = 1 + lib_variants(c, info, &r->target, &r->plan, ir[0], &ir[1]);
     LowerJob *job = xcalloc((size_t)n, sizeof *job);
     int rc = LIB_OK, generated = 0;
     for (; generated < n && rc == LIB_OK; generated++) {
@@ -251,7 +247,7 @@ static int lower(Ctx *c, KernelInfo *info, Request *r, tilec_kernel **out) {
         rc = lib_generate(ir[generated], c->src.name, r->backend, &j->ck);
         if (rc != LIB_OK) break;
         j->plan = r->plan;
-        j->plan.variant = which[generated];
+        j->plan.variant = sched_variant(&ir[generated]->sched);
         ctx_init(&j->c, lib_text_open(&j->log));
         j->b = (LibBuild){.arch = r->arch, .target = &r->target, .plan = &j->plan, .cache_dir = r->cache_dir, .err = j->c.err};
     }
@@ -265,10 +261,9 @@ static int lower(Ctx *c, KernelInfo *info, Request *r, tilec_kernel **out) {
             else build_job(&job[i]); /* no thread to be had: here */
         }
     }
-    for (int i = 0; i < generated && i < n; i++) {
+    for (int i = 0; i < generated; i++) { /* the jobs whose build was set up */
         LowerJob *j = &job[i];
         if (rc == LIB_OK && j->rc != LIB_OK) rc = j->rc;
-        if (!j->c.err) continue; /* generation failed before its build was set up */
         char *said = NULL;
         lib_text_close(&j->log, &said);
         if (said) fputs(said, c->err);
@@ -284,7 +279,7 @@ static int lower(Ctx *c, KernelInfo *info, Request *r, tilec_kernel **out) {
         k->ir_len = strlen(k->ir);
         for (int i = 1; i < n; i++) {
             tilec_kernel *v = kernel_new(info, &job[i].ck, r->arch, &job[i].bin);
-            v->variant = which[i];
+            v->variant = sched_variant(&ir[i]->sched);
             k->partner[k->npartners++] = v;
         }
         *out = k;

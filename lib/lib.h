@@ -72,7 +72,7 @@ struct tilec_kernel {
     bool persistent;
     int cluster;
     RtUnits units;             /* a persistent grid of dynamic sizes: its loop's units */
-    /* Such a grid's variants (lib_variant_ir), each a kernel of its own,
+    /* Such a grid's variants (lib_variants), each a kernel of its own,
      * in the order a launch tries them before this, the base kernel. */
     LaunchVariant variant;
     struct tilec_kernel *partner[VARIANT_COUNT - 1];
@@ -179,10 +179,12 @@ int lib_launch_pipeline(tilec_kernel *k, const tilec_tensor *tensors, int ntenso
                         void *stream, FILE *out);
 
 /* ---- variants.c: a dynamic grid's kernels (PlanOptions.variant) ---- */
-/* Kernel `info` through the passes as variant v of plan, where the base
- * kernel `base` (built with plan) has one; else NULL. */
-IrKernel *lib_variant_ir(Ctx *c, KernelInfo *info, const Target *t, const PlanOptions *plan, const IrKernel *base,
-                         LaunchVariant v);
+/* The variants of kernel `info` whose base kernel `base` was built with
+ * plan, each through the passes, in out[] in the order a launch tries
+ * them (split, halves); their count (0: none). Which one each is:
+ * sched_variant. */
+int lib_variants(Ctx *c, KernelInfo *info, const Target *t, const PlanOptions *plan, const IrKernel *base,
+                 IrKernel *out[VARIANT_COUNT - 1]);
 /* Whether a launch at the dynamic sizes' values dims suits variant k
  * (rt_variant_fits). */
 bool lib_variant_fits(IrKernel *k, const int64_t *dims);

@@ -186,20 +186,26 @@ static inline bool rt_unit_ways(const RtUnits *units, const int64_t *dims, long 
     return true;
 }
 
-/* The grid of a launch (rt_launch_units): a persistent kernel's units each
- * in rt_split_ways pieces where units->split_slots splits them, else with
- * units->half_slots what rt_half_units makes of them (with half_all, two
- * halves each), times the blocks of a cluster. */
+/* A persistent kernel's blocks for n units, each in `ways` pieces where
+ * that is above 1 (below split_slots), else with units->half_slots what
+ * rt_half_units makes of them (with half_all, two halves each), times the
+ * blocks of a cluster. */
+static inline long long rt_unit_blocks(const RtUnits *units, long long n, long long ways) {
+    if (ways > 1) n *= ways;
+    else if (units->half_all) n *= 2;
+    else if (units->half_slots > 0) n = rt_half_units(n, units->half_slots);
+    return units->cluster == 2 ? 2 * n : n;
+}
+
+/* The grid of a launch (rt_launch_units), a persistent kernel's in blocks
+ * (rt_unit_blocks). */
 static inline bool rt_launch_grid(const int64_t grid[3], const RtGridExpr expr[3], const int64_t *dims, bool linear,
                                   const RtUnits *units, long long out[3]) {
     if (!rt_launch_units(grid, expr, dims, linear, units, out)) return false;
     if (!linear || !units) return true;
     long long ways;
     if (!rt_unit_ways(units, dims, out[0], &ways)) return false;
-    if (ways > 1) out[0] *= ways; /* below split_slots */
-    else if (units->half_all) out[0] *= 2;
-    else if (units->half_slots > 0) out[0] = rt_half_units(out[0], units->half_slots);
-    if (units->cluster == 2) out[0] *= 2;
+    out[0] = rt_unit_blocks(units, out[0], ways);
     return true;
 }
 
@@ -207,13 +213,15 @@ static inline bool rt_launch_grid(const int64_t grid[3], const RtGridExpr expr[3
  * split one where it splits the grid's units, the halves one where they
  * fill at most half a wave (rt_half_units would halve them all); the base
  * one always. The launch takes the first that fits of split, halves,
- * base. False too where the grid is undefined (the base one says so). */
+ * base. Where it fits, out[] is its grid (as rt_launch_grid's; out is
+ * scratch otherwise). False too where the grid is undefined (the base one
+ * says so). */
 static inline bool rt_variant_fits(const int64_t grid[3], const RtGridExpr expr[3], const int64_t *dims,
-                                   const RtUnits *u) {
-    long long line[3], ways;
-    if (!rt_launch_units(grid, expr, dims, true, u, line) || !rt_unit_ways(u, dims, line[0], &ways)) return false;
-    if (u->split_slots > 0) return ways > 1;
-    if (u->half_all) return line[0] > 0 && 2 * line[0] <= u->half_slots;
+                                   const RtUnits *u, long long out[3]) {
+    long long ways;
+    if (!rt_launch_units(grid, expr, dims, true, u, out) || !rt_unit_ways(u, dims, out[0], &ways)) return false;
+    if (u->split_slots > 0 ? ways < 2 : u->half_all && !(out[0] > 0 && 2 * out[0] <= u->half_slots)) return false;
+    out[0] = rt_unit_blocks(u, out[0], ways);
     return true;
 }
 

@@ -21,16 +21,15 @@ static void emit(IrKernel *k) {
 #endif
 }
 
-/* The kernel and, where it has them, its variants (lib_variant_ir), as
+/* The kernel and, where it has them, its variants (lib_variants), as
  * the library compiles them. */
 static void lower(Ctx *c, KernelInfo *info, const Target *target, const PlanOptions *plan) {
     IrKernel *k = ir_build(c, info, target, plan);
     if (!pass_run_all(k, NULL)) return;
     emit(k);
-    for (LaunchVariant v = VARIANT_HALVES; v < VARIANT_COUNT && !c->errors; v++) {
-        IrKernel *x = lib_variant_ir(c, info, target, plan, k, v);
-        if (x) emit(x);
-    }
+    IrKernel *var[VARIANT_COUNT - 1];
+    int n = lib_variants(c, info, target, plan, k, var);
+    for (int i = 0; i < n; i++) emit(var[i]);
 }
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);

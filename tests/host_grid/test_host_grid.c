@@ -152,23 +152,23 @@ static void test_variants(void) {
     RtUnits halves = {.half_slots = 66, .half_all = true, .cluster = 2, .cluster_dim = 1};
     RtUnits base = {.half_slots = 66, .cluster = 2, .cluster_dim = 1};
     long long line[3];
-    CHECK(rt_variant_fits(grid, expr, dims, &split) && rt_variant_fits(grid, expr, dims, &halves) &&
-              rt_variant_fits(grid, expr, dims, &base), "16 pairs of 128 iterations: every variant fits");
+    CHECK(rt_variant_fits(grid, expr, dims, &split, line) && rt_variant_fits(grid, expr, dims, &halves, line) &&
+              rt_variant_fits(grid, expr, dims, &base, line), "16 pairs of 128 iterations: every variant fits");
     dims[2] = 1024;
-    CHECK(!rt_variant_fits(grid, expr, dims, &split) && rt_variant_fits(grid, expr, dims, &halves),
+    CHECK(!rt_variant_fits(grid, expr, dims, &split, line) && rt_variant_fits(grid, expr, dims, &halves, line),
           "16 pairs of 16 iterations: not the split variant, the halves one");
     CHECK(rt_launch_grid(grid, expr, dims, true, &halves, line) && line[0] == 64, "16 pairs in halves: 64 blocks, got %lld",
           line[0]);
     dims[0] = 2048, dims[1] = 2304; /* 8 x 18 tiles, 8 x 9 = 72 pairs: more than a wave of them */
-    CHECK(!rt_variant_fits(grid, expr, dims, &split) && !rt_variant_fits(grid, expr, dims, &halves) &&
-              rt_variant_fits(grid, expr, dims, &base), "72 pairs on 66 slots: the kernel itself");
+    CHECK(!rt_variant_fits(grid, expr, dims, &split, line) && !rt_variant_fits(grid, expr, dims, &halves, line) &&
+              rt_variant_fits(grid, expr, dims, &base, line), "72 pairs on 66 slots: the kernel itself");
     CHECK(rt_launch_grid(grid, expr, dims, true, &halves, line) && line[0] == 288,
           "the halves variant forced: 72 pairs in halves, 288 blocks, got %lld", line[0]);
     dims[1] = 4352; /* 8 x 34 tiles, 8 x 17 = 136 pairs: 4 in the last wave */
     CHECK(rt_launch_grid(grid, expr, dims, true, &base, line) && line[0] == (132 + 8) * 2,
           "136 pairs: 132 whole, the last 4 in halves, got %lld", line[0]);
     dims[1] = 64, dims[0] = 8; /* one pair of one tile: a 16th of the slots, halves (K 1024) */
-    CHECK(rt_variant_fits(grid, expr, dims, &halves), "one pair: the halves variant");
+    CHECK(rt_variant_fits(grid, expr, dims, &halves, line), "one pair: the halves variant");
 }
 
 int main(void) {
