@@ -329,10 +329,12 @@ typedef struct CgFragCopyPlan {
     bool part;
 } CgFragCopyPlan;
 void cg_frag_copy_plan(const IrStmt *s, bool frag_is_src, CgFragCopyPlan *p);
-/* A copy without fragments: the threads (t of them; 1 with a local side)
- * deal out `chunks` chunks of `vec` elements of the region's `total`,
- * consecutive threads consecutive chunks, in `rounds` rounds; a chunk of
- * 16 bytes from global to shared memory is one cp.async where `async`.
+/* A copy without fragments: the threads (t of them; 1 with a local side;
+ * the producer warpgroup's for a COPY_RING_ASYNC, thread numbers
+ * tl_ptid) deal out `chunks` chunks of `vec` elements of the region's
+ * `total`, consecutive threads consecutive chunks, in `rounds` rounds; a
+ * chunk from global to shared memory is one cp.async where `async` (16
+ * bytes, or 4 or 8 for a COPY_RING_ASYNC).
  * In `rows_form`, a round is rpr whole rows of C columns apart: thread
  * tid's row is tid * vec / C + q * rpr in round q, its column
  * tid * vec % C; xor_first_row[side] (0: source, 1: destination): that
@@ -422,6 +424,8 @@ const IrStmt *cg_loop_gemm(const IrKernel *k);
 int cg_hopper_consumer_regs(const IrKernel *k);
 /* ... and what the producer warpgroup keeps (setmaxnreg.dec). */
 int cg_hopper_producer_regs(const IrKernel *k);
+bool cg_hopper_ring_async(const IrKernel *k);
+bool cg_ring_buf(const IrKernel *k, const IrBuf *b);
 
 /* The sm_90a path's decisions both code generators share (lower_hopper.c). */
 /* A TMA'd tile's column blocks (one swizzle span a row): their columns,

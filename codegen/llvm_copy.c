@@ -304,24 +304,30 @@ static void copy_with_frag(Lg *g, IrStmt *s, bool frag_is_src) {
 
 /* ---- copies without fragments: the block deals out chunks ---- */
 
-/* cp.async of 16 bytes from global memory to shared memory (tl_cp_async16),
- * bypassing L1 (.cg). Its shared operand is a 32-bit .shared address: the
+/* cp.async of `bytes` (16, 8 or 4) from global memory to shared memory
+ * (tl_cp_async16 ..), 16 bypassing L1 (.cg; the smaller ones must use
+ * .ca). Its shared operand is a 32-bit .shared address: the
  * shared window is far below 4 GiB, and a 64-bit addrspace(3) pointer
  * handed to an "r" operand would be truncated silently, so it is
  * truncated here, visibly. With a source size of 0 (cond false) nothing
  * is read and the chunk becomes zeros; the source address is then the
  * tensor's base, a valid one. */
-static void cp_async16(Lg *g, LLVMValueRef dst, LLVMValueRef src, LLVMValueRef base, LLVMValueRef cond) {
+static void cp_async(Lg *g, int bytes, LLVMValueRef dst, LLVMValueRef src, LLVMValueRef base, LLVMValueRef cond) {
     LLVMValueRef saddr = lg_shared_addr(g, dst);
+    const char *level = bytes == 16 ? "cg" : "ca";
+    char text[64];
     if (!cond) {
         LLVMValueRef args[2] = {saddr, LLVMBuildPtrToInt(g->b, src, g->i64, "")};
-        lg_asm(g, NULL, "cp.async.cg.shared.global [%0], [%1], 16;", "r,l,~{memory}", args, 2, true);
+        snprintf(text, sizeof text, "cp.async.%s.shared.global [%%0], [%%1], %d;", level, bytes);
+        lg_asm(g, NULL, text, "r,l,~{memory}", args, 2, true);
         return;
     }
     LLVMValueRef from = LLVMBuildSelect(g->b, cond, src, base, "");
-    LLVMValueRef size = LLVMBuildSelect(g->b, cond, LLVMConstInt(g->i32, 16, 0), LLVMConstInt(g->i32, 0, 0), "");
+    LLVMValueRef size = LLVMBuildSelect(g->b, cond, LLVMConstInt(g->i32, (unsigned long long)bytes, 0),
+                                        LLVMConstInt(g->i32, 0, 0), "");
     LLVMValueRef args[3] = {saddr, LLVMBuildPtrToInt(g->b, from, g->i64, ""), size};
-    lg_asm(g, NULL, "cp.async.cg.shared.global [%0], [%1], 16, %2;", "r,l,r,~{memory}", args, 3, true);
+    snprintf(text, sizeof text, "cp.async.%s.shared.global [%%0], [%%1], %d, %%2;", level, bytes);
+    lg_asm(g, NULL, text, "r,l,r,~{memory}", args, 3, true);
 }
 
 void lg_cp_async_commit(Lg *g) { lg_asm(g, NULL, "cp.async.commit_group;", "~{memory}", NULL, 0, true); }
@@ -372,7 +378,7 @@ static void copy_round(Lg *g, IrStmt *s, const CgCoopCopyPlan *p, LgVal q, LgLoo
         }
     }
     if (p->async) {
-        cp_async16(g, ptr[1], ptr[0], lg_buf_base(g, src->buf), cond[0]);
+        cp_async(g, p->vec * dtype_bytes(src->buf->dtype), ptr[1], ptr[0], lg_buf_base(g, src->buf), cond[0]);
     } else if (p->vec > 1) {
         int bytes = p->vec * dtype_bytes(src->buf->dtype);
         vector_store(g, cond[1], vector_load(g, cond[0], ptr[0], bytes), ptr[1], bytes);
@@ -389,6 +395,11 @@ static void copy_round(Lg *g, IrStmt *s, const CgCoopCopyPlan *p, LgVal q, LgLoo
 static void copy_cooperative(Lg *g, IrStmt *s) {
     CgCoopCopyPlan p;
     cg_coop_copy_plan(g->k, s, &p);
+    if (s->mech == COPY_RING_ASYNC && !p.async) {
+        lg_error(g, s->loc, "compiler bug: a copy the producer issues as cp.async has chunks of %d bytes",
+                 p.vec * dtype_bytes(s->src.buf->dtype));
+        return;
+    }
     LgVal tr = lg_int(g, 0), tc = lg_int(g, 0);
     if (p.rows_form) {
         LgVal first = lg_binc(g, OP_MUL, tid_val(g), p.vec);

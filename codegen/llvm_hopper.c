@@ -12,6 +12,7 @@
 #include "llvm_codegen.h"
 
 static LLVMValueRef c32(Lg *g, int64_t v) { return LLVMConstInt(g->i32, (unsigned long long)v, 0); }
+static void push_ring_stages(Lg *g, LgVal slot);
 static LgVal int_val(LLVMValueRef v) { return (LgVal){v, LT_INT}; }
 static Arena *arena(Lg *g) { return &g->k->c->arena; }
 
@@ -178,6 +179,22 @@ static void setmaxnreg(Lg *g, const char *dir, int regs) {
     plain_asm(g, text);
 }
 
+/* This producer thread's share of the loop's cp.async copies into ring
+ * slot s (cooperative copies over the producer's threads, numbered from
+ * 0), then its arrival on the slot's full barrier once they have landed. */
+static void ring_async_copies(Lg *g, LgVal s, LLVMValueRef full) {
+    IrKernel *k = g->k;
+    int saved = g->nstage;
+    push_ring_stages(g, s);
+    LLVMValueRef tid = g->tid;
+    g->tid = LLVMBuildSub(g->b, tid, c32(g, k->threads), "tl_ptid");
+    for (int i = 0; i < k->ring_async_copies.len; i++)
+        lg_block_emit(g, &(IrBlock){.items = (IrStmt **)&k->ring_async_copies.items[i], .len = 1});
+    g->tid = tid;
+    g->nstage = saved;
+    mbar_op(g, "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];", full, NULL);
+}
+
 /* The producer thread's loop: the preloads once (a persistent block's
  * next ones once the consumers have freed them), then the loop's copies
  * `stages` iterations ahead, each slot once the consumers released it. */
@@ -192,7 +209,10 @@ static void producer(Lg *g) {
     if (k->sched.persistent) lg_tile_loop_begin(g, &tiles, true);
     producer_lets(g);
     int64_t pre_bytes = cg_hopper_preload_bytes(k);
+    bool async = cg_hopper_ring_async(k);
+    LLVMValueRef first = LLVMBuildICmp(g->b, LLVMIntEQ, g->tid, c32(g, k->threads), "");
     if (pre_bytes) {
+        LLVMBasicBlockRef first_done = async ? lg_begin_if(g, first) : NULL;
         if (k->sched.persistent) {
             LLVMBasicBlockRef after = lg_begin_if(g, LLVMBuildICmp(g->b, LLVMIntSGT, g->tile_n.v, c32(g, 0), ""));
             mbar_wait(g, g->preload_free, LLVMBuildAnd(g->b, LLVMBuildSub(g->b, g->tile_n.v, c32(g, 1), ""), c32(g, 1), ""));
@@ -203,6 +223,7 @@ static void producer(Lg *g) {
             const IrStmt *c = k->tma_copies.items[i];
             if (!c->pipeline) issue_tma(g, c, lg_buf_base(g, c->dst.buf), g->preload);
         }
+        if (first_done) lg_end_if(g, first_done);
     }
     LgVal n = lg_cast(g, lg_expr(g, loop->hi), LT_INT);
     LgLoop l;
@@ -223,15 +244,22 @@ static void producer(Lg *g) {
         bytes = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntNE, g->tile_half.v, c32(g, 0), ""), c32(g, ring - halved),
                                 bytes, "");
     LLVMValueRef full = mbar(g, g->full, s.v);
-    mbar_expect(g, full, bytes);
+    after = async ? lg_begin_if(g, first) : NULL;
+    if (async && !ring) mbar_arrive(g, full); /* no TMA bytes */
+    else mbar_expect(g, full, bytes);
     for (int i = 0; i < k->tma_copies.len; i++) {
         const IrStmt *c = k->tma_copies.items[i];
         if (!c->pipeline) continue;
         LgVal off = lg_binc(g, OP_MUL, s, c->dst.buf->stage_bytes);
         issue_tma(g, c, byte_gep(g, lg_buf_base(g, c->dst.buf), lg_cast(g, off, LT_LL).v), full);
     }
+    if (after) {
+        lg_end_if(g, after);
+        ring_async_copies(g, s, full);
+    }
     lg_split_loop_end(g, &l, it);
     if (k->sched.persistent) lg_tile_loop_end(g, &tiles);
+    if (async) plain_asm(g, "cp.async.wait_all;"); /* (lower_hopper.c) */
     g->nbind = saved;
 }
 
@@ -303,7 +331,9 @@ void lg_hopper_split(Lg *g) {
     g->preload_free = mbar(g, g->full, c32(g, 2 * S + 1));
     LLVMBasicBlockRef after = lg_begin_if(g, LLVMBuildICmp(g->b, LLVMIntEQ, g->tid, c32(g, 0), ""));
     for (int s = 0; s < S; s++) {
-        mbar_init(g, mbar(g, g->full, c32(g, s)), 1); /* the producer's arrive + the TMA bytes */
+        /* the producer's arrive + the TMA bytes (and each producer thread's
+         * cp.asyncs landed) */
+        mbar_init(g, mbar(g, g->full, c32(g, s)), 1 + (cg_hopper_ring_async(k) ? k->producer_threads : 0));
         /* one arrive per consumer warp (of both blocks of a cluster) */
         mbar_init(g, mbar(g, g->empty, c32(g, s)), (k->sched.cluster ? k->sched.cluster : 1) * T / 32);
     }
@@ -319,9 +349,10 @@ void lg_hopper_split(Lg *g) {
     LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntUGE, g->tid, c32(g, T), ""), prod, cons);
     LLVMPositionBuilderAtEnd(g->b, prod);
     if (consumer_regs) setmaxnreg(g, "dec", cg_hopper_producer_regs(k));
-    after = lg_begin_if(g, LLVMBuildICmp(g->b, LLVMIntEQ, g->tid, c32(g, T), ""));
+    /* its first thread issues the TMA copies; every thread its cp.asyncs */
+    after = cg_hopper_ring_async(k) ? NULL : lg_begin_if(g, LLVMBuildICmp(g->b, LLVMIntEQ, g->tid, c32(g, T), ""));
     producer(g);
-    lg_end_if(g, after);
+    if (after) lg_end_if(g, after);
     LLVMBuildRetVoid(g->b);
     LLVMPositionBuilderAtEnd(g->b, cons);
     if (consumer_regs) setmaxnreg(g, "inc", consumer_regs);
@@ -340,11 +371,7 @@ void lg_hopper_preload_wait(Lg *g) {
 /* Where operand b's tile starts in its buffer: its ring slot for the
  * loop's copies, 0 for preloads. */
 static LgVal operand_slot(Lg *g, const IrBuf *b, LgVal slot) {
-    for (int i = 0; i < g->k->tma_copies.len; i++) {
-        const IrStmt *c = g->k->tma_copies.items[i];
-        if (c->dst.buf == b && c->pipeline) return lg_binc(g, OP_MUL, slot, b->stage_bytes);
-    }
-    return lg_int(g, 0);
+    return cg_ring_buf(g->k, b) ? lg_binc(g, OP_MUL, slot, b->stage_bytes) : lg_int(g, 0);
 }
 
 /* Gemm gm's A fragment as wgmma's A registers, [K/16][4] f16 (bf16)
@@ -507,7 +534,7 @@ static void ring_release(Lg *g, LgVal s, LgVal kt, LgVal n) {
 
 static void consumer_stmt(Lg *g, IrStmt **at, LgVal slot) {
     IrStmt *c = *at;
-    if (c->op == IR_COPY && c->mech == COPY_TMA) return; /* the producer's */
+    if (c->op == IR_COPY && copy_by_producer(c)) return; /* the producer's */
     if (c->op == IR_GEMM && c->wgmma) {
         lg_wgmma(g, c, slot);
         return;
@@ -519,10 +546,10 @@ static void consumer_stmt(Lg *g, IrStmt **at, LgVal slot) {
 /* Element accesses to the loop's TMA'd tiles (those the consumers read
  * themselves) find them in ring slot `slot`. */
 static void push_ring_stages(Lg *g, LgVal slot) {
-    for (int i = 0; i < g->k->tma_copies.len; i++) {
-        const IrStmt *c = g->k->tma_copies.items[i];
-        if (!c->pipeline || g->nstage == LG_MAX_STAGE) continue;
-        g->stage_buf[g->nstage] = c->dst.buf;
+    for (int i = 0; i < g->k->buffers.len && g->nstage < LG_MAX_STAGE; i++) {
+        const IrBuf *b = g->k->buffers.items[i];
+        if (!cg_ring_buf(g->k, b)) continue;
+        g->stage_buf[g->nstage] = b;
         g->stage_val[g->nstage++] = slot;
     }
 }
@@ -552,6 +579,8 @@ void lg_hopper_consumer(Lg *g, IrStmt *loop) {
         LgVal it = int_val(LLVMBuildLoad2(g->b, g->i32, g->it, "tl_it"));
         LgVal s = lg_binc(g, OP_MOD, it, S);
         ring_wait(g, s, it);
+        /* the cp.async tiles, visible to the wgmmas (lower_hopper.c) */
+        if (cg_hopper_ring_async(k)) plain_asm(g, "fence.proxy.async.shared::cta;");
         int saved_stage = g->nstage;
         push_ring_stages(g, s);
         for (int i = 0; i < loop->body.len && !g->failed; i++) consumer_stmt(g, &loop->body.items[i], s);

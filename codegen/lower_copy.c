@@ -252,9 +252,11 @@ void cg_coop_copy_plan(const IrKernel *k, const IrStmt *s, CgCoopCopyPlan *p) {
     p->total = total;
     p->local = local;
     p->vec = vec;
-    p->async = s->mech == COPY_CP_ASYNC && vec * dtype_bytes(src->buf->dtype) == 16 &&
+    int chunk_bytes = vec * dtype_bytes(src->buf->dtype);
+    bool ring = s->mech == COPY_RING_ASYNC;
+    p->async = ((s->mech == COPY_CP_ASYNC && chunk_bytes == 16) || (ring && chunk_bytes >= 4)) &&
                src->buf->scope == SCOPE_GLOBAL && dst->buf->scope == SCOPE_SHARED;
-    int64_t chunks = total / vec, t = local ? 1 : k->threads;
+    int64_t chunks = total / vec, t = local ? 1 : ring ? k->producer_threads : k->threads;
     p->chunks = chunks;
     p->t = t;
     p->rounds = (chunks + t - 1) / t;
@@ -285,18 +287,25 @@ static void copy_cooperative(Cg *g, IrStmt *s) {
     int64_t total = p.total, chunks = p.chunks, t = p.t, rounds = p.rounds, C = p.C, rpr = p.rpr;
     bool local = p.local, async = p.async, rows_form = p.rows_form;
     int vec = p.vec;
+    if (s->mech == COPY_RING_ASYNC && !async) {
+        cg_error(g, s->loc, "compiler bug: a copy the producer issues as cp.async has chunks of %d bytes",
+                 vec * dtype_bytes(src->buf->dtype));
+        return;
+    }
+    const char *tid = s->mech == COPY_RING_ASYNC ? "tl_ptid" : "tid"; /* the producer's threads count from 0 */
     const char *q = cg_tmp(g, "q"), *l = cg_tmp(g, "l");
     const char *tr = NULL, *tc = NULL;
     if (rows_form) {
         tr = cg_tmp(g, "tr");
         tc = cg_tmp(g, "tc");
-        cg_line(g, "const int %s = tid * %d / %lld, %s = tid * %d %% %lld;", tr, vec, (long long)C, tc, vec, (long long)C);
+        cg_line(g, "const int %s = %s * %d / %lld, %s = %s * %d %% %lld;", tr, tid, vec, (long long)C, tc, tid, vec,
+                (long long)C);
     }
     if (rounds <= 64) cg_line(g, "#pragma unroll");
     cg_line(g, "for (int %s = 0; %s < %lld; ++%s) {", q, q, (long long)rounds, q);
     g->ind++;
     if (local) cg_line(g, "const long long %s = (long long)%s * %d;", l, q, vec);
-    else cg_line(g, "const long long %s = (tid + (long long)%s * %lld) * %d;", l, q, (long long)t, vec);
+    else cg_line(g, "const long long %s = (%s + (long long)%s * %lld) * %d;", l, tid, q, (long long)t, vec);
     if (!local && chunks % t) cg_line(g, "if (%s >= %lld) break;", l, (long long)total);
     char *sc[MAX_RANK], *dc[MAX_RANK], *scond, *dcond;
     const IrRegion *sides[2] = {src, dst};
@@ -329,9 +338,10 @@ static void copy_cooperative(Cg *g, IrStmt *s) {
     if (async) {
         /* src-size 0 makes cp.async write zeros: chunks past the edge */
         /* with src-size 0 nothing is read, but keep the address valid anyway */
-        if (scond) cg_line(g, "tl_cp_async16(tl_smem_addr(&%s), (%s) ? (const void *)&%s : (const void *)%s, %s);", dref,
-                           scond, sref, src->buf->cname, scond);
-        else cg_line(g, "tl_cp_async16(tl_smem_addr(&%s), &%s, true);", dref, sref);
+        int bytes = vec * dtype_bytes(src->buf->dtype);
+        if (scond) cg_line(g, "tl_cp_async%d(tl_smem_addr(&%s), (%s) ? (const void *)&%s : (const void *)%s, %s);", bytes,
+                           dref, scond, sref, src->buf->cname, scond);
+        else cg_line(g, "tl_cp_async%d(tl_smem_addr(&%s), &%s, true);", bytes, dref, sref);
     } else if (vec > 1) {
         int bytes = vec * dtype_bytes(src->buf->dtype);
         const char *vt = cg_vector_type(bytes), *v = cg_tmp(g, "v");

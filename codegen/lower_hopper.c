@@ -29,6 +29,7 @@
 #include "codegen.h"
 
 static Arena *arena(Cg *g) { return &g->k->c->arena; }
+static void push_ring_stages(Cg *g, const char *slot);
 
 /* ---- tile layout (see the comment above) ---- */
 /* Columns of one column block of rows of `cols` elements of `esize` bytes
@@ -373,8 +374,15 @@ enum { REG_POOL = 65536 };
 /* The producer thread's registers: its loop of TMA copies fits in 40; with
  * plan_schedule's counter and the longest-first order to decode it needs
  * more (at 48 ptxas spilled 48 bytes in causal attention at 192 x 96 and,
- * for the whole kernel, serialised the wgmmas: C7512). */
-int cg_hopper_producer_regs(const IrKernel *k) { return k->sched.order == ORDER_LONGEST_FIRST ? 56 : 40; }
+ * for the whole kernel, serialised the wgmmas: C7512), and so do the
+ * addresses and bounds of cp.async chunks. */
+int cg_hopper_producer_regs(const IrKernel *k) {
+    return k->sched.order == ORDER_LONGEST_FIRST || cg_hopper_ring_async(k) ? 56 : 40;
+}
+
+/* Whether every producer thread issues cp.asyncs into the ring
+ * (COPY_RING_ASYNC), not only its first the TMA copies. */
+bool cg_hopper_ring_async(const IrKernel *k) { return k->ring_async_copies.len > 0; }
 
 int cg_hopper_consumer_regs(const IrKernel *k) {
     if (!k->ws_loop || !k->arch_specific) return 0;
@@ -402,6 +410,22 @@ static void producer_lets(Cg *g) {
         }
 }
 
+/* This producer thread's share of the loop's cp.async copies into ring
+ * slot `slot` (each a cooperative copy over the producer's threads,
+ * lower_copy.c), then its arrival on the slot's full barrier once they
+ * have landed. */
+static void ring_async_copies(Cg *g, const char *slot) {
+    IrKernel *k = g->k;
+    int saved = g->nstage;
+    push_ring_stages(g, slot);
+    for (int i = 0; i < k->ring_async_copies.len; i++) {
+        IrBlock one = {.items = (IrStmt **)&k->ring_async_copies.items[i], .len = 1};
+        cg_block(g, &one);
+    }
+    g->nstage = saved;
+    cg_line(g, "tl_mbar_arrive_cp_async(%s);  // once this thread's copies have landed", ring_bar(g, "full", slot));
+}
+
 /* mbarriers, then the producer warpgroup's whole job; the consumers go on. */
 void cg_hopper_split(Cg *g) {
     IrKernel *k = g->k;
@@ -420,7 +444,12 @@ void cg_hopper_split(Cg *g) {
     cg_line(g, "if (tid == 0) {");
     cg_line(g, "    #pragma unroll");
     cg_line(g, "    for (int s = 0; s < %d; ++s) {", S);
-    cg_line(g, "        tl_mbar_init(&tl_full[s], 1);  // the producer's arrive + the TMA bytes");
+    if (cg_hopper_ring_async(k))
+        cg_line(g, "        tl_mbar_init(&tl_full[s], %lld);  // the first producer thread's arrive + the TMA bytes, and "
+                   "each producer thread's cp.asyncs landed",
+                (long long)(1 + k->producer_threads));
+    else
+        cg_line(g, "        tl_mbar_init(&tl_full[s], 1);  // the producer's arrive + the TMA bytes");
     if (k->sched.cluster)
         cg_line(g, "        tl_mbar_init(&tl_empty[s], %lld);  // one arrive per consumer warp of both blocks: both fill it",
                 (long long)(k->sched.cluster * T / 32));
@@ -434,20 +463,32 @@ void cg_hopper_split(Cg *g) {
     cg_line(g, "}");
     cg_line(g, k->sched.cluster ? "tl_cluster_sync();  // the peer's mbarriers are ready before anything is multicast into them"
                           : "__syncthreads();");
-    cg_line(g, "if (tid >= %lld) {  // the producer warpgroup: its first thread issues every TMA copy", (long long)T);
+    bool async = cg_hopper_ring_async(k);
+    cg_line(g, async ? "if (tid >= %lld) {  // the producer warpgroup: its first thread issues every TMA copy, each "
+                       "thread its share of the cp.asyncs"
+                     : "if (tid >= %lld) {  // the producer warpgroup: its first thread issues every TMA copy",
+            (long long)T);
     g->ind++;
     int consumer_regs = cg_hopper_consumer_regs(k);
     if (consumer_regs)
         cg_line(g, "asm volatile(\"setmaxnreg.dec.sync.aligned.u32 %d;\\n\" ::: \"memory\");  // to the consumers",
                 cg_hopper_producer_regs(k));
-    cg_line(g, "if (tid == %lld) {", (long long)T);
-    g->ind++;
+    if (async) {
+        cg_line(g, "const int tl_ptid = tid - %lld;  // this thread among the producer's", (long long)T);
+    } else {
+        cg_line(g, "if (tid == %lld) {", (long long)T);
+        g->ind++;
+    }
     int64_t pre_bytes = cg_hopper_preload_bytes(k);
     const char *var = ir_sym_cname(k->c, loop->sym), *n = cg_tmp(g, "n"), *s = cg_tmp(g, "s");
     cg_line(g, "int tl_it = 0;");
     if (k->sched.persistent) cg_tile_loop_begin(g, true);
     producer_lets(g);
     if (pre_bytes) {
+        if (async) {
+            cg_line(g, "if (tid == %lld) {", (long long)T);
+            g->ind++;
+        }
         /* a persistent block's next tile: once its consumers have left the
          * last tile's loop, the preloaded tiles are free */
         if (k->sched.persistent) cg_line(g, "if (tl_n > 0) tl_mbar_wait(tl_preload_free, (tl_n - 1) & 1);");
@@ -456,6 +497,10 @@ void cg_hopper_split(Cg *g) {
             const IrStmt *c = k->tma_copies.items[i];
             if (!c->pipeline)
                 issue_tma(g, c, arena_printf(arena(g), "(unsigned char *)%s", c->dst.buf->cname), "tl_preload");
+        }
+        if (async) {
+            g->ind--;
+            cg_line(g, "}");
         }
     }
     cg_line(g, "const int %s = %s;", n, cg_expr_str(g, loop->hi));
@@ -470,8 +515,14 @@ void cg_hopper_split(Cg *g) {
         }
     cg_line(g, "if (tl_it >= %d) tl_mbar_wait(%s, (tl_it / %d - 1) & 1);  // the consumers freed the slot", S,
             ring_bar(g, "empty", s), S);
+    if (async) {
+        cg_line(g, "if (tid == %lld) {", (long long)T);
+        g->ind++;
+    }
     int64_t halved = cg_hopper_halved_bytes(k);
-    if (halved && k->sched.half_all)
+    if (async && !cg_hopper_ring_bytes(k))
+        cg_line(g, "tl_mbar_arrive(%s);  // no TMA bytes", ring_bar(g, "full", s));
+    else if (halved && k->sched.half_all)
         cg_line(g, "tl_mbar_arrive_expect_tx(%s, %lld);  // half tiles", ring_bar(g, "full", s),
                 (long long)(cg_hopper_ring_bytes(k) - halved));
     else if (halved)
@@ -486,11 +537,22 @@ void cg_hopper_split(Cg *g) {
         issue_tma(g, c, arena_printf(arena(g), "(unsigned char *)%s + %s * %lld", dst->cname, s, (long long)dst->stage_bytes),
                   ring_bar(g, "full", s));
     }
+    if (async) {
+        g->ind--;
+        cg_line(g, "}");
+        ring_async_copies(g, s);
+    }
     g->ind--;
     cg_line(g, "}");
     if (k->sched.persistent) cg_tile_loop_end(g, true);
-    g->ind--;
-    cg_line(g, "}");
+    if (async) {
+        /* (a thread's cp.asyncs land whether or not it has left; waiting
+         * keeps the producer's last copies visibly inside the block's life) */
+        cg_line(g, "tl_cp_async_wait_all();");
+    } else {
+        g->ind--;
+        cg_line(g, "}");
+    }
     cg_line(g, "return;");
     g->ind--;
     cg_line(g, "}");
@@ -511,12 +573,18 @@ void cg_hopper_preload_wait(Cg *g, IrStmt *copy) {
 /* Where shared operand b's tile starts in the buffer, "<bytes> + ": its
  * ring slot for the loop's copies, nothing for preloads. */
 static const char *operand_slot(Cg *g, const IrBuf *b, const char *slot) {
-    for (int i = 0; i < g->k->tma_copies.len; i++) {
-        const IrStmt *c = g->k->tma_copies.items[i];
-        if (c->dst.buf == b && c->pipeline)
-            return arena_printf(arena(g), "%s * %lld + ", slot, (long long)b->stage_bytes);
-    }
-    return "";
+    return cg_ring_buf(g->k, b) ? arena_printf(arena(g), "%s * %lld + ", slot, (long long)b->stage_bytes) : "";
+}
+
+/* Whether b is one of the ring's tiles (a loop copy's, TMA or cp.async). */
+bool cg_ring_buf(const IrKernel *k, const IrBuf *b) {
+    const PtrVec *lists[2] = {&k->tma_copies, &k->ring_async_copies};
+    for (int l = 0; l < 2; l++)
+        for (int i = 0; i < lists[l]->len; i++) {
+            const IrStmt *c = lists[l]->items[i];
+            if (c->dst.buf == b && c->pipeline) return true;
+        }
+    return false;
 }
 
 /* Waits at this consumer warpgroup's named barrier base + tl_wg until
@@ -675,7 +743,7 @@ static void ring_release(Cg *g, const char *slot, const char *kt, const char *n)
 /* Statement i of the loop body for the consumers (the producer runs the TMA copies). */
 static void consumer_stmt(Cg *g, int i, const char *slot) {
     IrStmt *c = g->k->ws_loop->body.items[i];
-    if (c->op == IR_COPY && c->mech == COPY_TMA) return;
+    if (c->op == IR_COPY && copy_by_producer(c)) return;
     if (c->op == IR_GEMM && c->wgmma) {
         cg_wgmma(g, c, slot);
         return;
@@ -697,10 +765,10 @@ bool cg_writes_consumer_operand(const IrKernel *k, IrStmt *s) {
 /* Element accesses to the loop's TMA'd tiles (those the consumers read
  * themselves) find them in ring slot `slot`: from the stage stack. */
 static void push_ring_stages(Cg *g, const char *slot) {
-    for (int i = 0; i < g->k->tma_copies.len; i++) {
-        const IrStmt *c = g->k->tma_copies.items[i];
-        if (!c->pipeline || g->nstage == CG_MAX_STAGE) continue;
-        g->stage_buf[g->nstage] = c->dst.buf;
+    for (int i = 0; i < g->k->buffers.len && g->nstage < CG_MAX_STAGE; i++) {
+        const IrBuf *b = g->k->buffers.items[i];
+        if (!cg_ring_buf(g->k, b)) continue;
+        g->stage_buf[g->nstage] = b;
         g->stage_expr[g->nstage++] = slot;
     }
 }
@@ -734,6 +802,9 @@ void cg_hopper_consumer(Cg *g, IrStmt *loop) {
         g->ind++;
         cg_line(g, "const int %s = tl_it %% %d;", s, S);
         ring_wait(g, s, "tl_it");
+        /* cp.async writes shared memory in the generic proxy, wgmma reads
+         * it in the async proxy: the landed tiles, made visible to it */
+        if (cg_hopper_ring_async(k)) cg_line(g, "tl_fence_proxy_async();  // the cp.async tiles, visible to the wgmmas");
         int saved = g->nstage;
         push_ring_stages(g, s);
         for (int i = 0; i < loop->body.len && !g->failed; i++) consumer_stmt(g, i, s);

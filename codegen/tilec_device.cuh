@@ -73,9 +73,20 @@ static __device__ __forceinline__ void tl_cp_async16(unsigned smem_addr,
                  : "memory");
 }
 
-/* 4-byte variant, for tensors whose rows are not 16-byte aligned.  Both
- * addresses must be 4-byte aligned.  Small copies must use .ca (cache at all
+/* 8- and 4-byte variants, for tensors whose rows are not 16-byte aligned.  Both
+ * addresses must be aligned to the size.  Small copies must use .ca (cache at all
  * levels, L1 included) because .cg only accepts 16 bytes. */
+static __device__ __forceinline__ void tl_cp_async8(unsigned smem_addr,
+                                                    const void *gptr,
+                                                    bool pred)
+{
+    unsigned src_size = pred ? 8u : 0u;
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n"
+                 :
+                 : "r"(smem_addr), "l"(gptr), "r"(src_size)
+                 : "memory");
+}
+
 static __device__ __forceinline__ void tl_cp_async4(unsigned smem_addr,
                                                     const void *gptr,
                                                     bool pred)
@@ -568,6 +579,14 @@ static __device__ __forceinline__ void tl_mbar_arrive_expect_tx(unsigned long lo
 static __device__ __forceinline__ void tl_mbar_arrive(unsigned long long *bar)
 {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(tl_smem_addr(bar)) : "memory");
+}
+
+/* An arrival on bar once every cp.async this thread has issued so far has
+ * landed. .noinc: the arrival is one of the phase's expected count (the
+ * barrier's init counts the issuing threads), not an extra one. */
+static __device__ __forceinline__ void tl_mbar_arrive_cp_async(unsigned long long *bar)
+{
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(tl_smem_addr(bar)) : "memory");
 }
 
 /* Spins until the phase of parity `parity` has completed. try_wait may

@@ -123,8 +123,13 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
     double passes_s = rt_now_s() - t0;
     if (verbose) say_target_defaults(info, arch);
     if (verbose && k->ws_loop) {
-        fprintf(stderr, "tilec: kernel '%s' takes the sm_90a path: TMA copies from a producer warpgroup, wgmma in %lld "
-                        "consumer threads; %d epilogue store%s through shared memory and TMA\n", info->name->s,
+        fprintf(stderr, "tilec: kernel '%s' takes the sm_90a path: a producer warpgroup issuing %d TMA cop%s%s, wgmma in "
+                        "%lld consumer threads; %d epilogue store%s through shared memory and TMA\n", info->name->s,
+                k->tma_copies.len, k->tma_copies.len == 1 ? "y" : "ies",
+                k->ring_async_copies.len
+                    ? arena_printf(&c->arena, " and %d cp.async cop%s (rows TMA cannot address: not whole 16-byte units)",
+                                   k->ring_async_copies.len, k->ring_async_copies.len == 1 ? "y" : "ies")
+                    : "",
                 (long long)k->threads, k->tma_stores.len, k->tma_stores.len == 1 ? "" : "s");
         if (k->store_declined)
             fprintf(stderr, "tilec: kernel '%s': an epilogue store stays a direct one: %s\n", info->name->s, k->store_declined);

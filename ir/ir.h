@@ -104,6 +104,8 @@ typedef enum CopyMech {
     COPY_SYNC,      /* loads and stores by the threads */
     COPY_CP_ASYNC,  /* Ampere cp.async into shared memory, completed by commit groups */
     COPY_TMA,       /* Hopper bulk tensor copy, completed by an mbarrier */
+    COPY_RING_ASYNC, /* Hopper: cp.async by the producer warpgroup's threads into ws_loop's ring
+                      * (rows TMA cannot address), completed on the slot's full mbarrier */
     COPY_TMA_STORE, /* Hopper: fragment -> shared staging tile -> bulk tensor store to global */
 } CopyMech;
 
@@ -196,6 +198,10 @@ struct IrStmt {
     const char *not_async;     /* COPY issued ahead with plain loads (COPY_SYNC), not cp.async: why */
     NodeList print_args;       /* PRINT */
 };
+
+/* Whether copy s is the producer warpgroup's (sm_90a): a TMA copy or a
+ * cp.async into the ring; the consumers only wait for it. */
+static inline bool copy_by_producer(const IrStmt *s) { return s->mech == COPY_TMA || s->mech == COPY_RING_ASYNC; }
 
 /* The order in which the units of a persistent block's loop take the
  * grid's tiles (codegen/tile_order.c prints it). */
@@ -316,6 +322,10 @@ typedef struct IrKernel {
      * rings of stages, completing on full[stage]) and those before the loop
      * (loaded once, completing on the preload barrier). */
     PtrVec tma_copies;
+    /* The copies of ws_loop's body that the producer warpgroup's threads
+     * issue as cp.async into the ring (COPY_RING_ASYNC): rows TMA cannot
+     * address (not whole 16-byte units). */
+    PtrVec ring_async_copies;
     /* The loop's TMA copies complete on a ring of `stages` full mbarriers,
      * and the consumers free the slots on a ring of empty ones. */
     int64_t mbar_offset;       /* its mbarriers in shared memory: full[stages], empty[stages], preload,

@@ -79,7 +79,7 @@ static void print_stmt(FILE *o, const IrStmt *s, int d) {
     if (s->sync_before) fputs("sync_threads; ", o);
     static const char *const reduce[] = {"sum", "max", "min", "absmax"};
     static const char *const policy[] = {"square", "full_row", "full_col"};
-    static const char *const mech[] = {"sync", "cp.async", "tma", "tma store"};
+    static const char *const mech[] = {"sync", "cp.async", "tma", "ring cp.async", "tma store"};
     static const char *const loops[] = {"range", "pipelined", "parallel", "unroll"};
     switch (s->op) {
     case IR_COPY:

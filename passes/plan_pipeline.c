@@ -79,7 +79,7 @@ static void plan_loop(IrKernel *k, IrStmt *loop) {
     for (int i = 0; i < loop->body.len; i++) {
         IrStmt *s = loop->body.items[i];
         if (s->op != IR_COPY || s->src.buf->scope != SCOPE_GLOBAL || s->dst.buf->scope != SCOPE_SHARED) continue;
-        if (s->mech == COPY_TMA) continue; /* planned by plan_warpgroups */
+        if (copy_by_producer(s)) continue; /* planned by plan_warpgroups */
         const Node *dep = NULL;
         for (int d = 0; d < s->src.buf->rank && !dep; d++)
             if (s->src.idx[d]) dep = expr_find(s->src.idx[d], loop_dependent, &defs);

@@ -8,7 +8,9 @@
  * - those copies become TMA copies (mech COPY_TMA) issued by one producer
  *   warpgroup: the ones in the loop into rings of `stages` buffers that run
  *   ahead of the consumers (full/empty mbarriers), the ones before the loop
- *   once (a preload barrier);
+ *   once (a preload barrier); a loop copy whose rows TMA cannot address
+ *   (not whole 16-byte units) becomes cp.async by all of the producer's
+ *   threads into the same ring and layout (COPY_RING_ASYNC);
  * - the gemms become wgmma.mma_async: each consumer warpgroup (128 threads)
  *   computes 64 rows of the tile, warp w of it rows 16w..16w+15 - exactly the
  *   mma.sync accumulator layout with one warp per 16-row band (wn = 1), so
@@ -125,6 +127,39 @@ static bool tma_copy_ok(Reach *r, const IrStmt *c) {
     return true;
 }
 
+/* The bytes of the widest cp.async chunk (16, 8 or 4) in which the
+ * producer warpgroup's threads can copy c's rows, or 0: a chunk is
+ * aligned in the tensor where its rows and the copy's first column are
+ * multiples of it. Chunks of at most 16 aligned bytes never straddle a
+ * 16-byte unit of the swizzled tile, so they land where TMA's would. */
+static int ring_async_chunk_bytes(const IrStmt *c) {
+    const IrBuf *g = c->src.buf, *s = c->dst.buf;
+    int esize = dtype_bytes(g->dtype), last = g->rank - 1;
+    for (int bytes = 16; bytes >= 4 && bytes >= esize; bytes /= 2) {
+        int64_t v = bytes / esize;
+        if (buf_dim_multiple_of(g, last, v) && expr_multiple_of(c->src.idx[last], v) && s->shape[1] % v == 0)
+            return bytes;
+    }
+    return 0;
+}
+
+/* A copy in the loop that the producer warpgroup's threads can issue as
+ * cp.async into the ring where TMA cannot (rows not whole 16-byte units:
+ * fp8 at K = 1000): what tma_copy_ok asks but the rows' alignment, which
+ * need only be 4 bytes, and the copy must be the loop's (the ring's
+ * mbarriers see the cp.asyncs complete; preloads have no such ring). */
+static bool ring_async_copy_ok(Reach *r, const IrStmt *c) {
+    const IrBuf *g = c->src.buf, *s = c->dst.buf;
+    if (!r->lv || c->src.gather) return false;
+    if (g->scope != SCOPE_GLOBAL || s->scope != SCOPE_SHARED || g->rank < 2 || g->rank > 5 || s->rank != 2) return false;
+    if (g->dtype != s->dtype || !wgmma_dtype(g->dtype) || !region_is_whole(&c->dst) || !tma_tile_ok(s)) return false;
+    for (int d = 0; d < g->rank; d++) {
+        int64_t want = d == region_row_dim(&c->src) ? s->shape[0] : d == g->rank - 1 ? s->shape[1] : 1;
+        if (c->src.ext[d] != want || !producer_computable(r, c->src.idx[d])) return false;
+    }
+    return ring_async_chunk_bytes(c) > 0;
+}
+
 /* A global -> shared copy of a 1-D tile TMA can do unswizzled (a row of
  * per-row values: attention's log-sum-exps): a tensor of 1- to 4-byte
  * elements whose rows are whole 16-byte units, the tile a whole shared
@@ -181,6 +216,8 @@ typedef struct Plan {
     int ngemm;
     IrStmt *copies[MAX_TMA_LOADS];   /* the TMA copies, loop body first then preloads */
     int ncopy;
+    IrStmt *async_copies[8];         /* the loop's copies the producer issues as cp.async */
+    int nasync;
     IrBuf *written[8];               /* shared operands the consumers write (consumer_operand_ok) */
     int nwritten;
 } Plan;
@@ -235,6 +272,8 @@ static const char *consumer_operand_ok(IrKernel *k, IrStmt *loop, Plan *p, IrBuf
 static const char *operand_ok(IrKernel *k, IrStmt *loop, int loop_at, Plan *p, IrBuf *b) {
     for (int i = 0; i < p->ncopy; i++)
         if (p->copies[i]->dst.buf == b) return NULL;
+    for (int i = 0; i < p->nasync; i++)
+        if (p->async_copies[i]->dst.buf == b) return NULL;
     IrStmt *c = only_load_into(&loop->body, b);
     const Sym *lv = loop->sym;
     if (!c) {
@@ -248,11 +287,13 @@ static const char *operand_ok(IrKernel *k, IrStmt *loop, int loop_at, Plan *p, I
     Reach reach = {.k = k, .lv = lv, .loop_at = loop_at};
     if (c->src.gather)
         return "a gemm operand's rows are gathered by index: cp.async copies them (TMA gathers rows from sm_100 on)";
-    if (!tma_copy_ok(&reach, c))
-        return "a copy into a gemm operand is not one TMA can do (f16/bf16/8-bit rows of 16-byte units, a whole 2-D tile "
-               "of a multiple of 32 bytes a row and at most 256 rows, its corner from block indices and "
-               "the loop variable)";
-    if (p->ncopy == MAX_TMA_LOADS) return "more than eight TMA copies";
+    bool tma = tma_copy_ok(&reach, c);
+    if (!tma && !ring_async_copy_ok(&reach, c))
+        return "a copy into a gemm operand is neither one TMA can do (f16/bf16/8-bit rows of 16-byte units, a whole 2-D "
+               "tile of a multiple of 32 bytes a row and at most 256 rows, its corner from block indices and "
+               "the loop variable) nor, in the loop, one cp.async can (the same with rows of 4-byte units)";
+    if (tma && p->ncopy == MAX_TMA_LOADS) return "more than eight TMA copies";
+    if (!tma && p->nasync == 8) return "more than eight cp.async copies into the ring";
     /* a copy in the loop comes before the gemms that read its buffer (the
      * producer fills this iteration's slot, not the next one's) */
     for (int i = 0, seen = 0; lv && i < loop->body.len; i++) {
@@ -266,7 +307,8 @@ static const char *operand_ok(IrKernel *k, IrStmt *loop, int loop_at, Plan *p, I
     for (int i = 0; i < p->ngemm; i++)
         gemm_reads += (p->gemms[i]->a.buf == b) + (p->gemms[i]->b.buf == b);
     if (buf_use_count(&k->body, b) != 1 + gemm_reads) return "a gemm operand in shared memory is also used outside the gemms";
-    p->copies[p->ncopy++] = c;
+    if (tma) p->copies[p->ncopy++] = c;
+    else p->async_copies[p->nasync++] = c;
     return NULL;
 }
 
@@ -278,10 +320,12 @@ static const char *element_copy_ok(IrKernel *k, IrStmt *loop, int loop_at, int i
     IrStmt *c = loop->body.items[i];
     IrBuf *b = c->dst.buf;
     Reach reach = {.k = k, .lv = loop->sym, .loop_at = loop_at};
-    if (c->src.gather || !(tma_copy_ok(&reach, c) || tma_vector_copy_ok(&reach, c)))
+    bool tma = !c->src.gather && (tma_copy_ok(&reach, c) || tma_vector_copy_ok(&reach, c));
+    if (!tma && !ring_async_copy_ok(&reach, c))
         return "the loop loads shared memory that no gemm reads, and not as TMA can (f16/bf16/8-bit rows of 16-byte "
                "units, a whole 2-D tile of a multiple of 32 bytes a row and at most 256 rows or a whole vector of "
-               "16-byte units, its corner from block indices and the loop variable)";
+               "16-byte units, its corner from block indices and the loop variable) nor as cp.async can (the same "
+               "2-D tiles with rows of 4-byte units)";
     int in_loop = 0;
     for (int j = 0; j < loop->body.len; j++) {
         IrStmt *s = loop->body.items[j];
@@ -293,8 +337,10 @@ static const char *element_copy_ok(IrKernel *k, IrStmt *loop, int loop_at, int i
     }
     if (buf_use_count(&k->body, b) != in_loop)
         return "the loop loads shared memory that no gemm reads, and it is used outside the loop";
-    if (p->ncopy == MAX_TMA_LOADS) return "more than eight TMA copies";
-    p->copies[p->ncopy++] = c;
+    if (tma && p->ncopy == MAX_TMA_LOADS) return "more than eight TMA copies";
+    if (!tma && p->nasync == 8) return "more than eight cp.async copies into the ring";
+    if (tma) p->copies[p->ncopy++] = c;
+    else p->async_copies[p->nasync++] = c;
     return NULL;
 }
 
@@ -372,13 +418,13 @@ static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
         if (why) return why;
     }
     /* every other load into shared memory at the top of the loop becomes
-     * a TMA copy too, into the ring, which the consumers read element by
-     * element (W4A16's packed weights): a cp.async producer would need a
-     * ring that only the Ampere pipeline knows how to run */
+     * a TMA (or cp.async) copy too, into the ring, which the consumers read
+     * element by element (W4A16's packed weights) */
     for (int i = 0; i < loop->body.len; i++) {
         IrStmt *s = loop->body.items[i];
         bool planned = false;
         for (int j = 0; j < p.ncopy; j++) planned |= p.copies[j] == s;
+        for (int j = 0; j < p.nasync; j++) planned |= p.async_copies[j] == s;
         if (s->op == IR_COPY && s->src.buf->scope == SCOPE_GLOBAL && s->dst.buf->scope == SCOPE_SHARED && !planned) {
             const char *why = element_copy_ok(k, loop, loop_at, i, &p);
             if (why) return why;
@@ -394,6 +440,14 @@ static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
         c->pipeline = in_loop ? loop : NULL;
         c->dst.buf->stages = in_loop ? loop->stages : 1;
         vec_push(&k->c->arena, &k->tma_copies, c);
+    }
+    for (int i = 0; i < p.nasync; i++) {
+        IrStmt *c = p.async_copies[i];
+        c->mech = COPY_RING_ASYNC;
+        c->dst.buf->tma_layout = true; /* the layout TMA would write: the one wgmma reads */
+        c->pipeline = loop;
+        c->dst.buf->stages = loop->stages;
+        vec_push(&k->c->arena, &k->ring_async_copies, c);
     }
     for (int i = 0; i < p.ngemm; i++) {
         p.gemms[i]->wgmma = true;

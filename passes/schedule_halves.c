@@ -43,7 +43,7 @@ static IrStmt *halvable_gemm(const IrKernel *k) {
     IrStmt *gemm = NULL;
     for (int i = 0; i < loop->body.len; i++) {
         IrStmt *s = loop->body.items[i];
-        if (s->op == IR_LET || (s->op == IR_COPY && s->mech == COPY_TMA && s->pipeline == loop)) continue;
+        if (s->op == IR_LET || (s->op == IR_COPY && copy_by_producer(s) && s->pipeline == loop)) continue;
         if (s->op != IR_GEMM || gemm) return NULL;
         gemm = s;
     }

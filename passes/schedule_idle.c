@@ -90,7 +90,7 @@ static void scan_stmt(IrStmt *s, void *arg) {
         if (s->c.buf->scope != SCOPE_FRAGMENT) sc->why = "a gemm into memory";
         return;
     case IR_COPY:
-        if (s->mech == COPY_TMA) return; /* the producer's */
+        if (copy_by_producer(s)) return; /* the producer's */
         if (s->dst.buf->scope == SCOPE_SHARED) {
             sc->why = "the consumers copy into shared memory";
         } else if (s->dst.buf->scope == SCOPE_GLOBAL) {

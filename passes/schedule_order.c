@@ -82,7 +82,9 @@ static bool only_along(const IrKernel *k, int dim) {
 }
 
 void schedule_longest_first(IrKernel *k) {
-    if (k->sched.cluster || k->swizzle_panel || k->plan.longest_first == CHOICE_OFF ||
+    /* (the order's counter is drawn by the producer's one thread: a
+     * producer whose every thread issues cp.asyncs has no such thread) */
+    if (k->sched.cluster || k->swizzle_panel || k->plan.longest_first == CHOICE_OFF || k->ring_async_copies.len ||
         k->grid[0] * k->grid[1] * k->grid[2] > MAX_EVALUATED_TILES)
         return;
     bool grows;

@@ -48,7 +48,7 @@ static const char *loop_is_a_sum(IrKernel *k, int at, int64_t *acc_regs) {
     const IrBuf *acc = NULL;
     for (int i = 0; i < loop->body.len; i++) {
         IrStmt *s = loop->body.items[i];
-        if (s->op == IR_LET || (s->op == IR_COPY && s->mech == COPY_TMA && s->pipeline == loop)) continue;
+        if (s->op == IR_LET || (s->op == IR_COPY && copy_by_producer(s) && s->pipeline == loop)) continue;
         if (s->op != IR_GEMM || !s->wgmma || s->clear) return "the loop does more than load tiles and accumulate gemms";
         const IrBuf *c = s->c.buf;
         /* (codegen moves a thread's registers four at a time) */

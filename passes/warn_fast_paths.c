@@ -28,7 +28,7 @@ static void warn_gemm(IrKernel *k, const IrStmt *s) {
 static void walk(Walk *w, IrBlock *b) {
     for (int i = 0; i < b->len; i++) {
         IrStmt *s = b->items[i];
-        if (s->op == IR_COPY && w->loop && w->loop->stages > 1 && !s->pipeline && s->mech != COPY_TMA &&
+        if (s->op == IR_COPY && w->loop && w->loop->stages > 1 && !s->pipeline && !copy_by_producer(s) &&
             s->src.buf->scope == SCOPE_GLOBAL && s->dst.buf->scope == SCOPE_SHARED) {
             const char *why = w->depth > 0 ? "it is under a condition or in an inner loop" : s->not_pipelined;
             if (why)

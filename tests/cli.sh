@@ -164,9 +164,12 @@ case $out in *"undefined name"*) fail=$((fail + 1)); echo "FAIL --set float: err
 # -v says which path a GEMM takes on sm_90a, and why not the Hopper one
 expect 0 "-v on the sm_90a path" "$tilec" -v --arch sm_90a --emit-ir "$ex"
 case $out in *"takes the sm_90a path"*) ;; *) fail=$((fail + 1)); echo "FAIL -v path message: $out" | head -3 ;; esac
-expect 0 "-v off the sm_90a path" "$tilec" -v --arch sm_90a --emit-ir "$root/tests/passes/plan_warpgroups/gemm_ragged_k.tile"
-case $out in *"takes the Ampere path on sm_90a: a copy into a gemm operand is not one TMA can do"*) ;;
+expect 0 "-v off the sm_90a path" "$tilec" -v --arch sm_90a --emit-ir "$root/tests/passes/plan_warpgroups/gemm_odd_k.tile"
+case $out in *"takes the Ampere path on sm_90a: a copy into a gemm operand is neither one TMA can do"*) ;;
     *) fail=$((fail + 1)); echo "FAIL -v declined message: $out" | head -3 ;; esac
+expect 0 "-v: rows TMA cannot address" "$tilec" -v --arch sm_90a --emit-ir "$root/tests/passes/plan_warpgroups/gemm_ragged_k.tile"
+case $out in *"issuing 1 TMA copy and 1 cp.async copy (rows TMA cannot address"*) ;;
+    *) fail=$((fail + 1)); echo "FAIL -v cp.async producer message: $out" | head -3 ;; esac
 expect 0 "-v: a store TMA cannot do" "$tilec" -v --arch sm_90a --emit-ir "$root/tests/passes/plan_store/gemm_bt_pitch.tile"
 case $out in *"an epilogue store stays a direct one: its row pitch is not a multiple of 16 bytes"*) ;;
     *) fail=$((fail + 1)); echo "FAIL -v store message: $out" | head -3 ;; esac
