@@ -84,7 +84,12 @@ ragged() {
         # dynamic sizes in clusters of two along M with an odd tile count
         # there: the last pair's second tile past the end (25 rows of
         # tiles, whole; 9 rows, every pair in halves)
-        echo "--set M=3100,N=2000,K=1000"; echo "--set M=1100,N=1016,K=1000 --profile --consistency 3" ;;
+        echo "--set M=3100,N=2000,K=1000"; echo "--set M=1100,N=1016,K=1000 --profile --consistency 3"
+        # A's rows not of 16-byte units: the producer's threads copy it with
+        # cp.async, B by TMA (1400 bytes: 8-byte chunks; 2044: 4-byte ones;
+        # 32 tiles of 128 iterations split)
+        echo "--set M=1000,N=1504,K=700 --specialise"; echo "--set M=999,N=1016,K=1022 --specialise"
+        echo "--set M=1024,N=1024,K=8180 --specialise --profile --consistency 3" ;;
     add) echo "--set N=1000003 --specialise"; echo "--set N=1000008" ;;
     softmax|layernorm) echo "--set M=1001,N=3000"
         # the examples' tunables: rows padded to a pitch (blocked layout) for
@@ -165,7 +170,11 @@ ragged() {
         echo "--set M=1000,N=1016,K=1008,BK=256,stages=2"  # K tiles of two promotion runs
         echo "--set M=1100,N=1016,K=1008"  # clusters of two, 9 rows of tiles: the last pair's second past the end
         echo "--set M=1024,N=1024,K=8192 --atol 3e-2 --profile --consistency 3"  # the split variant: 16 pairs in 4 pieces (sums of 8192 fp8 products: atol as at K 4096)
-        echo "--set M=1000,N=1016,K=1000 --specialise" ;;  # rows of 1000 bytes: cp.async and mma.sync m16n8k32
+        # rows of 1000 and 3000 bytes, which TMA cannot address: the producer
+        # warpgroup's threads copy both tiles with 8-byte cp.asyncs (the
+        # second: 1024 tiles, persistent; the third split tiles)
+        echo "--set M=1000,N=1016,K=1000 --specialise"; echo "--set M=4096,N=4096,K=1000 --specialise"
+        echo "--set M=1024,N=1024,K=3000 --specialise --atol 3e-2 --profile --consistency 3" ;;
     fp8_gemm_k160) echo "--set M=200,N=136,K=1120" ;;  # partial tiles
     fp8_casts) echo "--set N=1000" ;;
     f64_gemm) echo "--set M=100,N=70,K=50" ;;  # the multiply-add path in f64, partial tiles
