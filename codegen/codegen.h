@@ -338,9 +338,16 @@ void cg_frag_copy_plan(const IrStmt *s, bool frag_is_src, CgFragCopyPlan *p);
  * In `rows_form`, a round is rpr whole rows of C columns apart: thread
  * tid's row is tid * vec / C + q * rpr in round q, its column
  * tid * vec % C; xor_first_row[side] (0: source, 1: destination): that
- * shared side's swizzle is computed from the thread's first row. */
+ * shared side's swizzle is computed from the thread's first row. The
+ * rounds are unrolled fully up to 64 (`unroll`), the producer's cp.asyncs
+ * where all its copies into a slot take at most 32 rounds, else in fours:
+ * unrolled, fp8 tiles of 128 x 128 (16 + 16 rounds) ran 1.3x faster, but
+ * the f16 tiles of 128 x 64 and 64 x 256 (16 + 32) spilled at the
+ * producer's few registers (setmaxnreg) and, without spills, ran 1.4x
+ * slower than in fours (docs/decisions.md, "A cp.async producer"). */
 typedef struct CgCoopCopyPlan {
     int64_t total, chunks, t, rounds;
+    int unroll;                      /* the rounds' loop unrolled this many times, 0: fully */
     int vec;
     bool local, async, rows_form;
     int64_t C, rpr;

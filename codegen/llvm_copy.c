@@ -415,8 +415,12 @@ static void copy_cooperative(Lg *g, IrStmt *s) {
     LgLoop l;
     lg_loop_begin(g, &l, lg_int(g, 0), lg_int(g, p.rounds), lg_int(g, 1), false, "q");
     copy_round(g, s, &p, l.var, &l, tr, tc);
-    if (p.rounds <= 64) lg_loop_end_unrolled(g, &l);
-    else lg_loop_end(g, &l);
+    if (p.unroll == 0) {
+        lg_loop_end_unrolled(g, &l);
+    } else {
+        lg_loop_end(g, &l);
+        if (p.unroll > 1) lg_loop_hint(g, &l, "llvm.loop.unroll.count", p.unroll);
+    }
 }
 
 void lg_copy(Lg *g, IrStmt *s) {

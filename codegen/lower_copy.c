@@ -240,15 +240,37 @@ static void copy_with_frag(Cg *g, IrStmt *s, bool frag_is_src) {
 
 /* ---- copies without fragments: the block deals out chunks ---- */
 
+/* The elements of a chunk of copy s: the widest aligned vector access
+ * both sides allow, at most 16 bytes (1 with a local side). */
+static int coop_vec(const IrStmt *s, bool local) {
+    const IrRegion *src = &s->src, *dst = &s->dst;
+    int64_t total = cg_region_total(src);
+    if (local || src->buf->dtype != dst->buf->dtype || src->ext[src->buf->rank - 1] != dst->ext[dst->buf->rank - 1])
+        return 1;
+    for (int v = 16 / dtype_bytes(src->buf->dtype); v > 1; v /= 2)
+        if (total % v == 0 && vector_ok(src, v) && vector_ok(dst, v)) return v;
+    return 1;
+}
+
+/* The rounds of all the producer's cp.async copies into a ring slot, a
+ * round of 4-byte chunks counted twice (it costs the registers of one of
+ * 8 bytes for half the data: f16 rows of 2044 bytes spilled at 32). */
+static int64_t ring_rounds(const IrKernel *k) {
+    int64_t rounds = 0;
+    for (int i = 0; i < k->ring_async_copies.len; i++) {
+        const IrStmt *c = k->ring_async_copies.items[i];
+        int vec = coop_vec(c, false);
+        int64_t chunks = cg_region_total(&c->src) / vec;
+        rounds += (chunks + k->producer_threads - 1) / k->producer_threads * (vec * dtype_bytes(c->src.buf->dtype) < 8 ? 2 : 1);
+    }
+    return rounds;
+}
+
 void cg_coop_copy_plan(const IrKernel *k, const IrStmt *s, CgCoopCopyPlan *p) {
     const IrRegion *src = &s->src, *dst = &s->dst;
     int64_t total = cg_region_total(src);
     bool local = src->buf->scope == SCOPE_LOCAL || dst->buf->scope == SCOPE_LOCAL;
-    int vec = 1;
-    if (!local && src->buf->dtype == dst->buf->dtype && src->ext[src->buf->rank - 1] == dst->ext[dst->buf->rank - 1]) {
-        for (int v = 16 / dtype_bytes(src->buf->dtype); v > 1; v /= 2)
-            if (total % v == 0 && vector_ok(src, v) && vector_ok(dst, v)) { vec = v; break; }
-    }
+    int vec = coop_vec(s, local);
     p->total = total;
     p->local = local;
     p->vec = vec;
@@ -260,6 +282,7 @@ void cg_coop_copy_plan(const IrKernel *k, const IrStmt *s, CgCoopCopyPlan *p) {
     p->chunks = chunks;
     p->t = t;
     p->rounds = (chunks + t - 1) / t;
+    p->unroll = ring && ring_rounds(k) > 32 ? 4 : p->rounds <= 64 ? 0 : 1;
     /* Tiles whose rows are a whole number of rounds apart: each thread's
      * column is fixed and its row advances by a constant per round, so the
      * addresses are one per-thread base plus constants. */
@@ -301,7 +324,8 @@ static void copy_cooperative(Cg *g, IrStmt *s) {
         cg_line(g, "const int %s = %s * %d / %lld, %s = %s * %d %% %lld;", tr, tid, vec, (long long)C, tc, tid, vec,
                 (long long)C);
     }
-    if (rounds <= 64) cg_line(g, "#pragma unroll");
+    if (p.unroll == 0) cg_line(g, "#pragma unroll");
+    else if (p.unroll > 1) cg_line(g, "#pragma unroll %d", p.unroll);
     cg_line(g, "for (int %s = 0; %s < %lld; ++%s) {", q, q, (long long)rounds, q);
     g->ind++;
     if (local) cg_line(g, "const long long %s = (long long)%s * %d;", l, q, vec);

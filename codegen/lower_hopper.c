@@ -374,10 +374,13 @@ enum { REG_POOL = 65536 };
 /* The producer thread's registers: its loop of TMA copies fits in 40; with
  * plan_schedule's counter and the longest-first order to decode it needs
  * more (at 48 ptxas spilled 48 bytes in causal attention at 192 x 96 and,
- * for the whole kernel, serialised the wgmmas: C7512), and so do the
- * addresses and bounds of cp.async chunks. */
+ * for the whole kernel, serialised the wgmmas: C7512); a producer whose
+ * threads issue cp.asyncs holds their chunks' addresses and bounds (at 56
+ * the llvm backend's split f16 GEMM with A's rows of 16360 bytes spilled
+ * 12 bytes; 72 spills nothing in the kernels of tests/gpu_run.sh). */
 int cg_hopper_producer_regs(const IrKernel *k) {
-    return k->sched.order == ORDER_LONGEST_FIRST || cg_hopper_ring_async(k) ? 56 : 40;
+    if (cg_hopper_ring_async(k)) return 72;
+    return k->sched.order == ORDER_LONGEST_FIRST ? 56 : 40;
 }
 
 /* Whether every producer thread issues cp.asyncs into the ring
