@@ -143,6 +143,9 @@ typedef struct Cg {
     bool half;
 } Cg;
 
+/* "// x.tile:14  reduce_max(...);" before a statement's code, unless
+ * that .tile line was quoted just before. */
+void cg_quote_line(Cg *g, Loc loc);
 void cg_line(Cg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cg_error(Cg *g, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 const char *cg_tmp(Cg *g, const char *prefix);

@@ -218,7 +218,7 @@ static void cg_stmt_here(Cg *g, IrStmt *s);
 
 /* "// softmax.tile:14  reduce_max(x, mx, dim = 1);" before the code of a
  * statement on a .tile line not quoted just before. */
-static void quote_line(Cg *g, Loc loc) {
+void cg_quote_line(Cg *g, Loc loc) {
     if ((int)loc.line == g->quoted_line) return;
     g->quoted_line = (int)loc.line;
     const Source *src = &g->k->c->src;
@@ -236,7 +236,7 @@ static void cg_stmt(Cg *g, IrStmt *s) {
     int outer = g->src_line;
     if (s->loc.line > 0) {
         g->src_line = s->loc.line;
-        quote_line(g, s->loc);
+        cg_quote_line(g, s->loc);
     }
     cg_stmt_here(g, s);
     g->src_line = outer;

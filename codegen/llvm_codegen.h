@@ -229,6 +229,9 @@ void lg_pipelined(Lg *g, IrStmt *s);
 /* cp.async groups (tl_cp_async_commit, tl_cp_async_wait<pending>): the
  * thread's copies issued since the last commit become one group; the wait
  * returns once at most `pending` of its groups are still in flight. */
+/* cp.async of `bytes` (16, 8 or 4) from src to shared dst; with cond (may
+ * be NULL: always) false, zeros, read from nowhere (src then base). */
+void lg_cp_async(Lg *g, int bytes, LLVMValueRef dst, LLVMValueRef src, LLVMValueRef base, LLVMValueRef cond);
 void lg_cp_async_commit(Lg *g);
 void lg_cp_async_wait(Lg *g, int pending);
 

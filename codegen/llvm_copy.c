@@ -312,7 +312,7 @@ static void copy_with_frag(Lg *g, IrStmt *s, bool frag_is_src) {
  * truncated here, visibly. With a source size of 0 (cond false) nothing
  * is read and the chunk becomes zeros; the source address is then the
  * tensor's base, a valid one. */
-static void cp_async(Lg *g, int bytes, LLVMValueRef dst, LLVMValueRef src, LLVMValueRef base, LLVMValueRef cond) {
+void lg_cp_async(Lg *g, int bytes, LLVMValueRef dst, LLVMValueRef src, LLVMValueRef base, LLVMValueRef cond) {
     LLVMValueRef saddr = lg_shared_addr(g, dst);
     const char *level = bytes == 16 ? "cg" : "ca";
     char text[64];
@@ -378,7 +378,7 @@ static void copy_round(Lg *g, IrStmt *s, const CgCoopCopyPlan *p, LgVal q, LgLoo
         }
     }
     if (p->async) {
-        cp_async(g, p->vec * dtype_bytes(src->buf->dtype), ptr[1], ptr[0], lg_buf_base(g, src->buf), cond[0]);
+        lg_cp_async(g, p->vec * dtype_bytes(src->buf->dtype), ptr[1], ptr[0], lg_buf_base(g, src->buf), cond[0]);
     } else if (p->vec > 1) {
         int bytes = p->vec * dtype_bytes(src->buf->dtype);
         vector_store(g, cond[1], vector_load(g, cond[0], ptr[0], bytes), ptr[1], bytes);

@@ -179,6 +179,58 @@ static void setmaxnreg(Lg *g, const char *dir, int regs) {
     plain_asm(g, text);
 }
 
+/* One of the producer's cp.async copies into the ring slot: where the
+ * tile lies wholly inside the tensor, one cp.async a chunk at constant
+ * offsets from the thread's first addresses (lower_hopper.c's
+ * ring_async_copy), else the copy's general code. */
+static void ring_async_copy(Lg *g, IrStmt *c) {
+    IrBlock one = {.items = &c, .len = 1};
+    CgCoopCopyPlan p;
+    cg_coop_copy_plan(g->k, c, &p);
+    const IrRegion *src = &c->src;
+    const IrBuf *G = src->buf, *S = c->dst.buf;
+    int rk = G->rank, esize = dtype_bytes(G->dtype);
+    if (!p.async || !p.rows_form || !p.xor_first_row[1] || p.chunks % p.t) {
+        lg_block_emit(g, &one);
+        return;
+    }
+    int outer = g->di_line;
+    lg_debug_line(g, (int)c->loc.line);
+    LgVal first = lg_binc(g, OP_MUL, int_val(g->tid), p.vec);
+    LgVal tr = lg_binc(g, OP_DIV, first, p.C), tc = lg_binc(g, OP_MOD, first, p.C);
+    LgVal gc[MAX_RANK];
+    LLVMValueRef inside = NULL;
+    for (int d = 0; d < rk; d++) {
+        LgVal start = src->idx[d] ? lg_expr(g, src->idx[d]) : lg_int(g, 0);
+        gc[d] = d == rk - 2 ? lg_binary(g, OP_ADD, start, tr) : d == rk - 1 ? lg_binary(g, OP_ADD, start, tc) : start;
+        LLVMValueRef s0 = lg_cast(g, start, LT_LL).v;
+        LLVMValueRef end = LLVMBuildAdd(g->b, s0, LLVMConstInt(g->i64, (unsigned long long)src->ext[d], 0), "");
+        LLVMValueRef in = LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntSGE, s0, LLVMConstInt(g->i64, 0, 0), ""),
+                                       LLVMBuildICmp(g->b, LLVMIntSLE, end, lg_global_dim(g, G, d), ""), "");
+        inside = inside ? LLVMBuildAnd(g->b, inside, in, "") : in;
+    }
+    LLVMBasicBlockRef fast = lg_block(g, "ring_inside"), edge = lg_block(g, "ring_edge"), done = lg_block(g, "ring_done");
+    LLVMBuildCondBr(g->b, inside, fast, edge);
+    LLVMPositionBuilderAtEnd(g->b, fast);
+    LLVMValueRef gp = lg_gep(g, lg_storage_type(g, G->dtype), lg_buf_base(g, G), lg_global_offset(g, G, gc));
+    LgVal sc[2] = {tr, tc};
+    LLVMValueRef sp = lg_gep(g, lg_storage_type(g, S->dtype), lg_buf_base(g, S),
+                             lg_cast(g, lg_shared_offset(g, S, sc, &tr), LT_LL).v);
+    LLVMValueRef gstep = LLVMBuildMul(g->b, lg_global_dim(g, G, rk - 1),
+                                      LLVMConstInt(g->i64, (unsigned long long)(p.rpr * esize), 0), "");
+    for (int64_t q = 0; q < p.rounds; q++) {
+        LLVMValueRef goff = LLVMBuildMul(g->b, gstep, LLVMConstInt(g->i64, (unsigned long long)q, 0), "");
+        LLVMValueRef soff = LLVMConstInt(g->i64, (unsigned long long)(q * p.rpr * cg_tma_blk_row_bytes(S)), 0);
+        lg_cp_async(g, p.vec * esize, byte_gep(g, sp, soff), byte_gep(g, gp, goff), NULL, NULL);
+    }
+    LLVMBuildBr(g->b, done);
+    LLVMPositionBuilderAtEnd(g->b, edge);
+    lg_block_emit(g, &one);
+    LLVMBuildBr(g->b, done);
+    LLVMPositionBuilderAtEnd(g->b, done);
+    lg_debug_line(g, outer);
+}
+
 /* This producer thread's share of the loop's cp.async copies into ring
  * slot s (cooperative copies over the producer's threads, numbered from
  * 0), then its arrival on the slot's full barrier once they have landed. */
@@ -188,8 +240,7 @@ static void ring_async_copies(Lg *g, LgVal s, LLVMValueRef full) {
     push_ring_stages(g, s);
     LLVMValueRef tid = g->tid;
     g->tid = LLVMBuildSub(g->b, tid, c32(g, k->threads), "tl_ptid");
-    for (int i = 0; i < k->ring_async_copies.len; i++)
-        lg_block_emit(g, &(IrBlock){.items = (IrStmt **)&k->ring_async_copies.items[i], .len = 1});
+    for (int i = 0; i < k->ring_async_copies.len; i++) ring_async_copy(g, k->ring_async_copies.items[i]);
     g->tid = tid;
     g->nstage = saved;
     mbar_op(g, "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];", full, NULL);

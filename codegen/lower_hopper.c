@@ -413,6 +413,61 @@ static void producer_lets(Cg *g) {
         }
 }
 
+/* One of the producer's cp.async copies into the ring slot. Where the
+ * thread's chunks are whole rows apart (CgCoopCopyPlan.rows_form, the
+ * swizzle from its first row) and the tile lies wholly inside the tensor,
+ * each chunk is one cp.async at a constant offset from the thread's first
+ * global and shared addresses; tiles across an edge take the copy's
+ * general code (lower_copy.c), a bounds test and a select a chunk. */
+static void ring_async_copy(Cg *g, IrStmt *c) {
+    IrBlock one = {.items = &c, .len = 1};
+    CgCoopCopyPlan p;
+    cg_coop_copy_plan(g->k, c, &p);
+    const IrRegion *src = &c->src;
+    const IrBuf *G = src->buf, *S = c->dst.buf;
+    int rk = G->rank, esize = dtype_bytes(G->dtype);
+    if (!p.async || !p.rows_form || !p.xor_first_row[1] || p.chunks % p.t) {
+        cg_block(g, &one);
+        return;
+    }
+    int outer = g->src_line;
+    g->src_line = c->loc.line;
+    cg_quote_line(g, c->loc);
+    cg_line(g, "{");
+    g->ind++;
+    const char *tr = cg_tmp(g, "tr"), *tc = cg_tmp(g, "tc");
+    cg_line(g, "const int %s = tl_ptid * %d / %lld, %s = tl_ptid * %d %% %lld;", tr, p.vec, (long long)p.C, tc, p.vec,
+            (long long)p.C);
+    char *inside = NULL, *gc[MAX_RANK];
+    for (int d = 0; d < rk; d++) {
+        const char *start = src->idx[d] ? cg_expr_str(g, src->idx[d]) : "0";
+        gc[d] = d == rk - 2 ? arena_printf(arena(g), "(%s + %s)", start, tr)
+              : d == rk - 1 ? arena_printf(arena(g), "(%s + %s)", start, tc)
+                            : arena_printf(arena(g), "(%s)", start);
+        inside = cg_and(g, inside, arena_printf(arena(g), "(long long)(%s) >= 0 && (long long)(%s) + %lld <= %s", start,
+                                                start, (long long)src->ext[d], cg_global_dim(g, G, d)));
+    }
+    char *sc[2] = {arena_printf(arena(g), "(%s)", tr), arena_printf(arena(g), "(%s)", tc)};
+    cg_line(g, "if (%s) {  // the tile inside the tensor: one cp.async a chunk at constant offsets", inside);
+    g->ind++;
+    const char *gp = cg_tmp(g, "gp"), *sp = cg_tmp(g, "sp"), *q = cg_tmp(g, "q");
+    cg_line(g, "const char *const %s = (const char *)&%s[%s];", gp, G->cname, cg_global_offset(g, G, gc));
+    cg_line(g, "const unsigned %s = tl_smem_addr(&%s[%s]);", sp, S->cname, cg_shared_offset_x(g, S, sc, tr));
+    cg_line(g, "#pragma unroll");
+    cg_line(g, "for (int %s = 0; %s < %lld; ++%s)", q, q, (long long)p.rounds, q);
+    cg_line(g, "    tl_cp_async%d(%s + %s * %lld, %s + %s * (%lldLL * %s), true);", p.vec * esize, sp, q,
+            (long long)(p.rpr * cg_tma_blk_row_bytes(S)), gp, q, (long long)(p.rpr * esize), cg_global_dim(g, G, rk - 1));
+    g->ind--;
+    cg_line(g, "} else {");
+    g->ind++;
+    cg_block(g, &one);
+    g->ind--;
+    cg_line(g, "}");
+    g->ind--;
+    cg_line(g, "}");
+    g->src_line = outer;
+}
+
 /* This producer thread's share of the loop's cp.async copies into ring
  * slot `slot` (each a cooperative copy over the producer's threads,
  * lower_copy.c), then its arrival on the slot's full barrier once they
@@ -421,10 +476,7 @@ static void ring_async_copies(Cg *g, const char *slot) {
     IrKernel *k = g->k;
     int saved = g->nstage;
     push_ring_stages(g, slot);
-    for (int i = 0; i < k->ring_async_copies.len; i++) {
-        IrBlock one = {.items = (IrStmt **)&k->ring_async_copies.items[i], .len = 1};
-        cg_block(g, &one);
-    }
+    for (int i = 0; i < k->ring_async_copies.len; i++) ring_async_copy(g, k->ring_async_copies.items[i]);
     g->nstage = saved;
     cg_line(g, "tl_mbar_arrive_cp_async(%s);  // once this thread's copies have landed", ring_bar(g, "full", slot));
 }
