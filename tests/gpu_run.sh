@@ -181,7 +181,11 @@ ragged() {
     saturating_casts) echo "--set N=1000" ;;
     row_sum_48) echo "--set M=7,N=1000" ;;  # a partial last warp, a ragged row
     attn_default_policies) echo "--set B=1,H=2,S=512" ;;
-    bmm) echo "--set K=704,N=1504" ;;  # rows of 16-byte units: the sm_90a path with rank-3 TMA copies
+    bmm) echo "--set K=704,N=1504" ;;
+    # the cp.async producer: dynamic sizes (a tile inside the tensors and
+    # tiles across every edge; the split variant forced), 4-byte chunks
+    ring_dynamic) echo "--set M=3000,N=2000,K=1004"; echo "--variant=split --set M=512,N=512,K=4092 --profile --consistency 3" ;;
+    ring_mixed) echo "--set M=1000,N=520,K=3002" ;;  # rows of 16-byte units: the sm_90a path with rank-3 TMA copies
     bias_scale) echo "--set M=1001,N=1000" ;;      # vectors of 4, partial tiles both ways
     scale_inplace) echo "--set N=999" ;;
     shifted) echo "--set N=1000"; echo "--set N=1001" ;;  # vectorised; element by element
