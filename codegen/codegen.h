@@ -141,6 +141,9 @@ typedef struct Cg {
     /* Printing the code of a half unit (schedule_halves): the gemm's n, B's
      * loads and the epilogue's store cover half of the tile's columns. */
     bool half;
+    /* Printing the producer warpgroup's code: its copies run there
+     * (COPY_RING_INDEX is skipped elsewhere). */
+    bool in_producer;
 } Cg;
 
 /* "// x.tile:14  reduce_max(...);" before a statement's code, unless
@@ -210,12 +213,14 @@ void cg_sync(Cg *g);
  * __syncthreads): all consumer warpgroups (cg_sync); warpgroup w alone,
  * WARPGROUP + w, for up to three consumer warpgroups; the next tile's number
  * put in shared memory by the producer thread, and taken by every
- * consumer thread (TILE_FULL, TILE_EMPTY: cg_tile_loop_begin). */
+ * consumer thread (TILE_FULL, TILE_EMPTY: cg_tile_loop_begin); the
+ * producer warpgroup alone (PRODUCER). */
 enum {
     CG_BAR_CONSUMERS = 1,
     CG_BAR_WARPGROUP = 2,
     CG_BAR_TILE_FULL = CG_BAR_WARPGROUP + 3,
-    CG_BAR_TILE_EMPTY
+    CG_BAR_TILE_EMPTY,
+    CG_BAR_PRODUCER   /* the producer warpgroup's threads (its gathers' row indices) */
 };
 /* Defines the kernel's block index names from blockIdx (lin NULL) or from
  * the linear tile number lin of a persistent kernel. */
@@ -357,6 +362,10 @@ typedef struct CgCoopCopyPlan {
     bool xor_first_row[2];
 } CgCoopCopyPlan;
 void cg_coop_copy_plan(const IrKernel *k, const IrStmt *s, CgCoopCopyPlan *p);
+/* Whether the producer warpgroup's threads (tl_ptid 0..127) run copy s. */
+static inline bool cg_copy_by_producer_threads(const IrStmt *s) {
+    return s->mech == COPY_RING_ASYNC || s->mech == COPY_RING_INDEX;
+}
 
 /* lower_scan.c: cumsum's scan in place in shared memory (IR_SCAN), as
  * both code generators lay it out: `nseq` sequences of `len` elements

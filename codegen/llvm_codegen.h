@@ -97,6 +97,7 @@ typedef struct Lg {
     const IrBuf *desc_buf[16];
     int desc_role[16], ndesc;
     bool half;                       /* emitting a half unit's code (schedule_halves) */
+    bool in_producer;                /* emitting the producer warpgroup's code (Cg.in_producer) */
     LLVMBasicBlockRef idle_join;     /* after the idle warpgroups' branch */
     /* ---- persistent schedules (llvm_schedule.c) ---- */
     LLVMValueRef next_tile;          /* the longest-first order's shared slot */

@@ -432,6 +432,7 @@ void lg_copy(Lg *g, IrStmt *s) {
         lg_hopper_tma_store(g, s);
         return;
     }
+    if (s->mech == COPY_RING_INDEX && !g->in_producer) return; /* the producer's (lg_hopper_split) */
     bool fs = s->src.buf->scope == SCOPE_FRAGMENT, fd = s->dst.buf->scope == SCOPE_FRAGMENT;
     if (fs && fd) copy_frag_frag(g, s);
     else if (fs || fd) copy_with_frag(g, s, fs); /* local -> fragment too (fragment -> local was staged) */

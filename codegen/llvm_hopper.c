@@ -190,7 +190,7 @@ static void ring_async_copy(Lg *g, IrStmt *c) {
     const IrRegion *src = &c->src;
     const IrBuf *G = src->buf, *S = c->dst.buf;
     int rk = G->rank, esize = dtype_bytes(G->dtype);
-    if (!p.async || !p.rows_form || !p.xor_first_row[1] || p.chunks % p.t) {
+    if (!p.async || !p.rows_form || !p.xor_first_row[1] || p.chunks % p.t || src->gather) {
         lg_block_emit(g, &one);
         return;
     }
@@ -246,6 +246,20 @@ static void ring_async_copies(Lg *g, LgVal s, LLVMValueRef full) {
     mbar_op(g, "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];", full, NULL);
 }
 
+/* The row indices of the ring's gathers for this tile, by the producer's
+ * threads, between two barriers of theirs (lower_hopper.c). */
+static void ring_index_copies(Lg *g) {
+    IrKernel *k = g->k;
+    if (!k->ring_index_copies.len) return;
+    LLVMValueRef tid = g->tid;
+    g->tid = LLVMBuildSub(g->b, tid, c32(g, k->threads), "tl_ptid");
+    if (k->sched.persistent) lg_named_bar(g, "sync", c32(g, CG_BAR_PRODUCER), k->producer_threads);
+    for (int i = 0; i < k->ring_index_copies.len; i++)
+        lg_block_emit(g, &(IrBlock){.items = (IrStmt **)&k->ring_index_copies.items[i], .len = 1});
+    lg_named_bar(g, "sync", c32(g, CG_BAR_PRODUCER), k->producer_threads);
+    g->tid = tid;
+}
+
 /* The producer thread's loop: the preloads once (a persistent block's
  * next ones once the consumers have freed them), then the loop's copies
  * `stages` iterations ahead, each slot once the consumers released it. */
@@ -259,6 +273,7 @@ static void producer(Lg *g) {
     LgTileLoop tiles;
     if (k->sched.persistent) lg_tile_loop_begin(g, &tiles, true);
     producer_lets(g);
+    ring_index_copies(g);
     int64_t pre_bytes = cg_hopper_preload_bytes(k);
     bool async = cg_hopper_ring_async(k);
     LLVMValueRef first = LLVMBuildICmp(g->b, LLVMIntEQ, g->tid, c32(g, k->threads), "");
@@ -402,7 +417,9 @@ void lg_hopper_split(Lg *g) {
     if (consumer_regs) setmaxnreg(g, "dec", cg_hopper_producer_regs(k));
     /* its first thread issues the TMA copies; every thread its cp.asyncs */
     after = cg_hopper_ring_async(k) ? NULL : lg_begin_if(g, LLVMBuildICmp(g->b, LLVMIntEQ, g->tid, c32(g, T), ""));
+    g->in_producer = true;
     producer(g);
+    g->in_producer = false;
     if (after) lg_end_if(g, after);
     LLVMBuildRetVoid(g->b);
     LLVMPositionBuilderAtEnd(g->b, cons);

@@ -278,7 +278,7 @@ void cg_coop_copy_plan(const IrKernel *k, const IrStmt *s, CgCoopCopyPlan *p) {
     bool ring = s->mech == COPY_RING_ASYNC;
     p->async = ((s->mech == COPY_CP_ASYNC && chunk_bytes == 16) || (ring && chunk_bytes >= 4)) &&
                src->buf->scope == SCOPE_GLOBAL && dst->buf->scope == SCOPE_SHARED;
-    int64_t chunks = total / vec, t = local ? 1 : ring ? k->producer_threads : k->threads;
+    int64_t chunks = total / vec, t = local ? 1 : cg_copy_by_producer_threads(s) ? k->producer_threads : k->threads;
     p->chunks = chunks;
     p->t = t;
     p->rounds = (chunks + t - 1) / t;
@@ -315,7 +315,7 @@ static void copy_cooperative(Cg *g, IrStmt *s) {
                  vec * dtype_bytes(src->buf->dtype));
         return;
     }
-    const char *tid = s->mech == COPY_RING_ASYNC ? "tl_ptid" : "tid"; /* the producer's threads count from 0 */
+    const char *tid = cg_copy_by_producer_threads(s) ? "tl_ptid" : "tid"; /* the producer's threads count from 0 */
     const char *q = cg_tmp(g, "q"), *l = cg_tmp(g, "l");
     const char *tr = NULL, *tc = NULL;
     if (rows_form) {
@@ -393,6 +393,7 @@ void cg_copy(Cg *g, IrStmt *s) {
         cg_hopper_tma_store(g, s);
         return;
     }
+    if (s->mech == COPY_RING_INDEX && !g->in_producer) return; /* the producer's (cg_hopper_split) */
     bool fs = s->src.buf->scope == SCOPE_FRAGMENT, fd = s->dst.buf->scope == SCOPE_FRAGMENT;
     if (fs && fd) copy_frag_frag(g, s);
     else if (fs || fd) {

@@ -426,7 +426,7 @@ static void ring_async_copy(Cg *g, IrStmt *c) {
     const IrRegion *src = &c->src;
     const IrBuf *G = src->buf, *S = c->dst.buf;
     int rk = G->rank, esize = dtype_bytes(G->dtype);
-    if (!p.async || !p.rows_form || !p.xor_first_row[1] || p.chunks % p.t) {
+    if (!p.async || !p.rows_form || !p.xor_first_row[1] || p.chunks % p.t || src->gather) {
         cg_block(g, &one);
         return;
     }
@@ -481,6 +481,22 @@ static void ring_async_copies(Cg *g, const char *slot) {
     cg_line(g, "tl_mbar_arrive_cp_async(%s);  // once this thread's copies have landed", ring_bar(g, "full", slot));
 }
 
+/* The row indices of the ring's gathers for this tile, copied by the
+ * producer's threads: once all of them are past the last tile's copies
+ * (whose addresses read the old ones), and before any reads the new. */
+static void ring_index_copies(Cg *g) {
+    IrKernel *k = g->k;
+    if (!k->ring_index_copies.len) return;
+    const char *bar = arena_printf(arena(g), "asm volatile(\"bar.sync %d, %lld;\\n\" ::: \"memory\");", CG_BAR_PRODUCER,
+                                   (long long)k->producer_threads);
+    if (k->sched.persistent) cg_line(g, "%s  // the producer's threads are past the last tile's gathers", bar);
+    for (int i = 0; i < k->ring_index_copies.len; i++) {
+        IrBlock one = {.items = (IrStmt **)&k->ring_index_copies.items[i], .len = 1};
+        cg_block(g, &one);
+    }
+    cg_line(g, "%s  // the gathers' row indices are in", bar);
+}
+
 /* mbarriers, then the producer warpgroup's whole job; the consumers go on. */
 void cg_hopper_split(Cg *g) {
     IrKernel *k = g->k;
@@ -524,6 +540,7 @@ void cg_hopper_split(Cg *g) {
                      : "if (tid >= %lld) {  // the producer warpgroup: its first thread issues every TMA copy",
             (long long)T);
     g->ind++;
+    g->in_producer = true;
     int consumer_regs = cg_hopper_consumer_regs(k);
     if (consumer_regs)
         cg_line(g, "asm volatile(\"setmaxnreg.dec.sync.aligned.u32 %d;\\n\" ::: \"memory\");  // to the consumers",
@@ -539,6 +556,7 @@ void cg_hopper_split(Cg *g) {
     cg_line(g, "int tl_it = 0;");
     if (k->sched.persistent) cg_tile_loop_begin(g, true);
     producer_lets(g);
+    ring_index_copies(g);
     if (pre_bytes) {
         if (async) {
             cg_line(g, "if (tid == %lld) {", (long long)T);
@@ -609,6 +627,7 @@ void cg_hopper_split(Cg *g) {
         cg_line(g, "}");
     }
     cg_line(g, "return;");
+    g->in_producer = false;
     g->ind--;
     cg_line(g, "}");
     if (consumer_regs)

@@ -105,7 +105,9 @@ typedef enum CopyMech {
     COPY_CP_ASYNC,  /* Ampere cp.async into shared memory, completed by commit groups */
     COPY_TMA,       /* Hopper bulk tensor copy, completed by an mbarrier */
     COPY_RING_ASYNC, /* Hopper: cp.async by the producer warpgroup's threads into ws_loop's ring
-                      * (rows TMA cannot address), completed on the slot's full mbarrier */
+                      * (rows TMA cannot address, gathered rows), completed on the slot's full mbarrier */
+    COPY_RING_INDEX, /* Hopper: the row indices of the ring's gathers, copied into shared memory by the
+                      * producer warpgroup's threads at the start of each tile */
     COPY_TMA_STORE, /* Hopper: fragment -> shared staging tile -> bulk tensor store to global */
 } CopyMech;
 
@@ -199,9 +201,12 @@ struct IrStmt {
     NodeList print_args;       /* PRINT */
 };
 
-/* Whether copy s is the producer warpgroup's (sm_90a): a TMA copy or a
- * cp.async into the ring; the consumers only wait for it. */
-static inline bool copy_by_producer(const IrStmt *s) { return s->mech == COPY_TMA || s->mech == COPY_RING_ASYNC; }
+/* Whether copy s is the producer warpgroup's (sm_90a): a TMA copy, a
+ * cp.async into the ring or its gathers' row indices; the consumers skip
+ * it or wait for it. */
+static inline bool copy_by_producer(const IrStmt *s) {
+    return s->mech == COPY_TMA || s->mech == COPY_RING_ASYNC || s->mech == COPY_RING_INDEX;
+}
 
 /* The order in which the units of a persistent block's loop take the
  * grid's tiles (codegen/tile_order.c prints it). */
@@ -326,6 +331,9 @@ typedef struct IrKernel {
      * issue as cp.async into the ring (COPY_RING_ASYNC): rows TMA cannot
      * address (not whole 16-byte units). */
     PtrVec ring_async_copies;
+    /* Copies before ws_loop into the shared row indices of its gathers
+     * (COPY_RING_INDEX): the producer's threads run them for each tile. */
+    PtrVec ring_index_copies;
     /* The loop's TMA copies complete on a ring of `stages` full mbarriers,
      * and the consumers free the slots on a ring of empty ones. */
     int64_t mbar_offset;       /* its mbarriers in shared memory: full[stages], empty[stages], preload,

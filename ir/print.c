@@ -79,7 +79,7 @@ static void print_stmt(FILE *o, const IrStmt *s, int d) {
     if (s->sync_before) fputs("sync_threads; ", o);
     static const char *const reduce[] = {"sum", "max", "min", "absmax"};
     static const char *const policy[] = {"square", "full_row", "full_col"};
-    static const char *const mech[] = {"sync", "cp.async", "tma", "ring cp.async", "tma store"};
+    static const char *const mech[] = {"sync", "cp.async", "tma", "ring cp.async", "ring indices", "tma store"};
     static const char *const loops[] = {"range", "pipelined", "parallel", "unroll"};
     switch (s->op) {
     case IR_COPY:
@@ -91,7 +91,7 @@ static void print_stmt(FILE *o, const IrStmt *s, int d) {
             fprintf(o, " [producer, %s%s", mech[s->mech], s->multicast ? ", multicast" : "");
             fputc(']', o);
         }
-        if (s->mech == COPY_TMA_STORE) fprintf(o, " [%s]", mech[s->mech]);
+        if (s->mech == COPY_TMA_STORE || s->mech == COPY_RING_INDEX) fprintf(o, " [%s]", mech[s->mech]);
         break;
     case IR_GEMM:
         fputs("gemm ", o);

@@ -72,8 +72,9 @@ static void touches(IrStmt *s, Touch *t) {
     switch (s->op) {
     case IR_COPY:
         /* the pipeline synchronises its own ring; TMA copies complete on
-         * mbarriers the readers wait for */
-        if (s->pipeline || s->mech == COPY_TMA) break;
+         * mbarriers the readers wait for; the producer's threads order
+         * their own copies (codegen's producer barrier) */
+        if (s->pipeline || copy_by_producer(s)) break;
         t->reads |= shared(&s->src);
         t->writes |= shared(&s->dst);
         /* the row indices of a gather or scatter */

@@ -88,6 +88,15 @@ static bool producer_computable(Reach *r, const Node *e) {
         for (int i = 0; i < e->u.call.args.len; i++)
             if (!producer_computable(r, e->u.call.args.items[i])) return false;
         return true;
+    case N_INDEX: {
+        /* an element of a global tensor the kernel only reads (a grouped
+         * GEMM's expert of the tile): the producer loads it too */
+        IrBuf *b = ir_buf_of(r->k, e->sym);
+        if (!b || b->scope != SCOPE_GLOBAL || buf_written_in(&r->k->body, b)) return false;
+        for (int i = 0; i < e->u.index.idx.len; i++)
+            if (!producer_computable(r, e->u.index.idx.items[i])) return false;
+        return true;
+    }
     default: return false;
     }
 }
@@ -145,12 +154,13 @@ static int ring_async_chunk_bytes(const IrStmt *c) {
 
 /* A copy in the loop that the producer warpgroup's threads can issue as
  * cp.async into the ring where TMA cannot (rows not whole 16-byte units:
- * fp8 at K = 1000): what tma_copy_ok asks but the rows' alignment, which
- * need only be 4 bytes, and the copy must be the loop's (the ring's
- * mbarriers see the cp.asyncs complete; preloads have no such ring). */
+ * fp8 at K = 1000; rows gathered by index, whose indices gather_index_ok
+ * vets): what tma_copy_ok asks but the rows' alignment, which need only
+ * be 4 bytes, and the copy must be the loop's (the ring's mbarriers see
+ * the cp.asyncs complete; preloads have no such ring). */
 static bool ring_async_copy_ok(Reach *r, const IrStmt *c) {
     const IrBuf *g = c->src.buf, *s = c->dst.buf;
-    if (!r->lv || c->src.gather) return false;
+    if (!r->lv) return false;
     if (g->scope != SCOPE_GLOBAL || s->scope != SCOPE_SHARED || g->rank < 2 || g->rank > 5 || s->rank != 2) return false;
     if (g->dtype != s->dtype || !wgmma_dtype(g->dtype) || !region_is_whole(&c->dst) || !tma_tile_ok(s)) return false;
     for (int d = 0; d < g->rank; d++) {
@@ -218,6 +228,8 @@ typedef struct Plan {
     int ncopy;
     IrStmt *async_copies[8];         /* the loop's copies the producer issues as cp.async */
     int nasync;
+    IrStmt *index_copies[8];         /* the copies of their gathers' row indices (gather_index_ok) */
+    int nindex;
     IrBuf *written[8];               /* shared operands the consumers write (consumer_operand_ok) */
     int nwritten;
 } Plan;
@@ -266,6 +278,37 @@ static const char *consumer_operand_ok(IrKernel *k, IrStmt *loop, Plan *p, IrBuf
     return NULL;
 }
 
+/* The row indices of gather c (a loop copy from X[rows_s, ...]) where the
+ * producer's threads can load them for each tile: a shared buffer filled
+ * by one copy from a global tensor before the loop, its corner computable
+ * by the producer, and named by nothing but that copy and the loop's
+ * gathers. NULL, or why not. */
+static const char *gather_index_ok(IrKernel *k, IrStmt *loop, int loop_at, Plan *p, const IrStmt *c) {
+    IrBuf *rows = c->src.gather;
+    for (int i = 0; i < p->nindex; i++)
+        if (p->index_copies[i]->dst.buf == rows) return NULL;
+    IrBlock before = {.items = k->body.items, .len = loop_at};
+    IrStmt *fill = rows->scope == SCOPE_SHARED ? only_load_into(&before, rows) : NULL;
+    if (!fill || fill->src.buf->scope != SCOPE_GLOBAL || fill->src.gather || !region_is_whole(&fill->dst) ||
+        loads_into(&loop->body, rows))
+        return "a gemm operand's rows are gathered by indices that are not a shared buffer filled by one copy from "
+               "global memory before the loop";
+    Reach reach = {.k = k, .loop_at = loop_at};
+    for (int d = 0; d < fill->src.buf->rank; d++)
+        if (!producer_computable(&reach, fill->src.idx[d]))
+            return "a gemm operand's rows are gathered by indices whose copy's corner the producer cannot compute";
+    int gathers = 0;
+    for (int i = 0; i < loop->body.len; i++) {
+        const IrStmt *s = loop->body.items[i];
+        gathers += s->op == IR_COPY && s->src.gather == rows;
+    }
+    if (buf_use_count(&k->body, rows) != 1 + gathers)
+        return "a gemm operand's rows are gathered by indices the kernel also uses otherwise";
+    if (p->nindex == 8) return "more than eight buffers of gathered rows' indices";
+    p->index_copies[p->nindex++] = fill;
+    return NULL;
+}
+
 /* A shared gemm operand: one TMA-able copy writes it (in the loop body, or
  * before the loop at the top level), and it is read by gemms only. NULL, or
  * why not. */
@@ -285,9 +328,11 @@ static const char *operand_ok(IrKernel *k, IrStmt *loop, int loop_at, Plan *p, I
         if (!c || only_load_into(&loop->body, b)) return "a gemm operand is not filled by exactly one copy";
     }
     Reach reach = {.k = k, .lv = lv, .loop_at = loop_at};
-    if (c->src.gather)
-        return "a gemm operand's rows are gathered by index: cp.async copies them (TMA gathers rows from sm_100 on)";
-    bool tma = tma_copy_ok(&reach, c);
+    /* gathered rows: cp.async by the producer's threads (TMA gathers rows
+     * from sm_100 on) */
+    const char *why = c->src.gather ? gather_index_ok(k, loop, loop_at, p, c) : NULL;
+    if (why) return why;
+    bool tma = !c->src.gather && tma_copy_ok(&reach, c);
     if (!tma && !ring_async_copy_ok(&reach, c))
         return "a copy into a gemm operand is neither one TMA can do (f16/bf16/8-bit rows of 16-byte units, a whole 2-D "
                "tile of a multiple of 32 bytes a row and at most 256 rows, its corner from block indices and "
@@ -440,6 +485,10 @@ static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
         c->pipeline = in_loop ? loop : NULL;
         c->dst.buf->stages = in_loop ? loop->stages : 1;
         vec_push(&k->c->arena, &k->tma_copies, c);
+    }
+    for (int i = 0; i < p.nindex; i++) {
+        p.index_copies[i]->mech = COPY_RING_INDEX;
+        vec_push(&k->c->arena, &k->ring_index_copies, p.index_copies[i]);
     }
     for (int i = 0; i < p.nasync; i++) {
         IrStmt *c = p.async_copies[i];

@@ -34,6 +34,10 @@ static bool depends(Depends *d, const Node *e) {
         for (int i = 0; i < e->u.call.args.len; i++)
             if (depends(d, e->u.call.args.items[i])) return true;
         return false;
+    case N_INDEX: /* an element loaded (a grouped GEMM's expert): where its index does */
+        for (int i = 0; i < e->u.index.idx.len; i++)
+            if (depends(d, e->u.index.idx.items[i])) return true;
+        return false;
     default: return false;
     }
 }
