@@ -127,7 +127,8 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
                         "%lld consumer threads; %d epilogue store%s through shared memory and TMA\n", info->name->s,
                 k->tma_copies.len, k->tma_copies.len == 1 ? "y" : "ies",
                 k->ring_async_copies.len
-                    ? arena_printf(&c->arena,  " and %d cp.async cop%s (rows TMA cannot address: gathered, or not whole 16-byte units)",
+                    ? arena_printf(&c->arena, " and %d cp.async cop%s (rows TMA cannot address: gathered, or not "
+                                              "whole 16-byte units)",
                                    k->ring_async_copies.len, k->ring_async_copies.len == 1 ? "y" : "ies")
                     : "",
                 (long long)k->threads, k->tma_stores.len, k->tma_stores.len == 1 ? "" : "s");

@@ -329,7 +329,7 @@ typedef struct IrKernel {
     PtrVec tma_copies;
     /* The copies of ws_loop's body that the producer warpgroup's threads
      * issue as cp.async into the ring (COPY_RING_ASYNC): rows TMA cannot
-     * address (not whole 16-byte units). */
+     * address (gathered by index, or not whole 16-byte units). */
     PtrVec ring_async_copies;
     /* Copies before ws_loop into the shared row indices of its gathers
      * (COPY_RING_INDEX): the producer's threads run them for each tile. */

@@ -9,8 +9,11 @@
  *   warpgroup: the ones in the loop into rings of `stages` buffers that run
  *   ahead of the consumers (full/empty mbarriers), the ones before the loop
  *   once (a preload barrier); a loop copy whose rows TMA cannot address
- *   (not whole 16-byte units) becomes cp.async by all of the producer's
- *   threads into the same ring and layout (COPY_RING_ASYNC);
+ *   (not whole 16-byte units, or gathered by index) becomes cp.async by
+ *   all of the producer's threads into the same ring and layout
+ *   (COPY_RING_ASYNC), a gather's indices copied by them too
+ *   (COPY_RING_INDEX); the producer may load values from tensors the
+ *   kernel only reads (a tile's expert);
  * - the gemms become wgmma.mma_async: each consumer warpgroup (128 threads)
  *   computes 64 rows of the tile, warp w of it rows 16w..16w+15 - exactly the
  *   mma.sync accumulator layout with one warp per 16-row band (wn = 1), so
@@ -290,9 +293,9 @@ static const char *gather_index_ok(IrKernel *k, IrStmt *loop, int loop_at, Plan 
     IrBlock before = {.items = k->body.items, .len = loop_at};
     IrStmt *fill = rows->scope == SCOPE_SHARED ? only_load_into(&before, rows) : NULL;
     if (!fill || fill->src.buf->scope != SCOPE_GLOBAL || fill->src.gather || !region_is_whole(&fill->dst) ||
-        loads_into(&loop->body, rows))
-        return "a gemm operand's rows are gathered by indices that are not a shared buffer filled by one copy from "
-               "global memory before the loop";
+        loads_into(&loop->body, rows) || buf_written_in(&k->body, fill->src.buf))
+        return "a gemm operand's rows are gathered by indices that are not a shared buffer filled by one copy before "
+               "the loop from a tensor the kernel only reads";
     Reach reach = {.k = k, .loop_at = loop_at};
     for (int d = 0; d < fill->src.buf->rank; d++)
         if (!producer_computable(&reach, fill->src.idx[d]))
