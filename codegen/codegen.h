@@ -362,6 +362,12 @@ typedef struct CgCoopCopyPlan {
     bool xor_first_row[2];
 } CgCoopCopyPlan;
 void cg_coop_copy_plan(const IrKernel *k, const IrStmt *s, CgCoopCopyPlan *p);
+/* The plan of the producer's ring copy c, and whether a tile inside the
+ * tensor takes one cp.async a chunk at constant offsets from the thread's
+ * first addresses: chunks whole rows apart (rows_form) whose shared
+ * swizzle follows from the thread's first row, every thread as many,
+ * rows not gathered (lower_hopper.c, llvm_hopper.c: ring_async_copy). */
+bool cg_ring_copy_plan(const IrKernel *k, const IrStmt *c, CgCoopCopyPlan *p);
 /* Whether the producer warpgroup's threads (tl_ptid 0..127) run copy s. */
 static inline bool cg_copy_by_producer_threads(const IrStmt *s) {
     return s->mech == COPY_RING_ASYNC || s->mech == COPY_RING_INDEX;

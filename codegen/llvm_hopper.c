@@ -186,14 +186,13 @@ static void setmaxnreg(Lg *g, const char *dir, int regs) {
 static void ring_async_copy(Lg *g, IrStmt *c) {
     IrBlock one = {.items = &c, .len = 1};
     CgCoopCopyPlan p;
-    cg_coop_copy_plan(g->k, c, &p);
-    const IrRegion *src = &c->src;
-    const IrBuf *G = src->buf, *S = c->dst.buf;
-    int rk = G->rank, esize = dtype_bytes(G->dtype);
-    if (!p.async || !p.rows_form || !p.xor_first_row[1] || p.chunks % p.t || src->gather) {
+    if (!cg_ring_copy_plan(g->k, c, &p)) {
         lg_block_emit(g, &one);
         return;
     }
+    const IrRegion *src = &c->src;
+    const IrBuf *G = src->buf, *S = c->dst.buf;
+    int rk = G->rank, esize = dtype_bytes(G->dtype);
     int outer = g->di_line;
     lg_debug_line(g, (int)c->loc.line);
     LgVal first = lg_binc(g, OP_MUL, int_val(g->tid), p.vec);

@@ -303,6 +303,11 @@ void cg_coop_copy_plan(const IrKernel *k, const IrStmt *s, CgCoopCopyPlan *p) {
     }
 }
 
+bool cg_ring_copy_plan(const IrKernel *k, const IrStmt *c, CgCoopCopyPlan *p) {
+    cg_coop_copy_plan(k, c, p);
+    return p->async && p->rows_form && p->xor_first_row[1] && p->chunks % p->t == 0 && !c->src.gather;
+}
+
 static void copy_cooperative(Cg *g, IrStmt *s) {
     const IrRegion *src = &s->src, *dst = &s->dst;
     CgCoopCopyPlan p;

@@ -414,22 +414,21 @@ static void producer_lets(Cg *g) {
 }
 
 /* One of the producer's cp.async copies into the ring slot. Where the
- * thread's chunks are whole rows apart (CgCoopCopyPlan.rows_form, the
- * swizzle from its first row) and the tile lies wholly inside the tensor,
- * each chunk is one cp.async at a constant offset from the thread's first
- * global and shared addresses; tiles across an edge take the copy's
- * general code (lower_copy.c), a bounds test and a select a chunk. */
+ * plan allows it (cg_ring_copy_plan) and the tile lies wholly inside the
+ * tensor, each chunk is one cp.async at a constant offset from the
+ * thread's first global and shared addresses; tiles across an edge take
+ * the copy's general code (lower_copy.c), a bounds test and a select a
+ * chunk. */
 static void ring_async_copy(Cg *g, IrStmt *c) {
     IrBlock one = {.items = &c, .len = 1};
     CgCoopCopyPlan p;
-    cg_coop_copy_plan(g->k, c, &p);
-    const IrRegion *src = &c->src;
-    const IrBuf *G = src->buf, *S = c->dst.buf;
-    int rk = G->rank, esize = dtype_bytes(G->dtype);
-    if (!p.async || !p.rows_form || !p.xor_first_row[1] || p.chunks % p.t || src->gather) {
+    if (!cg_ring_copy_plan(g->k, c, &p)) {
         cg_block(g, &one);
         return;
     }
+    const IrRegion *src = &c->src;
+    const IrBuf *G = src->buf, *S = c->dst.buf;
+    int rk = G->rank, esize = dtype_bytes(G->dtype);
     int outer = g->src_line;
     g->src_line = c->loc.line;
     cg_quote_line(g, c->loc);
