@@ -37,12 +37,6 @@ static const char *variant_of(const Profile *p) {
     return NULL;
 }
 
-/* A graph replays several launches after one flush: all but the first of
- * them find the operands the one before left in L2, so its per-kernel time
- * is a warm-cache figure (events flush before every launch, as Nsight
- * Compute does). */
-static bool replays_warm(const BenchResult *b) { return b->backend == BENCH_GRAPH && b->launches_per_sample > 1; }
-
 static const char *backend_name(BenchBackend b) { return b == BENCH_GRAPH ? "graph" : "event"; }
 
 static const char *bound_title(const char *b) {
@@ -84,6 +78,20 @@ static const char *bin_bytes(char buf[48], long long v) {
     if (i == 0) snprintf(buf, 48, "%lld bytes", v);
     else snprintf(buf, 48, "%.4g %s", a, unit[i]);
     return buf;
+}
+
+/* When L2 was flushed, in v[256]. A graph replays several launches after
+ * one flush: all but the first of them find the operands the one before
+ * left in L2, so its per-kernel time is a warm-cache figure (events flush
+ * before every launch, as Nsight Compute does). */
+static const char *l2_flush_text(const BenchResult *b, char v[256]) {
+    char b1[48];
+    if (!b->l2_flush) snprintf(v, 256, "off");
+    else if (b->backend == BENCH_GRAPH && b->launches_per_sample > 1)
+        snprintf(v, 256, "before every replay (%s): its first launch finds L2 flushed, the other %d a warm L2",
+                 bin_bytes(b1, b->l2_flush_bytes), b->launches_per_sample - 1);
+    else snprintf(v, 256, "before every sample (%s)", bin_bytes(b1, b->l2_flush_bytes));
+    return v;
 }
 
 static const char *value_text(char buf[48], const Sym *s) {
@@ -235,11 +243,8 @@ static void term_timings(const Term *t, const Profile *p) {
     if (b->backend == BENCH_GRAPH && b->launches_per_sample > 0)
         row(t, "per replay", "%d launches", b->launches_per_sample);
     row(t, "warm-up", "%d runs, %s ms", b->warmup_runs, num(b1, "%.3g", b->warmup_ms));
-    if (b->l2_flush && replays_warm(b))
-        row(t, "L2 flush", "before every replay (%s): its first launch finds L2 flushed, the other %d a warm L2",
-            bin_bytes(b1, b->l2_flush_bytes), b->launches_per_sample - 1);
-    else if (b->l2_flush) row(t, "L2 flush", "before every sample (%s)", bin_bytes(b1, b->l2_flush_bytes));
-    else row(t, "L2 flush", "off");
+    char flush[256];
+    row(t, "L2 flush", "%s", l2_flush_text(b, flush));
     if (b->sm_clock_mhz > 0)
         row(t, "SM clock", "%.0f MHz median (max %.0f), %d throttled sample%s", b->sm_clock_mhz,
             p->device.sm_clock_mhz, b->throttled_samples, b->throttled_samples == 1 ? "" : "s");
@@ -826,12 +831,7 @@ static void md_timings(FILE *f, const Profile *p) {
     mdrow(f, "backend", v);
     snprintf(v, sizeof v, "%d runs, %s ms", b->warmup_runs, num(b1, "%.3g", b->warmup_ms));
     mdrow(f, "warm-up", v);
-    if (b->l2_flush && replays_warm(b))
-        snprintf(v, sizeof v, "before every replay (%s): its first launch finds L2 flushed, the other %d a warm L2",
-                 bin_bytes(b1, b->l2_flush_bytes), b->launches_per_sample - 1);
-    else if (b->l2_flush) snprintf(v, sizeof v, "before every sample (%s)", bin_bytes(b1, b->l2_flush_bytes));
-    else snprintf(v, sizeof v, "off");
-    mdrow(f, "L2 flush", v);
+    mdrow(f, "L2 flush", l2_flush_text(b, v));
     if (b->sm_clock_mhz > 0)
         snprintf(v, sizeof v, "%.0f MHz median, %d throttled samples", b->sm_clock_mhz, b->throttled_samples);
     else
