@@ -275,7 +275,8 @@ static void producer(Lg *g) {
     ring_index_copies(g);
     int64_t pre_bytes = cg_hopper_preload_bytes(k);
     bool async = cg_hopper_ring_async(k);
-    LLVMValueRef first = LLVMBuildICmp(g->b, LLVMIntEQ, g->tid, c32(g, k->threads), "");
+    /* where every thread issues cp.asyncs: its first alone the TMA copies */
+    LLVMValueRef first = async ? LLVMBuildICmp(g->b, LLVMIntEQ, g->tid, c32(g, k->threads), "") : NULL;
     if (pre_bytes) {
         LLVMBasicBlockRef first_done = async ? lg_begin_if(g, first) : NULL;
         if (k->sched.persistent) {

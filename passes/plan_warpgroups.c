@@ -237,6 +237,16 @@ typedef struct Plan {
     int nwritten;
 } Plan;
 
+/* Copy c into the plan: a TMA copy (tma) or a cp.async by the producer's
+ * threads. NULL, or why not (too many of the kind). */
+static const char *plan_copy(Plan *p, IrStmt *c, bool tma) {
+    if (tma && p->ncopy == MAX_TMA_LOADS) return "more than eight TMA copies";
+    if (!tma && p->nasync == 8) return "more than eight cp.async copies into the ring";
+    if (tma) p->copies[p->ncopy++] = c;
+    else p->async_copies[p->nasync++] = c;
+    return NULL;
+}
+
 /* How often statement s (what is nested in it too) names b. */
 static int stmt_uses(IrStmt *s, const IrBuf *b) {
     IrBlock one = {.items = &s, .len = 1};
@@ -340,8 +350,7 @@ static const char *operand_ok(IrKernel *k, IrStmt *loop, int loop_at, Plan *p, I
         return "a copy into a gemm operand is neither one TMA can do (f16/bf16/8-bit rows of 16-byte units, a whole 2-D "
                "tile of a multiple of 32 bytes a row and at most 256 rows, its corner from block indices and "
                "the loop variable) nor, in the loop, one cp.async can (the same with rows of 4-byte units)";
-    if (tma && p->ncopy == MAX_TMA_LOADS) return "more than eight TMA copies";
-    if (!tma && p->nasync == 8) return "more than eight cp.async copies into the ring";
+    if ((why = plan_copy(p, c, tma))) return why; /* (a failure below drops the whole plan) */
     /* a copy in the loop comes before the gemms that read its buffer (the
      * producer fills this iteration's slot, not the next one's) */
     for (int i = 0, seen = 0; lv && i < loop->body.len; i++) {
@@ -355,8 +364,6 @@ static const char *operand_ok(IrKernel *k, IrStmt *loop, int loop_at, Plan *p, I
     for (int i = 0; i < p->ngemm; i++)
         gemm_reads += (p->gemms[i]->a.buf == b) + (p->gemms[i]->b.buf == b);
     if (buf_use_count(&k->body, b) != 1 + gemm_reads) return "a gemm operand in shared memory is also used outside the gemms";
-    if (tma) p->copies[p->ncopy++] = c;
-    else p->async_copies[p->nasync++] = c;
     return NULL;
 }
 
@@ -385,11 +392,7 @@ static const char *element_copy_ok(IrKernel *k, IrStmt *loop, int loop_at, int i
     }
     if (buf_use_count(&k->body, b) != in_loop)
         return "the loop loads shared memory that no gemm reads, and it is used outside the loop";
-    if (tma && p->ncopy == MAX_TMA_LOADS) return "more than eight TMA copies";
-    if (!tma && p->nasync == 8) return "more than eight cp.async copies into the ring";
-    if (tma) p->copies[p->ncopy++] = c;
-    else p->async_copies[p->nasync++] = c;
-    return NULL;
+    return plan_copy(p, c, tma);
 }
 
 /* Plans the loop for the Hopper path; NULL, or why it cannot be. */
