@@ -188,7 +188,12 @@ def v2_peers():
         gemm_mnk(mm, nn, kk, f"gemm_f16_{mm}x{nn}x{kk}")
     for kk in (1000, 3000):
         fp8_gemm_mnk(4096, 4096, kk, f"gemm_fp8_4096x4096x{kk}")
-    # W4A16's peer: cuBLAS's f16 GEMM on the weights already dequantised (N x K)
+    w4a16_peers()
+
+
+def w4a16_peers():
+    """W4A16's peer: cuBLAS's f16 GEMM on the weights already dequantised
+    (N x K), at M 16 (gemm_w4a16_decode.tile) and 4096 (gemm_w4a16.tile)."""
     for mm in (16, 4096):
         a = torch.randn(mm, 8192, device=dev, dtype=torch.float16)
         wt = torch.randn(8192, 8192, device=dev, dtype=torch.float16)
@@ -288,6 +293,8 @@ def main(which):
         v2_peers()
     elif "attn_bwd" in which:
         attn_bwd_peers()
+    elif "w4a16" in which:
+        w4a16_peers()
     if "attn" in which:
         # (batch, heads, sequence, head dim) as bench/run.sh gives them to examples/flash_attn.tile
         for b, h, s, d in ((8, 16, 4096, 128), (2, 16, 16384, 128), (8, 16, 4096, 64), (8, 16, 4096, 96)):

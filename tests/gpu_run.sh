@@ -159,7 +159,8 @@ ragged() {
     flash_attn_bwd) echo "--set B=1,H=2,S=200"; echo "--set B=1,H=2,S=333,causal=1 --specialise"; echo "--set B=1,H=2,S=332,causal=1"
         echo "--set B=1,H=2,S=256,D=128,causal=1" ;;
     mla_decode) echo "--set B=2,S=1000,H=100"; echo "--set B=1,S=77,SPLITS=4" ;;  # a partial head block, short slices
-    gemm_w4a16) echo "--set M=16"; echo "--set M=100,N=200,K=512"; echo "--set M=16,BM=16,N=1000,K=1024" ;;
+    gemm_w4a16) echo "--set M=16"; echo "--set M=100,N=200,K=512"; echo "--set M=1000,N=1000,K=1024,BN=64,BM=64" ;;
+    gemm_w4a16_decode) echo "--set M=1"; echo "--set M=33,N=1000,K=1024" ;;
     gemm_ta|gemm_tt_192) echo "--set M=200,N=136,K=200"; echo "--arch sm_90 --set M=200,N=136,K=200"  # M-major A: TMA boxes past every edge; mma.sync
         echo "--set M=1000,N=1000,K=1000 --clusters=on" ;;
     gemm_u8_dequant) echo "--set M=100,N=200,K=240"; echo "--arch sm_90 --set M=100,N=200,K=240" ;;

@@ -46,6 +46,7 @@ small() {
     mla_decode) echo "--set B=1,S=77,SPLITS=4" ;;
     gemm_splitk) echo "--set M=333,N=200,K=1000" ;;
     gemm_w4a16) echo "--set M=16,N=256,K=512,BM=16,BN=64"; echo "--set M=100,N=200,K=512" ;;
+    gemm_w4a16_decode) echo "--set M=33,N=1000,K=1024" ;;
     moe_gemm) echo "--set T=200,K=256,N=264,P=512" ;;
     esac
 }
