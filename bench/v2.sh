@@ -36,7 +36,7 @@ gemm_f16_3000x2000x1000|gemm|M=3000,N=2000,K=1000|--compare cublas
 gemm_f16_2048x2048x2048|gemm|M=2048,N=2048,K=2048|--compare cublas
 gemm_fp8_4096x4096x1000|gemm_fp8|M=4096,N=4096,K=1000|--specialise --atol 3e-2
 gemm_fp8_4096x4096x3000|gemm_fp8|M=4096,N=4096,K=3000|--specialise --atol 3e-2
-gemm_w4a16_m16|gemm_w4a16_decode||--kernel gemm_w4a16_decode
+gemm_w4a16_m16|gemm_w4a16_decode||
 gemm_w4a16_m4096|gemm_w4a16|M=4096|
 '
 while IFS='|' read -r name file values extra; do
