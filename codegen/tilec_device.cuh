@@ -76,26 +76,21 @@ static __device__ __forceinline__ void tl_cp_async16(unsigned smem_addr,
 /* 8- and 4-byte variants, for tensors whose rows are not 16-byte aligned.  Both
  * addresses must be aligned to the size.  Small copies must use .ca (cache at all
  * levels, L1 included) because .cg only accepts 16 bytes. */
-static __device__ __forceinline__ void tl_cp_async8(unsigned smem_addr,
-                                                    const void *gptr,
-                                                    bool pred)
+template <unsigned N>
+static __device__ __forceinline__ void tl_cp_async_ca(unsigned smem_addr, const void *gptr, bool pred)
 {
-    unsigned src_size = pred ? 8u : 0u;
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n"
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n"
                  :
-                 : "r"(smem_addr), "l"(gptr), "r"(src_size)
+                 : "r"(smem_addr), "l"(gptr), "n"(N), "r"(pred ? N : 0u)
                  : "memory");
 }
-
-static __device__ __forceinline__ void tl_cp_async4(unsigned smem_addr,
-                                                    const void *gptr,
-                                                    bool pred)
+static __device__ __forceinline__ void tl_cp_async8(unsigned smem_addr, const void *gptr, bool pred)
 {
-    unsigned src_size = pred ? 4u : 0u;
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n"
-                 :
-                 : "r"(smem_addr), "l"(gptr), "r"(src_size)
-                 : "memory");
+    tl_cp_async_ca<8>(smem_addr, gptr, pred);
+}
+static __device__ __forceinline__ void tl_cp_async4(unsigned smem_addr, const void *gptr, bool pred)
+{
+    tl_cp_async_ca<4>(smem_addr, gptr, pred);
 }
 
 /* Closes the current batch: every cp.async issued by this thread since the
