@@ -488,6 +488,10 @@ static void atomic_add(Lg *g, Loc loc, Dtype t, LLVMValueRef ptr, LLVMValueRef v
 }
 
 void lg_atomic_add(Lg *g, IrStmt *s) {
+    if (s->mech == COPY_TMA_STORE) { /* a TMA reduction (plan_store) */
+        lg_hopper_tma_store(g, s);
+        return;
+    }
     const IrBuf *d = s->dst.buf;
     LgVal coords[MAX_RANK], fc[MAX_RANK];
     LLVMValueRef cond, valid;

@@ -726,7 +726,9 @@ static LLVMValueRef tma_swizzle(Lg *g, LLVMValueRef row, LLVMValueRef byte, int6
     return LLVMBuildXor(g->b, o, LLVMBuildShl(g->b, chunk, c32(g, 4), ""), "");
 }
 
-static void tma_store_box(Lg *g, int map, LLVMValueRef src, LLVMValueRef *coords, int rank) {
+/* The box at coords from the tile at src: stored, or added into the
+ * tensor where `add` (an atomic_add's TMA reduction). */
+static void tma_store_box(Lg *g, int map, LLVMValueRef src, LLVMValueRef *coords, int rank, bool add) {
     LLVMValueRef args[2 + MAX_RANK] = {g->tmap[map], lg_shared_addr(g, src)};
     char list[64] = "", cons[64] = "l,r";
     for (int i = 0; i < rank; i++) {
@@ -737,7 +739,9 @@ static void tma_store_box(Lg *g, int map, LLVMValueRef src, LLVMValueRef *coords
         args[i + 2] = coords[i];
     }
     strcat(cons, ",~{memory}");
-    lg_asm(g, NULL, arena_printf(arena(g), "cp.async.bulk.tensor.%dd.global.shared::cta.bulk_group [%%0, {%s}], [%%1];", rank, list),
+    lg_asm(g, NULL,
+           arena_printf(arena(g), "cp.%sasync.bulk.tensor.%dd.global.shared::cta%s.bulk_group [%%0, {%s}], [%%1];",
+                        add ? "reduce." : "", rank, add ? ".add.tile" : "", list),
            cons, args, rank + 2, true);
 }
 
@@ -779,7 +783,8 @@ static void tma_store(Lg *g, IrStmt *s) {
     for (int64_t j = 0; j < f->shape[1] / p.cols / (g->half ? 2 : 1); j++) {
         LLVMValueRef coords[MAX_RANK];
         int rank = tma_coords(g, &s->dst, j * p.cols, g->half, &rows, coords);
-        tma_store_box(g, p.map, byte_gep(g, st, LLVMConstInt(g->i64, (unsigned long long)(j * p.block_bytes), 0)), coords, rank);
+        tma_store_box(g, p.map, byte_gep(g, st, LLVMConstInt(g->i64, (unsigned long long)(j * p.block_bytes), 0)), coords, rank,
+                      s->op == IR_ATOMIC_ADD);
     }
     plain_asm(g, "cp.async.bulk.commit_group;");
     lg_end_if(g, after);

@@ -438,8 +438,11 @@ void cg_fill(Cg *g, IrStmt *s) {
 
 /* ---- atomic_add ---- */
 
-
 void cg_atomic_add(Cg *g, IrStmt *s) {
+    if (s->mech == COPY_TMA_STORE) { /* a TMA reduction (plan_store) */
+        cg_hopper_tma_store(g, s);
+        return;
+    }
     const IrBuf *d = s->dst.buf;
     if (s->value) { /* one value into one element */
         char *coords[MAX_RANK], *cond;

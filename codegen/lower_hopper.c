@@ -1003,7 +1003,8 @@ static void tma_store(Cg *g, IrStmt *s) {
     cg_line(g, "if (tid %% 128 == 0) {");
     g->ind++;
     for (int64_t j = 0; j < f->shape[1] / cols / (g->half ? 2 : 1); j++)
-        cg_line(g, "tl_tma_store<%d>(&tl_tmap%d, %s + %lld, %s);", t->rank, map, st, (long long)(j * block_bytes),
+        cg_line(g, "%s<%d>(&tl_tmap%d, %s + %lld, %s);", s->op == IR_ATOMIC_ADD ? "tl_tma_reduce_add" : "tl_tma_store",
+                t->rank, map, st, (long long)(j * block_bytes),
                 tma_coords(g, &s->dst, j * cols, g->half, " + tl_wg * 64"));
     cg_line(g, "tl_tma_store_commit();");
     g->ind--;

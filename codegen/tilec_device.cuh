@@ -635,23 +635,34 @@ static __device__ __forceinline__ void tl_tma_load(void *dst, const tl_tensor_ma
 
 /* TMA stores (global <- shared): the box at element coordinates (c0
  * innermost, ...) of the map's tensor from the tile at src, laid out as
- * the map's swizzle says; elements outside the tensor are not written. A
- * commit closes the thread's stores so far into a bulk group; wait_read
- * returns once every group has finished reading shared memory (the tile
- * may be written again), wait_all once the writes are done too. */
-#define TL_TMA_STORE(R, COORDS)                                                                                  \
-    asm volatile("cp.async.bulk.tensor." #R "d.global.shared::cta.bulk_group [%0, {" COORDS "}], [%1];\n"         \
+ * the map's swizzle says; elements outside the tensor are not written.
+ * tl_tma_reduce_add adds the tile into the box instead (the L2 does the
+ * additions, a line at a time). A commit closes the thread's stores so far
+ * into a bulk group; wait_read returns once every group has finished
+ * reading shared memory (the tile may be written again), wait_all once the
+ * writes are done too. */
+#define TL_TMA_STORE(OP, SUF, R, COORDS)                                                                         \
+    asm volatile(OP "." #R "d.global.shared::cta" SUF ".bulk_group [%0, {" COORDS "}], [%1];\n"                  \
                  ::"l"((unsigned long long)map), "r"(tl_smem_addr(src)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4) \
                  : "memory")
+#define TL_TMA_STORE_RANKS(OP, SUF)                                \
+    if (R == 2) TL_TMA_STORE(OP, SUF, 2, "%2, %3");                \
+    else if (R == 3) TL_TMA_STORE(OP, SUF, 3, "%2, %3, %4");       \
+    else if (R == 4) TL_TMA_STORE(OP, SUF, 4, "%2, %3, %4, %5");   \
+    else TL_TMA_STORE(OP, SUF, 5, "%2, %3, %4, %5, %6")
 template <int R>
 static __device__ __forceinline__ void tl_tma_store(const tl_tensor_map *map, const void *src, int c0, int c1, int c2 = 0,
                                                     int c3 = 0, int c4 = 0)
 {
-    if (R == 2) TL_TMA_STORE(2, "%2, %3");
-    else if (R == 3) TL_TMA_STORE(3, "%2, %3, %4");
-    else if (R == 4) TL_TMA_STORE(4, "%2, %3, %4, %5");
-    else TL_TMA_STORE(5, "%2, %3, %4, %5, %6");
+    TL_TMA_STORE_RANKS("cp.async.bulk.tensor", "");
 }
+template <int R>
+static __device__ __forceinline__ void tl_tma_reduce_add(const tl_tensor_map *map, const void *src, int c0, int c1,
+                                                         int c2 = 0, int c3 = 0, int c4 = 0)
+{
+    TL_TMA_STORE_RANKS("cp.reduce.async.bulk.tensor", ".add.tile");
+}
+#undef TL_TMA_STORE_RANKS
 #undef TL_TMA_STORE
 static __device__ __forceinline__ void tl_tma_store_commit(void) { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
 static __device__ __forceinline__ void tl_tma_store_wait_read(void)

@@ -124,16 +124,16 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
     if (verbose) say_target_defaults(info, arch);
     if (verbose && k->ws_loop) {
         fprintf(stderr, "tilec: kernel '%s' takes the sm_90a path: a producer warpgroup issuing %d TMA cop%s%s, wgmma in "
-                        "%lld consumer threads; %d epilogue store%s through shared memory and TMA\n", info->name->s,
+                        "%lld consumer threads; %d store%s (or reduction%s) through shared memory and TMA\n", info->name->s,
                 k->tma_copies.len, k->tma_copies.len == 1 ? "y" : "ies",
                 k->ring_async_copies.len
                     ? arena_printf(&c->arena, " and %d cp.async cop%s (rows TMA cannot address: gathered, or not "
                                               "whole 16-byte units)",
                                    k->ring_async_copies.len, k->ring_async_copies.len == 1 ? "y" : "ies")
                     : "",
-                (long long)k->threads, k->tma_stores.len, k->tma_stores.len == 1 ? "" : "s");
+                (long long)k->threads, k->tma_stores.len, k->tma_stores.len == 1 ? "" : "s", k->tma_stores.len == 1 ? "" : "s");
         if (k->store_declined)
-            fprintf(stderr, "tilec: kernel '%s': an epilogue store stays a direct one: %s\n", info->name->s, k->store_declined);
+            fprintf(stderr, "tilec: kernel '%s': a store of a fragment stays a direct one: %s\n", info->name->s, k->store_declined);
         if (k->sched.persistent || k->sched.cluster || k->sched.split_ways)
             fprintf(stderr, "tilec: kernel '%s':%s%s%s%s\n", info->name->s, k->sched.persistent ? " persistent blocks" : "",
                     k->sched.cluster ? " in clusters of two (TMA multicast)" : "",

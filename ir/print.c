@@ -140,6 +140,7 @@ static void print_stmt(FILE *o, const IrStmt *s, int d) {
         fputs(" += ", o);
         if (s->value) expr_print(o, s->value);
         else print_region(o, &s->src);
+        if (s->mech == COPY_TMA_STORE) fputs(" [tma reduction]", o);
         break;
     case IR_FOR:
         fprintf(o, "for %s in %s(", s->sym->name->s, loops[s->loop]);

@@ -1,4 +1,4 @@
-/* plan_store.c - the epilogue stores of a warp-specialised sm_90a kernel
+/* plan_store.c - the fragment stores of a warp-specialised sm_90a kernel
  * through shared memory and TMA (mech COPY_TMA_STORE).
  *
  * Written straight from the wgmma accumulator, a tile's store is one
@@ -20,17 +20,33 @@
  * 16w..16w+15, so warpgroup g owns rows 64g..64g+63) to a tile of an f16,
  * bf16 or f32 tensor whose rows TMA can address (row pitch a multiple of
  * 16 bytes) and that no later statement reads or writes (the store is
- * still in flight then), and the staging tile still fits in shared memory. */
+ * still in flight then), and the staging tile still fits in shared memory.
+ *
+ * An atomic_add of such an accumulator into an f32 tensor, at the top
+ * level of the pipelined loop or after it, goes the same way as a TMA
+ * reduction (cp.reduce.async.bulk.tensor .add): the L2 adds whole lines,
+ * where one red.global.add a register pair costs an L2 atomic each
+ * (attention backward's dQ: 64 x 128 of them a block and iteration, which
+ * the L2's atomic units made three times the kernel's tensor work). No
+ * other statement of the loop or after it may use that tensor. */
 #include "passes.h"
 
-enum { MAX_TMA_STORES = 2 };
+enum { MAX_TMA_STORES = 3 };
 
-/* Why s, statement `at` of the kernel's body, cannot be a TMA store, or NULL. */
-static const char *why_not(IrKernel *k, int at) {
-    const IrStmt *s = k->body.items[at];
-    if (s->op != IR_COPY) return "not a copy";
+/* Whether s stores or atomically adds a whole fragment into global memory. */
+static bool fragment_store(const IrStmt *s) {
+    return (s->op == IR_COPY || (s->op == IR_ATOMIC_ADD && !s->value)) && s->src.buf->scope == SCOPE_FRAGMENT &&
+           s->dst.buf->scope == SCOPE_GLOBAL;
+}
+
+/* Why s cannot be a TMA store (or reduction), or NULL; `uses` is how many
+ * statements of `after` may use its tensor (s itself, where it is among
+ * them). */
+static const char *why_not(IrKernel *k, const IrStmt *s, IrBlock *after, int uses) {
+    if (s->op != IR_COPY && s->op != IR_ATOMIC_ADD) return "not a copy";
+    if (!fragment_store(s)) return "not a store of a fragment";
     const IrBuf *f = s->src.buf, *t = s->dst.buf;
-    if (f->scope != SCOPE_FRAGMENT || t->scope != SCOPE_GLOBAL) return "not a store of a fragment";
+    if (s->op == IR_ATOMIC_ADD && t->dtype != DT_F32) return "an atomic_add into a tensor other than f32";
     if (f->rank != 2 || f->layout.kind != LAYOUT_ACC || f->layout.wn != 1 || f->layout.mi != 1 ||
         f->shape[0] != k->threads / 32 * 16)
         return "the fragment is not in the wgmma accumulator layout";
@@ -46,38 +62,54 @@ static const char *why_not(IrKernel *k, int at) {
     int64_t esize = dtype_bytes(t->dtype), row_bytes = f->shape[1] * esize;
     if (!buf_row_bytes_multiple_of(t, 16)) return "its row pitch is not a multiple of 16 bytes (TMA)";
     if (!pass_swizzle_span(row_bytes)) return "the tile's row is not a multiple of 32 bytes";
-    IrBlock rest = {.items = k->body.items + at + 1, .len = k->body.len - at - 1};
-    if (buf_use_count(&rest, t)) return "a later statement uses the tensor";
+    if (buf_use_count(after, t) > uses) return "a later statement uses the tensor";
     return NULL;
+}
+
+/* s as a TMA store (or reduction) if the staging tile, shared by all of
+ * them, still fits; its running size in *staging. */
+static void take(IrKernel *k, IrStmt *s, int64_t *staging) {
+    int64_t bytes = buf_elems(s->src.buf) * dtype_bytes(s->dst.buf->dtype);
+    /* one staging tile for all the stores, in front of the mbarriers'
+     * end room (plan_shared: 1024 bytes to align the base) */
+    int64_t need = bytes > *staging ? bytes : *staging;
+    int64_t at = align_up(k->smem_bytes - 1024, 1024);
+    if (at + need + 1024 > k->target.smem_per_block) {
+        if (!k->store_declined) k->store_declined = "no shared memory left for the staging tile";
+        return;
+    }
+    s->mech = COPY_TMA_STORE;
+    vec_push(&k->c->arena, &k->tma_stores, s);
+    *staging = need;
+    k->store_offset = at;
+}
+
+static void decline(IrKernel *k, const IrStmt *s, const char *why) {
+    if (fragment_store(s) && !k->store_declined) k->store_declined = why;
 }
 
 void pass_plan_store(IrKernel *k) {
     if (!k->ws_loop) return;
-    int i = 0;
-    while (i < k->body.len && k->body.items[i] != k->ws_loop) i++;
+    int at = 0;
+    while (at < k->body.len && k->body.items[at] != k->ws_loop) at++;
+    IrBlock after = {.items = k->body.items + at + 1, .len = k->body.len - at - 1};
+    /* the loop's atomics: nothing else in the loop or after it may use the tensor */
+    IrBlock *body = &k->ws_loop->body;
     int64_t staging = 0;
-    for (i++; i < k->body.len && k->tma_stores.len < MAX_TMA_STORES; i++) {
-        IrStmt *s = k->body.items[i];
-        const char *why = why_not(k, i);
-        if (why) {
-            if (s->op == IR_COPY && s->src.buf->scope == SCOPE_FRAGMENT && s->dst.buf->scope == SCOPE_GLOBAL &&
-                !k->store_declined)
-                k->store_declined = why;
-            continue;
-        }
-        int64_t bytes = buf_elems(s->src.buf) * dtype_bytes(s->dst.buf->dtype);
-        /* one staging tile for all the stores, in front of the mbarriers'
-         * end room (plan_shared: 1024 bytes to align the base) */
-        int64_t need = bytes > staging ? bytes : staging;
-        int64_t at = align_up(k->smem_bytes - 1024, 1024);
-        if (at + need + 1024 > k->target.smem_per_block) {
-            if (!k->store_declined) k->store_declined = "no shared memory left for the staging tile";
-            continue;
-        }
-        s->mech = COPY_TMA_STORE;
-        vec_push(&k->c->arena, &k->tma_stores, s);
-        staging = need;
-        k->store_offset = at;
+    for (int i = 0; i < body->len && k->tma_stores.len < MAX_TMA_STORES; i++) {
+        IrStmt *s = body->items[i];
+        if (s->op != IR_ATOMIC_ADD) continue;
+        const char *why = why_not(k, s, body, 1);
+        if (!why && buf_use_count(&after, s->dst.buf)) why = "a later statement uses the tensor";
+        if (why) decline(k, s, why);
+        else take(k, s, &staging);
+    }
+    for (int i = 0; i < after.len && k->tma_stores.len < MAX_TMA_STORES; i++) {
+        IrStmt *s = after.items[i];
+        IrBlock rest = {.items = after.items + i + 1, .len = after.len - i - 1};
+        const char *why = why_not(k, s, &rest, 0);
+        if (why) decline(k, s, why);
+        else take(k, s, &staging);
     }
     k->store_bytes = staging;
     if (staging) k->smem_bytes = k->store_offset + staging + 1024;

@@ -171,8 +171,11 @@ expect 0 "-v: rows TMA cannot address" "$tilec" -v --arch sm_90a --emit-ir "$roo
 case $out in *"issuing 1 TMA copy and 1 cp.async copy (rows TMA cannot address"*) ;;
     *) fail=$((fail + 1)); echo "FAIL -v cp.async producer message: $out" | head -3 ;; esac
 expect 0 "-v: a store TMA cannot do" "$tilec" -v --arch sm_90a --emit-ir "$root/tests/passes/plan_store/gemm_bt_pitch.tile"
-case $out in *"an epilogue store stays a direct one: its row pitch is not a multiple of 16 bytes"*) ;;
+case $out in *"a store of a fragment stays a direct one: its row pitch is not a multiple of 16 bytes"*) ;;
     *) fail=$((fail + 1)); echo "FAIL -v store message: $out" | head -3 ;; esac
+expect 0 "-v: an atomic_add TMA cannot reduce" "$tilec" -v --arch sm_90a --emit-ir "$root/tests/passes/plan_store/reduce_in_loop.tile"
+case $out in *"1 store (or reduction) through shared memory and TMA"*"stays a direct one: an atomic_add into a tensor other than f32"*) ;;
+    *) fail=$((fail + 1)); echo "FAIL -v reduction message: $out" | head -3 ;; esac
 # --emit-sass: the SASS where cuobjdump exists, else one sentence and exit 4
 if command -v cuobjdump > /dev/null || [ -x /usr/local/cuda/bin/cuobjdump ]; then
     expect 0 "--emit-sass" "$tilec" --no-cache --emit-sass "$ex"

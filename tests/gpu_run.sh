@@ -157,7 +157,8 @@ ragged() {
     flash_attn_bshd_gqa) echo "--set B=1,S=1000"; echo "--set B=2,S=777,causal=1"; echo "--set BM=192,BN=96,B=1,S=1000,causal=1"
         echo "--set B=1,S=1000,H=12,HK=4,D=64"; echo "--arch sm_90 --set B=1,S=777,causal=1" ;;
     flash_attn_bwd) echo "--set B=1,H=2,S=200"; echo "--set B=1,H=2,S=333,causal=1 --specialise"; echo "--set B=1,H=2,S=332,causal=1"
-        echo "--set B=1,H=2,S=256,D=128,causal=1" ;;
+        echo "--set B=1,H=2,S=256,D=128,causal=1"; echo "--set B=1,H=2,S=1000,D=128,causal=1" ;;
+    attn_fwd) echo "--set B=1,H=2,S=200"; echo "--set B=1,H=2,S=332,causal=1"; echo "--set B=1,H=2,S=1000,D=128,causal=1" ;;
     mla_decode) echo "--set B=2,S=1000,H=100"; echo "--set B=1,S=77,SPLITS=4" ;;  # a partial head block, short slices
     gemm_w4a16) echo "--set M=16"; echo "--set M=100,N=200,K=512"; echo "--set M=1000,N=1000,K=1024,BN=64,BM=64" ;;
     gemm_w4a16_decode) echo "--set M=1"; echo "--set M=33,N=1000,K=1024" ;;

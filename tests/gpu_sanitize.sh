@@ -41,7 +41,8 @@ small() {
     layernorm_bwd) echo "--set M=3,N=1024" ;;
     flash_attn_bshd_gqa) echo "--set B=1,S=200,H=4,HK=2"
         echo "--set B=1,S=300,H=4,HK=2,causal=1,BM=192,BN=96" ;;
-    flash_attn_bwd) echo "--set B=1,H=2,S=200"; echo "--set B=1,H=2,S=332,causal=1" ;;
+    flash_attn_bwd) echo "--set B=1,H=2,S=200"; echo "--set B=1,H=2,S=332,causal=1"; echo "--set B=1,H=2,S=200,D=128,causal=1"
+        echo "--kernel attn_fwd --set B=1,H=2,S=332,causal=1" ;;
     flash_decoding) echo "--set B=2,S=100,SPLITS=4" ;;
     mla_decode) echo "--set B=1,S=77,SPLITS=4" ;;
     gemm_splitk) echo "--set M=333,N=200,K=1000" ;;

@@ -49,7 +49,8 @@ for f in "$root"/tests/llvm/*.tile; do
 done
 # for sm_90a, every kernel of the examples and tests that takes the
 # warp-specialised path on NVRTC: the llvm backend's PTX has wgmma,
-# cp.async.bulk.tensor (TMA) and setmaxnreg where NVRTC's has them, and
+# cp.async.bulk.tensor (TMA loads and stores), cp.reduce.async.bulk.tensor
+# (TMA reductions) and setmaxnreg where NVRTC's has them, and
 # ptxas (whole program, as tilec runs it) gives it no performance warning
 # (serialised wgmmas C7509/C7519, ignored setmaxnreg C7504, ...) that it
 # does not give NVRTC's.
@@ -64,7 +65,7 @@ for f in "$root"/examples/*.tile "$root"/tests/frontend/valid/*.tile; do
         echo "FAIL $name: $(head -1 "$tmp/llvm.err")"; fail=1; continue
     fi
     what=""
-    for op in wgmma.mma_async cp.async.bulk.tensor setmaxnreg; do
+    for op in wgmma.mma_async cp.async.bulk.tensor cp.reduce.async.bulk.tensor setmaxnreg; do
         n=$(count "$op" "$tmp/nvrtc.ptx"); l=$(count "$op" "$tmp/llvm.ptx")
         what="$what$op $l/$n, "
         if [ "$n" != 0 ] && [ "$l" = 0 ]; then what="$what(missing) "; fail=1; fi
