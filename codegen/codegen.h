@@ -9,8 +9,9 @@
 #include "tensor_map.h"
 
 /* CG_MAX_TMA: the tensor maps of a kernel, 128 bytes each among its
- * parameters: up to eight loads (plan_warpgroups) and two stores (plan_store). */
-enum { CG_MAX_TMA = 10, CG_MAX_LANE_ACCESSES = 16, CG_MAX_STAGE = 16 };
+ * parameters: up to eight loads (plan_warpgroups) and three stores or
+ * reductions (plan_store). */
+enum { CG_MAX_TMA = 11, CG_MAX_LANE_ACCESSES = 16, CG_MAX_STAGE = 16 };
 
 /* The two code generators: CUDA C that NVRTC compiles (cg_emit), and PTX
  * from LLVM's NVPTX backend (cg_llvm_emit), which ptxas assembles (rt_ptx_to_cubin). */

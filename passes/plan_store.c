@@ -31,6 +31,7 @@
  * other statement of the loop or after it may use that tensor. */
 #include "passes.h"
 
+/* a tensor map each: with plan_warpgroups' eight loads, codegen.h's CG_MAX_TMA */
 enum { MAX_TMA_STORES = 3 };
 
 /* Whether s stores or atomically adds a whole fragment into global memory. */

@@ -221,7 +221,7 @@ static bool loads_into(const IrBlock *block, const IrBuf *b) {
 }
 
 /* The most TMA copies into shared memory (each a tensor map: CG_MAX_TMA
- * holds these and the epilogue's stores, plan_store). */
+ * holds these and plan_store's stores and reductions). */
 enum { MAX_TMA_LOADS = 8 };
 
 typedef struct Plan {
