@@ -40,12 +40,10 @@ static bool fragment_store(const IrStmt *s) {
            s->dst.buf->scope == SCOPE_GLOBAL;
 }
 
-/* Why s cannot be a TMA store (or reduction), or NULL; `uses` is how many
- * statements of `after` may use its tensor (s itself, where it is among
- * them). */
+/* Why fragment store s cannot be a TMA store (or reduction), or NULL;
+ * `uses` is how many statements of `after` may use its tensor (s itself,
+ * where it is among them). */
 static const char *why_not(IrKernel *k, const IrStmt *s, IrBlock *after, int uses) {
-    if (s->op != IR_COPY && s->op != IR_ATOMIC_ADD) return "not a copy";
-    if (!fragment_store(s)) return "not a store of a fragment";
     const IrBuf *f = s->src.buf, *t = s->dst.buf;
     if (s->op == IR_ATOMIC_ADD && t->dtype != DT_F32) return "an atomic_add into a tensor other than f32";
     if (f->rank != 2 || f->layout.kind != LAYOUT_ACC || f->layout.wn != 1 || f->layout.mi != 1 ||
@@ -85,10 +83,6 @@ static void take(IrKernel *k, IrStmt *s, int64_t *staging) {
     k->store_offset = at;
 }
 
-static void decline(IrKernel *k, const IrStmt *s, const char *why) {
-    if (fragment_store(s) && !k->store_declined) k->store_declined = why;
-}
-
 void pass_plan_store(IrKernel *k) {
     if (!k->ws_loop) return;
     int at = 0;
@@ -99,18 +93,19 @@ void pass_plan_store(IrKernel *k) {
     int64_t staging = 0;
     for (int i = 0; i < body->len && k->tma_stores.len < MAX_TMA_STORES; i++) {
         IrStmt *s = body->items[i];
-        if (s->op != IR_ATOMIC_ADD) continue;
+        if (s->op != IR_ATOMIC_ADD || !fragment_store(s)) continue;
         const char *why = why_not(k, s, body, 1);
         if (!why && buf_use_count(&after, s->dst.buf)) why = "a later statement uses the tensor";
-        if (why) decline(k, s, why);
-        else take(k, s, &staging);
+        if (!why) take(k, s, &staging);
+        else if (!k->store_declined) k->store_declined = why;
     }
     for (int i = 0; i < after.len && k->tma_stores.len < MAX_TMA_STORES; i++) {
         IrStmt *s = after.items[i];
+        if (!fragment_store(s)) continue;
         IrBlock rest = {.items = after.items + i + 1, .len = after.len - i - 1};
         const char *why = why_not(k, s, &rest, 0);
-        if (why) decline(k, s, why);
-        else take(k, s, &staging);
+        if (!why) take(k, s, &staging);
+        else if (!k->store_declined) k->store_declined = why;
     }
     k->store_bytes = staging;
     if (staging) k->smem_bytes = k->store_offset + staging + 1024;
