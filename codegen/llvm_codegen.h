@@ -220,10 +220,11 @@ void lg_reduce(Lg *g, IrStmt *s);
 void lg_scan(Lg *g, IrStmt *s);  /* llvm_scan.c (lower_scan.c is the model) */
 void lg_atomic_value(Lg *g, IrStmt *s);  /* llvm_atomic.c (lower_atomic.c is the model) */
 /* v from another lane of the warp: lane - off, its own below lane off
- * (LG_SHFL_UP, __shfl_up_sync), lane ^ off (LG_SHFL_XOR, __shfl_xor_sync)
- * or lane off (LG_SHFL_IDX, __shfl_sync); 64-bit values move as two
- * 32-bit halves, the high one first, as CUDA's overloads move them. */
-typedef enum LgShuffle { LG_SHFL_UP, LG_SHFL_XOR, LG_SHFL_IDX } LgShuffle;
+ * (LG_SHFL_UP, __shfl_up_sync), lane ^ off (LG_SHFL_XOR, __shfl_xor_sync),
+ * lane off (LG_SHFL_IDX, __shfl_sync) or lane + off, its own past lane 31
+ * (LG_SHFL_DOWN, __shfl_down_sync); 64-bit values move as two 32-bit
+ * halves, the high one first, as CUDA's overloads move them. */
+typedef enum LgShuffle { LG_SHFL_UP, LG_SHFL_XOR, LG_SHFL_IDX, LG_SHFL_DOWN } LgShuffle;
 LgVal lg_shuffle(Lg *g, LgVal v, LgShuffle mode, int64_t off);
 void lg_gemm(Lg *g, IrStmt *s);
 void lg_pipelined(Lg *g, IrStmt *s);

@@ -130,10 +130,11 @@ static LgVal combine(Lg *g, int merge, LgVal a, LgVal b, LgType t) {
 
 /* shfl.sync over the whole warp with CUDA's default width 32: bfly is
  * __shfl_xor_sync(0xffffffffu, v, off) (its c operand 0x1f), up is
- * __shfl_up_sync(0xffffffffu, v, off) (c 0). */
+ * __shfl_up_sync(0xffffffffu, v, off) (c 0), down __shfl_down_sync (c
+ * 0x1f). */
 static LLVMValueRef shfl32(Lg *g, LLVMValueRef v, bool flt, LgShuffle mode, int64_t off) {
-    static const char *const names[] = {"up", "bfly", "idx"};
-    /* the c operand: 0 for up (the lowest lane), 0x1f for bfly and idx (the whole warp) */
+    static const char *const names[] = {"up", "bfly", "idx", "down"};
+    /* the c operand: 0 for up (the lowest lane), 0x1f for the others (the highest lane, the whole warp) */
     LLVMValueRef args[4] = {LLVMConstInt(g->i32, 0xffffffffu, 0), v, LLVMConstInt(g->i32, (unsigned long long)off, 0),
                             LLVMConstInt(g->i32, mode == LG_SHFL_UP ? 0 : 0x1f, 0)};
     char name[40];

@@ -3,7 +3,8 @@
  * lower_scan.c prints them, so both backends give the same bits: a warp a
  * sequence, 32 * V consecutive elements at a time, V a lane (one 16-byte
  * vector of a row), the lanes' totals scanned up the warp by shuffles,
- * the groups before added as the carry. */
+ * the groups before added as the carry. A scan in registers (plan_scan)
+ * makes lower_scan.c's scan_registers additions, in its order. */
 #include "llvm_codegen.h"
 
 /* Element q of sequence sq of the staged buffer (counted from the end
@@ -19,7 +20,103 @@ static LLVMValueRef element(Lg *g, const IrStmt *s, const CgScanPlan *p, LgVal s
     return lg_gep(g, lg_storage_type(g, b->dtype), lg_buf_base(g, b), off.v);
 }
 
+/* Element `index` of the shared scratch as an array of type t. */
+static LLVMValueRef scratch_at(Lg *g, LgType t, LgVal index) {
+    LLVMValueRef off = LLVMConstInt(g->i64, (unsigned long long)g->k->scratch_offset, 0);
+    LLVMValueRef base = LLVMBuildInBoundsGEP2(g->b, g->i8, g->smem, &off, 1, "tl_scratch");
+    return lg_gep(g, lg_llvm_type(g, t), base, lg_cast(g, index, LT_LL).v);
+}
+
+static LLVMValueRef lane_is(Lg *g, LLVMIntPredicate pred, int64_t w, int64_t c) {
+    LgVal lane = {g->lane, LT_INT};
+    return lg_binc(g, pred == LLVMIntEQ ? OP_EQ : pred == LLVMIntSGE ? OP_GE : OP_LT, lg_binc(g, OP_MOD, lane, w), c).v;
+}
+
+/* IR_SCAN in registers (lower_scan.c's scan_registers, step for step):
+ * element k of chunk q ends as (carry + (earlier warps + earlier lanes)) +
+ * the chunk's own elements up to k, mirrored where reverse. */
+static void scan_registers(Lg *g, IrStmt *s) {
+    ScanRegs p;
+    const IrBuf *src = s->src.buf, *dst = s->dst.buf;
+    const char *why = scan_in_registers(src, dst, s->dim, g->k->threads, &p);
+    if (why) {
+        lg_error(g, s->loc, "cumsum in registers: %s", why);
+        return;
+    }
+    const Layout *l = &src->layout;
+    LgType t = lg_compute_type(scan_sum_dtype(src->dtype));
+    int64_t Q = l->chunks, V = l->vec, w = p.seg < 32 ? p.seg : 32, wps = p.seg / 32;
+    bool rev = s->reverse;
+    Arena *a = &g->k->c->arena;
+    LgVal *part = arena_alloc(a, sizeof(LgVal) * (size_t)(Q * V)), *x = arena_alloc(a, sizeof(LgVal) * (size_t)Q);
+    LgVal *before = arena_alloc(a, sizeof(LgVal) * (size_t)Q), *total = arena_alloc(a, sizeof(LgVal) * (size_t)Q);
+    LgVal zero = lg_cast(g, lg_int(g, 0), t);
+    LLVMTypeRef et = lg_storage_type(g, src->dtype);
+    for (int64_t q = 0; q < Q; q++)
+        for (int64_t i = 0; i < V; i++) {
+            int64_t k = rev ? V - 1 - i : i;
+            LLVMValueRef r = lg_frag_reg_ptr(g, src, LLVMConstInt(g->i64, (unsigned long long)(q * V + k), 0));
+            LgVal in = lg_cast(g, lg_from_storage(g, src->dtype, LLVMBuildLoad2(g->b, et, r, "")), t);
+            part[q * V + k] = i == 0 ? in : lg_binary(g, OP_ADD, part[q * V + (rev ? k + 1 : k - 1)], in);
+        }
+    LgShuffle shfl = rev ? LG_SHFL_DOWN : LG_SHFL_UP;
+    for (int64_t q = 0; q < Q; q++) x[q] = part[q * V + (rev ? 0 : V - 1)];
+    for (int64_t d = 1; d < w; d *= 2)
+        for (int64_t q = 0; q < Q; q++) {
+            LgVal y = lg_shuffle(g, x[q], shfl, d);
+            LLVMValueRef far = rev ? lane_is(g, LLVMIntSLT, w, w - d) : lane_is(g, LLVMIntSGE, w, d);
+            x[q].v = LLVMBuildSelect(g->b, far, lg_binary(g, OP_ADD, x[q], y).v, x[q].v, "");
+        }
+    for (int64_t q = 0; q < Q; q++) {
+        LgVal y = lg_shuffle(g, x[q], shfl, 1);
+        before[q] = (LgVal){LLVMBuildSelect(g->b, lane_is(g, LLVMIntEQ, w, rev ? w - 1 : 0), zero.v, y.v, ""), t};
+    }
+    if (p.seg > 32) {
+        LLVMBasicBlockRef after = lg_begin_if(g, lane_is(g, LLVMIntEQ, 32, rev ? 0 : 31));
+        LgVal warp = {g->warp, LT_INT};
+        for (int64_t q = 0; q < Q; q++) LLVMBuildStore(g->b, x[q].v, scratch_at(g, t, lg_binc(g, OP_ADD, lg_binc(g, OP_MUL, warp, Q), q)));
+        lg_end_if(g, after);
+        lg_sync(g);
+        LgVal first = lg_binc(g, OP_MUL, lg_binc(g, OP_DIV, warp, wps), wps);
+        for (int64_t q = 0; q < Q; q++) {
+            LgVal warps = zero, all = zero;
+            for (int64_t i = 0; i < wps; i++) {
+                LgVal ws = lg_binc(g, OP_ADD, first, i);
+                LgVal v = {LLVMBuildLoad2(g->b, lg_llvm_type(g, t), scratch_at(g, t, lg_binc(g, OP_ADD, lg_binc(g, OP_MUL, ws, Q), q)), ""), t};
+                LLVMValueRef counts = lg_binary(g, rev ? OP_GT : OP_LT, ws, warp).v;
+                warps.v = LLVMBuildSelect(g->b, counts, lg_binary(g, OP_ADD, warps, v).v, warps.v, "");
+                if (p.slices > 1) all = lg_binary(g, OP_ADD, all, v);
+            }
+            before[q] = lg_binary(g, OP_ADD, warps, before[q]);
+            total[q] = all;
+        }
+        lg_sync(g);
+    } else if (p.slices > 1) {
+        for (int64_t q = 0; q < Q; q++) total[q] = lg_shuffle(g, x[q], LG_SHFL_IDX, rev ? 0 : 31);
+    }
+    if (p.slices > 1) { /* the row's earlier slices (later where reverse) */
+        LgVal carry = zero;
+        for (int64_t n = 0; n < Q; n++) {
+            int64_t q = rev ? Q - 1 - n : n;
+            if (q % p.slices == (rev ? p.slices - 1 : 0)) carry = zero;
+            before[q] = lg_binary(g, OP_ADD, carry, before[q]);
+            carry = lg_binary(g, OP_ADD, carry, total[q]);
+        }
+    }
+    for (int64_t q = 0; q < Q; q++)
+        for (int64_t i = 0; i < V; i++) {
+            int64_t k = rev ? V - 1 - i : i, prev = rev ? k + 1 : k - 1;
+            LgVal value = s->exclusive && i == 0 ? before[q] : lg_binary(g, OP_ADD, before[q], part[q * V + (s->exclusive ? prev : k)]);
+            LLVMValueRef r = lg_frag_reg_ptr(g, dst, LLVMConstInt(g->i64, (unsigned long long)(q * V + k), 0));
+            LLVMBuildStore(g->b, lg_to_storage(g, dst->dtype, value), r);
+        }
+}
+
 void lg_scan(Lg *g, IrStmt *s) {
+    if (s->dst.buf) {
+        scan_registers(g, s);
+        return;
+    }
     CgScanPlan p;
     const char *why = cg_scan_plan(g->k, s, &p);
     if (why) {

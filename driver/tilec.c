@@ -61,6 +61,16 @@ static void say_split(const CgKernel *ck, double passes_s, double codegen_s) {
 /* Lowers one checked kernel to CUDA C (or LLVM's PTX) and acts on it. */
 /* -v: the tunables whose defaults came from the target's `tune TARGET:`
  * clause (not from --set or an autotuned configuration). */
+/* -v: where each cumsum runs (plan_scan) */
+static void say_scan(IrStmt *s, void *arg) {
+    if (s->op != IR_SCAN) return;
+    const char *kernel = arg;
+    if (s->dst.buf) fprintf(stderr, "tilec: kernel '%s': the cumsum on line %u runs in registers\n", kernel, s->loc.line);
+    else
+        fprintf(stderr, "tilec: kernel '%s': the cumsum on line %u runs in shared memory: %s\n", kernel, s->loc.line,
+                s->not_in_registers ? s->not_in_registers : "its fragments are not copied whole");
+}
+
 static void say_target_defaults(const KernelInfo *info, const char *arch) {
     char list[512] = "";
     size_t n = 0;
@@ -122,6 +132,7 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
                 plan.variant == VARIANT_SPLIT ? "split its tiles along its loop" : "halve its tiles");
     double passes_s = rt_now_s() - t0;
     if (verbose) say_target_defaults(info, arch);
+    if (verbose) ir_walk(&k->body, say_scan, (void *)info->name->s);
     if (verbose && k->ws_loop) {
         fprintf(stderr, "tilec: kernel '%s' takes the sm_90a path: a producer warpgroup issuing %d TMA cop%s%s, wgmma in "
                         "%lld consumer threads; %d store%s (or reduction%s) through shared memory and TMA\n", info->name->s,

@@ -186,14 +186,13 @@ static void build_block(IrKernel *k, Node *block, IrBlock *out);
 /* cumsum(src, dst): the threads that hold a row of a fragment differ by
  * layout, so the scan runs in shared memory, on a copy in the sum's type
  * (f32 for narrower floats, 32- or 64-bit integers): copy src there, scan
- * it in place (IR_SCAN: a warp a row), copy it to dst. */
+ * it in place (IR_SCAN: a warp a row), copy it to dst. plan_scan turns
+ * the three into one scan in registers where the layouts allow. */
 static void build_cumsum(IrKernel *k, Node *call, IrBlock *out) {
     IrRegion src = region_of(k, arg_of(call, 0, "src")), dst = region_of(k, arg_of(call, 1, "dst"));
     const IrBuf *f = src.buf;
     IrBuf *tmp = ir_new_staging_buffer(k, f, f->rank, f->shape);
-    Dtype t = f->dtype;
-    tmp->dtype = t == DT_F64 ? DT_F64 : dtype_is_float(t) ? DT_F32 : dtype_bytes(t) == 8 ? t
-               : dtype_is_signed(t) ? DT_I32 : DT_U32;
+    tmp->dtype = scan_sum_dtype(f->dtype);
     tmp->sym->dtype = tmp->dtype;
     IrRegion whole = ir_whole_region(tmp);
     ir_block_push(k->c, out, ir_new_copy(k, call->loc, src, whole));

@@ -198,6 +198,7 @@ struct IrStmt {
     bool sync_before;          /* a block-wide barrier is needed before it */
     const char *not_pipelined; /* COPY at the top of a pipelined loop's body, loading in its own iteration: why */
     const char *not_async;     /* COPY issued ahead with plain loads (COPY_SYNC), not cp.async: why */
+    const char *not_in_registers; /* SCAN still in shared memory (plan_scan): why */
     NodeList print_args;       /* PRINT */
 };
 
@@ -384,12 +385,15 @@ void ir_verify(const IrKernel *k, const char *after_pass);
  * generation. */
 int64_t buf_elems(const IrBuf *b);
 int64_t buf_bytes(const IrBuf *b); /* buf_elems times the element size */
+/* The type a cumsum of t adds in: f64, f32 for narrower floats, 64-bit
+ * integers as themselves, narrower ones as i32 or u32. */
+Dtype scan_sum_dtype(Dtype t);
 /* How often the statements of b (nested ones too) name buf: as an operand
  * region (copy, gemm, fill, reduce, atomic) or in an element access. */
 int buf_use_count(IrBlock *b, const IrBuf *buf);
 /* Whether a statement of b, or one nested in it, writes buf: a copy's,
  * fill's, reduction's or atomic_add's destination, a gemm's accumulator, a
- * scan's tile (scanned in place), the element an assignment or a scalar
+ * scan's tile (scanned in place) or destination, the element an assignment or a scalar
  * atomic names. */
 bool buf_written_in(IrBlock *b, const IrBuf *buf);
 /* Whether a statement of b, or one nested in it, is a gemm. */

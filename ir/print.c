@@ -132,7 +132,12 @@ static void print_stmt(FILE *o, const IrStmt *s, int d) {
     case IR_SCAN:
         fputs("scan ", o);
         print_region(o, &s->src);
-        fprintf(o, " dim=%d%s%s", s->dim, s->reverse ? " reverse" : "", s->exclusive ? " exclusive" : "");
+        if (s->dst.buf) {
+            fputs(" -> ", o);
+            print_region(o, &s->dst);
+        }
+        fprintf(o, " dim=%d%s%s%s", s->dim, s->reverse ? " reverse" : "", s->exclusive ? " exclusive" : "",
+                s->dst.buf ? " [in registers]" : "");
         break;
     case IR_ATOMIC_ADD:
         fputs("atomic_add ", o);

@@ -31,6 +31,13 @@ int64_t buf_elems(const IrBuf *b) {
 
 int64_t buf_bytes(const IrBuf *b) { return buf_elems(b) * dtype_bytes(b->dtype); }
 
+Dtype scan_sum_dtype(Dtype t) {
+    if (t == DT_F64) return DT_F64;
+    if (dtype_is_float(t)) return DT_F32;
+    if (dtype_bytes(t) == 8) return t;
+    return dtype_is_signed(t) ? DT_I32 : DT_U32;
+}
+
 typedef struct Uses {
     const IrBuf *buf;
     int count;
@@ -63,7 +70,7 @@ typedef struct Written {
 
 static void note_write(IrStmt *s, void *arg) {
     Written *w = arg;
-    const IrRegion *out = s->op == IR_SCAN ? &s->src : s->op == IR_GEMM ? &s->c : &s->dst;
+    const IrRegion *out = s->op == IR_SCAN && !s->dst.buf ? &s->src : s->op == IR_GEMM ? &s->c : &s->dst;
     if (out->buf == w->buf) w->yes = true;
     if ((s->op == IR_STORE || s->op == IR_ATOMIC) && s->target->kind == N_INDEX && s->target->sym == w->buf->sym)
         w->yes = true;

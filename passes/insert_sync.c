@@ -93,7 +93,9 @@ static void touches(IrStmt *s, Touch *t) {
         t->writes |= shared(&s->dst);
         break;
     case IR_ATOMIC_ADD: t->reads |= shared(&s->src); break;
-    case IR_SCAN: t->reads = t->writes = true; break; /* in place, in shared memory */
+    case IR_SCAN: /* in place, in shared memory; in registers (plan_scan), its own barriers */
+        if (!s->dst.buf) t->reads = t->writes = true;
+        break;
     default: break;
     }
     expr_visit_indices(s->value, note_index, t);

@@ -24,6 +24,32 @@ ReducePath reduce_path(const IrStmt *s, int64_t threads) {
     return REDUCE_PATH_STAGED;
 }
 
+const char *scan_in_registers(const IrBuf *src, const IrBuf *dst, int dim, int64_t threads, ScanRegs *p) {
+    const Layout *a = &src->layout, *b = &dst->layout;
+    if (src->scope != SCOPE_FRAGMENT || dst->scope != SCOPE_FRAGMENT) return "the source or destination is not a fragment";
+    if (src->rank > 2 || dim != src->rank - 1) return "it runs down the columns";
+    if (a->kind != LAYOUT_BLOCKED || b->kind != LAYOUT_BLOCKED) return "a fragment is not in a blocked layout";
+    if (a->vec != b->vec || a->chunks != b->chunks || a->pitch != b->pitch || src->rank != dst->rank ||
+        memcmp(src->shape, dst->shape, sizeof(int64_t) * (size_t)src->rank))
+        return "the source and destination fragments are laid out differently";
+    if (threads % 32) return "threads is not a multiple of 32";
+    int64_t cols = src->shape[src->rank - 1], rows = buf_elems(src) / cols;
+    if (a->pitch) return "its rows are padded";
+    if (cols % a->vec) return "a row is not whole chunks";
+    int64_t per_row = cols / a->vec;
+    if (per_row >= threads) {
+        if (per_row % threads) return "a row is not whole rounds of the threads' chunks";
+        p->seg = threads;
+        p->slices = per_row / threads;
+    } else {
+        if (threads % per_row || (per_row < 32 ? 32 % per_row : per_row % 32)) return "the threads holding a row are not a power of two or whole warps";
+        p->seg = per_row;
+        p->slices = 1;
+    }
+    p->chunks = rows * per_row;
+    return NULL;
+}
+
 bool copy_relayouts(const IrStmt *s) {
     const IrBuf *a = s->src.buf, *b = s->dst.buf;
     return s->op == IR_COPY && a->scope == SCOPE_FRAGMENT && b->scope == SCOPE_FRAGMENT && region_is_whole(&s->src) &&

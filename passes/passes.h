@@ -35,6 +35,10 @@ void pass_infer_layout(IrKernel *k);
 void pass_stage_elements(IrKernel *k);
 /* requires: layouts; provides: async mechanism and stages for copies in pipelined loops */
 void pass_plan_pipeline(IrKernel *k);
+/* requires: layouts; provides: cumsums of blocked fragments' rows in
+ * registers (an IR_SCAN from src to dst fragments) where the layouts allow,
+ * in place of the staging copy, the scan in shared memory and the copy back */
+void pass_plan_scan(IrKernel *k);
 /* requires: stages; provides: swizzle, offsets and total dynamic shared memory */
 void pass_plan_shared(IrKernel *k);
 /* requires: shared memory planned; provides: on the sm_90a path, TMA stores
@@ -134,6 +138,20 @@ const char *gemm_mma_why_not(int arch, Dtype a, Dtype b, Dtype c, int64_t k, int
 const char *gemm_stmt_mma_why_not(int arch, const IrStmt *s);
 typedef enum ReducePath { REDUCE_PATH_ACC_ROWS, REDUCE_PATH_BLOCKED_ROWS, REDUCE_PATH_STAGED } ReducePath;
 ReducePath reduce_path(const IrStmt *s, int64_t threads);
+/* A cumsum along the rows of a blocked fragment, in registers (plan_scan):
+ * chunk c = t + q * threads of the fragment's row-major chunks (layout.vec
+ * elements each) lies in row c / (slices * seg); a row's chunks are
+ * `slices` runs of `seg` consecutive threads' chunks (seg a power of two up
+ * to 32 or a multiple of 32), so a row is scanned by each thread over its
+ * chunk, by shuffles over a run's lanes, across a run's warps through the
+ * shared scratch, and over the row's runs in each thread's registers. */
+typedef struct ScanRegs {
+    int64_t seg, slices;
+    int64_t chunks;  /* the fragment's chunks (those past it in the last round: no thread's) */
+} ScanRegs;
+/* NULL and *p where cumsum(src -> dst, dim) can run in registers, else
+ * why not (for -v). */
+const char *scan_in_registers(const IrBuf *src, const IrBuf *dst, int dim, int64_t threads, ScanRegs *p);
 /* Whether s copies a whole fragment into one that other operations laid
  * out otherwise: each element moves to another thread, through the shared
  * scratch (plan_shared sizes it, lower_copy.c moves it). */

@@ -15,6 +15,7 @@ static const Pass passes[] = {
     {"plan_warpgroups", pass_plan_warpgroups},
     {"infer_layout", pass_infer_layout},
     {"stage_elements", pass_stage_elements},
+    {"plan_scan", pass_plan_scan},
     {"plan_pipeline", pass_plan_pipeline},
     {"plan_shared", pass_plan_shared},
     {"plan_store", pass_plan_store},
@@ -30,7 +31,7 @@ bool pass_exists(const char *name) {
     return false;
 }
 
-const char *pass_names(void) { return "stage_operands, plan_warpgroups, infer_layout, stage_elements, plan_pipeline, plan_shared, plan_store, insert_sync, plan_schedule, warn_fast_paths"; }
+const char *pass_names(void) { return "stage_operands, plan_warpgroups, infer_layout, stage_elements, plan_scan, plan_pipeline, plan_shared, plan_store, insert_sync, plan_schedule, warn_fast_paths"; }
 
 static bool wanted(const char *list, const char *name) {
     if (!list) return false;

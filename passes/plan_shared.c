@@ -48,6 +48,16 @@ static void scratch_of(IrStmt *s, void *arg) {
         if (need > sc->bytes) sc->bytes = need;
         return;
     }
+    if (s->op == IR_SCAN && s->dst.buf) {
+        /* a scan in registers whose rows span several warps: their totals
+         * of each of a thread's chunks (lower_scan.c) */
+        ScanRegs p;
+        if (!scan_in_registers(s->src.buf, s->dst.buf, s->dim, sc->k->threads, &p) && p.seg > 32) {
+            int64_t need = sc->k->threads / 32 * s->src.buf->layout.chunks * dtype_bytes(scan_sum_dtype(s->src.buf->dtype));
+            if (need > sc->bytes) sc->bytes = need;
+        }
+        return;
+    }
     if (s->op != IR_REDUCE) return;
     const IrBuf *src = s->src.buf;
     int64_t warps = sc->k->threads / 32 > 0 ? sc->k->threads / 32 : 1;

@@ -176,6 +176,12 @@ case $out in *"a store of a fragment stays a direct one: its row pitch is not a 
 expect 0 "-v: an atomic_add TMA cannot reduce" "$tilec" -v --arch sm_90a --emit-ir "$root/tests/passes/plan_store/reduce_in_loop.tile"
 case $out in *"1 store (or reduction) through shared memory and TMA"*"stays a direct one: an atomic_add into a tensor other than f32"*) ;;
     *) fail=$((fail + 1)); echo "FAIL -v reduction message: $out" | head -3 ;; esac
+# -v says where each cumsum runs, and why not in registers
+expect 0 "-v: a cumsum in registers" "$tilec" -v --emit-ir "$root/tests/passes/plan_scan/rows.tile"
+case $out in *"the cumsum on line 12 runs in registers"*) ;; *) fail=$((fail + 1)); echo "FAIL -v scan message: $out" | head -3 ;; esac
+expect 0 "-v: a cumsum in shared memory" "$tilec" -v --emit-ir "$root/tests/passes/plan_scan/ragged.tile"
+case $out in *"the cumsum on line 11 runs in shared memory: the threads holding a row are not a power of two or whole warps"*) ;;
+    *) fail=$((fail + 1)); echo "FAIL -v staged scan message: $out" | head -3 ;; esac
 # --emit-sass: the SASS where cuobjdump exists, else one sentence and exit 4
 if command -v cuobjdump > /dev/null || [ -x /usr/local/cuda/bin/cuobjdump ]; then
     expect 0 "--emit-sass" "$tilec" --no-cache --emit-sass "$ex"

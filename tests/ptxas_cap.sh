@@ -33,7 +33,7 @@ check() {
         echo "ok   $name: $what"
     fi
 }
-check nvrtc tests/frontend/valid/v_cumsum.tile cumsum_row_vectors again
+check nvrtc tests/frontend/valid/v_cumsum.tile cumsum_row_vectors once  # spilled under the cap while its scans ran in shared memory
 check nvrtc tests/frontend/valid/v_reference_forms.tile clipped_range again
 check nvrtc examples/softmax.tile softmax once
 if [ $have_llvm = 1 ]; then
