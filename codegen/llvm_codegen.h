@@ -217,6 +217,9 @@ void lg_copy(Lg *g, IrStmt *s);
 void lg_fill(Lg *g, IrStmt *s);
 void lg_atomic_add(Lg *g, IrStmt *s);
 void lg_reduce(Lg *g, IrStmt *s);
+/* Element `index` of the shared scratch (k->scratch_offset, plan_shared)
+ * as an array of type t (llvm_reduce.c). */
+LLVMValueRef lg_scratch(Lg *g, LgType t, LgVal index);
 void lg_scan(Lg *g, IrStmt *s);  /* llvm_scan.c (lower_scan.c is the model) */
 void lg_atomic_value(Lg *g, IrStmt *s);  /* llvm_atomic.c (lower_atomic.c is the model) */
 /* v from another lane of the warp: lane - off, its own below lane off

@@ -60,17 +60,17 @@ static void set(Lg *g, Partials *p, int64_t i, LgVal v) { LLVMBuildStore(g->b, l
  * reduction's type (`((float *)tl_scratch)[index]`, `tl_scratch[index]`
  * for double): f32 partials travel as floats, plan_shared sized it with
  * 8 bytes an element for f64 and the 64-bit integers, 4 for the rest. */
-static LLVMValueRef scratch(Lg *g, LgType t, LgVal index) {
+LLVMValueRef lg_scratch(Lg *g, LgType t, LgVal index) {
     LLVMValueRef off = LLVMConstInt(g->i64, (unsigned long long)g->k->scratch_offset, 0);
     LLVMValueRef base = LLVMBuildInBoundsGEP2(g->b, g->i8, g->smem, &off, 1, "tl_scratch");
     return lg_gep(g, lg_llvm_type(g, t), base, lg_cast(g, index, LT_LL).v);
 }
 
 static LgVal scratch_load(Lg *g, LgType t, LgVal index) {
-    return (LgVal){LLVMBuildLoad2(g->b, lg_llvm_type(g, t), scratch(g, t, index), ""), t};
+    return (LgVal){LLVMBuildLoad2(g->b, lg_llvm_type(g, t), lg_scratch(g, t, index), ""), t};
 }
 
-static void scratch_store(Lg *g, LgVal v, LgVal index) { LLVMBuildStore(g->b, v.v, scratch(g, v.t, index)); }
+static void scratch_store(Lg *g, LgVal v, LgVal index) { LLVMBuildStore(g->b, v.v, lg_scratch(g, v.t, index)); }
 
 /* The partials v[0..n) are finished here, before the barrier that frees
  * the scratch: an empty asm takes them. Without it LLVM's machine sinking

@@ -20,16 +20,10 @@ static LLVMValueRef element(Lg *g, const IrStmt *s, const CgScanPlan *p, LgVal s
     return lg_gep(g, lg_storage_type(g, b->dtype), lg_buf_base(g, b), off.v);
 }
 
-/* Element `index` of the shared scratch as an array of type t. */
-static LLVMValueRef scratch_at(Lg *g, LgType t, LgVal index) {
-    LLVMValueRef off = LLVMConstInt(g->i64, (unsigned long long)g->k->scratch_offset, 0);
-    LLVMValueRef base = LLVMBuildInBoundsGEP2(g->b, g->i8, g->smem, &off, 1, "tl_scratch");
-    return lg_gep(g, lg_llvm_type(g, t), base, lg_cast(g, index, LT_LL).v);
-}
-
-static LLVMValueRef lane_is(Lg *g, LLVMIntPredicate pred, int64_t w, int64_t c) {
+/* (lane % w) op c */
+static LLVMValueRef lane_is(Lg *g, AstOp op, int64_t w, int64_t c) {
     LgVal lane = {g->lane, LT_INT};
-    return lg_binc(g, pred == LLVMIntEQ ? OP_EQ : pred == LLVMIntSGE ? OP_GE : OP_LT, lg_binc(g, OP_MOD, lane, w), c).v;
+    return lg_binc(g, op, lg_binc(g, OP_MOD, lane, w), c).v;
 }
 
 /* IR_SCAN in registers (lower_scan.c's scan_registers, step for step):
@@ -64,17 +58,17 @@ static void scan_registers(Lg *g, IrStmt *s) {
     for (int64_t d = 1; d < w; d *= 2)
         for (int64_t q = 0; q < Q; q++) {
             LgVal y = lg_shuffle(g, x[q], shfl, d);
-            LLVMValueRef far = rev ? lane_is(g, LLVMIntSLT, w, w - d) : lane_is(g, LLVMIntSGE, w, d);
+            LLVMValueRef far = rev ? lane_is(g, OP_LT, w, w - d) : lane_is(g, OP_GE, w, d);
             x[q].v = LLVMBuildSelect(g->b, far, lg_binary(g, OP_ADD, x[q], y).v, x[q].v, "");
         }
     for (int64_t q = 0; q < Q; q++) {
         LgVal y = lg_shuffle(g, x[q], shfl, 1);
-        before[q] = (LgVal){LLVMBuildSelect(g->b, lane_is(g, LLVMIntEQ, w, rev ? w - 1 : 0), zero.v, y.v, ""), t};
+        before[q] = (LgVal){LLVMBuildSelect(g->b, lane_is(g, OP_EQ, w, rev ? w - 1 : 0), zero.v, y.v, ""), t};
     }
     if (p.seg > 32) {
-        LLVMBasicBlockRef after = lg_begin_if(g, lane_is(g, LLVMIntEQ, 32, rev ? 0 : 31));
+        LLVMBasicBlockRef after = lg_begin_if(g, lane_is(g, OP_EQ, 32, rev ? 0 : 31));
         LgVal warp = {g->warp, LT_INT};
-        for (int64_t q = 0; q < Q; q++) LLVMBuildStore(g->b, x[q].v, scratch_at(g, t, lg_binc(g, OP_ADD, lg_binc(g, OP_MUL, warp, Q), q)));
+        for (int64_t q = 0; q < Q; q++) LLVMBuildStore(g->b, x[q].v, lg_scratch(g, t, lg_binc(g, OP_ADD, lg_binc(g, OP_MUL, warp, Q), q)));
         lg_end_if(g, after);
         lg_sync(g);
         LgVal first = lg_binc(g, OP_MUL, lg_binc(g, OP_DIV, warp, wps), wps);
@@ -82,7 +76,7 @@ static void scan_registers(Lg *g, IrStmt *s) {
             LgVal warps = zero, all = zero;
             for (int64_t i = 0; i < wps; i++) {
                 LgVal ws = lg_binc(g, OP_ADD, first, i);
-                LgVal v = {LLVMBuildLoad2(g->b, lg_llvm_type(g, t), scratch_at(g, t, lg_binc(g, OP_ADD, lg_binc(g, OP_MUL, ws, Q), q)), ""), t};
+                LgVal v = {LLVMBuildLoad2(g->b, lg_llvm_type(g, t), lg_scratch(g, t, lg_binc(g, OP_ADD, lg_binc(g, OP_MUL, ws, Q), q)), ""), t};
                 LLVMValueRef counts = lg_binary(g, rev ? OP_GT : OP_LT, ws, warp).v;
                 warps.v = LLVMBuildSelect(g->b, counts, lg_binary(g, OP_ADD, warps, v).v, warps.v, "");
                 if (p.slices > 1) all = lg_binary(g, OP_ADD, all, v);
