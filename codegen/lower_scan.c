@@ -118,7 +118,10 @@ void cg_scan(Cg *g, IrStmt *s) {
 
 /* IR_SCAN in registers (plan_scan.c), forward or mirrored: element k of
  * chunk q ends as (carry of the row's earlier slices + (the run's earlier
- * warps + the warp's earlier lanes)) + the chunk's own elements up to k. */
+ * warps + the warp's earlier lanes)) + the chunk's own elements up to k.
+ * Threads past the fragment's last chunk (a partial last round of short
+ * rows) make up whole runs of their own: what they add up reaches no
+ * other run's threads, and their registers hold no element. */
 static void scan_registers(Cg *g, IrStmt *s) {
     ScanRegs p;
     const IrBuf *src = s->src.buf, *dst = s->dst.buf;

@@ -59,8 +59,6 @@ static void say_split(const CgKernel *ck, double passes_s, double codegen_s) {
 }
 
 /* Lowers one checked kernel to CUDA C (or LLVM's PTX) and acts on it. */
-/* -v: the tunables whose defaults came from the target's `tune TARGET:`
- * clause (not from --set or an autotuned configuration). */
 /* -v: where each cumsum runs (plan_scan) */
 static void say_scan(IrStmt *s, void *arg) {
     if (s->op != IR_SCAN) return;
@@ -71,6 +69,8 @@ static void say_scan(IrStmt *s, void *arg) {
                 s->not_in_registers ? s->not_in_registers : "its fragments are not copied whole");
 }
 
+/* -v: the tunables whose defaults came from the target's `tune TARGET:`
+ * clause (not from --set or an autotuned configuration). */
 static void say_target_defaults(const KernelInfo *info, const char *arch) {
     char list[512] = "";
     size_t n = 0;

@@ -393,8 +393,8 @@ Dtype scan_sum_dtype(Dtype t);
 int buf_use_count(IrBlock *b, const IrBuf *buf);
 /* Whether a statement of b, or one nested in it, writes buf: a copy's,
  * fill's, reduction's or atomic_add's destination, a gemm's accumulator, a
- * scan's tile (scanned in place) or destination, the element an assignment or a scalar
- * atomic names. */
+ * scan's tile (scanned in place) or destination, the element an assignment
+ * or a scalar atomic names. */
 bool buf_written_in(IrBlock *b, const IrBuf *buf);
 /* Whether a statement of b, or one nested in it, is a gemm. */
 bool block_has_gemm(const IrBlock *b);

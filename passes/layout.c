@@ -33,7 +33,7 @@ const char *scan_in_registers(const IrBuf *src, const IrBuf *dst, int dim, int64
         memcmp(src->shape, dst->shape, sizeof(int64_t) * (size_t)src->rank))
         return "the source and destination fragments are laid out differently";
     if (threads % 32) return "threads is not a multiple of 32";
-    int64_t cols = src->shape[src->rank - 1], rows = buf_elems(src) / cols;
+    int64_t cols = src->shape[src->rank - 1];
     if (a->pitch) return "its rows are padded";
     if (cols % a->vec) return "a row is not whole chunks";
     int64_t per_row = cols / a->vec;
@@ -42,11 +42,11 @@ const char *scan_in_registers(const IrBuf *src, const IrBuf *dst, int dim, int64
         p->seg = threads;
         p->slices = per_row / threads;
     } else {
-        if (threads % per_row || (per_row < 32 ? 32 % per_row : per_row % 32)) return "the threads holding a row are not a power of two or whole warps";
+        if (threads % per_row || (per_row < 32 ? 32 % per_row : per_row % 32))
+            return "the threads holding a row are not a power of two or whole warps";
         p->seg = per_row;
         p->slices = 1;
     }
-    p->chunks = rows * per_row;
     return NULL;
 }
 

@@ -147,7 +147,6 @@ ReducePath reduce_path(const IrStmt *s, int64_t threads);
  * shared scratch, and over the row's runs in each thread's registers. */
 typedef struct ScanRegs {
     int64_t seg, slices;
-    int64_t chunks;  /* the fragment's chunks (those past it in the last round: no thread's) */
 } ScanRegs;
 /* NULL and *p where cumsum(src -> dst, dim) can run in registers, else
  * why not (for -v). */
