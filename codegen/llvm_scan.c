@@ -68,7 +68,8 @@ static void scan_registers(Lg *g, IrStmt *s) {
     if (p.seg > 32) {
         LLVMBasicBlockRef after = lg_begin_if(g, lane_is(g, OP_EQ, 32, rev ? 0 : 31));
         LgVal warp = {g->warp, LT_INT};
-        for (int64_t q = 0; q < Q; q++) LLVMBuildStore(g->b, x[q].v, lg_scratch(g, t, lg_binc(g, OP_ADD, lg_binc(g, OP_MUL, warp, Q), q)));
+        for (int64_t q = 0; q < Q; q++)
+            LLVMBuildStore(g->b, x[q].v, lg_scratch(g, t, lg_binc(g, OP_ADD, lg_binc(g, OP_MUL, warp, Q), q)));
         lg_end_if(g, after);
         lg_sync(g);
         LgVal first = lg_binc(g, OP_MUL, lg_binc(g, OP_DIV, warp, wps), wps);
@@ -76,7 +77,8 @@ static void scan_registers(Lg *g, IrStmt *s) {
             LgVal warps = zero, all = zero;
             for (int64_t i = 0; i < wps; i++) {
                 LgVal ws = lg_binc(g, OP_ADD, first, i);
-                LgVal v = {LLVMBuildLoad2(g->b, lg_llvm_type(g, t), lg_scratch(g, t, lg_binc(g, OP_ADD, lg_binc(g, OP_MUL, ws, Q), q)), ""), t};
+                LLVMValueRef at = lg_scratch(g, t, lg_binc(g, OP_ADD, lg_binc(g, OP_MUL, ws, Q), q));
+                LgVal v = {LLVMBuildLoad2(g->b, lg_llvm_type(g, t), at, ""), t};
                 LLVMValueRef counts = lg_binary(g, rev ? OP_GT : OP_LT, ws, warp).v;
                 warps.v = LLVMBuildSelect(g->b, counts, lg_binary(g, OP_ADD, warps, v).v, warps.v, "");
                 if (p.slices > 1) all = lg_binary(g, OP_ADD, all, v);
@@ -100,7 +102,8 @@ static void scan_registers(Lg *g, IrStmt *s) {
     for (int64_t q = 0; q < Q; q++)
         for (int64_t i = 0; i < V; i++) {
             int64_t k = rev ? V - 1 - i : i, prev = rev ? k + 1 : k - 1;
-            LgVal value = s->exclusive && i == 0 ? before[q] : lg_binary(g, OP_ADD, before[q], part[q * V + (s->exclusive ? prev : k)]);
+            LgVal value = s->exclusive && i == 0 ? before[q]
+                                                 : lg_binary(g, OP_ADD, before[q], part[q * V + (s->exclusive ? prev : k)]);
             LLVMValueRef r = lg_frag_reg_ptr(g, dst, LLVMConstInt(g->i64, (unsigned long long)(q * V + k), 0));
             LLVMBuildStore(g->b, lg_to_storage(g, dst->dtype, value), r);
         }

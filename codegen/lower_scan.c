@@ -138,7 +138,8 @@ static void scan_registers(Cg *g, IrStmt *s) {
     bool rev = s->reverse;
     const char *part = cg_tmp(g, "s"), *x = cg_tmp(g, "x"), *before = cg_tmp(g, "before"), *q = cg_tmp(g, "q");
     const char *d = cg_tmp(g, "d"), *y = cg_tmp(g, "y");
-    cg_line(g, "{  // cumsum in registers: a row is %lld run%s of %lld threads", (long long)p.slices, p.slices > 1 ? "s" : "", (long long)p.seg);
+    cg_line(g, "{  // cumsum in registers: a row is %lld run%s of %lld threads", (long long)p.slices, p.slices > 1 ? "s" : "",
+            (long long)p.seg);
     g->ind++;
     /* each chunk's elements in order (from its end where reverse) */
     cg_line(g, "%s %s[%lld];", t, part, (long long)(Q * V));
@@ -146,19 +147,21 @@ static void scan_registers(Cg *g, IrStmt *s) {
     cg_line(g, "for (int %s = 0; %s < %lld; ++%s) {", q, q, (long long)Q, q);
     for (int64_t i = 0; i < V; i++) {
         int64_t k = rev ? V - 1 - i : i;
-        char *in = arena_printf(a, "(%s)%s(%s[%s * %lld + %lld])", t, cg_load_wrap(src->dtype), src->cname, q, (long long)V, (long long)k);
+        char *in = arena_printf(a, "(%s)%s(%s[%s * %lld + %lld])", t, cg_load_wrap(src->dtype), src->cname, q, (long long)V,
+                                (long long)k);
         if (i == 0) cg_line(g, "    %s[%s * %lld + %lld] = %s;", part, q, (long long)V, (long long)k, in);
         else
-            cg_line(g, "    %s[%s * %lld + %lld] = %s[%s * %lld + %lld] + %s;", part, q, (long long)V, (long long)k, part, q, (long long)V,
-                    (long long)(rev ? k + 1 : k - 1), in);
+            cg_line(g, "    %s[%s * %lld + %lld] = %s[%s * %lld + %lld] + %s;", part, q, (long long)V, (long long)k, part, q,
+                    (long long)V, (long long)(rev ? k + 1 : k - 1), in);
     }
     cg_line(g, "}");
     /* the chunks' totals scanned over the lanes of each run (of its warp) */
     const char *shfl = rev ? "__shfl_down_sync" : "__shfl_up_sync";
-    cg_line(g, "%s %s[%lld], %s[%lld];  // the lanes' totals with each one's, the lanes' before it", t, x, (long long)Q, before, (long long)Q);
+    cg_line(g, "%s %s[%lld], %s[%lld];  // the lanes' totals with each one's, the lanes' before it", t, x, (long long)Q, before,
+            (long long)Q);
     cg_line(g, "#pragma unroll");
-    cg_line(g, "for (int %s = 0; %s < %lld; ++%s) %s[%s] = %s[%s * %lld + %lld];", q, q, (long long)Q, q, x, q, part, q, (long long)V,
-            (long long)(rev ? 0 : V - 1));
+    cg_line(g, "for (int %s = 0; %s < %lld; ++%s) %s[%s] = %s[%s * %lld + %lld];", q, q, (long long)Q, q, x, q, part, q,
+            (long long)V, (long long)(rev ? 0 : V - 1));
     cg_line(g, "#pragma unroll");
     cg_line(g, "for (int %s = 1; %s < %lld; %s *= 2) {", d, d, (long long)w, d);
     cg_line(g, "    #pragma unroll");
@@ -182,10 +185,12 @@ static void scan_registers(Cg *g, IrStmt *s) {
     if (p.seg > 32) {
         cg_line(g, "if (lane == %d) {", rev ? 0 : 31);
         cg_line(g, "    #pragma unroll");
-        cg_line(g, "    for (int %s = 0; %s < %lld; ++%s) %s[warp * %lld + %s] = %s[%s];", q, q, (long long)Q, q, sc, (long long)Q, q, x, q);
+        cg_line(g, "    for (int %s = 0; %s < %lld; ++%s) %s[warp * %lld + %s] = %s[%s];", q, q, (long long)Q, q, sc, (long long)Q, q,
+                x, q);
         cg_line(g, "}");
         cg_sync(g);
-        const char *ws = cg_tmp(g, "w"), *i = cg_tmp(g, "i"), *v = cg_tmp(g, "v"), *warps = cg_tmp(g, "warps"), *all = cg_tmp(g, "all");
+        const char *ws = cg_tmp(g, "w"), *i = cg_tmp(g, "i"), *v = cg_tmp(g, "v");
+        const char *warps = cg_tmp(g, "warps"), *all = cg_tmp(g, "all");
         cg_line(g, "#pragma unroll");
         cg_line(g, "for (int %s = 0; %s < %lld; ++%s) {", q, q, (long long)Q, q);
         cg_line(g, "    %s %s = 0;", t, warps);
@@ -203,8 +208,8 @@ static void scan_registers(Cg *g, IrStmt *s) {
         cg_sync(g);
     } else if (p.slices > 1) {
         cg_line(g, "#pragma unroll");
-        cg_line(g, "for (int %s = 0; %s < %lld; ++%s) %s[%s] = __shfl_sync(0xffffffffu, %s[%s], %d);", q, q, (long long)Q, q, total, q, x, q,
-                rev ? 0 : 31);
+        cg_line(g, "for (int %s = 0; %s < %lld; ++%s) %s[%s] = __shfl_sync(0xffffffffu, %s[%s], %d);", q, q, (long long)Q, q,
+                total, q, x, q, rev ? 0 : 31);
     }
     /* the row's earlier slices (later where reverse): a running carry */
     if (p.slices > 1) {
