@@ -58,7 +58,6 @@ static void say_split(const CgKernel *ck, double passes_s, double codegen_s) {
         fprintf(stderr, ", CUDA C %.1f ms\n", codegen_s * 1e3);
 }
 
-/* Lowers one checked kernel to CUDA C (or LLVM's PTX) and acts on it. */
 /* -v: where each cumsum runs (plan_scan) */
 static void say_scan(IrStmt *s, void *arg) {
     if (s->op != IR_SCAN) return;
@@ -115,6 +114,7 @@ static void say_variants(Ctx *c, KernelInfo *info, IrKernel *base, const PlanOpt
                 n == 2 ? " and a " : "", n == 2 ? plan_variant_name(sched_variant(&var[1]->sched)) : "");
 }
 
+/* Lowers one checked kernel to CUDA C (or LLVM's PTX) and acts on it. */
 static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, const char *arch, const char *out_path,
                     const char *print_after, const Options *opts) {
     double t0 = rt_now_s();
