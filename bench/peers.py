@@ -144,18 +144,7 @@ def v2_peers():
     emit("decode_gqa", bench(lambda: F.scaled_dot_product_attention(q, k, v, enable_gqa=True)), nbytes=moved,
          peer="SDPA enable_gqa")
     copy_same("decode_gqa", moved)
-    # attention forward BSHD with grouped KV heads: B 8, S 4096, H 32, HK 8, D 128;
-    # SDPA gets them as (B, heads, S, D), contiguous (its fastest form)
-    b, s, h, hk, d = 8, 4096, 32, 8, 128
-    q = torch.randn(b, h, s, d, device=dev, dtype=torch.float16)
-    k = torch.randn(b, hk, s, d, device=dev, dtype=torch.float16)
-    v = torch.randn_like(k)
-    for causal in (False, True):
-        f = 4 * b * h * s * s * d / (2 if causal else 1)
-        emit(f"gqa_bshd_s4096_d128{'_causal' if causal else ''}",
-             bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=True)), flops=f,
-             peer="SDPA enable_gqa")
-    del q, k, v
+    gqa_peers()
     attn_bwd_peers()
     # layernorm backward 8192 x 4096 f16: X, DY read, DX written (DW, DB: N floats)
     m, n = 8192, 4096
@@ -189,6 +178,22 @@ def v2_peers():
     for kk in (1000, 3000):
         fp8_gemm_mnk(4096, 4096, kk, f"gemm_fp8_4096x4096x{kk}")
     w4a16_peers()
+
+
+def gqa_peers():
+    """Attention forward BSHD with grouped KV heads (flash_attn_bshd_gqa.tile):
+    B 8, S 4096, H 32, HK 8, D 128; SDPA gets them as (B, heads, S, D),
+    contiguous (its fastest form)."""
+    b, s, h, hk, d = 8, 4096, 32, 8, 128
+    q = torch.randn(b, h, s, d, device=dev, dtype=torch.float16)
+    k = torch.randn(b, hk, s, d, device=dev, dtype=torch.float16)
+    v = torch.randn_like(k)
+    for causal in (False, True):
+        f = 4 * b * h * s * s * d / (2 if causal else 1)
+        emit(f"gqa_bshd_s4096_d128{'_causal' if causal else ''}",
+             bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=True)), flops=f,
+             peer="SDPA enable_gqa")
+    del q, k, v
 
 
 def w4a16_peers():
@@ -295,6 +300,8 @@ def main(which):
         attn_bwd_peers()
     elif "w4a16" in which:
         w4a16_peers()
+    elif "gqa" in which:
+        gqa_peers()
     if "attn" in which:
         # (batch, heads, sequence, head dim) as bench/run.sh gives them to examples/flash_attn.tile
         for b, h, s, d in ((8, 16, 4096, 128), (2, 16, 16384, 128), (8, 16, 4096, 64), (8, 16, 4096, 96)):
