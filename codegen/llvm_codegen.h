@@ -78,6 +78,9 @@ typedef struct Lg {
     const IrBuf *driver;
     int64_t reg;
     LLVMValueRef owner;
+    /* the block the register's body began in: a body that branched
+     * (guarded loads, ifs) pins what it stores (store in llvm_stmt.c) */
+    LLVMBasicBlockRef reg_block;
     /* the type float literals take from their context (DT_NONE: f32) */
     Dtype lit_type;
     bool store_rounds;

@@ -35,6 +35,20 @@ static void store_var(Lg *g, IrStmt *s, LgVal rhs, AstOp op) {
     lg_error(g, s->loc, "the llvm backend has no variable '%s' here", v->name->s);
 }
 
+/* A register's value held in the block that computes it. The backend's
+ * machine sinking moves a value computed before a branch down to the
+ * block of its first use; over a fragment's registers whose bodies branch
+ * (a guarded load, an if) every register's last operations then sink to
+ * the statement after the loop, each keeping two operands alive instead
+ * of one result: on gemm_bias_gelu's 128 accumulators a thread, 8 bytes
+ * of spill at sm_90a's consumer registers. An empty asm that passes the
+ * value through keeps the result where it is computed. */
+static LLVMValueRef pin_in_block(Lg *g, LLVMValueRef v) {
+    LLVMTypeRef t = LLVMTypeOf(v);
+    const char *c = t == g->f32 ? "=f,0" : t == g->i32 ? "=r,0" : NULL;
+    return c ? lg_asm(g, t, "", c, &v, 1, true) : v;
+}
+
 static void store(Lg *g, IrStmt *s) {
     Node *t = s->target;
     Dtype td = t->sym->dtype;
@@ -61,7 +75,10 @@ static void store(Lg *g, IrStmt *s) {
     LLVMBasicBlockRef after = cond ? lg_begin_if(g, cond) : NULL;
     LgVal val = rhs;
     if (op) val = lg_binary(g, op, lg_from_storage(g, dt, LLVMBuildLoad2(g->b, lg_storage_type(g, dt), p, "")), rhs);
-    LLVMBuildStore(g->b, lg_to_storage(g, dt, val), p);
+    LLVMValueRef stored = lg_to_storage(g, dt, val);
+    if (b->scope == SCOPE_FRAGMENT && g->reg_block && LLVMGetInsertBlock(g->b) != g->reg_block)
+        stored = pin_in_block(g, stored);
+    LLVMBuildStore(g->b, stored, p);
     if (after) lg_end_if(g, after);
 }
 
@@ -191,6 +208,7 @@ static void over_registers(Lg *g, IrStmt *s) {
         g->driver = NULL; /* coordinates are the driver's own */
         lg_frag_coords(g, d, r, coords, &valid);
         LLVMBasicBlockRef after = valid ? lg_begin_if(g, valid) : NULL;
+        g->reg_block = LLVMGetInsertBlock(g->b);
         int saved = g->nbind;
         for (int i = 0; i < s->nvars; i++) lg_bind(g, s->vars[i], lg_cast(g, coords[i], LT_INT));
         g->driver = d;
@@ -199,6 +217,7 @@ static void over_registers(Lg *g, IrStmt *s) {
         g->owner = lg_element_owner(g, d, r);
         lg_block_emit(g, &s->body);
         g->nbind = saved;
+        g->reg_block = NULL;
         if (after) lg_end_if(g, after);
     }
 }
