@@ -21,12 +21,12 @@
 
 #include "driver.h"
 
-enum { MAX_TUNABLES = 16, MAX_CONFIGS = 4096 };
+enum { MAX_CONFIGS = 4096 };
 /* slower than this times the best so far after a short look: not timed further */
 static const double EARLY_STOP_RATIO = 1.25;
 
 typedef struct Candidate {
-    Override ov[MAX_TUNABLES];
+    Override ov[TUNE_MAX_VARS];
     int n;
     char label[256];
     const char *status;     /* why it was dropped, or "ok" */
@@ -61,20 +61,20 @@ static void *compile_worker(void *arg) {
     }
 }
 
-/* Specialises k with user overrides plus a candidate's values. Diagnostics
- * of candidates that cannot fit are not the user's errors: they go to
- * /dev/null and only make the candidate drop out. */
-static KernelInfo *specialise(Ctx *c, Node *prog, const char *kernel, Override *user, int n_user, const Candidate *cd,
-                              const Options *opts, FILE *quiet) {
-    Override all[MAX_TUNABLES + 64];
+/* Specialises kernel with user overrides plus a candidate's values.
+ * Diagnostics of candidates that cannot fit are not the user's errors:
+ * they go to quiet and only make the candidate drop out. */
+KernelInfo *tune_specialise(Ctx *c, Node *prog, const char *kernel, const Override *user, int n_user,
+                            const Override *cand, int n_cand, bool sizes_compiled_in, const char *arch, FILE *quiet) {
+    Override all[TUNE_MAX_VARS + 64];
     int n = 0;
     for (int i = 0; i < n_user && n < 64; i++) all[n++] = user[i];
-    for (int i = 0; cd && i < cd->n; i++) all[n++] = cd->ov[i];
+    for (int i = 0; i < n_cand && i < TUNE_MAX_VARS; i++) all[n++] = cand[i];
     FILE *err = c->err;
     int errors = c->errors;
     if (quiet) c->err = quiet;
-    SemaOptions so = {.overrides = all, .n_overrides = n, .only_kernel = kernel, .specialise = opts->specialise,
-                      .arch = opts->target.name};
+    SemaOptions so = {.overrides = all, .n_overrides = n, .only_kernel = kernel, .specialise = sizes_compiled_in,
+                      .arch = arch};
     PtrVec ks = sema_check(c, prog, &so);
     c->err = err;
     bool ok = c->errors == errors && ks.len == 1;
@@ -82,6 +82,40 @@ static KernelInfo *specialise(Ctx *c, Node *prog, const char *kernel, Override *
     c->errors = errors;
     c->too_many = false;
     return ok ? ks.items[0] : NULL;
+}
+
+static bool overridden_by_user(const char *name, const Override *user, int n_user) {
+    for (int i = 0; i < n_user; i++)
+        if (!strcmp(user[i].name, name)) return true;
+    return false;
+}
+
+int tune_space(KernelInfo *k, const Override *user, int n_user, Sym **tun, int64_t *space) {
+    int nt = 0;
+    *space = 1;
+    for (int i = 0; i < k->values.len && nt < TUNE_MAX_VARS; i++) {
+        Sym *v = k->values.items[i];
+        if (v->kind != SYM_TUNE || !v->decl->u.tunable.has_choices || overridden_by_user(v->name->s, user, n_user)) continue;
+        tun[nt++] = v;
+        *space *= v->decl->u.tunable.choices.len;
+    }
+    return nt;
+}
+
+int tune_values(Sym *const *tun, int nt, int64_t idx, Override *ov) {
+    int n = 0;
+    for (int t = nt - 1; t >= 0; t--) {
+        NodeList *ch = &tun[t]->decl->u.tunable.choices;
+        Node *v = ch->items[idx % ch->len];
+        idx /= ch->len;
+        Override *o = &ov[n++];
+        memset(o, 0, sizeof *o);
+        o->name = tun[t]->name->s;
+        o->is_float = v->const_float;
+        if (v->const_float) o->f = v->cval.f;
+        else o->i = v->cval.i;
+    }
+    return n;
 }
 
 static bool lower(Ctx *c, KernelInfo *k, const char *file, const Options *opts, CgKernel *ck, FILE *quiet) {
@@ -170,12 +204,6 @@ static void write_tune_json(FILE *f, const void *arg) {
     fputc('\n', f);
 }
 
-static bool overridden_by_user(const char *name, Override *user, int n_user) {
-    for (int i = 0; i < n_user; i++)
-        if (!strcmp(user[i].name, name)) return true;
-    return false;
-}
-
 int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *arch, Override *user, int n_user,
              const Options *opts, const char *json_path) {
     if (!opts->have_device) {
@@ -183,16 +211,9 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
         return EXIT_CUDA;
     }
     /* The space: tunables with lists, minus those --set fixes. */
-    Sym *tun[MAX_TUNABLES];
-    int nt = 0;
-    int64_t space = 1;
-    for (int i = 0; i < k->values.len; i++) {
-        Sym *v = k->values.items[i];
-        if (v->kind != SYM_TUNE || !v->decl->u.tunable.has_choices || overridden_by_user(v->name->s, user, n_user)) continue;
-        if (nt == MAX_TUNABLES) break;
-        tun[nt++] = v;
-        space *= v->decl->u.tunable.choices.len;
-    }
+    Sym *tun[TUNE_MAX_VARS];
+    int64_t space;
+    int nt = tune_space(k, user, n_user, tun, &space);
     if (nt == 0) {
         fprintf(stderr, "tilec: kernel '%s' has no tune lists to search\n", k->name->s);
         return EXIT_USAGE;
@@ -209,18 +230,8 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
     int viable = 0;
     for (int64_t idx = 0; idx < space; idx++) {
         Candidate *cd = &cand[idx];
-        int64_t rest = idx;
         size_t len = 0;
-        for (int t = nt - 1; t >= 0; t--) {
-            NodeList *ch = &tun[t]->decl->u.tunable.choices;
-            Node *v = ch->items[rest % ch->len];
-            rest /= ch->len;
-            Override *o = &cd->ov[cd->n++];
-            o->name = tun[t]->name->s;
-            o->is_float = v->const_float;
-            if (v->const_float) o->f = v->cval.f;
-            else o->i = v->cval.i;
-        }
+        cd->n = tune_values(tun, nt, idx, cd->ov);
         cd->is_default = true;
         for (int t = 0; t < nt; t++) { /* ov[t] holds tunable nt - 1 - t */
             const Sym *s = tun[nt - 1 - t];
@@ -235,7 +246,7 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
                                         : snprintf(cd->label + len, sizeof cd->label - len, "%lld", (long long)o->i));
             if (len >= sizeof cd->label) len = sizeof cd->label - 1;
         }
-        KernelInfo *ki = specialise(c, prog, kernel, user, n_user, cd, opts, quiet);
+        KernelInfo *ki = tune_specialise(c, prog, kernel, user, n_user, cd->ov, cd->n, opts->specialise, opts->target.name, quiet);
         if (!ki) cd->status = "invalid for these values (sema)";
         else if (!lower(c, ki, file, opts, &cd->ck, quiet)) cd->status = "does not fit the target (shared memory, layout or shape)";
         else {
@@ -266,7 +277,7 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
         cd->registers = cd->res.registers;
         cd->spills = cd->res.spill_store_bytes;
         /* the candidate's specialisation again: node annotations are per run */
-        KernelInfo *ki = specialise(c, prog, kernel, user, n_user, cd, opts, quiet);
+        KernelInfo *ki = tune_specialise(c, prog, kernel, user, n_user, cd->ov, cd->n, opts->specialise, opts->target.name, quiet);
         Session s;
         LaunchSpec launch;
         int rc = ki && launch_of(&cd->ck, ki, &launch) ? prof_session_open(&s, ki, cd->ck.name, cd->res.cubin, cd->res.cubin_size, &launch, &opts->run) : 4;

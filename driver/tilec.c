@@ -280,15 +280,20 @@ static int act_on_kernel(Ctx *c, Node *prog, KernelInfo *k, CmdLine *cl) {
     }
     if (cl->act == ACT_AUTOTUNE)
         return autotune(c, prog, k, cl->file, cl->arch, cl->overrides, cl->n_overrides, o, o->profile.json);
+    /* runs take a stored autotuning result, else tiles the model prices
+     * best at their sizes; what is emitted is the same for every size */
+    int added = 0;
+    bool checked_again = false; /* the model checked other values: k's annotations are theirs */
     if (cl->act == ACT_RUN || cl->act == ACT_PROFILE) {
-        int added = autotune_lookup(c, k, cl->arch, o, cl->overrides, cl->n_overrides, MAX_OVERRIDES);
-        if (added) {
-            SemaOptions again = {.overrides = cl->overrides, .n_overrides = cl->n_overrides + added,
-                                 .only_kernel = cl->kernel, .specialise = o->specialise, .arch = cl->arch};
-            PtrVec ks = sema_check(c, prog, &again);
-            if (c->errors || ks.len != 1) return EXIT_SOURCE;
-            k = ks.items[0];
-        }
+        added = autotune_lookup(c, k, cl->arch, o, cl->overrides, cl->n_overrides, MAX_OVERRIDES);
+        if (!added) added = tile_choice(c, prog, k, o, cl->overrides, cl->n_overrides, MAX_OVERRIDES, &checked_again);
+    }
+    if (added || checked_again) {
+        SemaOptions again = {.overrides = cl->overrides, .n_overrides = cl->n_overrides + added,
+                             .only_kernel = cl->kernel, .specialise = o->specialise, .arch = cl->arch};
+        PtrVec ks = sema_check(c, prog, &again);
+        if (c->errors || ks.len != 1) return EXIT_SOURCE;
+        k = ks.items[0];
     }
     return generate(c, k, cl->act, cl->file, cl->arch, cl->out_path, cl->print_after, o);
 }

@@ -73,11 +73,12 @@ expect 2 "--clusters without a value" "$tilec" "$ex" --clusters
 "$tilec" -v --emit-cuda --arch sm_90a "$ex" 2>&1 >/dev/null | grep -q "has a split and a halves variant" &&
     pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL -v --emit-cuda does not name the variants"; }
 # --run of a dynamic GEMM builds the variant a launch at its --set sizes
-# takes, -v says which (with or without a GPU to run it on)
+# takes, -v says which (with or without a GPU to run it on); the default
+# tiles given, as the tile model would choose others at these sizes
 for case in "M=1024,N=1024,K=8192 split" "M=1000,N=1504,K=704 halves" "M=4096,N=4096,K=4096 none" \
     "M=1024,N=1024,K=1024 halves"; do
     set -- $case
-    said=$("$tilec" --run -v --arch sm_90a --set "$1" "$ex" 2>&1 | grep -o "its [a-z]* variant, which a launch" | cut -d' ' -f2)
+    said=$("$tilec" --run -v --arch sm_90a --set "$1,BM=128,BN=256,BK=64,stages=3" "$ex" 2>&1 | grep -o "its [a-z]* variant, which a launch" | cut -d' ' -f2)
     if [ "${said:-none}" = "$2" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL --run at $1: the ${said:-base} kernel, not $2"; fi
 done
 # the options change the code and nothing else reads them: the same text twice, another with an option
@@ -182,6 +183,30 @@ case $out in *"the cumsum on line 12 runs in registers"*) ;; *) fail=$((fail + 1
 expect 0 "-v: a cumsum in shared memory" "$tilec" -v --emit-ir "$root/tests/passes/plan_scan/ragged.tile"
 case $out in *"the cumsum on line 11 runs in shared memory: the threads holding a row are not a power of two or whole warps"*) ;;
     *) fail=$((fail + 1)); echo "FAIL -v staged scan message: $out" | head -3 ;; esac
+# tiles for the sizes a run is given (driver/tile_choice.c): at 3000 x 2000
+# x 1000 the 128 x 256 defaults leave a second wave of 60 tiles, and the
+# model takes 192 x 128; --set of the tiles, and emitted code, keep theirs
+out=$("$tilec" -v --run --arch sm_90a --set M=3000,N=2000,K=1000 "$ex" 2>&1)
+rc=$?
+case "$rc:$out" in [04]:*"tile model for 'gemm' at these sizes: the defaults"*"tune values for these sizes: BM=192,BN=128,"*)
+    pass=$((pass + 1)) ;; *) fail=$((fail + 1)); echo "FAIL tile model choice (exit $rc): $out" | head -5 ;; esac
+# where the model prices and keeps the defaults, and where it does not
+# apply (attention), the kernel is checked again before it is lowered
+for args in "--set M=2048,N=2048,K=2048 $ex" "--kernel attn_fwd --set B=1,H=2,S=200 $root/examples/flash_attn_bwd.tile"; do
+    # shellcheck disable=SC2086
+    "$tilec" --run --arch sm_90a $args > /dev/null 2>&1
+    rc=$?
+    case $rc in 0|4) pass=$((pass + 1)) ;; *) fail=$((fail + 1)); echo "FAIL --run $args after the tile model: exit $rc" ;; esac
+done
+out=$("$tilec" --run --arch sm_90a --set M=3000,N=2000,K=1000,BM=128,BN=256,BK=64,stages=3 "$ex" 2>&1)
+case "$out" in *"tune values for these sizes"*) fail=$((fail + 1)); echo "FAIL tile model despite --set tiles" ;; *) pass=$((pass + 1)) ;; esac
+out=$("$tilec" --run --arch sm_90a --set M=8192,N=8192,K=8192 "$ex" 2>&1)
+case "$out" in *"tune values for these sizes"*) fail=$((fail + 1)); echo "FAIL tile model at 8192^3: $out" | head -3 ;; *) pass=$((pass + 1)) ;; esac
+if [ "$("$tilec" --emit-cuda --arch sm_90a --set M=3000,N=2000,K=1000 "$ex" 2>&1 | md5sum)" = "$("$tilec" --emit-cuda --arch sm_90a "$ex" 2>&1 | md5sum)" ]; then
+    pass=$((pass + 1))
+else
+    fail=$((fail + 1)); echo "FAIL --emit-cuda of a dynamic kernel depends on --set sizes"
+fi
 # --emit-sass: the SASS where cuobjdump exists, else one sentence and exit 4
 if command -v cuobjdump > /dev/null || [ -x /usr/local/cuda/bin/cuobjdump ]; then
     expect 0 "--emit-sass" "$tilec" --no-cache --emit-sass "$ex"

@@ -42,7 +42,12 @@ run() {  # file kernel args...
 # promise run with --specialise (compiled in, as the promise-free code).
 ragged() {
     case $1 in
-    gemm|gemm_bf16|gemm_bias_gelu) echo "--set M=1000,N=1016,K=1000"; echo "--set M=999,N=1001,K=997 --specialise"
+    # T: the tiles the schedule checks below were written for (the sm_90a
+    # defaults); lines without it run the tiles the tile model picks for
+    # their sizes (driver/tile_choice.c)
+    gemm|gemm_bf16|gemm_bias_gelu) T=BM=128,BN=256,BK=64,stages=3
+        echo "--set M=1000,N=1016,K=1000"; echo "--set M=999,N=1001,K=997 --specialise"
+        echo "--set M=3000,N=2000,K=1000 --profile --consistency 3"; echo "--set M=1000,N=1500,K=700 --specialise"
         # 256 tiles, rows aligned (no clusters), persistent: warpgroup 2 of the
         # last row of tiles (120 rows) idle (plan_idle)
         echo "--set M=3000,N=2000,K=1024,BM=192,BN=128"
@@ -51,18 +56,18 @@ ragged() {
         # (gemm; the last row's warpgroup 1 idle), and 32 in 4
         # (gemm_bias_gelu: 64 in 2), where every launch after the first must
         # find the counters reset
-        echo "--set M=1080,N=1016,K=4096 --specialise"; echo "--set M=1024,N=1024,K=8192 --specialise --profile --consistency 3"
+        echo "--set M=1080,N=1016,K=4096,$T --specialise"; echo "--set M=1024,N=1024,K=8192,$T --specialise --profile --consistency 3"
         # half tiles (plan_halves): the second wave's tiles in halves of their
         # columns, compiled in: in persistent clusters (K = 1000) with the
         # last row's warpgroup 1 idle, and without clusters (K = 1024), idle
         # tiles last; decided at launch (dynamic sizes): a second wave of 60
         # tiles, and 1450 x 4096 (a second wave of more than half: whole
         # tiles)
-        echo "--set M=3000,N=2000,K=1000 --specialise --profile --consistency 3"
-        echo "--set M=1450,N=4096,K=1024 --specialise"
-        echo "--set M=3000,N=2000,K=1000 --profile --consistency 3"
-        echo "--set M=1450,N=4096,K=1024"
-        echo "--set M=1080,N=1016,K=4096"
+        echo "--set M=3000,N=2000,K=1000,$T --specialise --profile --consistency 3"
+        echo "--set M=1450,N=4096,K=1024,$T --specialise"
+        echo "--set M=3000,N=2000,K=1000,$T --profile --consistency 3"
+        echo "--set M=1450,N=4096,K=1024,$T"
+        echo "--set M=1080,N=1016,K=4096,$T"
         # the split variant, taken by launches whose grid fills less than a
         # wave (dynamic sizes; in clusters along M a pair of tiles splits
         # alike): 20 pairs in 3 pieces, the last pair's second tile past
@@ -73,23 +78,23 @@ ragged() {
         # whole tiles, with --halves=off). Forced variants where the sizes
         # suit another: split at a full wave (whole tiles), halves past half
         # a wave (every tile in halves), base below it.
-        echo "--set M=1024,N=1024,K=8192 --profile --consistency 3"
-        echo "--set M=768,N=768,K=8192"; echo "--set M=256,N=256,K=16384"
-        echo "--set M=1000,N=1016,K=3000"; echo "--set M=1024,N=1024,K=1024"
-        echo "--set M=1024,N=1024,K=1024 --halves=off"; echo "--set M=1080,N=1016,K=4096 --halves=off"
-        echo "--set M=1024,N=1024,K=8192 --halves=off --profile --consistency 3"
-        echo "--variant=split --set M=3000,N=2000,K=1000"; echo "--variant=halves --set M=3000,N=2000,K=1000"
-        echo "--variant=halves --set M=1000,N=1504,K=704 --profile --consistency 3"
-        echo "--variant=base --set M=1000,N=1504,K=704"; echo "--variant=base --set M=1024,N=1024,K=8192"
+        echo "--set M=1024,N=1024,K=8192,$T --profile --consistency 3"
+        echo "--set M=768,N=768,K=8192,$T"; echo "--set M=256,N=256,K=16384,$T"
+        echo "--set M=1000,N=1016,K=3000,$T"; echo "--set M=1024,N=1024,K=1024,$T"
+        echo "--set M=1024,N=1024,K=1024,$T --halves=off"; echo "--set M=1080,N=1016,K=4096,$T --halves=off"
+        echo "--set M=1024,N=1024,K=8192,$T --halves=off --profile --consistency 3"
+        echo "--variant=split --set M=3000,N=2000,K=1000,$T"; echo "--variant=halves --set M=3000,N=2000,K=1000,$T"
+        echo "--variant=halves --set M=1000,N=1504,K=704,$T --profile --consistency 3"
+        echo "--variant=base --set M=1000,N=1504,K=704,$T"; echo "--variant=base --set M=1024,N=1024,K=8192,$T"
         # dynamic sizes in clusters of two along M with an odd tile count
         # there: the last pair's second tile past the end (25 rows of
         # tiles, whole; 9 rows, every pair in halves)
-        echo "--set M=3100,N=2000,K=1000"; echo "--set M=1100,N=1016,K=1000 --profile --consistency 3"
+        echo "--set M=3100,N=2000,K=1000,$T"; echo "--set M=1100,N=1016,K=1000,$T --profile --consistency 3"
         # A's rows not of 16-byte units: the producer's threads copy it with
         # cp.async, B by TMA (1400 bytes: 8-byte chunks; 2044: 4-byte ones;
         # 32 tiles of 128 iterations split)
-        echo "--set M=1000,N=1504,K=700 --specialise"; echo "--set M=999,N=1016,K=1022 --specialise"
-        echo "--set M=1024,N=1024,K=8180 --specialise --profile --consistency 3" ;;
+        echo "--set M=1000,N=1504,K=700,$T --specialise"; echo "--set M=999,N=1016,K=1022,$T --specialise"
+        echo "--set M=1024,N=1024,K=8180,$T --specialise --profile --consistency 3" ;;
     add) echo "--set N=1000003 --specialise"; echo "--set N=1000008" ;;
     softmax|layernorm) echo "--set M=1001,N=3000"
         # the examples' tunables: rows padded to a pitch (blocked layout) for
@@ -167,16 +172,18 @@ ragged() {
     gemm_u8_dequant) echo "--set M=100,N=200,K=240"; echo "--arch sm_90 --set M=100,N=200,K=240" ;;
     fp8_e5m2_gemm) echo "--set M=200,N=136,K=496"  # TMA boxes past every edge (rows of 496 bytes)
         echo "--arch sm_90 --set M=200,N=136,K=496" ;;  # mma.sync m16n8k32
-    gemm_fp8) echo "--set M=1000,N=1016,K=4096 --atol 3e-2"  # split tiles: 64 in 2 pieces (sums of 4096 fp8 products near 0: 1-3 of 37160 past atol 1e-2, as without the split)
+    # T: its sm_90a default tiles, which the schedule lines were written for
+    gemm_fp8) T=BM=128,BN=192,BK=128,stages=3
+        echo "--set M=1000,N=1016,K=4096,$T --atol 3e-2"  # split tiles: 64 in 2 pieces (sums of 4096 fp8 products near 0: 1-3 of 37160 past atol 1e-2, as without the split)
         echo "--set M=1000,N=1016,K=1008"; echo "--set M=999,N=1001,K=997 --specialise"  # the second: rows TMA cannot take
         echo "--set M=1000,N=1016,K=1008,BK=256,stages=2"  # K tiles of two promotion runs
-        echo "--set M=1100,N=1016,K=1008"  # clusters of two, 9 rows of tiles: the last pair's second past the end
-        echo "--set M=1024,N=1024,K=8192 --atol 3e-2 --profile --consistency 3"  # the split variant: 16 pairs in 4 pieces (sums of 8192 fp8 products: atol as at K 4096)
+        echo "--set M=1100,N=1016,K=1008,$T"  # clusters of two, 9 rows of tiles: the last pair's second past the end
+        echo "--set M=1024,N=1024,K=8192,$T --atol 3e-2 --profile --consistency 3"  # the split variant: 16 pairs in 4 pieces (sums of 8192 fp8 products: atol as at K 4096)
         # rows of 1000 and 3000 bytes, which TMA cannot address: the producer
         # warpgroup's threads copy both tiles with 8-byte cp.asyncs (the
         # second: 1024 tiles, persistent; the third split tiles)
-        echo "--set M=1000,N=1016,K=1000 --specialise"; echo "--set M=4096,N=4096,K=1000 --specialise --atol 3e-2"
-        echo "--set M=1024,N=1024,K=3000 --specialise --atol 3e-2 --profile --consistency 3" ;;
+        echo "--set M=1000,N=1016,K=1000,$T --specialise"; echo "--set M=4096,N=4096,K=1000,$T --specialise --atol 3e-2"
+        echo "--set M=1024,N=1024,K=3000,$T --specialise --atol 3e-2 --profile --consistency 3" ;;
     fp8_gemm_k160) echo "--set M=200,N=136,K=1120" ;;  # partial tiles
     fp8_casts) echo "--set N=1000" ;;
     f64_gemm) echo "--set M=100,N=70,K=50" ;;  # the multiply-add path in f64, partial tiles
