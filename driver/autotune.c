@@ -246,7 +246,8 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
                                         : snprintf(cd->label + len, sizeof cd->label - len, "%lld", (long long)o->i));
             if (len >= sizeof cd->label) len = sizeof cd->label - 1;
         }
-        KernelInfo *ki = tune_specialise(c, prog, kernel, user, n_user, cd->ov, cd->n, opts->specialise, opts->target.name, quiet);
+        KernelInfo *ki =
+            tune_specialise(c, prog, kernel, user, n_user, cd->ov, cd->n, opts->specialise, opts->target.name, quiet);
         if (!ki) cd->status = "invalid for these values (sema)";
         else if (!lower(c, ki, file, opts, &cd->ck, quiet)) cd->status = "does not fit the target (shared memory, layout or shape)";
         else {
@@ -277,7 +278,8 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
         cd->registers = cd->res.registers;
         cd->spills = cd->res.spill_store_bytes;
         /* the candidate's specialisation again: node annotations are per run */
-        KernelInfo *ki = tune_specialise(c, prog, kernel, user, n_user, cd->ov, cd->n, opts->specialise, opts->target.name, quiet);
+        KernelInfo *ki =
+            tune_specialise(c, prog, kernel, user, n_user, cd->ov, cd->n, opts->specialise, opts->target.name, quiet);
         Session s;
         LaunchSpec launch;
         int rc = ki && launch_of(&cd->ck, ki, &launch) ? prof_session_open(&s, ki, cd->ck.name, cd->res.cubin, cd->res.cubin_size, &launch, &opts->run) : 4;

@@ -168,16 +168,6 @@ void sass_count_text(const char *text, SassCounts *c);
  * cache for later --run/--profile. Returns the exit code. */
 int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *arch, Override *user, int n_user,
              const Options *opts, const char *json_path);
-/* tile_choice.c */
-/* Where user's overrides give sizes and the target is sm_90a: the tune
- * values the tile model prices cheapest at those sizes, as overrides
- * appended to ov (tunables --set did not fix), where it puts them enough
- * faster than the defaults; returns how many were appended (-v says
- * which, and every price). *checked_again: whether it checked the kernel
- * with other values (sema's annotations of the program are then theirs:
- * the caller checks it again before lowering). */
-int tile_choice(Ctx *c, Node *prog, KernelInfo *k, const Options *opts, Override *ov, int n_ov, int max,
-                bool *checked_again);
 /* The tune space: the tunables of k with lists that user does not fix
  * (into tun, at most TUNE_MAX_VARS), and the count of their combinations
  * in *space; returns how many tunables. */
@@ -195,5 +185,16 @@ KernelInfo *tune_specialise(Ctx *c, Node *prog, const char *kernel, const Overri
  * and device), as overrides appended to ov (tunables --set did not fix);
  * returns how many were appended, and says so on stderr. */
 int autotune_lookup(Ctx *c, KernelInfo *k, const char *arch, const Options *opts, Override *ov, int n_ov, int max);
+
+/* tile_choice.c */
+/* Where user's overrides give sizes and the target is sm_90a: the tune
+ * values the tile model prices cheapest at those sizes, as overrides
+ * appended to ov (tunables --set did not fix), where it puts them enough
+ * faster than the defaults; returns how many were appended (-v says
+ * which, and every price). *checked_again: whether it checked the kernel
+ * with other values (sema's annotations of the program are then theirs:
+ * the caller checks it again before lowering). */
+int tile_choice(Ctx *c, Node *prog, KernelInfo *k, const Options *opts, Override *ov, int n_ov, int max,
+                bool *checked_again);
 
 #endif

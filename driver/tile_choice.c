@@ -134,11 +134,10 @@ static bool price(const IrKernel *k, Price *p) {
     if (w.gemms != 1 || !w.operands_loaded || !w.half_inputs || w.macs <= 0 || tiles <= 0) return false;
     /* one block an SM: the warp-specialised kernel's warpgroups take the
      * register file between them (setmaxnreg) */
-    int64_t per_sm = 1;
-    int64_t slots = per_sm * k->target.sms;
+    int64_t slots = k->target.sms;
     int64_t consumers = k->threads / 128 > 0 ? k->threads / 128 : 1;
-    double iter_us = w.macs / (FMA_PER_CLOCK * wgmma_efficiency(w.n)) / CLOCK_MHZ * (double)per_sm +
-                     ITER_OVERHEAD_US / (double)consumers;
+    double iter_us =
+        w.macs / (FMA_PER_CLOCK * wgmma_efficiency(w.n)) / CLOCK_MHZ + ITER_OVERHEAD_US / (double)consumers;
     double load_us = w.bytes * (double)slots / L2_MB_PER_S;
     int64_t ahead = loop->stages > 1 ? loop->stages - 1 : 1;
     if (load_us > iter_us) iter_us = load_us;
