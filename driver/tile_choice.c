@@ -24,7 +24,8 @@
  *
  * The cheapest combination is taken where the model puts it enough faster
  * than the defaults (CHOICE_GAIN); -v says what it took and prints the
- * prices (the profile's Configuration section shows the values). Only
+ * prices, and the profile's Configuration section says the values are
+ * the model's. Only
  * GEMM-shaped kernels of f16 or bf16 inputs are priced (the loop has one
  * gemm, both operands loaded into shared memory: what the model's rates
  * were fitted to); others, and kernels off the warp-specialised path, keep

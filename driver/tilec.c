@@ -286,7 +286,10 @@ static int act_on_kernel(Ctx *c, Node *prog, KernelInfo *k, CmdLine *cl) {
     bool checked_again = false; /* the model checked other values: k's annotations are theirs */
     if (cl->act == ACT_RUN || cl->act == ACT_PROFILE) {
         added = autotune_lookup(c, k, cl->arch, o, cl->overrides, cl->n_overrides, MAX_OVERRIDES);
-        if (!added) added = tile_choice(c, prog, k, o, cl->overrides, cl->n_overrides, MAX_OVERRIDES, &checked_again);
+        if (!added) {
+            added = tile_choice(c, prog, k, o, cl->overrides, cl->n_overrides, MAX_OVERRIDES, &checked_again);
+            o->profile.tiles_for_sizes = added > 0;
+        }
     }
     if (added || checked_again) {
         SemaOptions again = {.overrides = cl->overrides, .n_overrides = cl->n_overrides + added,

@@ -69,6 +69,7 @@ int prof_profile(KernelInfo *k, const ProfileTarget *t, const RtDevice *dev, con
     p.kernel_symbol = t->symbol;
     p.arch = t->arch;
     p.info = k;
+    p.tiles_for_sizes = o->tiles_for_sizes;
     p.cache_hit = t->cache_hit;
     p.compile_s = t->compile_s;
     Session s;

@@ -365,6 +365,7 @@ typedef struct Profile {
     const StageProfile *stages;   /* a pipeline's (kernel_symbol NULL); else NULL */
     int nstages;
     KernelInfo *info;
+    bool tiles_for_sizes;     /* its tunables chosen for these sizes (driver/tile_choice.c) */
     bool cache_hit;
     double compile_s;
     VerifyResult verify;
@@ -521,6 +522,7 @@ typedef struct ProfileOptions {
     const Source *source;     /* the .tile file, to quote those lines */
     FILE *json_stream;        /* a sweep's: the profile's JSON object is appended here (NULL: none) */
     struct ProfileSummary *summary;  /* a sweep's: what it keeps of the point (NULL: none) */
+    bool tiles_for_sizes;     /* the driver chose the tunables for these sizes (the report says so) */
 } ProfileOptions;
 
 /* One profiled point of a sweep. NAN for what was not measured. */

@@ -187,6 +187,8 @@ static void term_configuration(const Term *t, const Profile *p) {
             col += l + (col > 2 ? 3 : 0);
         }
         fputc('\n', o);
+        if (p->tiles_for_sizes)
+            fprintf(o, "  (tunables chosen for these sizes by the tile model: -v prints its prices, --set fixes them)\n");
     }
     Dtype in = input_dtype(p);
     row(t, "device", "%s (%s, %d SMs)", dev->name[0] ? dev->name : "n/a", p->arch ? p->arch : "n/a", dev->sms);

@@ -792,6 +792,17 @@ static void test_svg_markdown_terminal(KernelInfo *k) {
     fclose(f);
     CHECK(strstr(buf, "before every replay") && strstr(buf, "the other 39 a warm L2"), "graph: the flush is not said");
     CHECK(strstr(buf, "[its split variant, which a launch at these sizes takes]"), "the variant run is not said");
+    CHECK(!strstr(buf, "tile model"), "tiles said chosen for the sizes when they were not");
+    /* tunables the tile model chose for the sizes: the Configuration says so */
+    p.tiles_for_sizes = true;
+    f = tmpfile();
+    prof_report_terminal(f, &p);
+    rewind(f);
+    n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    CHECK(strstr(buf, "(tunables chosen for these sizes by the tile model"), "the tile model's choice is not said");
+    p.tiles_for_sizes = false;
     CHECK(prof_write_markdown(path, &p, err), "%s", err);
     text = slurp(path, NULL);
     CHECK(text && strstr(text, "the other 39 a warm L2"), "markdown: the graph's flush is not said");
