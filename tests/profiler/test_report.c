@@ -40,6 +40,16 @@ static char *slurp(const char *path, size_t *len) {
     return s;
 }
 
+/* The terminal report of p, as a file would get it, into buf. */
+static void terminal_text(const Profile *p, char *buf, size_t size) {
+    FILE *f = tmpfile();
+    prof_report_terminal(f, p);
+    rewind(f);
+    size_t n = fread(buf, 1, size - 1, f);
+    buf[n] = 0;
+    fclose(f);
+}
+
 static bool exists(const char *path) {
     struct stat st;
     return stat(path, &st) == 0;
@@ -492,13 +502,8 @@ static void test_summarise(KernelInfo *k) {
         if (strstr(p.opportunities[i], "80 below 95% of the fastest") && strstr(p.opportunities[i], "median of 1.701 ms"))
             found = true;
     CHECK(found, "the mixed clocks are a finding with the full-clock median");
-    FILE *f = tmpfile();
-    prof_report_terminal(f, &p);
-    rewind(f);
     char buf[16384];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = 0;
-    fclose(f);
+    terminal_text(&p, buf, sizeof buf);
     CHECK(strstr(buf, "20 of 100 samples at 1980 MHz or within 5%: median 1.701 ms"), "no full-clock row:\n%s", buf);
 
     /* One clock throughout: every sample at full clock, no extra row. */
@@ -766,13 +771,8 @@ static void test_svg_markdown_terminal(KernelInfo *k) {
     for (size_t i = 0; text && i < sizeof md / sizeof md[0]; i++) CHECK(strstr(text, md[i]), "markdown lacks %s", md[i]);
     free(text);
 
-    FILE *f = tmpfile();
-    prof_report_terminal(f, &p);
-    rewind(f);
     char buf[16384];
-    n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = 0;
-    fclose(f);
+    terminal_text(&p, buf, sizeof buf);
     static const char *const term[] = {"Profile: mm", "Configuration", "M = 4096", "Timings", "Resources",
                                        "Throughput", "Bottleneck: Compute-bound", "Root cause:", "1. ",
                                        "vs Baseline"};
@@ -784,23 +784,13 @@ static void test_svg_markdown_terminal(KernelInfo *k) {
      * other 39 find a warm L2; a variant's name says it ran */
     p.bench.backend = BENCH_GRAPH, p.bench.launches_per_sample = 40, p.bench.l2_flush = true;
     p.kernel_symbol = "tilec_mm_0123abcd_split";
-    f = tmpfile();
-    prof_report_terminal(f, &p);
-    rewind(f);
-    n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = 0;
-    fclose(f);
+    terminal_text(&p, buf, sizeof buf);
     CHECK(strstr(buf, "before every replay") && strstr(buf, "the other 39 a warm L2"), "graph: the flush is not said");
     CHECK(strstr(buf, "[its split variant, which a launch at these sizes takes]"), "the variant run is not said");
     CHECK(!strstr(buf, "tile model"), "tiles said chosen for the sizes when they were not");
     /* tunables the tile model chose for the sizes: the Configuration says so */
     p.tiles_for_sizes = true;
-    f = tmpfile();
-    prof_report_terminal(f, &p);
-    rewind(f);
-    n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = 0;
-    fclose(f);
+    terminal_text(&p, buf, sizeof buf);
     CHECK(strstr(buf, "(tunables chosen for these sizes by the tile model"), "the tile model's choice is not said");
     p.tiles_for_sizes = false;
     CHECK(prof_write_markdown(path, &p, err), "%s", err);
