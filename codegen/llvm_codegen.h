@@ -145,6 +145,12 @@ LLVMValueRef lg_intrinsic(Lg *g, const char *name, LLVMTypeRef *overload, int no
                           int nargs);
 LLVMValueRef lg_sreg(Lg *g, const char *name);
 void lg_assume(Lg *g, LLVMValueRef cond); /* llvm.assume(cond) */
+/* The thread index for work dealt in `rounds` rounds a thread: g->tid, or
+ * where cg_opaque_thread_index says so an opaque move of it made here (its
+ * range assumed again), so that the addresses computed from it are
+ * neither hoisted out of the enclosing loop nor shared with the same
+ * addresses computed before it. */
+LLVMValueRef lg_rounds_tid(Lg *g, int64_t rounds);
 /* Inline PTX, its template written as for CUDA C (%0, %%, braces) and
  * its constraints LLVM's ("=r,r,~{memory}"): `ret` NULL for none. Every
  * call is convergent; side_effects also keeps it in place (fences,

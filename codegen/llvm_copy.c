@@ -340,13 +340,14 @@ void lg_cp_async_wait(Lg *g, int pending) {
 
 /* One round q of a cooperative copy: this thread's chunk. loop: the
  * round's loop (the break of a last partial round leaves it), NULL where
- * the rounds are unrolled here. tr, tc: the thread's first row and its
- * column in the rows form. */
-static void copy_round(Lg *g, IrStmt *s, const CgCoopCopyPlan *p, LgVal q, LgLoop *loop, LgVal tr, LgVal tc) {
+ * the rounds are unrolled here. tid: the thread index (lg_rounds_tid); tr,
+ * tc: the thread's first row and its column in the rows form. */
+static void copy_round(Lg *g, IrStmt *s, const CgCoopCopyPlan *p, LgVal q, LgLoop *loop, LgVal tid, LgVal tr,
+                       LgVal tc) {
     const IrRegion *src = &s->src, *dst = &s->dst;
     /* the chunk's first element: (tid + (long long)q * t) * vec */
     LgVal l = p->local ? lg_binc(g, OP_MUL, as_ll(g, q), p->vec)
-                       : lg_binc(g, OP_MUL, add(g, tid_val(g), lg_binc(g, OP_MUL, as_ll(g, q), p->t)), p->vec);
+                       : lg_binc(g, OP_MUL, add(g, tid, lg_binc(g, OP_MUL, as_ll(g, q), p->t)), p->vec);
     if (!p->local && p->chunks % p->t) { /* if (l >= total) break; */
         LLVMValueRef in = lg_binary(g, OP_LT, l, as_ll(g, lg_int(g, p->total))).v;
         LLVMBasicBlockRef go = lg_block(g, "chunk");
@@ -400,21 +401,21 @@ static void copy_cooperative(Lg *g, IrStmt *s) {
                  p.vec * dtype_bytes(s->src.buf->dtype));
         return;
     }
-    LgVal tr = lg_int(g, 0), tc = lg_int(g, 0);
+    LgVal tid = {lg_rounds_tid(g, p.rounds), LT_INT}, tr = lg_int(g, 0), tc = lg_int(g, 0);
     if (p.rows_form) {
-        LgVal first = lg_binc(g, OP_MUL, tid_val(g), p.vec);
+        LgVal first = lg_binc(g, OP_MUL, tid, p.vec);
         tr = lg_binc(g, OP_DIV, first, p.C);
         tc = lg_binc(g, OP_MOD, first, p.C);
     }
     if (p.local && p.rounds <= 64) {
         /* a local buffer's index is the round: unrolled here, as the
          * CUDA's #pragma unroll does, so it is a constant */
-        for (int64_t q = 0; q < p.rounds && !g->failed; q++) copy_round(g, s, &p, lg_int(g, q), NULL, tr, tc);
+        for (int64_t q = 0; q < p.rounds && !g->failed; q++) copy_round(g, s, &p, lg_int(g, q), NULL, tid, tr, tc);
         return;
     }
     LgLoop l;
     lg_loop_begin(g, &l, lg_int(g, 0), lg_int(g, p.rounds), lg_int(g, 1), false, "q");
-    copy_round(g, s, &p, l.var, &l, tr, tc);
+    copy_round(g, s, &p, l.var, &l, tid, tr, tc);
     if (p.unroll == 0) {
         lg_loop_end_unrolled(g, &l);
     } else {

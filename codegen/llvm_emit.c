@@ -98,6 +98,15 @@ LLVMValueRef lg_intrinsic(Lg *g, const char *name, LLVMTypeRef *overload, int no
 
 void lg_assume(Lg *g, LLVMValueRef cond) { lg_intrinsic(g, "llvm.assume", NULL, 0, &cond, 1); }
 
+LLVMValueRef lg_rounds_tid(Lg *g, int64_t rounds) {
+    LLVMValueRef tid = g->tid;
+    if (!cg_opaque_thread_index(g->loops, rounds)) return tid;
+    tid = lg_asm(g, g->i32, "mov.u32 %0, %1;", "=r,r", &tid, 1, true);
+    /* the range the move hid: divisions by powers of two stay shifts */
+    lg_assume(g, LLVMBuildICmp(g->b, LLVMIntULT, tid, LLVMConstInt(g->i32, (unsigned long long)g->k->threads, 0), ""));
+    return tid;
+}
+
 LLVMValueRef lg_sreg(Lg *g, const char *name) {
     char full[96];
     snprintf(full, sizeof full, "llvm.nvvm.read.ptx.sreg.%s", name);

@@ -230,12 +230,7 @@ static void deal_rounds(Lg *g, IrStmt *s, int per, LgLoop *l) {
     int64_t total = 1, t = g->k->threads;
     for (int i = 0; i < s->nvars; i++) total *= s->extents[i];
     int64_t groups = total / per, rounds = (groups + t - 1) / t;
-    LLVMValueRef tid = g->tid;
-    if (cg_opaque_thread_index(g->loops, rounds)) {
-        tid = lg_asm(g, g->i32, "mov.u32 %0, %1;", "=r,r", &tid, 1, true);
-        /* the range the move hid: divisions by powers of two stay shifts */
-        lg_assume(g, LLVMBuildICmp(g->b, LLVMIntULT, tid, LLVMConstInt(g->i32, (unsigned long long)t, 0), ""));
-    }
+    LLVMValueRef tid = lg_rounds_tid(g, rounds);
     lg_loop_begin(g, l, lg_int(g, 0), lg_int(g, rounds), lg_int(g, 1), false, "q");
     /* e = (tid + q * t) * per, in int where it fits (cg_deal_fits_int) */
     LgType et = cg_deal_fits_int(rounds, t, per) ? LT_INT : LT_LL;
