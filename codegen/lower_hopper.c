@@ -667,17 +667,23 @@ static void warpgroup_bar_sync(Cg *g, int base, int threads, const char *what) {
 }
 
 
+static bool is_exponential(const Node *e, const void *unused) {
+    (void)unused;
+    return e->kind == N_CALL && e->u.call.name &&
+           (!strcmp(e->u.call.name->s, "exp") || !strcmp(e->u.call.name->s, "exp2"));
+}
+
 /* Packs gemm gm's A fragment into `regs` (unsigned [K/16][4]): mma.sync's
  * A fragment from the accumulator-layout registers, rows g / g+8 of n8
  * tiles 2kk and 2kk+1. (Before the wgmma fence: packing after it would
- * make ptxas fence again and serialise, C7520.) With three consumer
- * warpgroups (three warps an SM sub-partition) the half-precision values
- * are packed as they are; with two, they go through float and back (two
- * conversions more a pair), which is faster with two: ptxas then spreads the
- * exp2s of the softmax among the conversions instead of after all of the
- * row maxima, and two warps hide less of a bunched schedule than three
- * (docs/decisions.md, "P packed from its halves only with three consumer
- * warpgroups").
+ * make ptxas fence again and serialise, C7520.) The half-precision values
+ * are packed as they are, except in a softmax (a kernel that computes
+ * exponentials) with two consumer warpgroups: there they go through float
+ * and back (two conversions more a pair), which is faster: ptxas then
+ * spreads the exp2s among the conversions instead of after all of the row
+ * maxima, and two warps an SM sub-partition hide less of a bunched
+ * schedule than three (docs/decisions.md, "P packed from its halves only
+ * with three consumer warpgroups").
  * False (after an error) when the fragment is not in the layout wgmma reads. */
 static bool pack_a_regs(Cg *g, const IrStmt *gm, const char *regs) {
     const IrBuf *A = gm->a.buf, *C = gm->c.buf;
@@ -687,7 +693,7 @@ static bool pack_a_regs(Cg *g, const IrStmt *gm, const char *regs) {
         return false;
     }
     const char *pack = A->dtype == DT_BF16 ? "tl_pack_bf162" : "tl_pack_half2";
-    bool as_halves = g->k->threads >= 384;
+    bool as_halves = g->k->threads >= 384 || !block_any_expr(&g->k->body, is_exponential, NULL);
     for (int64_t kk = 0; kk < A->shape[1] / 16; kk++)
         for (int h = 0; h < 4; h++) {
             int64_t t = (2 * kk + h / 2) * 4 + (h % 2) * 2;

@@ -413,6 +413,9 @@ void block_visit_indices(IrBlock *b, IndexVisit fn, void *arg);
  * call arguments included). */
 typedef bool (*ExprPred)(const Node *e, const void *arg);
 bool expr_any(const Node *e, ExprPred pred, const void *arg);
+/* Whether pred holds for an expression of a statement of b or of one
+ * nested in it (values, conditions, store targets). */
+bool block_any_expr(const IrBlock *b, ExprPred pred, const void *arg);
 /* The first node (in that order) for which pred holds, or NULL. */
 const Node *expr_find(const Node *e, ExprPred pred, const void *arg);
 /* e without the conditionals its specialisation decided: the taken arm of

@@ -144,6 +144,16 @@ const Node *expr_find(const Node *e, ExprPred pred, const void *arg) {
 
 bool expr_any(const Node *e, ExprPred pred, const void *arg) { return expr_find(e, pred, arg) != NULL; }
 
+bool block_any_expr(const IrBlock *b, ExprPred pred, const void *arg) {
+    for (int i = 0; i < b->len; i++) {
+        const IrStmt *s = b->items[i];
+        if (expr_any(s->value, pred, arg) || expr_any(s->compare, pred, arg) || expr_any(s->target, pred, arg))
+            return true;
+        if (block_any_expr(&s->body, pred, arg) || block_any_expr(&s->els, pred, arg)) return true;
+    }
+    return false;
+}
+
 void block_visit_indices(IrBlock *b, IndexVisit fn, void *arg) {
     for (int i = 0; i < b->len; i++) {
         IrStmt *s = b->items[i];
