@@ -12,7 +12,7 @@
 /* mma.sync m16n8k16 accumulator: lane = 4 * g + t holds rows g and g + 8,
  * columns 2t and 2t + 1 of each 16x8 tile. With or_parity the column's
  * last term (the register's parity) is or-ed instead of added (the rest
- * is even): see acc_parity_or. */
+ * is even): see halves_column. */
 static void acc_coords(Cg *g, const Layout *l, const char *reg, char **coords, bool or_parity) {
     Arena *a = &g->k->c->arena;
     coords[0] = arena_printf(a, "(warp / %d * %lld + (%s) / %d * 16 + ((%s) / 2 %% 2) * 8 + lane / 4)", l->wn,
@@ -303,12 +303,12 @@ const char *cg_element_owner(Cg *g, const IrBuf *d, const char *reg) {
     return NULL;
 }
 
-/* Whether the columns of accumulator-layout loop s are best or-ed
- * together (acc_coords): where its body divides the column (or takes it
- * modulo) by an even number, NVVM then sees that columns 2t and 2t + 1
- * share c / 2 (W4A16's packed byte: one load, not two). Not everywhere:
- * an or keeps NVVM from folding the sum into addresses' offsets (the gemm
- * and attention epilogues grew by up to 10 % of their instructions). */
+/* Whether e divides `column` (or takes it modulo) by an even number. An
+ * accumulator-layout loop whose body does gets its columns with the parity
+ * or-ed (acc_coords): NVVM then sees that columns 2t and 2t + 1 share
+ * c / 2 (W4A16's packed byte: one load, not two). Not everywhere: an or
+ * keeps NVVM from folding the sum into addresses' offsets (gemm and
+ * attention epilogues grew by up to 10 % of their instructions). */
 static bool halves_column(const Node *e, const void *column) {
     if (e->kind != N_BINARY || (e->u.op.op != OP_DIV && e->u.op.op != OP_MOD)) return false;
     const Node *a = e->u.op.a, *b = e->u.op.b;
