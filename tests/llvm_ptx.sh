@@ -104,4 +104,23 @@ for set in causal=0,D=128 causal=1,D=128 causal=1,D=96 causal=1,D=64 causal=1,D=
         echo "ok   $name: $what"
     fi
 done
+# W4A16's dequantisation loads each packed byte once (two weights a
+# byte): NVRTC's PTX has no more byte loads from shared memory than LLVM's,
+# which merges the loads of columns 2t and 2t + 1 itself (NVVM does since
+# those columns' parity is or-ed: acc_coords in codegen/lower_parallel.c;
+# before, 32 loads a k-step against LLVM's 16).
+for fk in gemm_w4a16:gemm_w4a16 gemm_w4a16_decode:w4a16_split; do
+  for arch in sm_80 sm_90a; do
+    name="${fk#*:} $arch"
+    for b in llvm nvrtc; do
+        "$tilec" --emit-ptx -w --backend $b --arch $arch --kernel "${fk#*:}" "$root/examples/${fk%:*}.tile" 2> /dev/null > "$tmp/$b.ptx"
+    done
+    l=$(count 'ld.shared.u8' "$tmp/llvm.ptx"); n=$(count 'ld.shared.u8' "$tmp/nvrtc.ptx")
+    if [ "$l" = 0 ] || [ "$n" -gt "$l" ]; then
+        echo "FAIL $name: byte loads from shared memory $l/$n (llvm/nvrtc)"; fail=1
+    else
+        echo "ok   $name: byte loads from shared memory $l/$n (llvm/nvrtc)"
+    fi
+  done
+done
 exit $fail
