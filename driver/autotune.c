@@ -118,6 +118,19 @@ int tune_values(Sym *const *tun, int nt, int64_t idx, Override *ov) {
     return n;
 }
 
+void tune_label(char *out, size_t size, const Override *ov, int n) {
+    size_t len = 0;
+    out[0] = 0;
+    for (int t = n - 1; t >= 0; t--) {
+        const Override *o = &ov[t];
+        len += (size_t)snprintf(out + len, size - len, "%s%s=", len ? "," : "", o->name);
+        if (len >= size) len = size - 1;
+        len += (size_t)(o->is_float ? snprintf(out + len, size - len, "%g", o->f)
+                                    : snprintf(out + len, size - len, "%lld", (long long)o->i));
+        if (len >= size) len = size - 1;
+    }
+}
+
 static bool lower(Ctx *c, KernelInfo *k, const char *file, const Options *opts, CgKernel *ck, FILE *quiet) {
     FILE *err = c->err;
     int errors = c->errors;
@@ -230,7 +243,6 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
     int viable = 0;
     for (int64_t idx = 0; idx < space; idx++) {
         Candidate *cd = &cand[idx];
-        size_t len = 0;
         cd->n = tune_values(tun, nt, idx, cd->ov);
         cd->is_default = true;
         for (int t = 0; t < nt; t++) { /* ov[t] holds tunable nt - 1 - t */
@@ -239,13 +251,7 @@ int autotune(Ctx *c, Node *prog, KernelInfo *k, const char *file, const char *ar
             cd->is_default &= s->has_value && (o->is_float ? s->value_float && s->value.f == o->f
                                                              : !s->value_float && s->value.i == o->i);
         }
-        for (int t = cd->n - 1; t >= 0; t--) {
-            Override *o = &cd->ov[t];
-            len += (size_t)snprintf(cd->label + len, sizeof cd->label - len, "%s%s=", len ? "," : "", o->name);
-            len += (size_t)(o->is_float ? snprintf(cd->label + len, sizeof cd->label - len, "%g", o->f)
-                                        : snprintf(cd->label + len, sizeof cd->label - len, "%lld", (long long)o->i));
-            if (len >= sizeof cd->label) len = sizeof cd->label - 1;
-        }
+        tune_label(cd->label, sizeof cd->label, cd->ov, cd->n);
         KernelInfo *ki =
             tune_specialise(c, prog, kernel, user, n_user, cd->ov, cd->n, opts->specialise, opts->target.name, quiet);
         if (!ki) cd->status = "invalid for these values (sema)";

@@ -176,6 +176,9 @@ int tune_space(KernelInfo *k, const Override *user, int n_user, Sym **tun, int64
 /* Combination idx of the space as overrides into ov (the last tunable's
  * list varies fastest); returns their count. */
 int tune_values(Sym *const *tun, int nt, int64_t idx, Override *ov);
+/* "BM=128,BN=256" for the values tune_values wrote (in the tunables'
+ * order), cut to fit size. */
+void tune_label(char *out, size_t size, const Override *ov, int n);
 /* The kernel checked again with user's overrides and cand's values, its
  * sizes compiled in or not; NULL where they do not fit (diagnostics go to
  * quiet). */

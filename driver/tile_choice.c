@@ -190,13 +190,6 @@ static bool sizes_given(const KernelInfo *k, const Override *user, int n_user) {
     return false;
 }
 
-static void label(char *out, size_t size, const Override *ov, int n) {
-    size_t len = 0;
-    out[0] = 0;
-    for (int t = n - 1; t >= 0 && len < size; t--)
-        len += (size_t)snprintf(out + len, size - len, "%s%s=%lld", len ? "," : "", ov[t].name, (long long)ov[t].i);
-}
-
 int tile_choice(Ctx *c, Node *prog, KernelInfo *k, const Options *opts, Override *ov, int n_ov, int max,
                 bool *checked_again) {
     *checked_again = false;
@@ -235,7 +228,7 @@ int tile_choice(Ctx *c, Node *prog, KernelInfo *k, const Options *opts, Override
          * guess, never measured; not taken */
         if (!ir || !price(ir, &p) || p.n < 128) continue;
         if (verbose) {
-            label(text, sizeof text, cand, n);
+            tune_label(text, sizeof text, cand, n);
             fprintf(stderr, "tilec:   %s: %.1f us (%lld units)\n", text, p.us, (long long)p.units);
         }
         if (p.us < best_us) {
@@ -248,7 +241,7 @@ int tile_choice(Ctx *c, Node *prog, KernelInfo *k, const Options *opts, Override
     if (nbest == 0 || best_us > CHOICE_GAIN * base.us) return 0;
     for (int i = 0; i < nbest; i++) ov[n_ov + i] = best[i];
     if (verbose) {
-        label(text, sizeof text, best, nbest);
+        tune_label(text, sizeof text, best, nbest);
         fprintf(stderr, "tilec: tune values for these sizes: %s (the tile model: %.1f us against %.1f for the defaults; "
                         "--set or --autotune decides otherwise)\n", text, best_us, base.us);
     }
