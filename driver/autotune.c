@@ -61,26 +61,34 @@ static void *compile_worker(void *arg) {
     }
 }
 
-/* Specialises kernel with user overrides plus a candidate's values.
- * Diagnostics of candidates that cannot fit are not the user's errors:
- * they go to quiet and only make the candidate drop out. */
+QuietSpan quiet_begin(Ctx *c, FILE *quiet) {
+    QuietSpan s = {c->err, c->errors};
+    if (quiet) c->err = quiet;
+    return s;
+}
+
+bool quiet_end(Ctx *c, QuietSpan s) {
+    bool clean = c->errors == s.errors;
+    c->err = s.err;
+    c->errors = s.errors;
+    c->too_many = false;
+    return clean;
+}
+
+/* Specialises kernel with user overrides plus a candidate's values; a
+ * candidate that cannot fit only drops out (quiet_begin). */
 KernelInfo *tune_specialise(Ctx *c, Node *prog, const char *kernel, const Override *user, int n_user,
                             const Override *cand, int n_cand, bool sizes_compiled_in, const char *arch, FILE *quiet) {
     Override all[TUNE_MAX_VARS + 64];
     int n = 0;
     for (int i = 0; i < n_user && n < 64; i++) all[n++] = user[i];
     for (int i = 0; i < n_cand && i < TUNE_MAX_VARS; i++) all[n++] = cand[i];
-    FILE *err = c->err;
-    int errors = c->errors;
-    if (quiet) c->err = quiet;
+    QuietSpan q = quiet_begin(c, quiet);
     SemaOptions so = {.overrides = all, .n_overrides = n, .only_kernel = kernel, .specialise = sizes_compiled_in,
                       .arch = arch};
     PtrVec ks = sema_check(c, prog, &so);
-    c->err = err;
-    bool ok = c->errors == errors && ks.len == 1;
+    bool ok = quiet_end(c, q) && ks.len == 1;
     for (int i = 0; i < n; i++) ok &= all[i].invalid == NULL;
-    c->errors = errors;
-    c->too_many = false;
     return ok ? ks.items[0] : NULL;
 }
 
@@ -132,16 +140,10 @@ void tune_label(char *out, size_t size, const Override *ov, int n) {
 }
 
 static bool lower(Ctx *c, KernelInfo *k, const char *file, const Options *opts, CgKernel *ck, FILE *quiet) {
-    FILE *err = c->err;
-    int errors = c->errors;
-    c->err = quiet;
+    QuietSpan q = quiet_begin(c, quiet);
     IrKernel *ir = ir_build(c, k, &opts->target, &opts->plan);
     bool ok = pass_run_all(ir, NULL) && lib_generate(ir, file, opts->backend, ck) == LIB_OK;
-    c->err = err;
-    ok &= c->errors == errors;
-    c->errors = errors;
-    c->too_many = false;
-    return ok;
+    return quiet_end(c, q) && ok;
 }
 
 /* The cache key of a tuning result: source file, kernel, its values other

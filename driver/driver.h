@@ -179,6 +179,16 @@ int tune_values(Sym *const *tun, int nt, int64_t idx, Override *ov);
 /* "BM=128,BN=256" for the values tune_values wrote (in the tunables'
  * order), cut to fit size. */
 void tune_label(char *out, size_t size, const Override *ov, int n);
+/* Diagnostics of a trial compile (a candidate that may not fit) go to
+ * quiet and do not count as the user's errors: quiet_begin redirects them
+ * (where quiet is not NULL), quiet_end restores the context and says
+ * whether the trial reported none. */
+typedef struct {
+    FILE *err;
+    int errors;
+} QuietSpan;
+QuietSpan quiet_begin(Ctx *c, FILE *quiet);
+bool quiet_end(Ctx *c, QuietSpan s);
 /* The kernel checked again with user's overrides and cand's values, its
  * sizes compiled in or not; NULL where they do not fit (diagnostics go to
  * quiet). */

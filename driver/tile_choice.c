@@ -168,15 +168,10 @@ static bool price(const IrKernel *k, Price *p) {
 /* The kernel's IR after the passes, its sizes compiled in; NULL where it
  * does not lower (quietly). */
 static IrKernel *lowered(Ctx *c, KernelInfo *k, const Options *opts, FILE *quiet) {
-    FILE *err = c->err;
-    int errors = c->errors;
-    c->err = quiet;
+    QuietSpan q = quiet_begin(c, quiet);
     IrKernel *ir = ir_build(c, k, &opts->target, &opts->plan);
-    bool ok = ir && pass_run_all(ir, NULL) && c->errors == errors;
-    c->err = err;
-    c->errors = errors;
-    c->too_many = false;
-    return ok ? ir : NULL;
+    bool ok = ir && pass_run_all(ir, NULL);
+    return quiet_end(c, q) && ok ? ir : NULL;
 }
 
 /* Whether user's overrides give a size or `where` value of k (not only
