@@ -22,7 +22,7 @@ typedef struct CgKernel {
     CgBackend backend;
     char *source;            /* malloc'd: CUDA C (CG_NVRTC) or PTX (CG_LLVM) */
     size_t source_len;
-    char *llvm_ir;           /* CG_LLVM: the module before O3, as text (malloc'd) */
+    char *llvm_ir;           /* CG_LLVM with IrKernel.llvm_text: the module before O3, as text (malloc'd) */
     size_t llvm_ir_len;
     /* CG_LLVM: seconds building the module, linking libdevice, O3, NVPTX */
     double build_s, link_s, opt_s, ptx_s;

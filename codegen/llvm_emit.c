@@ -451,7 +451,7 @@ bool cg_llvm_emit(IrKernel *k, const char *source_file, CgKernel *out) {
     LLVMDisposeMessage(why);
     bool ok = !g.failed;
     if (ok) {
-        out->llvm_ir = module_text(g.mod, &out->llvm_ir_len);
+        if (k->llvm_text) out->llvm_ir = module_text(g.mod, &out->llvm_ir_len);
         out->build_s = lg_now_s() - t0;
         LgTimes times = {0};
         char err[256];

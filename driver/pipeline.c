@@ -19,9 +19,10 @@ typedef struct Stage {
 } Stage;
 
 /* The kernel of stage s lowered into s->ck; EXIT_OK or the failure's code. */
-static int lower_stage(Ctx *c, Stage *s, const char *file, const Options *o, FILE *ir_out) {
+static int lower_stage(Ctx *c, Stage *s, const char *file, const Options *o, FILE *ir_out, bool llvm_text) {
     IrKernel *ir = ir_build(c, s->k, &o->target, &o->plan);
     ir->line_directives = o->lineinfo;
+    ir->llvm_text = llvm_text;
     if (!pass_run_all(ir, NULL)) return EXIT_SOURCE;
     if (ir_out) ir_print(ir_out, ir);
     int rc = lib_generate(ir, file, o->backend, &s->ck);
@@ -101,7 +102,7 @@ int act_on_pipeline(Ctx *c, Node *prog, KernelInfo *p, CmdLine *cl) {
                     i + 1, p->name->s, s->ps->kernel->s);
             fflush(out);
         }
-        rc = lower_stage(c, s, cl->file, o, act == ACT_IR ? out : NULL);
+        rc = lower_stage(c, s, cl->file, o, act == ACT_IR ? out : NULL, act == ACT_LLVM);
         if (rc != EXIT_OK) break;
         bind_stage(c, p, s);
         if (act == ACT_CUDA) fwrite(s->ck.source, 1, s->ck.source_len, out);
@@ -176,7 +177,7 @@ int check_pipeline_stages(Ctx *c, Node *prog, KernelInfo *p, CmdLine *cl) {
     for (int i = 0; i < p->stages.len; i++) {
         Stage s = {.ps = p->stages.items[i]};
         s.k = lib_specialise_stage(c, prog, p, s.ps, cl->opts.specialise, cl->opts.target.name);
-        int r = s.k ? lower_stage(c, &s, cl->file, &cl->opts, NULL) : EXIT_SOURCE;
+        int r = s.k ? lower_stage(c, &s, cl->file, &cl->opts, NULL, false) : EXIT_SOURCE;
         if (s.generated) cg_kernel_free(&s.ck);
         if (r != EXIT_OK && rc == EXIT_OK) rc = r;
     }

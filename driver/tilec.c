@@ -122,6 +122,7 @@ static int generate(Ctx *c, KernelInfo *info, Action act, const char *file, cons
     if (opts->variant >= 0) plan.variant = (LaunchVariant)opts->variant;
     IrKernel *k = ir_build(c, info, &opts->target, &plan);
     k->line_directives = opts->lineinfo;
+    k->llvm_text = act == ACT_LLVM;
     PassOptions po = {.print_after = print_after, .print_to = stderr};
     if (!pass_run_all(k, &po)) return EXIT_SOURCE;
     if (opts->variant < 0 && (act == ACT_RUN || act == ACT_PROFILE)) k = launch_variant(c, info, k, &plan, opts);

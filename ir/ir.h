@@ -318,6 +318,9 @@ typedef struct IrKernel {
      * line before every line printed for a statement, and NVRTC compiles
      * it with -lineinfo (the profilers and debuggers then show .tile lines). */
     bool line_directives;
+    /* --emit-llvm: the llvm backend keeps the module's text before O3
+     * (printing it costs about as much as building the module: ~10 ms). */
+    bool llvm_text;
     /* Warp specialisation (sm_90a GEMM path): `threads` consumer threads run
      * the kernel, and one more warpgroup of `producer_threads` issues the TMA
      * copies of `ws_loop` (0 / NULL: every thread runs everything). */
