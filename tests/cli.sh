@@ -36,6 +36,13 @@ expect 0 "--emit-cuda" "$tilec" --emit-cuda "$ex"
 expect 0 "--backend nvrtc" "$tilec" --backend nvrtc --emit-cuda "$ex"
 expect 2 "--emit-cuda of the llvm backend" "$tilec" --backend llvm --emit-cuda "$ex"
 expect 2 "--emit-llvm with --backend nvrtc" "$tilec" --emit-llvm --backend nvrtc "$ex"
+# --emit-llvm of a pipeline: each stage's module under its stage line (the
+# text is kept for --emit-llvm only); exit 2 where tilec has no LLVM
+out=$("$tilec" --emit-llvm "$root/examples/flash_decoding.tile" 2>&1); rc=$?
+case "$rc:$(printf '%s\n' "$out" | grep -cE '^define ptx_kernel|^;; ---- stage [12] of pipeline')" in
+    0:4|2:0) pass=$((pass + 1)) ;;
+    *) fail=$((fail + 1)); echo "FAIL --emit-llvm of a pipeline: exit $rc"; printf '%s\n' "$out" | head -3 ;;
+esac
 expect 2 "--backend of an unknown kind" "$tilec" --backend=gcc --emit-cuda "$ex"
 expect 0 "--emit-ir" "$tilec" --emit-ir "$ex"
 # the profiler's comparisons: every bad use refused before anything runs
