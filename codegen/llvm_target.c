@@ -104,6 +104,42 @@ static bool link_libdevice(LLVMContextRef ctx, LLVMModuleRef m, char err[256]) {
     return true;
 }
 
+/* LLVM 19's NVPTX backend has no pattern for copysign: it expands
+ * llvm.copysign.f32/f64 into abs, neg, a move of the sign operand's bits,
+ * a shift, an and, a compare and a select, where PTX has one copysign
+ * instruction (NVRTC's PTX uses it). libdevice's erff ends in a copysign;
+ * in gemm_bias_gelu's epilogue (128 erfs a thread at 255 registers on
+ * sm_80) the expansion's extra register, predicate and instructions made
+ * ptxas spill 24 bytes, none with the instruction. So, after O3, each
+ * scalar copysign becomes the PTX instruction (copysign.f32 d, a, b copies
+ * a's sign onto b's magnitude: the intrinsic's operands swapped). */
+static void use_ptx_copysign(LLVMContextRef ctx, LLVMModuleRef m) {
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+    LLVMTypeRef f32 = LLVMFloatTypeInContext(ctx), f64 = LLVMDoubleTypeInContext(ctx);
+    for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef i = LLVMGetFirstInstruction(bb), next; i; i = next) {
+                next = LLVMGetNextInstruction(i);
+                if (LLVMGetInstructionOpcode(i) != LLVMCall) continue;
+                size_t len;
+                const char *name = LLVMGetValueName2(LLVMGetCalledValue(i), &len);
+                bool single = len == 17 && !memcmp(name, "llvm.copysign.f32", 17);
+                if (!single && !(len == 17 && !memcmp(name, "llvm.copysign.f64", 17))) continue;
+                LLVMTypeRef t = single ? f32 : f64;
+                LLVMTypeRef params[2] = {t, t};
+                LLVMTypeRef ft = LLVMFunctionType(t, params, 2, 0);
+                const char *text = single ? "copysign.f32 $0, $2, $1;" : "copysign.f64 $0, $2, $1;";
+                const char *cons = single ? "=f,f,f" : "=d,d,d";
+                LLVMValueRef as = LLVMGetInlineAsm(ft, (char *)text, strlen(text), (char *)cons, strlen(cons), 0, 0,
+                                                   LLVMInlineAsmDialectATT, 0);
+                LLVMValueRef args[2] = {LLVMGetOperand(i, 0), LLVMGetOperand(i, 1)};
+                LLVMPositionBuilderBefore(b, i);
+                LLVMReplaceAllUsesWith(i, LLVMBuildCall2(b, ft, as, args, 2, ""));
+                LLVMInstructionEraseFromParent(i);
+            }
+    LLVMDisposeBuilder(b);
+}
+
 bool lg_module_to_ptx(LLVMContextRef ctx, LLVMModuleRef m, int arch, bool arch_specific, bool libdevice, char **ptx,
                       size_t *ptx_len, LgTimes *t, char err[256]) {
     pthread_once(&init_once, init_nvptx);
@@ -137,6 +173,7 @@ bool lg_module_to_ptx(LLVMContextRef ctx, LLVMModuleRef m, int arch, bool arch_s
         fail(err, "LLVM's O3 pipeline failed", LLVMGetErrorMessage(e));
         goto done;
     }
+    use_ptx_copysign(ctx, m);
     double t2 = lg_now_s();
     LLVMMemoryBufferRef out;
     if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMAssemblyFile, &msg, &out)) {

@@ -123,4 +123,16 @@ for fk in gemm_w4a16:gemm_w4a16 gemm_w4a16_decode:w4a16_split; do
     fi
   done
 done
+# copysign is one PTX instruction on the llvm path too (use_ptx_copysign in
+# codegen/llvm_target.c; LLVM 19 expanded it into seven, and on sm_80 the
+# expansion in erf made gemm_bias_gelu spill): as many as NVRTC's.
+for b in llvm nvrtc; do
+    "$tilec" --emit-ptx -w --backend $b --arch sm_80 "$root/examples/gemm_bias_gelu.tile" 2> /dev/null > "$tmp/$b.ptx"
+done
+l=$(count 'copysign.f32' "$tmp/llvm.ptx"); n=$(count 'copysign.f32' "$tmp/nvrtc.ptx")
+if [ "$n" = 0 ] || [ "$l" != "$n" ]; then
+    echo "FAIL gemm_bias_gelu sm_80: copysign.f32 $l/$n (llvm/nvrtc)"; fail=1
+else
+    echo "ok   gemm_bias_gelu sm_80: copysign.f32 $l/$n (llvm/nvrtc)"
+fi
 exit $fail
