@@ -114,29 +114,27 @@ static bool link_libdevice(LLVMContextRef ctx, LLVMModuleRef m, char err[256]) {
  * scalar copysign becomes the PTX instruction (copysign.f32 d, a, b copies
  * a's sign onto b's magnitude: the intrinsic's operands swapped). */
 static void use_ptx_copysign(LLVMContextRef ctx, LLVMModuleRef m) {
+    static const struct {
+        const char *intrinsic, *text, *constraints;
+    } forms[] = {{"llvm.copysign.f32", "copysign.f32 $0, $2, $1;", "=f,f,f"},
+                 {"llvm.copysign.f64", "copysign.f64 $0, $2, $1;", "=d,d,d"}};
     LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
-    LLVMTypeRef f32 = LLVMFloatTypeInContext(ctx), f64 = LLVMDoubleTypeInContext(ctx);
-    for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
-            for (LLVMValueRef i = LLVMGetFirstInstruction(bb), next; i; i = next) {
-                next = LLVMGetNextInstruction(i);
-                if (LLVMGetInstructionOpcode(i) != LLVMCall) continue;
-                size_t len;
-                const char *name = LLVMGetValueName2(LLVMGetCalledValue(i), &len);
-                bool single = len == 17 && !memcmp(name, "llvm.copysign.f32", 17);
-                if (!single && !(len == 17 && !memcmp(name, "llvm.copysign.f64", 17))) continue;
-                LLVMTypeRef t = single ? f32 : f64;
-                LLVMTypeRef params[2] = {t, t};
-                LLVMTypeRef ft = LLVMFunctionType(t, params, 2, 0);
-                const char *text = single ? "copysign.f32 $0, $2, $1;" : "copysign.f64 $0, $2, $1;";
-                const char *cons = single ? "=f,f,f" : "=d,d,d";
-                LLVMValueRef as = LLVMGetInlineAsm(ft, (char *)text, strlen(text), (char *)cons, strlen(cons), 0, 0,
-                                                   LLVMInlineAsmDialectATT, 0);
-                LLVMValueRef args[2] = {LLVMGetOperand(i, 0), LLVMGetOperand(i, 1)};
-                LLVMPositionBuilderBefore(b, i);
-                LLVMReplaceAllUsesWith(i, LLVMBuildCall2(b, ft, as, args, 2, ""));
-                LLVMInstructionEraseFromParent(i);
-            }
+    for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+        LLVMValueRef decl = LLVMGetNamedFunction(m, forms[f].intrinsic);
+        if (!decl) continue;
+        LLVMTypeRef ft = LLVMGlobalGetValueType(decl);
+        LLVMValueRef as = LLVMGetInlineAsm(ft, (char *)forms[f].text, strlen(forms[f].text),
+                                           (char *)forms[f].constraints, strlen(forms[f].constraints), 0, 0,
+                                           LLVMInlineAsmDialectATT, 0);
+        /* every use is a call (an intrinsic's address cannot be taken) */
+        for (LLVMUseRef u = LLVMGetFirstUse(decl); u; u = LLVMGetFirstUse(decl)) {
+            LLVMValueRef call = LLVMGetUser(u);
+            LLVMValueRef args[2] = {LLVMGetOperand(call, 0), LLVMGetOperand(call, 1)};
+            LLVMPositionBuilderBefore(b, call);
+            LLVMReplaceAllUsesWith(call, LLVMBuildCall2(b, ft, as, args, 2, ""));
+            LLVMInstructionEraseFromParent(call);
+        }
+    }
     LLVMDisposeBuilder(b);
 }
 

@@ -8,7 +8,6 @@
 
 #include "codegen.h"
 
-/* Coordinates of register `reg` (a C expression, constant after unrolling). */
 /* mma.sync m16n8k16 accumulator: lane = 4 * g + t holds rows g and g + 8,
  * columns 2t and 2t + 1 of each 16x8 tile. With or_parity the column's
  * last term (the register's parity) is or-ed instead of added (the rest
@@ -21,6 +20,7 @@ static void acc_coords(Cg *g, const Layout *l, const char *reg, char **coords, b
                              (long long)l->wtn, reg, l->ni, or_parity ? "|" : "+", reg);
 }
 
+/* Coordinates of register `reg` (a C expression, constant after unrolling). */
 void cg_frag_coords(Cg *g, const IrBuf *b, const char *reg, char **coords, char **valid) {
     Arena *a = &g->k->c->arena;
     const Layout *l = &b->layout;
