@@ -67,6 +67,11 @@ def ptx_times(args, lib, path, kernel):
     return ll, nv
 
 
+def example_path(here, name):
+    """A name under examples/ (gemm) or a path to a .tile file."""
+    return name if name.endswith(".tile") else os.path.join(here, "..", "examples", name + ".tile")
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser()
@@ -80,8 +85,7 @@ def main():
         lib = ctypes.CDLL(os.path.join(CUDA, "lib64", "libnvrtc.so"))
         for ex in args.examples:
             name, _, kernel = ex.partition(":")
-            path = name if name.endswith(".tile") else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                                                                  "examples", name + ".tile")
+            path = example_path(here, name)
             ll, nv = ptx_times(args, lib, path, kernel)
             print(f"{os.path.basename(path)}{':' + kernel if kernel else ''}: source -> PTX nvrtc {nv:.1f} ms, "
                   f"llvm {ll:.1f} ms, llvm / nvrtc {ll / nv:.2f}")
@@ -89,7 +93,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         cubin = os.path.join(tmp, "k.cubin")
         for ex in args.examples:
-            path = ex if ex.endswith(".tile") else os.path.join(here, "..", "examples", ex + ".tile")
+            path = example_path(here, ex)
             nv = best_time(args.tilec, "nvrtc", args.arch, path, args.runs, cubin)
             ll = best_time(args.tilec, "llvm", args.arch, path, args.runs, cubin)
             print(f"{os.path.basename(path)}: nvrtc {nv:.3f} s, llvm {ll:.3f} s, llvm / nvrtc {ll / nv:.2f}")
