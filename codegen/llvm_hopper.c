@@ -442,6 +442,15 @@ static LgVal operand_slot(Lg *g, const IrBuf *b, LgVal slot) {
     return cg_ring_buf(g->k, b) ? lg_binc(g, OP_MUL, slot, b->stage_bytes) : lg_int(g, 0);
 }
 
+/* The bytes from the start of operand r's buffer to r's (region_bytes of
+ * lower_hopper.c): 0 for the whole buffer. */
+static LgVal region_bytes(Lg *g, const IrRegion *r) {
+    if (region_is_whole(r)) return lg_int(g, 0);
+    const IrBuf *b = r->buf;
+    LgVal blocks = lg_binc(g, OP_MUL, lg_binc(g, OP_DIV, lg_expr(g, r->idx[1]), cg_tma_blk_cols(b)), cg_tma_blk_bytes(b));
+    return lg_binary(g, OP_ADD, blocks, lg_binc(g, OP_MUL, lg_expr(g, r->idx[0]), cg_tma_blk_row_bytes(b)));
+}
+
 /* Gemm gm's A fragment as wgmma's A registers, [K/16][4] f16 (bf16)
  * pairs: rows g and g+8 of n8 tiles 2kk and 2kk+1 (pack_a_regs). */
 static bool pack_a_regs(Lg *g, const IrStmt *gm, LLVMValueRef *regs) {
@@ -529,7 +538,8 @@ static void wgmma_steps(Lg *g, IrStmt *gm, LgVal slot, int64_t lo, int64_t hi, L
         if (gm->sync_before) lg_sync(g);
         if (a_regs && !pack_a_regs(g, gm, aregs)) return;
     }
-    LgVal a_slot = a_regs ? lg_int(g, 0) : operand_slot(g, A, slot), b_slot = operand_slot(g, B, slot);
+    LgVal a_slot = a_regs ? lg_int(g, 0) : operand_slot(g, A, slot);
+    LgVal b_slot = lg_binary(g, OP_ADD, operand_slot(g, B, slot), region_bytes(g, &gm->b));
     plain_asm(g, "wgmma.fence.sync.aligned;"); /* the accumulator's earlier writes first */
     for (int64_t kk = lo; kk < hi; kk++) {
         LLVMValueRef a[4];

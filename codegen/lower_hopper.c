@@ -285,6 +285,21 @@ static char *step_desc(Cg *g, const char *slot_off, const IrBuf *b, enum DescRol
                         (long long)cg_wgmma_step_bytes(b, kmajor, kk));
 }
 
+/* `bytes + ` from the start of operand r's buffer to r's where r is a part
+ * of it (pass_wgmma_region_ok: whole column blocks, then whole 8-row
+ * swizzle atoms, so the buffer's descriptor reads it as it reads the
+ * whole), "" where r is the whole buffer. */
+static const char *region_bytes(Cg *g, const IrRegion *r) {
+    if (region_is_whole(r)) return "";
+    const IrBuf *b = r->buf;
+    const char *cols = expr_is_zero(r->idx[1]) ? ""
+                       : arena_printf(arena(g), "(%s) / %lld * %lld + ", cg_expr_str(g, r->idx[1]),
+                                      (long long)cg_tma_blk_cols(b), (long long)cg_tma_blk_bytes(b));
+    const char *rows = expr_is_zero(r->idx[0]) ? ""
+                       : arena_printf(arena(g), "(%s) * %lld + ", cg_expr_str(g, r->idx[0]), (long long)cg_tma_blk_row_bytes(b));
+    return arena_printf(arena(g), "%s%s", cols, rows);
+}
+
 /* ---- the rings of mbarriers ----
  * The full (or empty) mbarrier of slot `slot`: tl_full[slot]. */
 static const char *ring_bar(Cg *g, const char *which, const char *slot) {
@@ -728,7 +743,8 @@ static void cg_wgmma_steps(Cg *g, IrStmt *gm, const char *slot, int64_t kk_lo, i
     const IrBuf *A = gm->a.buf, *B = gm->b.buf, *C = gm->c.buf;
     int64_t K = gemm_k(gm);
     const char *name = wgmma_name(arena(g), gm, cg_wgmma_n(gm, g->half)), *acc = cg_wgmma_promotes(gm) ? "tl_part" : C->cname;
-    const char *a_slot = A->scope == SCOPE_SHARED ? operand_slot(g, A, slot) : NULL, *b_slot = operand_slot(g, B, slot);
+    const char *a_slot = A->scope == SCOPE_SHARED ? operand_slot(g, A, slot) : NULL;
+    const char *b_slot = arena_printf(arena(g), "%s%s", operand_slot(g, B, slot), region_bytes(g, &gm->b));
     const char *a_regs = "tl_a_regs";
     if (kk_lo == 0) {
         if (gm->sync_before) cg_sync(g);

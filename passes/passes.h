@@ -23,11 +23,22 @@ const char *pass_names(void);
  * shared memory, A too unless it can stay in registers (full_row, not
  * transposed), and copies into local buffers from shared memory, not from
  * fragments: an operand or source copied into a shared buffer of its own
- * just before where needed */
+ * just before where needed. On sm_90a a B that is a part of a shared
+ * buffer wgmma can read where it lies (pass_wgmma_region_ok) is left to
+ * plan_warpgroups, which stages it where no wgmma reads it after all
+ * (pass_stage_regions). */
 void pass_stage_operands(IrKernel *k);
+void pass_stage_regions(IrKernel *k);
 /* requires: built IR; provides: on sm_90a, for a GEMM-shaped pipeline, TMA
  * copies, a wgmma gemm and a producer warpgroup (nothing otherwise) */
 void pass_plan_warpgroups(IrKernel *k);
+/* Whether wgmma can read region r, a part of a shared buffer, as gemm gm's
+ * B where it lies: the buffer's descriptor moved on by whole swizzle atoms
+ * (cg_wgmma_region_bytes). The buffer is 2-D, the region starts at a
+ * column that is provably the first of a column block (one swizzle span of
+ * a row) and at a row that is provably a multiple of 8 (an atom's rows),
+ * and read N-major it spans whole column blocks. */
+bool pass_wgmma_region_ok(const IrStmt *gm, const IrRegion *r);
 /* requires: built IR; provides: a layout for every fragment */
 void pass_infer_layout(IrKernel *k);
 /* requires: layouts; provides: in parallel loops, fragment elements other

@@ -395,6 +395,15 @@ static const char *element_copy_ok(IrKernel *k, IrStmt *loop, int loop_at, int i
     return plan_copy(p, c, tma);
 }
 
+bool pass_wgmma_region_ok(const IrStmt *gm, const IrRegion *r) {
+    if (region_is_whole(r)) return true;
+    const IrBuf *b = r->buf;
+    if (b->scope != SCOPE_SHARED || b->rank != 2 || r->gather || buf_dim_dynamic(b, 0) || buf_dim_dynamic(b, 1)) return false;
+    int64_t cols = pass_swizzle_cols(b->shape[1], dtype_bytes(b->dtype));
+    if (!cols || !expr_multiple_of(r->idx[1], cols) || !expr_multiple_of(r->idx[0], 8)) return false;
+    return gm->trans_b || r->ext[1] % cols == 0;
+}
+
 /* Plans the loop for the Hopper path; NULL, or why it cannot be. */
 static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
     Plan p = {0};
@@ -413,7 +422,10 @@ static const char *plan(IrKernel *k, IrStmt *loop, int loop_at) {
     for (int i = 0; i < p.ngemm; i++) {
         IrStmt *g = p.gemms[i];
         IrBuf *A = g->a.buf, *B = g->b.buf, *C = g->c.buf;
-        if (!region_is_whole(&g->a) || !region_is_whole(&g->b) || !region_is_whole(&g->c)) return "a gemm works on parts of buffers";
+        if (!region_is_whole(&g->a) || !region_is_whole(&g->c)) return "a gemm works on parts of buffers";
+        if (!pass_wgmma_region_ok(g, &g->b))
+            return "a gemm's B is a part of a shared buffer that wgmma cannot read where it lies (a 2-D buffer, from a "
+                   "column that starts a swizzle span's block and a row that is a multiple of 8)";
         if (A->dtype != B->dtype || !wgmma_dtype(A->dtype) || B->scope != SCOPE_SHARED ||
             (A->scope != SCOPE_SHARED && A->scope != SCOPE_FRAGMENT))
             return "a gemm's operands are not f16/bf16/fp8/i8/u8 with B in shared memory";
@@ -523,7 +535,7 @@ static void find_gemm(IrStmt *s, void *arg) {
  * block's one (lower_scan.c, lower_atomic.c) */
 static void note_scan(IrStmt *s, void *arg) { *(bool *)arg |= s->op == IR_SCAN || s->op == IR_ATOMIC; }
 
-void pass_plan_warpgroups(IrKernel *k) {
+static void plan_kernel(IrKernel *k) {
     IrStmt *gemm = NULL;
     ir_walk(&k->body, find_gemm, &gemm);
     /* on every target, before this pass picks its own thread counts for
@@ -555,4 +567,12 @@ void pass_plan_warpgroups(IrKernel *k) {
         return;
     }
     k->hopper_declined = plan(k, k->body.items[at], at);
+}
+
+void pass_plan_warpgroups(IrKernel *k) {
+    plan_kernel(k);
+    /* the parts of buffers stage_operands left for wgmma that no wgmma
+     * reads after all (the kernel keeps the Ampere path, or the gemm is
+     * outside the loop) */
+    if (k->arch == 90 && k->arch_specific) pass_stage_regions(k);
 }

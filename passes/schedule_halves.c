@@ -47,7 +47,9 @@ static IrStmt *halvable_gemm(const IrKernel *k) {
         if (s->op != IR_GEMM || gemm) return NULL;
         gemm = s;
     }
-    if (!gemm || !gemm->wgmma || gemm->clear || gemm->trans_b || gemm->a.buf->scope != SCOPE_SHARED) return NULL;
+    if (!gemm || !gemm->wgmma || gemm->clear || gemm->trans_b || gemm->a.buf->scope != SCOPE_SHARED ||
+        !region_is_whole(&gemm->b))
+        return NULL;
     const IrBuf *c = gemm->c.buf, *b = gemm->b.buf;
     /* f16 / bf16 operands: the 8-bit gemms promote their sums (codegen) */
     if (dtype_bytes(gemm->a.buf->dtype) != 2 || c->dtype != DT_F32 || c->scope != SCOPE_FRAGMENT ||

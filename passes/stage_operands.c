@@ -27,8 +27,12 @@
  * threads' stores and the gemm's reads, and before a later copy overwrites
  * what a gemm may still read. It costs a round trip through shared memory
  * a gemm: a kernel that can load its operands into whole shared buffers
- * directly should. (A part of the accumulator C stays an error of the gemm
- * lowering: it would need copying back.) */
+ * directly should. On sm_90a, wgmma reads a part of a shared tile as B
+ * where it lies when the part starts at a whole swizzle atom
+ * (pass_wgmma_region_ok); such parts wait for plan_warpgroups, which
+ * stages them only where no wgmma reads them (pass_stage_regions). (A
+ * part of the accumulator C stays an error of the gemm lowering: it would
+ * need copying back.) */
 #include <string.h>
 
 #include "passes.h"
@@ -48,6 +52,9 @@ typedef struct Stager {
      * side (square or full_col with warps across the columns): they get
      * its layout, which the tensor cores cannot read as A */
     PtrVec split_rows;
+    /* sm_90a: a B that is a part of a shared buffer wgmma can read where it
+     * lies waits for plan_warpgroups (pass_stage_regions) */
+    bool defer_wgmma_regions;
 } Stager;
 
 /* The shared buffer of `rank` dims and `shape` that regions of buffer
@@ -132,8 +139,12 @@ static bool stage_a(const Stager *st, const IrStmt *s) {
     return in(&s->a, SCOPE_SHARED) && !region_is_whole(&s->a);
 }
 
-static bool stage_b(const IrStmt *s) {
-    return in(&s->b, SCOPE_FRAGMENT) || (in(&s->b, SCOPE_SHARED) && !region_is_whole(&s->b));
+static bool stage_b(const Stager *st, const IrStmt *s) {
+    if (in(&s->b, SCOPE_FRAGMENT)) return true;
+    if (!in(&s->b, SCOPE_SHARED) || region_is_whole(&s->b)) return false;
+    /* deferred: plan_warpgroups may read it where it lies; after it, a
+     * wgmma does */
+    return st->defer_wgmma_regions ? !pass_wgmma_region_ok(s, &s->b) : !s->wgmma;
 }
 
 static void stage_block(Stager *st, IrBlock *b) {
@@ -141,7 +152,7 @@ static void stage_block(Stager *st, IrBlock *b) {
     for (int i = 0; i < b->len; i++) {
         IrStmt *s = b->items[i];
         if (s->op == IR_GEMM) {
-            IrRegion *ops[2] = {stage_a(st, s) ? &s->a : NULL, stage_b(s) ? &s->b : NULL};
+            IrRegion *ops[2] = {stage_a(st, s) ? &s->a : NULL, stage_b(st, s) ? &s->b : NULL};
             for (int o = 0; o < 2; o++) {
                 IrStmt *copy = ops[o] ? stage(st, s, ops[o]) : NULL;
                 if (copy) ir_block_push(st->k->c, &out, copy);
@@ -163,9 +174,16 @@ static void stage_block(Stager *st, IrBlock *b) {
     *b = out;
 }
 
-void pass_stage_operands(IrKernel *k) {
-    Stager st = {.k = k};
+static void stage_kernel(IrKernel *k, bool defer_wgmma_regions) {
+    Stager st = {.k = k, .defer_wgmma_regions = defer_wgmma_regions};
     ir_walk(&k->body, find_split, &st);
     ir_walk(&k->body, find_split_copies, &st);
     stage_block(&st, &k->body);
 }
+
+void pass_stage_operands(IrKernel *k) { stage_kernel(k, k->arch == 90 && k->arch_specific); }
+
+/* The parts of buffers pass_stage_operands deferred that no wgmma reads:
+ * a second run stages nothing else (every other operand is a whole buffer
+ * by then). */
+void pass_stage_regions(IrKernel *k) { stage_kernel(k, false); }
