@@ -2,10 +2,13 @@
  * sm_90a schedule, plan_schedule.c). */
 #include "passes.h"
 
-/* Does e depend on block index `bidx`, directly or through the top-level
- * lets before the loop (what the producer's expressions are made of)? A
- * condition known at compile time (flash attention's `causal == 1 ? ...`)
- * counts only for the branch it takes. */
+/* Does e differ between the two blocks of a pair along block index
+ * `bidx` (2j and 2j + 1): does it depend on bidx, directly or through the
+ * top-level lets before the loop (what the producer's expressions are made
+ * of)? bidx / c for an even c does not (2j + 1 is never a multiple of c:
+ * MLA decode's key slice spv / 2, whose two halves of the output columns
+ * read the same keys). A condition known at compile time (flash
+ * attention's `causal == 1 ? ...`) counts only for the branch it takes. */
 typedef struct Depends {
     const IrKernel *k;
     const Sym *bidx;
@@ -28,7 +31,13 @@ static bool depends(Depends *d, const Node *e) {
         return dep;
     }
     case N_UNARY: return depends(d, e->u.op.a);
-    case N_BINARY: return depends(d, e->u.op.a) || depends(d, e->u.op.b);
+    case N_BINARY: {
+        const Node *a = expr_decided(e->u.op.a), *c = expr_decided(e->u.op.b);
+        if (e->u.op.op == OP_DIV && a && a->kind == N_NAME && a->sym == d->bidx && c && c->is_const && !c->const_float &&
+            c->cval.i > 0 && c->cval.i % 2 == 0)
+            return false;
+        return depends(d, e->u.op.a) || depends(d, e->u.op.b);
+    }
     case N_COND: return depends(d, e->u.cond.c) || depends(d, e->u.cond.a) || depends(d, e->u.cond.b);
     case N_CALL:
         for (int i = 0; i < e->u.call.args.len; i++)
