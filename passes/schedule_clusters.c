@@ -129,19 +129,21 @@ static bool past_end_tile_harmless(IrKernel *k, const IrStmt *loop, int loop_at)
  * aligned the GEMM is not limited by L2, so clusters gain nothing: there
  * they are an experiment, --clusters=on (docs/decisions.md, "Clusters
  * of two only where shared rows are misaligned"). A grid of dynamic
- * sizes, whose tile count along the dimension may be odd at run time, has
- * clusters only where a tile past the end is harmless, and then runs
- * persistent blocks (plan_schedule): their loop counts the pairs, the last
- * one's second tile past the end where the count is odd. */
+ * sizes runs clusters as persistent blocks (plan_schedule), whose loop
+ * counts the pairs; along a dimension of dynamic size, whose tile count
+ * may be odd at run time, only where a tile past the end is harmless (the
+ * last pair's second tile is one). */
 void schedule_clusters(IrKernel *k, IrStmt *loop, int loop_at) {
     Choice choice = k->plan.clusters; /* --clusters: ON wherever they can be, OFF never */
-    if (choice == CHOICE_OFF) return;
-    if (kernel_grid_dynamic(k) && (k->plan.persistent == CHOICE_OFF || !past_end_tile_harmless(k, loop, loop_at)))
-        return;
+    if (choice == CHOICE_OFF || (kernel_grid_dynamic(k) && k->plan.persistent == CHOICE_OFF)) return;
+    bool past_end_ok = past_end_tile_harmless(k, loop, loop_at);
     int64_t best = 0;
     bool best_misaligned = false;
     for (int d = 0; d < k->info->block_idx.len && d < 3; d++) {
-        if ((k->grid[d] >= 0 && k->grid[d] % 2 != 0) || depends_on(k, loop_at, k->info->block_idx.items[d], loop->hi))
+        /* a dimension of dynamic size may end in half a pair; a compiled
+         * one splits into pairs or is not taken */
+        if ((k->grid[d] >= 0 ? k->grid[d] % 2 != 0 : !past_end_ok) ||
+            depends_on(k, loop_at, k->info->block_idx.items[d], loop->hi))
             continue;
         bool misaligned = false;
         int64_t bytes = shared_bytes(k, loop, loop_at, d, false, &misaligned);
