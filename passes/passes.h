@@ -34,10 +34,10 @@ void pass_stage_regions(IrKernel *k);
 void pass_plan_warpgroups(IrKernel *k);
 /* Whether wgmma can read region r, a part of a shared buffer, as gemm gm's
  * B where it lies: the buffer's descriptor moved on by whole swizzle atoms
- * (cg_wgmma_region_bytes). The buffer is 2-D, the region starts at a
- * column that is provably the first of a column block (one swizzle span of
- * a row) and at a row that is provably a multiple of 8 (an atom's rows),
- * and read N-major it spans whole column blocks. */
+ * (region_bytes in both code generators). The buffer is 2-D, the region
+ * starts at a column that is provably the first of a column block (one
+ * swizzle span of a row) and at a row that is provably a multiple of 8
+ * (an atom's rows), and read N-major it spans whole column blocks. */
 bool pass_wgmma_region_ok(const IrStmt *gm, const IrRegion *r);
 /* requires: built IR; provides: a layout for every fragment */
 void pass_infer_layout(IrKernel *k);
