@@ -136,7 +136,8 @@ static bool past_end_tile_harmless(IrKernel *k, const IrStmt *loop, int loop_at)
 void schedule_clusters(IrKernel *k, IrStmt *loop, int loop_at) {
     Choice choice = k->plan.clusters; /* --clusters: ON wherever they can be, OFF never */
     if (choice == CHOICE_OFF || (kernel_grid_dynamic(k) && k->plan.persistent == CHOICE_OFF)) return;
-    bool past_end_ok = past_end_tile_harmless(k, loop, loop_at);
+    /* asked only of a dynamic grid: a compiled one has no dimension of dynamic size */
+    bool past_end_ok = kernel_grid_dynamic(k) && past_end_tile_harmless(k, loop, loop_at);
     int64_t best = 0;
     bool best_misaligned = false;
     for (int d = 0; d < k->info->block_idx.len && d < 3; d++) {
